@@ -1,0 +1,21 @@
+# The two commands of the README: `make demo` and `make test`. Each does all set-up first.
+.PHONY: demo test setup setup-dev java bench clean
+
+demo: setup
+	.venv/bin/harness run configs/demo.yaml
+
+test: setup-dev
+	.venv/bin/python -m pytest -q
+
+setup:
+	scripts/setup.sh
+
+setup-dev:
+	scripts/setup.sh --dev
+
+# Rebuild the small Java search helper (needs the Eclipse compiler `ecj`, Debian package ecj).
+java: setup
+	.venv/bin/python scripts/build_java.py
+
+clean:
+	rm -rf .venv indexes/*/ reports/

@@ -1,0 +1,6 @@
+"""harness: a Lucene-backed retrieval experiment harness.
+
+Importing it is instant and needs no Java: the JVM starts on first use, in ``harness.lucene``.
+"""
+
+__version__ = "0.1.0"

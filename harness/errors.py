@@ -1,0 +1,66 @@
+"""The harness's errors. Every error a user can cause is a HarnessError subclass whose message
+says what went wrong, where (file:line or key path), what was given and what is allowed.
+
+The CLI maps each class to an exit code; nothing else in the package picks exit codes.
+"""
+
+__all__ = ["HarnessError", "ConfigError", "DataError", "EngineError", "ExpectationError", "ConfigProblem"]
+
+
+class HarnessError(Exception):
+    """Base class: an error the user can act on (no traceback needed)."""
+
+    exit_code = 2
+
+
+class ConfigProblem:
+    """One problem in a config: the key path (e.g. ``runs[1].jm.lambda``) and the message."""
+
+    __slots__ = ("path", "message")
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def __repr__(self) -> str:
+        return f"ConfigProblem({self.path!r}, {self.message!r})"
+
+
+class ConfigError(HarnessError):
+    """A config file is invalid. Carries every problem found, so they are reported at once."""
+
+    def __init__(self, source: str, problems: list[ConfigProblem]):
+        self.source = source
+        self.problems = list(problems)
+        lines = [f"{source}: {len(self.problems)} problem(s) in the config:"]
+        lines += [f"  - {p}" for p in self.problems]
+        super().__init__("\n".join(lines))
+
+
+class DataError(HarnessError):
+    """An input file (collection, topics, qrels, run, judgments) is malformed.
+
+    ``DataError("qrels.txt", "expected 4 fields, got 3", line=12)`` reads
+    ``qrels.txt:12: expected 4 fields, got 3``.
+    """
+
+    def __init__(self, source: str, message: str, line: int | None = None):
+        self.source = str(source)
+        self.line = line
+        where = f"{self.source}:{line}" if line is not None else self.source
+        super().__init__(f"{where}: {message}")
+
+
+class EngineError(HarnessError):
+    """The Java/Lucene engine failed (JVM not startable, Anserini raised, index unreadable)."""
+
+    exit_code = 3
+
+
+class ExpectationError(HarnessError):
+    """The run finished but a value in the config's ``expect`` block did not match."""
+
+    exit_code = 1

@@ -1,0 +1,13 @@
+#!/usr/bin/env sh
+# Create .venv with Python >= 3.12 and install everything pinned; a no-op when nothing changed.
+#   scripts/setup.sh [--dev]
+set -eu
+cd "$(dirname "$0")/.."
+stamp=.venv/.installed$( [ "${1:-}" = "--dev" ] && echo -dev || true)
+want=$(cat requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml | cksum)
+if [ -x .venv/bin/python ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
+py=$(scripts/find-python)
+[ -x .venv/bin/python ] || "$py" -m venv .venv
+.venv/bin/python -m pip install --disable-pip-version-check -q --upgrade pip setuptools
+scripts/install.sh ".venv/bin/python -m pip" "$@"
+echo "$want" > "$stamp"
