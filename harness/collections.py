@@ -1,0 +1,112 @@
+"""Corpora -> what Anserini's IndexCollection reads.
+
+| format      | Anserini collection | doc id                                              |
+|-------------|---------------------|-----------------------------------------------------|
+| jsonl       | JsonCollection      | the "id" field (one .jsonl/.json file or a folder)   |
+| trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
+| html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
+| text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
+
+A text folder is converted to one JsonCollection file in the index's staging area, so that
+`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
+file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import DataError
+
+__all__ = ["FORMATS", "Corpus", "corpus_files", "fingerprint_files", "stage"]
+
+FORMATS = {
+    "jsonl": "JsonCollection",
+    "trec": "TrecCollection",
+    "html": "HtmlCollection",
+    "text-folder": "JsonCollection",
+}
+_SUFFIXES = {
+    "jsonl": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
+    "trec": None,  # any file
+    "html": None,
+    "text-folder": (".txt",),
+}
+
+
+@dataclass(frozen=True)
+class Corpus:
+    path: Path
+    format: str
+
+    @property
+    def anserini_class(self) -> str:
+        return FORMATS[self.format]
+
+
+def corpus_files(corpus: Corpus) -> list[Path]:
+    """The files that make up the corpus, sorted by relative path (hidden files skipped)."""
+    p = corpus.path
+    if p.is_file():
+        return [p]
+    if not p.is_dir():
+        raise DataError(p, "collection path does not exist")
+    suffixes = _SUFFIXES[corpus.format]
+    files = []
+    for root, dirs, names in os.walk(p):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for n in names:
+            if n.startswith("."):
+                continue
+            if suffixes is None or n.lower().endswith(suffixes):
+                files.append(Path(root, n))
+    files.sort(key=lambda f: f.relative_to(p).as_posix())
+    if not files:
+        want = "any file" if suffixes is None else " or ".join(suffixes)
+        raise DataError(p, f"the {corpus.format} collection has no files ({want})")
+    return files
+
+
+def fingerprint_files(corpus: Corpus) -> str:
+    """SHA-256 over the format and every file's relative path and bytes."""
+    h = hashlib.sha256(f"format={corpus.format}\n".encode())
+    base = corpus.path if corpus.path.is_dir() else corpus.path.parent
+    for f in corpus_files(corpus):
+        h.update(f.relative_to(base).as_posix().encode() + b"\0")
+        with open(f, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def stage(corpus: Corpus, staging: Path) -> Path:
+    """Return the folder Anserini should read, creating files under `staging` when needed."""
+    if corpus.format == "text-folder":
+        if not corpus.path.is_dir():
+            raise DataError(corpus.path, "a text-folder collection must be a folder of .txt files")
+        staging.mkdir(parents=True, exist_ok=True)
+        out = staging / "docs.jsonl"
+        with open(out, "w", encoding="utf-8") as fh:
+            for f in corpus_files(corpus):
+                try:
+                    text = f.read_text(encoding="utf-8")
+                except UnicodeDecodeError as e:
+                    raise DataError(f, f"not UTF-8 text (byte {e.start})") from None
+                doc_id = f.relative_to(corpus.path).as_posix()
+                fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+        return staging
+    if corpus.path.is_file():
+        staging.mkdir(parents=True, exist_ok=True)
+        target = staging / corpus.path.name
+        try:
+            os.link(corpus.path, target)
+        except OSError:
+            shutil.copyfile(corpus.path, target)
+        return staging
+    return corpus.path

