@@ -1,0 +1,186 @@
+"""The plan and its execution: config -> index -> runs -> evaluation -> checks.
+
+Everything here is phased and idempotent. The index is reused when its fingerprint matches;
+a run is reused when the hash of everything that determines it — index fingerprint,
+similarity and parameters, topics, depth, search semantics — names a run file already cached
+beside the index. Rendering lives in ``harness.report``; this module only computes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .collections import Corpus
+from .config import Config
+from .errors import EngineError
+from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint
+from .similarity import Similarity
+
+__all__ = ["Plan", "RunResult", "Check", "ExperimentResult", "plan", "run_experiment", "SEARCH_SEMANTICS"]
+
+# Changes whenever the search path could produce a different run; part of every run's cache key.
+SEARCH_SEMANTICS = "anserini-bow+sort(score,id)+ties-adjusted+strict/1"
+RUN_CACHE = "harness-runs"
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: Config
+    corpus: Corpus
+    options: IndexOptions
+    index_path: Path
+    fingerprint: str
+    index_exists: bool
+
+
+@dataclass
+class RunResult:
+    similarity: Similarity
+    name: str
+    run: object              # harness.runs.Run
+    path: Path               # the cached run file
+    seconds: float
+    reused: bool
+    empty_topics: list[str]  # topics for which the run returned nothing
+
+
+@dataclass(frozen=True)
+class Check:
+    run: str
+    measure: str
+    expected: float
+    actual: float | None
+    tolerance: float
+
+    @property
+    def ok(self) -> bool:
+        return self.actual is not None and abs(self.actual - self.expected) <= self.tolerance
+
+    def __str__(self) -> str:
+        actual = "missing" if self.actual is None else f"{self.actual:.6f}"
+        delta = "" if self.actual is None else f" delta={self.actual - self.expected:+.6f}"
+        return f"[{'OK' if self.ok else 'FAIL'}] {self.run} {self.measure}: expected={self.expected} actual={actual}{delta} (tolerance {self.tolerance})"
+
+
+@dataclass
+class ExperimentResult:
+    config: Config
+    index: IndexInfo
+    topics: list[tuple[str, str]]
+    runs: list[RunResult]
+    evaluations: dict            # run name -> harness.metrics.Evaluation (empty without qrels)
+    checks: list[Check]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failed_checks(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]
+
+
+def indexes_root(config_source: Path) -> Path:
+    """Where indexes go when the config names no path: $HARNESS_INDEXES, else the nearest
+    `indexes/` folder above the config (the repository's top-level one), else one beside it."""
+    env = os.environ.get("HARNESS_INDEXES")
+    if env:
+        return Path(env).resolve()
+    for parent in config_source.resolve().parents:
+        if (parent / "indexes").is_dir():
+            return parent / "indexes"
+    return config_source.resolve().parent / "indexes"
+
+
+def plan(cfg: Config) -> Plan:
+    corpus = Corpus(cfg.collection_path, cfg.collection_format)
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    fp = index_fingerprint(corpus, options)
+    if cfg.index_path is not None:
+        path = cfg.index_path
+    else:
+        path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{fp[:12]}"
+    from .index import open_manifest
+
+    manifest = open_manifest(path)
+    return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)
+
+
+def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int) -> str:
+    blob = json.dumps(
+        {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS},
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def run_experiment(cfg: Config, log=print) -> ExperimentResult:
+    from .metrics import EvalPolicy, evaluate, parse_measure
+    from .qrels import read_qrels
+    from .runs import Run, read_run, write_run
+    from .search import Searcher
+    from .topics import read_topics
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    p = plan(cfg)
+    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
+    timings["read_inputs"] = time.perf_counter() - t0
+
+    t = time.perf_counter()
+    info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log)
+    timings["index"] = time.perf_counter() - t
+    stats = info.manifest.get("stats", {})
+    log(f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)")
+
+    cache = info.path / RUN_CACHE
+    searcher = None
+    results: list[RunResult] = []
+    try:
+        for sim in cfg.runs:
+            name = str(sim)
+            key = run_key(info.fingerprint, sim, topics, cfg.depth)
+            path = cache / f"{name}.{key[:16]}.trec"
+            t = time.perf_counter()
+            if path.exists():
+                run = read_run(path)
+                reused = True
+            else:
+                if searcher is None:
+                    searcher = Searcher(info.path, p.options)
+                ranked = searcher.search([text for _, text in topics], sim, cfg.depth, threads=cfg.index_threads)
+                run = Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])})
+                write_run(path, run, tag=name)
+                reused = False
+            seconds = time.perf_counter() - t
+            in_run = set(run.topics())
+            empty = [qid for qid, _ in topics if qid not in in_run]
+            results.append(RunResult(sim, name, run, path, seconds, reused, empty))
+            log(f"run {name}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
+                + (f" ({len(empty)} returned nothing)" if empty else ""))
+    finally:
+        if searcher is not None:
+            searcher.close()
+    timings["search"] = sum(r.seconds for r in results)
+
+    evaluations = {}
+    checks: list[Check] = []
+    if qrels is not None:
+        t = time.perf_counter()
+        policy = EvalPolicy(ties=cfg.ties, missing_topics=cfg.missing_topics)
+        measures = [parse_measure(m) for m in cfg.measures]
+        for r in results:
+            evaluations[r.name] = evaluate(r.run, qrels, measures, policy)
+        timings["evaluate"] = time.perf_counter() - t
+        for run_name, expected in cfg.expect.items():
+            ev = evaluations.get(run_name)
+            for measure, value in expected.items():
+                actual = None if ev is None else ev.means.get(measure)
+                checks.append(Check(run_name, measure, value, actual, cfg.expect_tolerance))
+    timings["total"] = time.perf_counter() - t0
+    if not results:
+        raise EngineError("the config produced no runs")
+    return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings)
