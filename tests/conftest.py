@@ -1,0 +1,36 @@
+"""Shared fixtures. The shared data (Cranfield, the course lab's cases) sits beside the
+repository as ../shared, in CI too; a test that needs it fails loudly when it is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CRANFIELD = SHARED / "collections" / "cranfield"
+
+
+def shared_path(*parts: str) -> Path:
+    p = SHARED.joinpath(*parts)
+    if not p.exists():
+        pytest.fail(f"{p} is missing: the tests need ../shared beside the repository")
+    return p
+
+
+@pytest.fixture(scope="session")
+def cranfield_index(tmp_path_factory):
+    """Cranfield indexed once per test session with Anserini's defaults."""
+    from harness.collections import Corpus
+    from harness.index import IndexOptions, ensure_index
+
+    corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
+    return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield", log=lambda m: None)
+
+
+@pytest.fixture(scope="session")
+def cranfield_topics():
+    from harness.topics import read_topics
+
+    return read_topics(shared_path("collections", "cranfield", "topics.tsv"))

@@ -1,0 +1,107 @@
+"""Retrieval equals Anserini (SimpleSearcher) and plain Lucene, hit for hit."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from harness import lucene
+from harness.collections import Corpus
+from harness.index import IndexOptions, ensure_index
+from harness.search import Searcher
+from harness.similarity import Similarity
+
+
+def simple_searcher_run(index_path, topics, sim: Similarity, k: int):
+    """Anserini's own SimpleSearcher, one query at a time: the oracle."""
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(index_path))
+    if sim.model == "bm25":
+        ss.set_bm25(sim.params["k1"], sim.params["b"])
+    else:
+        ss.set_qld(sim.params["mu"])
+    out = []
+    for _, text in topics:
+        hits = ss.search(text, k)
+        out.append(([h.docid for h in hits], np.array([h.score for h in hits], dtype=np.float64)))
+    ss.close()
+    return out
+
+
+def assert_same_runs(ours, theirs, tol=1e-4):
+    assert len(ours) == len(theirs)
+    for i, ((ids, scores), (ids2, scores2)) in enumerate(zip(ours, theirs)):
+        assert ids == ids2, f"query {i}: ranking differs"
+        if len(scores):
+            assert np.max(np.abs(scores - scores2)) <= tol, f"query {i}: scores differ"
+        assert np.all(np.diff(scores) < 0), f"query {i}: scores not strictly decreasing"
+
+
+@pytest.mark.parametrize("spec", ["bm25(k1=0.9,b=0.4)", "bm25(k1=1.2,b=0.75)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"])
+def test_cranfield_runs_equal_simple_searcher(cranfield_index, cranfield_topics, spec):
+    sim = Similarity.parse(spec)
+    searcher = Searcher(cranfield_index.path, IndexOptions())
+    ours = searcher.search([t for _, t in cranfield_topics], sim, 1000, threads=2)
+    theirs = simple_searcher_run(cranfield_index.path, cranfield_topics, sim, 1000)
+    assert sum(len(ids) for ids, _ in ours) > 200_000
+    assert_same_runs(ours, theirs)
+
+
+def lucene_jm_run(index_path, topics, lam: float, k: int):
+    """Plain Lucene IndexSearcher + LMJelinekMercerSimilarity, query from Anserini's generator."""
+    J = lucene.jclass
+    reader = J("org.apache.lucene.index.DirectoryReader").open(
+        J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(str(index_path)).toPath())
+    )
+    IndexSearcher = J("org.apache.lucene.search.IndexSearcher")
+    searcher = IndexSearcher(reader, signature="(Lorg/apache/lucene/index/IndexReader;)V")
+    searcher.setSimilarity(J("org.apache.lucene.search.similarities.LMJelinekMercerSimilarity")(lam))
+    SortField = J("org.apache.lucene.search.SortField")
+    sort = J("org.apache.lucene.search.Sort")(SortField.FIELD_SCORE, SortField("id", J("org.apache.lucene.search.SortField$Type").STRING_VAL))
+    analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+    gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
+    stored = reader.storedFields()
+    out = []
+    for _, text in topics:
+        top = searcher.search(gen.buildQuery("contents", analyzer, text), k, sort, True)
+        hits = top.scoreDocs
+        out.append(([stored.document(h.doc).get("id") for h in hits], np.array([h.score for h in hits])))
+    reader.close()
+    return out
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.7])
+def test_cranfield_jm_equals_plain_lucene(cranfield_index, cranfield_topics, lam):
+    topics = cranfield_topics[:60]  # plain Lucene via pyjnius is slow per hit; 60 topics x 1000 hits
+    searcher = Searcher(cranfield_index.path, IndexOptions())
+    ours = searcher.search([t for _, t in topics], Similarity.of("jm", {"lambda": lam}), 1000)
+    assert_same_runs(ours, lucene_jm_run(cranfield_index.path, topics, lam, 1000))
+
+
+def test_query_text_never_raises(cranfield_index):
+    searcher = Searcher(cranfield_index.path, IndexOptions())
+    odd = ["-dash", "/slip flow/", "?", '"quoted phrase', "(the ?slip? effect)", "a AND OR NOT", "", "the of and"]
+    res = searcher.search(odd, Similarity.parse("bm25"), 10)
+    assert len(res) == len(odd)
+    assert res[0][0] and res[1][0]          # '-dash' and '/slip flow/' are words, they match
+    assert len(res[6][0]) == 0                          # empty query: no hits
+    assert len(res[7][0]) == 0                          # only stopwords: no hits
+
+
+def test_tie_group_straddling_the_cutoff(tmp_path):
+    """Seven identical documents tie; depth 4 must keep the 4 smallest ids (string order),
+    exactly as SimpleSearcher does, whatever the indexing order or thread count."""
+    ids = ["d7", "d10", "d2", "d33", "d1", "d05", "d4"]
+    corpus = tmp_path / "tie.jsonl"
+    lines = [{"id": i, "contents": "apple banana"} for i in ids] + [{"id": "z0", "contents": "apple apple banana cherry"}]
+    corpus.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    info = ensure_index(Corpus(corpus, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, log=lambda m: None)
+    expected = ["d05", "d1", "d10", "d2"]   # ascending string order of the tied ids
+    for threads in (1, 2):
+        searcher = Searcher(info.path, IndexOptions())
+        ids_got, scores = searcher.search(["banana"], Similarity.parse("bm25"), 4, threads=threads)[0]
+        assert ids_got == expected
+        assert np.all(np.diff(scores) < 0)
+    theirs = simple_searcher_run(info.path, [("1", "banana")], Similarity.parse("bm25"), 4)
+    assert theirs[0][0] == expected
