@@ -229,6 +229,12 @@ def _suggest(word: str, valid) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def _unknown(what: str, word: str, valid, hint: str | None = None) -> str:
+    """'unknown key 'stemer'; did you mean 'stemmer'? Valid: path, stemmer, ...'"""
+    hint = hint or _suggest(word, valid) or "."
+    return f"unknown {what} {word!r}{hint} Valid: {', '.join(valid)}"
+
+
 class _Ctx:
     def __init__(self, source: str, base: Path, loader: yaml.SafeLoader):
         self.source = source
@@ -243,14 +249,17 @@ class _Ctx:
         self.problems.append(LocatedProblem(path, message, where))
         return _INVALID
 
-    def value(self, node: Node) -> Any:
-        """The Python value of a scalar node (mappings and lists are returned as nodes)."""
+    def value(self, node: Node, path: str | None = None) -> Any:
+        """The Python value of a scalar node (mappings and lists are returned as nodes).
+        An unreadable scalar (e.g. an unknown !!tag) is a problem at ``path``; None: not reported."""
         if not isinstance(node, ScalarNode):
             return node
         try:
             return self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as e:
-            return self.problem("", f"cannot read this value: {getattr(e, 'problem', e)}", node)
+            if path is None:
+                return _INVALID
+            return self.problem(path, f"cannot read this value: {getattr(e, 'problem', e)}", node)
 
 
 def _is_null(node: Node | None) -> bool:
@@ -263,6 +272,8 @@ def _describe(ctx: _Ctx, node: Node) -> str:
     if isinstance(node, SequenceNode):
         return "a list"
     v = ctx.value(node)
+    if v is _INVALID:
+        return f"{node.tag} {node.value!r}"
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -347,8 +358,7 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             homes = _nested_homes(key, name)
             if homes and not hint:
                 hint = f"; did you mean {' or '.join(homes)}?"
-            ctx.problem(_join(path, name), f"unknown key {name!r}{hint} Valid keys here: "
-                        f"{', '.join(names)}", knode)
+            ctx.problem(_join(path, name), _unknown("key", name, names, hint), knode)
         else:
             given[name] = vnode
     out = {}
@@ -361,7 +371,7 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             out[sub.name] = _check(ctx, sub, vnode, p)
         elif sub.required:
             got = " (got null)" if vnode is not None else ""
-            out[sub.name] = ctx.problem(p, f"missing required key{got}: {sub.doc}",
+            out[sub.name] = ctx.problem(p, f"required key is missing{got} ({sub.doc})",
                                         vnode if vnode is not None else node)
         elif sub.type == "section":
             out[sub.name] = _check_section(ctx, sub, MappingNode("tag:yaml.org,2002:map", [],
@@ -377,7 +387,7 @@ def _expected(ctx: _Ctx, path: str, what: str, node: Node) -> object:
 
 
 def _string(ctx: _Ctx, node: Node, path: str) -> Any:
-    v = ctx.value(node)
+    v = ctx.value(node, path)
     if v is _INVALID:
         return v
     if not isinstance(v, str):
@@ -401,14 +411,14 @@ def _check_choice(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
 
 
 def _check_bool(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = ctx.value(node)
+    v = ctx.value(node, path)
     if v is not _INVALID and not isinstance(v, bool):
         return _expected(ctx, path, "true or false", node)
     return v
 
 
 def _number(ctx: _Ctx, node: Node, path: str, integer: bool = False) -> Any:
-    v = ctx.value(node)
+    v = ctx.value(node, path)
     if v is _INVALID:
         return v
     # PyYAML (YAML 1.1) reads 1e3 as a string; a plain, unquoted one is meant as a number.
@@ -468,8 +478,7 @@ def _check_topic_format(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
         return ctx.problem(path, f"cannot check Anserini topic reader {reader!r}: no Anserini jar "
                            "found (is pyserini installed?); use tsv, jsonl or trec", node)
     if reader not in readers:
-        return ctx.problem(path, f"unknown Anserini topic reader {reader!r}{_suggest(reader, readers)}"
-                           f" Valid readers: {', '.join(readers)}", node)
+        return ctx.problem(path, _unknown("Anserini topic reader", reader, readers), node)
     return f"anserini:{reader}"
 
 
@@ -489,8 +498,7 @@ def _check_runs(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             continue
         model, knode, pnode = items[0]
         if model not in MODELS:
-            ctx.problem(p, f"unknown model {model!r}{_suggest(model, MODELS)} Valid models: "
-                        f"{', '.join(MODELS)}", knode)
+            ctx.problem(p, _unknown("model", model, MODELS), knode)
             continue
         specs = MODELS[model]
         mp = _join(p, model)
@@ -505,8 +513,7 @@ def _check_runs(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
                 pp = _join(mp, pname)
                 if spec is None:
                     valid = [s.name for s in specs]
-                    ctx.problem(pp, f"{model} has no parameter {pname!r}{_suggest(pname, valid)} "
-                                f"Valid parameters: {', '.join(valid)}", pknode)
+                    ctx.problem(pp, _unknown(f"{model} parameter", pname, valid), pknode)
                     values[pname] = [(_INVALID, None)]
                     continue
                 elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
@@ -686,7 +693,8 @@ def load_config(path: str | os.PathLike) -> Config:
         values = _check_section(ctx, SCHEMA, root, "")
         values.update(_finish(ctx, values))
         if ctx.problems:
-            raise ConfigError(source, ctx.problems)
+            line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
+            raise ConfigError(source, sorted(ctx.problems, key=line))
         try:
             raw = loader.construct_document(root)
         except yaml.YAMLError as e:   # defensive: every scalar was already constructed above
@@ -749,6 +757,8 @@ def _allowed(key: Key) -> str:
         return f"`{_md(key.pattern)}`"
     if key.minimum is not None:
         return f">= {format_number(key.minimum)}"
+    if key.type == "bool":
+        return "`true` \\| `false`"
     if key.type == "path":
         kind = {"file": "a file", "dir": "a folder"}.get(key.path_kind or "", "a file or folder")
         return f"{kind}{', must exist' if key.must_exist else ''}; relative to the config file"
@@ -771,7 +781,7 @@ def _default_text(key: Key) -> str:
     if isinstance(d, tuple):
         return f"`[{', '.join(d)}]`"
     if isinstance(d, float):
-        return f"`{d!r}`"
+        return f"`{format(d, 'f').rstrip('0').rstrip('.')}`"
     return f"`{d}`"
 
 

@@ -1,0 +1,310 @@
+"""harness.config: the demo config, the strict schema's messages, and no Java at load time.
+
+Configs are written inline to tmp_path; inputs point at the embedded sample collection. Tests
+that validate measures (qrels given) rely on harness.metrics.parse_measure.
+"""
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.config import Config, anserini_topic_readers, load_config, reference_markdown, SCHEMA
+from harness.errors import ConfigError
+from harness.similarity import MODELS
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA, TOPICS, QRELS = REPO / "corpora", REPO / "topics" / "demo.tsv", REPO / "qrels" / "demo.txt"
+
+# A valid config without qrels (so measures are not involved); tests add or change lines.
+BASE = f"""\
+name: t
+collection: {{path: {CORPORA}, format: text-folder}}
+topics: {TOPICS}
+runs:
+  - bm25: {{k1: 0.9, b: 0.4}}
+output: out
+"""
+
+
+def load(tmp_path: Path, text: str) -> Config:
+    path = tmp_path / "c.yaml"
+    path.write_text(textwrap.dedent(text))
+    return load_config(path)
+
+
+def problems(tmp_path: Path, text: str) -> list[str]:
+    """The problems as printed, with the config's folder cut (``c.yaml:12: key.path: message``)."""
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, text)
+    assert e.value.source == str(tmp_path / "c.yaml")
+    return [str(p).removeprefix(f"{tmp_path}/") for p in e.value.problems]
+
+
+def only(tmp_path: Path, text: str) -> str:
+    found = problems(tmp_path, text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+# --- the demo ---------------------------------------------------------------------------------
+
+
+def test_demo_config_loads_with_sweep_expanded():
+    cfg = load_config(REPO / "configs" / "demo.yaml")
+    assert [str(r) for r in cfg.runs] == [
+        "bm25(k1=0.9,b=0.4)", "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)",
+        "jm(lambda=0.1)",
+    ]
+    assert cfg.run_names[0] == "bm25(k1=0.9,b=0.4)"
+    assert cfg.name == "demo" and cfg.source == REPO / "configs" / "demo.yaml"
+    assert (cfg.collection_path, cfg.collection_format) == (CORPORA, "text-folder")
+    assert (cfg.topics_path, cfg.topics_format, cfg.qrels_path) == (TOPICS, "tsv", QRELS)
+    assert cfg.output == REPO / "reports" / "demo"
+    assert (cfg.index_path, cfg.stemmer, cfg.stopwords, cfg.index_threads) == (None, "porter", True, 2)
+    assert cfg.depth == 1000 and len(cfg.measures) == 5 and cfg.expect == {}
+    assert (cfg.ties, cfg.missing_topics, cfg.duplicates) == ("trec_eval", "zero", "error")
+    assert cfg.expect_tolerance == 0.00005
+    assert cfg.raw["runs"][1] == {"dirichlet": {"mu": [500, 1000, 2000]}}
+
+
+def test_defaults_and_runs_only_without_qrels(tmp_path):
+    cfg = load(tmp_path, BASE)
+    assert cfg.qrels_path is None and cfg.measures == () and cfg.expect == {}
+    assert cfg.output == tmp_path / "out"
+    assert cfg.topics_format == "tsv"
+
+
+def test_grid_is_cartesian_in_canonical_parameter_order_and_null_means_defaults(tmp_path):
+    cfg = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", """\
+  - bm25: {b: [0.4, 0.75], k1: [0.9, 1.2]}
+  - dirichlet: {}
+  - jm:
+  - dirichlet: {mu: 2e3}"""))
+    assert cfg.run_names == (
+        "bm25(k1=0.9,b=0.4)", "bm25(k1=0.9,b=0.75)", "bm25(k1=1.2,b=0.4)", "bm25(k1=1.2,b=0.75)",
+        "dirichlet(mu=1000)", "jm(lambda=0.1)", "dirichlet(mu=2000)",   # 2e3: a number, not YAML 1.1's string
+    )
+
+
+def test_duplicate_run_after_expansion_names_both_positions(tmp_path):
+    msg = only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", """\
+  - dirichlet: {mu: [500, 1000]}
+  - bm25: {}
+  - dirichlet: {mu: 1e3}"""))
+    assert msg.startswith("c.yaml:7: runs[2]: run dirichlet(mu=1000) is given twice")
+    assert "runs[0] (mu[1])" in msg and "runs[2]" in msg
+
+
+def test_paths_are_relative_to_the_config_file(tmp_path):
+    (tmp_path / "topics.tsv").write_text("1\tq\n")
+    sub = tmp_path / "configs"
+    sub.mkdir()
+    cfg = load(sub, BASE.replace(f"topics: {TOPICS}", "topics: ../topics.tsv").replace(
+        "output: out", "output: ../reports/x\nindex: {path: ../indexes/x}"))
+    assert cfg.topics_path == tmp_path / "topics.tsv"
+    assert cfg.output == tmp_path / "reports" / "x" and cfg.index_path == tmp_path / "indexes" / "x"
+
+
+# --- one problem each: key path, line, what was given, what is allowed -------------------------
+
+
+def test_unknown_key_suggests_the_closest_and_lists_valid_keys(tmp_path):
+    msg = only(tmp_path, BASE + "index: {stemer: krovetz}\n")
+    assert msg == ("c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? "
+                   "Valid: path, stemmer, stopwords, threads")
+
+
+def test_misplaced_key_points_to_its_section(tmp_path):
+    msg = only(tmp_path, BASE + "threads: 4\n")
+    assert msg.startswith("c.yaml:7: threads: unknown key 'threads'; did you mean index.threads?")
+
+
+def test_missing_file_names_key_and_resolved_path(tmp_path):
+    msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", "topics: {path: nope.tsv}"))
+    assert msg.startswith(f"c.yaml:3: topics.path: file not found: {tmp_path / 'nope.tsv'}")
+
+
+def test_missing_required_key(tmp_path):
+    msg = only(tmp_path, BASE.replace("output: out\n", ""))
+    assert msg.startswith("c.yaml:1: output: required key is missing")
+
+
+def test_jm_lambda_zero(tmp_path):
+    msg = only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}",
+                                      "  - bm25: {k1: 0.9, b: 0.4}\n  - dirichlet: {}\n  - jm: {lambda: 0}"))
+    assert msg == "c.yaml:7: runs[2].jm.lambda: must be in (0, 1] (got 0)"
+
+
+def test_negative_k1_in_a_sweep(tmp_path):
+    msg = only(tmp_path, BASE.replace("{k1: 0.9, b: 0.4}", "{k1: [0.9, -1]}"))
+    assert msg == "c.yaml:5: runs[0].bm25.k1[1]: must be in [0, inf] (got -1)"
+
+
+def test_unknown_model_and_parameter(tmp_path):
+    found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm26: {}\n  - jm: {lamda: 0.5}"))
+    assert found == [
+        "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, jm",
+        "c.yaml:6: runs[1].jm.lamda: unknown jm parameter 'lamda'; did you mean 'lambda'? Valid: lambda",
+    ]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("depth: ten", "depth: expected an integer, got the string 'ten'"),
+    ("depth: 0", "depth: must be an integer >= 1 (got 0)"),
+    ("index: {stopwords: 1}", "index.stopwords: expected true or false, got the integer 1"),
+    ("name: 2024", "name: expected a string, got the integer 2024 (quote it)"),   # replaces name: t
+    ("expect_tolerance: -1", "expect_tolerance: must be a number >= 0 (got -1)"),
+    ("evaluation: {ties: random}", "evaluation.ties: must be one of trec_eval, as-ranked (got 'random')"),
+    ("evaluation: [zero]", "evaluation: expected a mapping with keys ties, missing_topics, duplicates, got a list"),
+])
+def test_wrong_types_and_values_say_expected_and_given(tmp_path, line, expected):
+    text = (BASE.replace("name: t\n", "") if line.startswith("name:") else BASE) + line + "\n"
+    msg = only(tmp_path, text)
+    assert msg.split(": ", 1)[1] == expected
+
+
+def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
+    assert only(tmp_path, BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}", "runs: bm25")).startswith(
+        "c.yaml:4: runs: expected a list of runs like `- bm25: {k1: 0.9, b: 0.4}`, got the string 'bm25'")
+    assert "runs[0]: expected a one-key mapping" in only(
+        tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}"))
+
+
+def test_duplicate_yaml_key(tmp_path):
+    msg = only(tmp_path, BASE.replace("{k1: 0.9, b: 0.4}", "{k1: 0.9, b: 0.4, k1: 1.2}"))
+    assert msg == "c.yaml:5: runs[0].bm25.k1: duplicate key 'k1' (first given at line 5); give each key once"
+    msg = only(tmp_path, BASE + "name: u\n")
+    assert msg.startswith("c.yaml:7: name: duplicate key 'name' (first given at line 1)")
+
+
+needs_jar = pytest.mark.skipif(anserini_topic_readers() is None, reason="no Anserini jar (pyserini)")
+
+
+@needs_jar
+def test_unknown_anserini_topic_reader_lists_readers(tmp_path):
+    msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvInteger'}}"))
+    assert msg.startswith("c.yaml:3: topics.format: unknown Anserini topic reader 'TsvInteger'; did you mean 'TsvInt'?")
+    assert "TsvString" in msg and "Trec" in msg
+
+
+@needs_jar
+def test_anserini_reader_is_canonicalised(tmp_path):
+    cfg = load(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvIntTopicReader'}}"))
+    assert cfg.topics_format == "anserini:TsvInt"
+
+
+def test_bad_topic_format(tmp_path):
+    msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
+    assert msg == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+
+
+# --- measures and expect (need qrels; use harness.metrics.parse_measure) -----------------------
+
+WITH_QRELS = BASE + f"qrels: {QRELS}\n"
+
+
+def test_bad_measure_names_key_and_valid_names(tmp_path):
+    msg = only(tmp_path, WITH_QRELS + "measures: [AP, P@ten]\n")
+    assert msg.startswith("c.yaml:8: measures[1]: ")
+    assert "P@ten" in msg and "AP" in msg.split("measures[1]: ", 1)[1]   # the valid names are listed
+
+
+def test_measures_or_expect_without_qrels_is_an_error(tmp_path):
+    msg = only(tmp_path, BASE + "measures: [AP]\n")
+    assert msg.startswith("c.yaml:7: measures: needs qrels")
+
+
+def test_expect_is_canonicalised(tmp_path):
+    cfg = load(tmp_path, WITH_QRELS + 'measures: [AP, P@10]\nexpect: {"bm25(b=0.4,k1=0.9)": {AP: 0.25}}\n')
+    ap = str(cfg.measures[0])
+    assert cfg.expect == {"bm25(k1=0.9,b=0.4)": {ap: 0.25}}
+
+
+def test_expect_naming_an_unknown_run_lists_the_runs(tmp_path):
+    msg = only(tmp_path, WITH_QRELS + 'expect: {"bm25(k1=1.2,b=0.75)": {AP: 0.3}}\n')
+    assert msg == ('c.yaml:8: expect["bm25(k1=1.2,b=0.75)"]: no run bm25(k1=1.2,b=0.75) in this config; '
+                   "its runs are: bm25(k1=0.9,b=0.4)")
+
+
+def test_expect_measure_must_be_measured(tmp_path):
+    msg = only(tmp_path, WITH_QRELS + 'measures: [AP]\nexpect: {"bm25(k1=0.9,b=0.4)": {P@10: 0.3}}\n')
+    assert msg.startswith('c.yaml:9: expect["bm25(k1=0.9,b=0.4)"]["P@10"]: ')
+    assert "is not computed; add it to `measures`" in msg
+
+
+# --- all at once, and malformed files ----------------------------------------------------------
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    text = f"""\
+name: bad name
+collection: {{path: nowhere, format: txt}}
+index: {{stemer: porter, threads: 0}}
+topics: {TOPICS}
+runs:
+  - jm: {{lambda: 0}}
+  - bm25: {{k1: -0.5}}
+depth: 1.5
+output: out
+"""
+    found = problems(tmp_path, text)
+    paths = [p.split(": ")[1] for p in found]
+    assert paths == ["name", "collection.path", "collection.format", "index.stemer", "index.threads",
+                     "runs[0].jm.lambda", "runs[1].bm25.k1", "depth"]
+    with pytest.raises(ConfigError) as e:
+        load(tmp_path, text)
+    assert str(e.value).startswith(f"{tmp_path / 'c.yaml'}: 8 problem(s) in the config:")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", "c.yaml:1: the config is empty"),
+    ("- a\n- b\n", "c.yaml:1: expected a mapping with keys name, collection"),
+    ("name: [x\nruns: 1\n", "c.yaml:2: YAML syntax error"),
+    ("name: a\n---\nname: b\n", "c.yaml:2: YAML syntax error: expected a single document"),
+])
+def test_malformed_files(tmp_path, text, expected):
+    assert only(tmp_path, text).startswith(expected)
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "absent.yaml")
+
+
+# --- no Java, and the generated reference ------------------------------------------------------
+
+
+def test_loading_does_not_import_jnius_or_pyserini(tmp_path):
+    anserini = tmp_path / "a.yaml"
+    fmt = "anserini:TsvInt" if anserini_topic_readers() is not None else "tsv"
+    anserini.write_text(BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: '{fmt}'}}"))
+    code = textwrap.dedent(f"""
+        import json, sys
+        from harness.config import load_config
+        load_config({str(REPO / 'configs' / 'demo.yaml')!r})
+        load_config({str(anserini)!r})
+        print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('jnius', 'jnius_config', 'pyserini'))))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert json.loads(out.stdout) == []
+
+
+def test_reference_is_generated_from_the_schema():
+    md = reference_markdown()
+
+    def paths(key, prefix=""):
+        for sub in key.keys:
+            name = f"{prefix}.{sub.name}" if prefix else sub.name
+            yield name
+            yield from paths(sub, name)
+
+    for name in paths(SCHEMA):
+        assert f"| `{name}` |" in md
+    for model, specs in MODELS.items():
+        for s in specs:
+            assert f"| `{model}` | `{s.name}` |" in md
+    assert "`porter` \\| `krovetz` \\| `none`" in md
