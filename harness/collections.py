@@ -14,6 +14,7 @@ file is staged (hard link, else copy) into a folder of its own, since Anserini r
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -85,8 +86,49 @@ def fingerprint_files(corpus: Corpus) -> str:
     return h.hexdigest()
 
 
+def check_jsonl(corpus: Corpus) -> None:
+    """Anserini's JsonCollection stops reading a file at its first malformed line and reports
+    nothing; we check every line first, so bad input fails with its file and line."""
+    for f in corpus_files(corpus):
+        opener = gzip.open if f.name.endswith(".gz") else open
+        with opener(f, "rt", encoding="utf-8") as fh:
+            head = fh.read(1)
+            while head.isspace():
+                head = fh.read(1)
+            fh.seek(0)
+            if head == "[":  # JsonCollection also reads one JSON array of documents per file
+                try:
+                    docs = json.load(fh)
+                except ValueError as e:
+                    raise DataError(f, f"invalid JSON: {e}") from None
+                for i, doc in enumerate(docs):
+                    _check_doc(f, doc, None, f"document {i}: ")
+                continue
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    doc = json.loads(line)
+                except ValueError as e:
+                    raise DataError(f, f"invalid JSON: {e}", line=lineno) from None
+                _check_doc(f, doc, lineno, "")
+
+
+def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
+    if not isinstance(doc, dict):
+        raise DataError(f, f"{where}expected a JSON object with \"id\" and \"contents\"", line=lineno)
+    for key in ("id", "contents"):
+        if not isinstance(doc.get(key), str):
+            got = "missing" if key not in doc else f"a {type(doc[key]).__name__}"
+            raise DataError(f, f"{where}\"{key}\" must be a string (it is {got})", line=lineno)
+    if "\n" in doc["id"]:
+        raise DataError(f, f"{where}doc id {doc['id']!r} contains a line break", line=lineno)
+
+
 def stage(corpus: Corpus, staging: Path) -> Path:
     """Return the folder Anserini should read, creating files under `staging` when needed."""
+    if corpus.format == "jsonl":
+        check_jsonl(corpus)
     if corpus.format == "text-folder":
         if not corpus.path.is_dir():
             raise DataError(corpus.path, "a text-folder collection must be a folder of .txt files")
