@@ -18,15 +18,12 @@ jar's entries with ``zipfile``.
 from __future__ import annotations
 
 import difflib
-import importlib.util
 import itertools
 import json
 import math
 import os
 import re
-import zipfile
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -177,31 +174,7 @@ class LocatedProblem(ConfigProblem):
 # --------------------------------------------------------------------------------------------
 # Anserini's topic readers, from the jar's entries (no JVM, no pyserini import)
 
-_READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
-
-
-def _anserini_jar() -> Path | None:
-    # find_spec on a top-level name locates the package without executing it: importing
-    # pyserini would start a JVM.
-    spec = importlib.util.find_spec("pyserini")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    natural = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]  # noqa: E731
-    for location in spec.submodule_search_locations:
-        jars = sorted(Path(location, "resources", "jars").glob("anserini-*-fatjar.jar"), key=natural)
-        if jars:
-            return jars[-1]
-    return None
-
-
-@lru_cache(maxsize=1)
-def anserini_topic_readers() -> tuple[str, ...] | None:
-    """Short names of Anserini's topic readers (``TsvInt``, ``Trec`` ...); None without a jar."""
-    jar = _anserini_jar()
-    if jar is None:
-        return None
-    with zipfile.ZipFile(jar) as z:
-        return tuple(sorted({m.group(1) for n in z.namelist() if (m := _READER_ENTRY.match(n))}))
+from .topics import anserini_topic_readers  # noqa: E402  (reads the jar's entries; no JVM)
 
 
 # --------------------------------------------------------------------------------------------

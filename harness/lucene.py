@@ -72,7 +72,8 @@ def anserini_jar() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise EngineError("pyserini is not installed: run `make setup` (it installs pyserini 2.4.0 --no-deps)")
     for loc in spec.submodule_search_locations:
-        jars = sorted(Path(loc, "resources", "jars").glob("anserini-*-fatjar.jar"))
+        natural = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.name)]  # noqa: E731
+        jars = sorted(Path(loc, "resources", "jars").glob("anserini-*-fatjar.jar"), key=natural)
         if jars:
             return jars[-1]
     raise EngineError("no anserini-*-fatjar.jar inside the pyserini package; reinstall pyserini 2.4.0")

@@ -10,6 +10,9 @@ Anserini readers.
 from __future__ import annotations
 
 import json
+import re
+import zipfile
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import DataError
@@ -19,6 +22,7 @@ __all__ = ["read_topics", "TOPIC_FORMATS"]
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
 _JSON_QID = ("qid", "id", "query_id")
 _JSON_TEXT = ("query", "text", "title")
+_READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
 
 
 def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
@@ -93,23 +97,27 @@ def _read_jsonl(path: Path) -> list[tuple[str, str]]:
     return topics
 
 
-def anserini_topic_readers() -> list[str]:
-    """Names of Anserini's topic readers (``Cacm``, ``TsvString``...), read from the jar, no JVM."""
-    import zipfile
-
+@lru_cache(maxsize=1)
+def anserini_topic_readers() -> tuple[str, ...] | None:
+    """Short names of Anserini's topic readers (``Cacm``, ``TsvString``...), read from the jar's
+    entries without starting Java; None when pyserini (and so the jar) is not installed."""
+    from .errors import EngineError
     from .lucene import anserini_jar
 
-    prefix, suffix = "io/anserini/search/topicreader/", "TopicReader.class"
-    with zipfile.ZipFile(anserini_jar()) as z:
-        names = [n[len(prefix):-len(suffix)] for n in z.namelist() if n.startswith(prefix) and n.endswith(suffix)]
-    return sorted(n for n in names if n and "$" not in n and "/" not in n)
+    try:
+        jar = anserini_jar()
+    except EngineError:
+        return None
+    with zipfile.ZipFile(jar) as z:
+        return tuple(sorted({m.group(1) for n in z.namelist() if (m := _READER_ENTRY.match(n))}))
 
 
 def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
     from . import lucene
 
-    if reader not in anserini_topic_readers():
-        raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(anserini_topic_readers())}")
+    readers = anserini_topic_readers() or ()
+    if reader not in readers:
+        raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(readers)}")
     cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
     File = lucene.jclass("java.io.File")
     try:
