@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import lucene
-from .collections import Corpus, fingerprint_files, stage
+from .collections import Corpus, check_jsonl, count_json_lines, fingerprint_files, stage
 from .errors import DataError, EngineError
 from .files import write_json_atomic
 
@@ -99,6 +99,7 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
         t0 = time.perf_counter()
         counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
         seconds = time.perf_counter() - t0
+        _check_complete(corpus, counters)
         if counters["indexed"] == 0:
             raise DataError(corpus.path, f"Anserini indexed no documents from the {corpus.format} collection ({counters})")
         manifest = {
@@ -122,6 +123,18 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _check_complete(corpus: Corpus, counters: dict) -> None:
+    """Anserini's JsonCollection stops reading a file at its first malformed line and says
+    nothing; when the documents it saw fall short of the lines, find the bad line ourselves."""
+    if corpus.format != "jsonl":
+        return
+    expected = count_json_lines(corpus)
+    seen = sum(counters.values())
+    if expected is not None and seen < expected:
+        check_jsonl(corpus)  # raises DataError naming the file and line
+        raise DataError(corpus.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 
 def _run_index_collection(collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int) -> dict:

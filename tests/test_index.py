@@ -69,8 +69,8 @@ def test_bad_jsonl_names_file_and_line_and_leaves_nothing(tmp_path):
     src.write_text('{"id": "a", "contents": "apple"}\n{oops\n')
     with pytest.raises(DataError, match=r"c\.jsonl:2: invalid JSON"):
         ensure_index(Corpus(src, "jsonl"), IndexOptions(), tmp_path / "idx", **QUIET)
-    src.write_text('{"id": 7, "contents": "apple"}\n')
-    with pytest.raises(DataError, match=r'c\.jsonl:1: "id" must be a string'):
+    src.write_text('{"id": "a", "contents": "apple"}\n{"id": "b", "text": "no contents"}\n')
+    with pytest.raises(DataError, match=r'c\.jsonl:2: "contents" must be a string \(it is missing\)'):
         ensure_index(Corpus(src, "jsonl"), IndexOptions(), tmp_path / "idx", **QUIET)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]
 
