@@ -1,0 +1,113 @@
+"""TREC qrels files (``qid iter docid rel``): a strict, vectorised reader.
+
+The ``iter`` column is ignored (as trec_eval does); ``rel`` must be an integer. Negative labels
+are kept: trec_eval reads them as "in the pool but not judged", and so does
+:mod:`harness.metrics` (non-relevant everywhere, skipped by bpref). A (qid, docid) pair given
+twice is an error naming both lines (trec_eval refuses it too).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from harness.errors import DataError
+from harness.runs import _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8, _parse_ints, id_hash
+
+__all__ = ["Qrels", "read_qrels"]
+
+
+class Qrels:
+    """Relevance judgments: per topic, doc ids and integer labels (columnar inside, like
+    :class:`harness.runs.Run`).
+
+    >>> q = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}})
+    >>> q.topics(), q.judged("q1")
+    (['q1'], {'d1': 2, 'd2': 0})
+    """
+
+    __slots__ = ("_topics", "_index", "offsets", "docids", "labels", "source", "_hash")
+
+    def __init__(self, topics, offsets, docids, labels, source="<qrels>"):
+        self._topics = list(topics)
+        self._index = {t: i for i, t in enumerate(self._topics)}
+        self.offsets = offsets
+        self.docids = docids
+        self.labels = labels
+        self.source = source
+        self._hash = None
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], *,
+                  source: str = "<Qrels.from_dict>") -> "Qrels":
+        """Build from ``{qid: {docid: label}}`` (labels must be integers)."""
+        topics, lens, ids, labels = [], [], [], []
+        for qid, judged in qrels.items():
+            if not isinstance(qid, str) or len(qid.split()) != 1 or qid != qid.strip():
+                raise DataError(source, f"topic id must be a non-empty string without whitespace "
+                                f"(got {qid!r})")
+            for doc, lab in judged.items():
+                if not isinstance(doc, str) or len(doc.split()) != 1 or doc != doc.strip():
+                    raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "
+                                    f"without whitespace (got {doc!r})")
+                if isinstance(lab, bool) or not isinstance(lab, (int, np.integer)):
+                    raise DataError(source, f"topic {qid!r}, document {doc!r}: label must be an "
+                                    f"integer (got {lab!r})")
+                ids.append(doc.encode("utf-8", "surrogateescape"))
+                labels.append(int(lab))
+            topics.append(qid)
+            lens.append(len(judged))
+        offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        docids = _pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
+        return cls(topics, offsets, docids, np.array(labels, dtype=np.int64), source)
+
+    def topics(self) -> list[str]:
+        """Topic ids in order of first appearance."""
+        return list(self._topics)
+
+    def judged(self, qid: str) -> dict[str, int]:
+        """``{docid: label}`` for one topic."""
+        t = self._index[qid]
+        lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+        return {d.decode("utf-8", "surrogateescape"): int(v)
+                for d, v in zip(self.docids[lo:hi].tolist(), self.labels[lo:hi].tolist())}
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        return {q: self.judged(q) for q in self._topics}
+
+    def topic_index(self, qid: str) -> int | None:
+        return self._index.get(qid)
+
+    def doc_hash(self) -> np.ndarray:
+        """Cached 64-bit hashes of the doc ids (see :func:`harness.runs.id_hash`)."""
+        if self._hash is None:
+            self._hash = id_hash(self.docids)
+        return self._hash
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __repr__(self) -> str:
+        return f"Qrels({self.source!r}, {len(self._topics)} topics, {len(self)} judgments)"
+
+
+def read_qrels(path) -> Qrels:
+    """Read a TREC qrels file. :class:`DataError` with the line number for a wrong field count,
+    a non-integer label, or a (qid, docid) pair judged twice."""
+    source = str(path)
+    topics = _TopicColumn()
+    ids, labels, lines = [], [], []
+    for block in _blocks(path, 4, "qrels: qid iter docid rel"):
+        topics.add(block)
+        ids.append(_fixed_bytes(block, 2))
+        labels.append(_parse_ints(block, 3, source, "relevance label (field 4)"))
+        lines.append(block.lines())
+    names, offsets, order = topics.grouping()
+    docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
+    lab = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
+    line_arr = np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
+    if order is not None:
+        docids, lab, line_arr = docids[order], lab[order], line_arr[order]
+    _dedupe("judgment", source, names, offsets, docids, line_arr, "error")
+    return Qrels(names, offsets, docids, lab, source)

@@ -1,0 +1,506 @@
+"""TREC run files: a strict, vectorised reader and an atomic writer.
+
+A run line is ``qid Q0 docid rank score tag``, whitespace-separated. The reader never loops in
+Python per line: it reads the file in large blocks, finds the field boundaries with numpy, and
+turns the columns into arrays (topic segments, fixed-width doc-id bytes, float64 scores). Errors
+name the file and line.
+
+Like trec_eval, the reader ignores the ``Q0``, ``rank`` and ``tag`` columns' values (only their
+presence is checked): the order that counts is decided by the evaluation's tie policy, see
+:class:`harness.metrics.EvalPolicy`. A :class:`Run` keeps each topic's rows in file order.
+
+This module also holds the columnar tokeniser that :mod:`harness.qrels` shares.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from harness.errors import DataError
+
+__all__ = ["Run", "read_run", "write_run"]
+
+_BLOCK = 64 << 20          # bytes per parsing block: bounds the temporaries' memory
+_NL, _SP = 10, 32
+# what strtod accepts, minus nan (which has no place in a ranking) and Python's "1_0"
+_FLOAT_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.I)
+
+
+# --------------------------------------------------------------------------- tokeniser
+_FRONT, _BACK = 16, 8       # padding around a block, so 8-byte loads near its edges stay inside
+
+
+class _Block:
+    """Whole lines of a file: ``buf`` (padded bytes), ``delim`` (n, nfields) positions of the
+    separator after each field, and the lines: ``lines`` (1-based, per row) or, when the block
+    has no blank lines, None and ``line0`` (rows are lines line0+1, line0+2, ...)."""
+
+    __slots__ = ("buf", "words", "delim", "first", "line0", "_lines")
+
+    def __init__(self, buf, delim, first, line0, lines):
+        self.buf, self.delim, self.first, self.line0, self._lines = buf, delim, first, line0, lines
+        # every 8-byte window of the block as a uint64 (unaligned view, no copy)
+        self.words = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
+
+    def __len__(self):
+        return len(self.delim)
+
+    def start(self, f):
+        return self.first if f == 0 else self.delim[:, f - 1] + 1
+
+    def end(self, f):
+        return self.delim[:, f]
+
+    def lines(self):
+        if self._lines is None:
+            return np.arange(self.line0 + 1, self.line0 + len(self) + 1, dtype=np.int64)
+        return self._lines
+
+    def line(self, i):
+        return int(self.lines()[i]) if self._lines is not None else self.line0 + i + 1
+
+    def token(self, f, i) -> bytes:
+        return bytes(self.buf[int(self.start(f)[i]):int(self.end(f)[i])])
+
+
+def _blocks(path, nfields: int, what: str) -> Iterator[_Block]:
+    """Yield the file's lines as :class:`_Block` s of ``nfields`` whitespace-separated tokens.
+
+    Blank lines are skipped; any other line must have exactly ``nfields`` tokens.
+    """
+    source = str(path)
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise DataError(source, f"cannot read {what}: {e.strerror}") from None
+    with f:
+        carry = b""
+        line0 = 0                                   # lines before the current block
+        while True:
+            chunk = f.read(_BLOCK)
+            if chunk:
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:
+                    carry += chunk
+                    continue
+                data = b"\0" * _FRONT + carry + chunk[:cut] + b"\0" * _BACK
+                carry = chunk[cut:]
+            elif carry:
+                data = b"\0" * _FRONT + carry + b"\n" + b"\0" * _BACK
+                carry = b""
+            else:
+                return
+            buf = np.frombuffer(data, dtype=np.uint8)
+            block, nlines = _tokenise(buf, nfields, line0, source, what)
+            line0 += nlines
+            if block is not None:
+                yield block
+
+
+def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str):
+    """Split the lines in ``buf[_FRONT:-_BACK]`` into fields; bytes <= 32 separate tokens."""
+    body = buf[_FRONT:len(buf) - _BACK]
+    delim = np.flatnonzero(body <= _SP)
+    isnl = body[delim] == _NL
+    nlines = int(np.count_nonzero(isnl))
+    n = len(delim)
+    # Fast path: every line is exactly ``nfields`` tokens joined by single separators.
+    if n == nlines * nfields and n and delim[0] > 0:
+        shaped = isnl.reshape(nlines, nfields)
+        if shaped[:, -1].all() and not shaped[:, :-1].any() and (np.diff(delim) > 1).all():
+            delim += _FRONT
+            d = delim.reshape(nlines, nfields)
+            first = np.empty(nlines, dtype=np.int64)
+            first[0] = _FRONT
+            first[1:] = d[:-1, -1] + 1
+            return _Block(buf, d, first, line0, None), nlines
+    # General path: runs of separators, tabs, CR, blank lines.
+    is_tok = ~(body <= _SP)
+    edge = np.diff(is_tok.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    tstart = np.flatnonzero(edge == 1)
+    tend = np.flatnonzero(edge == -1)
+    nl_pos = delim[isnl]
+    tline = np.searchsorted(nl_pos, tstart)            # 0-based line index in this block
+    counts = np.bincount(tline, minlength=nlines)
+    bad = np.flatnonzero((counts != nfields) & (counts != 0))
+    if len(bad):
+        i = int(bad[0])
+        lo = int(nl_pos[i - 1]) + 1 if i else 0
+        text = bytes(body[lo:int(nl_pos[i])]).decode("utf-8", "replace").strip()
+        raise DataError(source, f"expected {nfields} whitespace-separated fields ({what} format), "
+                        f"got {int(counts[i])}: {text[:120]!r}", line=line0 + i + 1)
+    if len(tstart) == 0:
+        return None, nlines
+    first = tstart[::nfields] + _FRONT
+    d = (tend + _FRONT).reshape(-1, nfields)
+    lines = line0 + 1 + tline[::nfields].astype(np.int64)
+    return _Block(buf, d, first, line0, lines), nlines
+
+
+_U = np.uint64
+_LOWMASK = np.array([(1 << (8 * v)) - 1 for v in range(9)], dtype=np.uint64)   # keep v low bytes
+_HIGHMASK = ~_LOWMASK[::-1].copy()                                             # keep v high bytes
+_ZEROS, _DOTS = _U(0x3030303030303030), _U(0x2E2E2E2E2E2E2E2E)
+_LO7, _F0, _SIX = _U(0x7F7F7F7F7F7F7F7F), _U(0xF0F0F0F0F0F0F0F0), _U(0x0606060606060606)
+
+
+def _fixed_bytes(block: _Block, f: int) -> np.ndarray:
+    """Field ``f`` as a fixed-width ``S`` array, NUL-padded to a multiple of 8 bytes (so the
+    same memory views as uint64 words for hashing). One 8-byte load per word, no byte loop."""
+    start, end = block.start(f), block.end(f)
+    length = end - start
+    nw = max(-(-int(length.max(initial=1)) // 8), 1)
+    out = np.empty((len(start), nw), dtype=np.uint64)
+    for k in range(nw):
+        out[:, k] = block.words[start + 8 * k] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
+    return out.view(f"S{8 * nw}").ravel()
+
+
+def _zero_bytes(t):
+    """High bit set in exactly the bytes of ``t`` that are 0 (no false positives)."""
+    return ~((((t & _LO7) + _LO7) | t) | _LO7)
+
+
+def _swar8(w):
+    """Eight ASCII digits in a little-endian word (first char lowest) -> their value."""
+    x = w - _ZEROS
+    x = ((x * _U(10)) + (x >> _U(8))) & _U(0x00FF00FF00FF00FF)
+    x = ((x * _U(100)) + (x >> _U(16))) & _U(0x0000FFFF0000FFFF)
+    return ((x * _U(10000)) + (x >> _U(32))) & _U(0xFFFFFFFF)
+
+
+def _parse_numbers(block: _Block, f: int, *, integer: bool):
+    """Parse decimal tokens exactly, 8 bytes at a time. Returns (values, ok); ``ok`` marks the
+    tokens handled here: an optional sign and <= 16 digits/dot whose mantissa is < 2**53. For
+    those, int / 10**e is correctly rounded (both operands are exact in float64), which is
+    what strtod returns. The caller handles the rest (exponents, inf, long mantissas)."""
+    start, end = block.start(f), block.end(f)
+    first = block.buf.take(start)
+    signed = (first == 45) | (first == 43)
+    body = end - start - signed
+    ok = (body >= 1) & (body <= 16)
+    nw = 1 if int(body.max(initial=1)) <= 8 else 2
+    mant = np.zeros(len(start), dtype=np.uint64)
+    frac = np.zeros(len(start), dtype=np.int64)
+    ndots = np.zeros(len(start), dtype=np.uint64)
+    for k in range(nw):                                  # k = 0 is the rightmost word
+        w = block.words[np.maximum(end - 8 * (k + 1), 0)]
+        keep = _HIGHMASK.take(np.clip(body - 8 * k, 0, 8))
+        w = (w & keep) | (_ZEROS & ~keep)                # bytes before the token read as '0'
+        if not integer:
+            z = _zero_bytes(w ^ _DOTS)
+            has = z != 0
+            ndots += np.bitwise_count(z)
+            ctz = np.bitwise_count((z & (~z + _U(1))) - _U(1)).astype(np.int64)
+            frac = np.where(has, 8 * k + 7 - ctz // 8, frac)
+            w = w + ((z >> _U(7)) << _U(1))              # '.' -> '0'
+        ok &= ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS)
+        val = _swar8(w)
+        mant = val if k == 0 else mant + val * _U(10 ** 8)
+    if integer:
+        vals = mant.astype(np.int64)
+        return np.where(first == 45, -vals, vals), ok
+    dotted = ndots == 1
+    ok &= (ndots <= 1) & (body > ndots.astype(np.int64))
+    p = np.power(_U(10), frac.astype(np.uint64))
+    low = mant % p
+    mant = np.where(dotted, (mant - low) // _U(10) + low, mant)
+    ok &= mant < _U(1 << 53)
+    vals = mant.astype(np.float64) / np.power(10.0, frac)
+    return np.where(first == 45, -vals, vals), ok
+
+
+def _parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
+    vals, ok = _parse_numbers(block, f, integer=False)
+    for i in np.flatnonzero(~ok).tolist():          # rare: exponents, inf, > 15 digits
+        tok = block.token(f, i)
+        if not _FLOAT_RE.fullmatch(tok):
+            raise DataError(source, f"{what} must be a decimal number (nan is not allowed), got "
+                            f"{tok.decode('utf-8', 'replace')!r}", line=block.line(i))
+        vals[i] = float(tok)
+    return vals
+
+
+def _parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
+    vals, ok = _parse_numbers(block, f, integer=True)
+    bad = np.flatnonzero(~ok)
+    if len(bad):
+        i = int(bad[0])
+        tok = block.token(f, i).decode("utf-8", "replace")
+        raise DataError(source, f"{what} must be an integer, got {tok!r}", line=block.line(i))
+    return vals
+
+
+class _TopicColumn:
+    """Accumulates a topic column block by block as segments (topic index, row count)."""
+
+    def __init__(self):
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.seg_topic: list[int] = []
+        self.seg_len: list[int] = []
+
+    def add(self, block: _Block, f: int = 0):
+        ids = _fixed_bytes(block, f)
+        heads = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        lens = np.diff(np.r_[heads, len(ids)])
+        for h, ln in zip(ids[heads].tolist(), lens.tolist()):
+            name = h.decode("utf-8", "surrogateescape")
+            t = self.index.get(name)
+            if t is None:
+                t = self.index[name] = len(self.names)
+                self.names.append(name)
+            if self.seg_topic and self.seg_topic[-1] == t:
+                self.seg_len[-1] += ln
+            else:
+                self.seg_topic.append(t)
+                self.seg_len.append(ln)
+
+    def grouping(self):
+        """(names, offsets, order): ``order`` is None when each topic is one contiguous
+        segment, else the stable permutation that groups the rows by topic."""
+        seg_topic = np.asarray(self.seg_topic, dtype=np.int64)
+        seg_len = np.asarray(self.seg_len, dtype=np.int64)
+        counts = np.bincount(seg_topic, weights=seg_len, minlength=len(self.names)).astype(np.int64)
+        offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        order = None
+        if len(seg_topic) != len(self.names):
+            order = np.argsort(np.repeat(seg_topic, seg_len), kind="stable")
+        return self.names, offsets, order
+
+
+# --------------------------------------------------------------------------- hashing
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser (in place on a fresh array)."""
+    h ^= h >> np.uint64(30)
+    h *= _M1
+    h ^= h >> np.uint64(27)
+    h *= _M2
+    h ^= h >> np.uint64(31)
+    return h
+
+
+def id_hash(ids: np.ndarray) -> np.ndarray:
+    """A cheap 64-bit hash of each id of a NUL-padded ``S`` array (width a multiple of 8).
+    Independent of the width (NUL words are skipped), so arrays of different widths agree.
+    Not collision-free: equal hashes are always confirmed by comparing the bytes."""
+    width = ids.dtype.itemsize
+    words = ids.view(np.uint64).reshape(len(ids), width // 8)
+    h = words[:, 0] * _M1
+    for j in range(1, words.shape[1]):
+        w = words[:, j]
+        h = np.where(w != 0, (h ^ w) * _M2, h)
+    return h
+
+
+def topic_salt(n: int) -> np.ndarray:
+    """``n`` distinct pseudo-random 64-bit values, one per topic index, to xor into doc-id
+    hashes: (topic, doc) keys without a per-row mixing pass."""
+    return _mix(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+
+
+def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Row indices that repeat an earlier row's (topic, id), in row order."""
+    s = np.sort(keys)
+    if not (s[1:] == s[:-1]).any():
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    k = keys[order]
+    cand = np.flatnonzero(k[1:] == k[:-1]) + 1
+    # confirm with the bytes and the topic: a hash collision is not a duplicate
+    same = (ids[order[cand]] == ids[order[cand - 1]]) & (seg[order[cand]] == seg[order[cand - 1]])
+    # a row equal to its predecessor in hash order repeats an earlier row (stable sort)
+    return np.sort(order[cand[same]])
+
+
+def _dedupe(kind, source, names, offsets, ids, lines, duplicates):
+    """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None."""
+    if duplicates not in ("error", "drop"):
+        raise ValueError(f"duplicates must be 'error' or 'drop' (got {duplicates!r})")
+    if len(ids) < 2:
+        return None
+    seg = np.repeat(np.arange(len(names), dtype=np.int64), np.diff(offsets))
+    keys = id_hash(ids) ^ topic_salt(len(names))[seg]
+    dup = _find_duplicates(keys, ids, seg)
+    if len(dup) == 0:
+        return None
+    if duplicates == "error":
+        i = int(dup[0])
+        t = int(seg[i])
+        doc = ids[i].decode("utf-8", "surrogateescape")
+        lo = int(offsets[t])
+        first = lo + int(np.flatnonzero(ids[lo:i] == ids[i])[0])
+        where = (f" (first seen on line {int(lines[first])})" if lines is not None else "")
+        hint = (" Remove them, or read with duplicates='drop' to keep each document's first row."
+                if kind == "document" else " Keep one judgment per document.")
+        raise DataError(source, f"duplicate {kind} for topic {names[t]!r}, document {doc!r}{where}; "
+                        f"{len(dup)} duplicate row(s) in all.{hint}",
+                        line=int(lines[i]) if lines is not None else None)
+    keep = np.ones(len(ids), dtype=bool)
+    keep[dup] = False
+    return keep
+
+
+# --------------------------------------------------------------------------- Run
+class Run:
+    """A retrieval run: per topic, the returned documents with their scores, in the run's
+    order (file order for :func:`read_run`, the given order for :meth:`from_ranked`).
+
+    Columnar inside: ``offsets`` (topic segments), ``docids`` (NUL-padded ``S`` array) and
+    ``scores`` (float64), so evaluation never touches Python objects per document.
+
+    >>> run = Run.from_ranked({"q1": (["d2", "d1"], [2.0, 1.0])})
+    >>> run.topics(), run.ranked("q1")[0]
+    (['q1'], ['d2', 'd1'])
+    """
+
+    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_hash")
+
+    def __init__(self, topics: list[str], offsets: np.ndarray, docids: np.ndarray,
+                 scores: np.ndarray, source: str = "<run>"):
+        self._topics = list(topics)
+        self._index = {t: i for i, t in enumerate(self._topics)}
+        self.offsets = offsets
+        self.docids = docids
+        self.scores = scores
+        self.source = source
+        self._hash = None
+
+    @classmethod
+    def from_ranked(cls, ranked: Mapping[str, tuple[Sequence[str], Sequence[float]]], *,
+                    duplicates: str = "error", source: str = "<Run.from_ranked>") -> "Run":
+        """Build a run from ``{qid: (docids, scores)}``, keeping each topic's order as given."""
+        topics, lens, ids, scores = [], [], [], []
+        for qid, pair in ranked.items():
+            try:
+                docs, sc = pair
+            except (TypeError, ValueError):
+                raise DataError(source, f"topic {qid!r}: expected a (docids, scores) pair") from None
+            sc = np.asarray(sc, dtype=np.float64).ravel()
+            docs = list(docs)
+            if len(docs) != len(sc):
+                raise DataError(source, f"topic {qid!r}: {len(docs)} docids but {len(sc)} scores")
+            for d in docs:
+                if not isinstance(d, str) or not d or len(d.split()) != 1:
+                    raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "
+                                    f"without whitespace (got {d!r})")
+            if not isinstance(qid, str) or len(qid.split()) != 1 or qid != qid.strip():
+                raise DataError(source, f"topic id must be a non-empty string without whitespace "
+                                f"(got {qid!r})")
+            topics.append(qid)
+            lens.append(len(docs))
+            ids.extend(d.encode("utf-8", "surrogateescape") for d in docs)
+            scores.append(sc)
+        offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        docids = _pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
+        score_arr = np.concatenate(scores) if scores else np.zeros(0)
+        run = cls(topics, offsets, docids, score_arr, source)
+        return run._deduped(duplicates, None)
+
+    def _deduped(self, duplicates, lines):
+        keep = _dedupe("document", self.source, self._topics, self.offsets, self.docids, lines,
+                       duplicates)
+        if keep is None:
+            return self
+        seg = np.repeat(np.arange(len(self._topics)), np.diff(self.offsets))
+        counts = np.bincount(seg[keep], minlength=len(self._topics))
+        offsets = np.zeros_like(self.offsets)
+        np.cumsum(counts, out=offsets[1:])
+        return Run(self._topics, offsets, self.docids[keep], self.scores[keep], self.source)
+
+    def topics(self) -> list[str]:
+        """Topic ids in order of first appearance."""
+        return list(self._topics)
+
+    def ranked(self, qid: str) -> tuple[list[str], np.ndarray]:
+        """The topic's doc ids and float64 scores in the run's order."""
+        try:
+            t = self._index[qid]
+        except KeyError:
+            raise KeyError(f"topic {qid!r} is not in the run {self.source}") from None
+        lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+        docs = [d.decode("utf-8", "surrogateescape") for d in self.docids[lo:hi].tolist()]
+        return docs, self.scores[lo:hi].copy()
+
+    def doc_hash(self) -> np.ndarray:
+        """Cached 64-bit hashes of the doc ids (see :func:`id_hash`)."""
+        if self._hash is None:
+            self._hash = id_hash(self.docids)
+        return self._hash
+
+    def topic_index(self, qid: str) -> int | None:
+        return self._index.get(qid)
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def __repr__(self) -> str:
+        return f"Run({self.source!r}, {len(self._topics)} topics, {len(self)} rows)"
+
+
+def _pad8(ids: np.ndarray) -> np.ndarray:
+    """Widen an ``S`` array to a multiple of 8 bytes (NUL padding, values unchanged)."""
+    w = ids.dtype.itemsize
+    w8 = max(-(-w // 8) * 8, 8)
+    return ids if w8 == w else ids.astype(f"S{w8}")
+
+
+def read_run(path, *, duplicates: str = "error") -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``).
+
+    Raises :class:`DataError` with the line number for a wrong field count or a non-numeric
+    score, and for a document repeated within a topic (trec_eval refuses those too) unless
+    ``duplicates="drop"``, which keeps each document's first row.
+    """
+    source = str(path)
+    topics = _TopicColumn()
+    ids, scores, lines = [], [], []
+    for block in _blocks(path, 6, "run: qid Q0 docid rank score tag"):
+        topics.add(block)
+        ids.append(_fixed_bytes(block, 2))
+        scores.append(_parse_floats(block, 4, source, "score (field 5)"))
+        lines.append(block.lines())
+    names, offsets, order = topics.grouping()
+    docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
+    score_arr = np.concatenate(scores) if scores else np.zeros(0)
+    line_arr = np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
+    if order is not None:
+        docids, score_arr, line_arr = docids[order], score_arr[order], line_arr[order]
+    run = Run(names, offsets, docids, score_arr, source)
+    return run._deduped(duplicates, line_arr)
+
+
+def write_run(path, run: Run, tag: str) -> None:
+    """Write ``run`` as a TREC run file, ranks 1..n in the run's order, atomically (a temp file
+    in the same directory, then ``os.replace``). Scores are written with ``repr(float)``, the
+    shortest text that reads back to the same float64, so nothing is lost."""
+    if not isinstance(tag, str) or len(tag.split()) != 1 or tag != tag.strip():
+        raise DataError(str(path), f"run tag must be one non-empty word without whitespace (got {tag!r})")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
+            for t, qid in enumerate(run.topics()):
+                lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
+                docs = run.docids[lo:hi].tolist()
+                f.write("".join(
+                    f"{qid} Q0 {d.decode('utf-8', 'surrogateescape')} {r} {s!r} {tag}\n"
+                    for r, (d, s) in enumerate(zip(docs, run.scores[lo:hi].tolist()), start=1)))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
