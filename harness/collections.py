@@ -159,6 +159,7 @@ def stage(corpus: Corpus, staging: Path) -> Path:
     if corpus.path.is_file():
         staging.mkdir(parents=True, exist_ok=True)
         target = staging / corpus.path.name
+        target.unlink(missing_ok=True)
         try:
             os.link(corpus.path, target)
         except OSError:

@@ -54,6 +54,11 @@ class Searcher:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
         self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
+        # Tie order = ascending external id in UTF-8 byte order (Lucene's STRING_VAL order);
+        # Python compares str by code point, which is the same order.
+        ranks = np.empty(len(self.ids), dtype=np.int64)
+        ranks[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
+        self._java.setIdRanks(ranks.tolist())
         self.num_docs = int(self._java.numDocs())
 
     def _similarity(self, sim: Similarity):

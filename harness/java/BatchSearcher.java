@@ -31,11 +31,17 @@ import org.apache.lucene.store.FSDirectory;
  * Batch retrieval for the harness: Anserini's search semantics, results moved to Python in bulk.
  *
  * <p>Each query is what Anserini's SimpleSearcher.search(String, int) runs: a
- * BagOfWordsQueryGenerator query over "contents" through the index's analyzer, searched with
- * Sort(score desc, external id asc) (SimpleSearcher.BREAK_SCORE_TIES_BY_DOCID), so a tie group
- * that straddles the depth cut-off is cut exactly as Anserini cuts it; then Anserini's
- * ScoreTiesAdjusterReranker is applied to the scores. What differs is only the transport: no
- * stored document is loaded per hit and no Java object per hit crosses into Python. The results
+ * BagOfWordsQueryGenerator query over "contents" through the index's analyzer, hits ordered by
+ * score descending and external id ascending (SimpleSearcher.BREAK_SCORE_TIES_BY_DOCID), so a tie
+ * group that straddles the depth cut-off is cut exactly as Anserini cuts it; then Anserini's
+ * ScoreTiesAdjusterReranker is applied to the scores.
+ *
+ * <p>What differs is how, not what. Anserini sorts with a TopFieldCollector on (score, id),
+ * which reads the id doc values of every competitive hit. We collect the plain top k+1 by score
+ * (Lucene's fastest path), widen the window while the last hit still ties with the k-th, and
+ * then order each tie group by the rank of its external ids (UTF-8 byte order, as Lucene's
+ * STRING_VAL sort compares them), precomputed once per index by {@link #setIdRanks}. No stored
+ * document is loaded per hit and no Java object per hit crosses into Python. The results
  * of a batch come back as one little-endian byte[]: int counts[nq], int luceneDocids[total],
  * float scores[total]. Python maps Lucene docids to external ids with {@link #externalIds()},
  * read once per index.
@@ -48,6 +54,7 @@ public final class BatchSearcher implements AutoCloseable {
 
   private final IndexReader reader;
   private final Analyzer analyzer;
+  private int[] idRank; // Lucene docid -> rank of its external id; null: sort as Anserini does
 
   public BatchSearcher(String indexPath, Analyzer analyzer) throws Exception {
     this.reader = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)));
@@ -61,6 +68,12 @@ public final class BatchSearcher implements AutoCloseable {
   public static Similarity jelinekMercer(float lambda) { return new LMJelinekMercerSimilarity(lambda); }
 
   public int numDocs() { return reader.numDocs(); }
+
+  /** ranks[docid] = position of the document's external id in ascending UTF-8 byte order. */
+  public void setIdRanks(int[] ranks) {
+    if (ranks.length != reader.maxDoc()) throw new IllegalArgumentException("one rank per document");
+    this.idRank = ranks;
+  }
 
   public int maxDoc() { return reader.maxDoc(); }
 
@@ -118,8 +131,7 @@ public final class BatchSearcher implements AutoCloseable {
   private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores)
       throws Exception {
     Query query = new BagOfWordsQueryGenerator().buildQuery(FIELD, analyzer, text);
-    TopDocs top = s.search(query, k, ANSERINI_ORDER, true);
-    ScoreDoc[] hits = top.scoreDocs;
+    ScoreDoc[] hits = idRank == null ? s.search(query, k, ANSERINI_ORDER, true).scoreDocs : topByRank(s, query, k);
     int[] d = new int[hits.length];
     float[] sc = new float[hits.length];
     for (int j = 0; j < hits.length; j++) {
@@ -129,6 +141,27 @@ public final class BatchSearcher implements AutoCloseable {
     adjustTies(sc);
     docs[i] = d;
     scores[i] = sc;
+  }
+
+  /** The top k by (score desc, external id asc): plain top-score collection, ties fixed after. */
+  private ScoreDoc[] topByRank(IndexSearcher s, Query query, int k) throws Exception {
+    int n = k + 1;
+    ScoreDoc[] h;
+    while (true) {
+      h = s.search(query, n).scoreDocs;
+      // Complete when fewer than n matched, or the last hit scores below the k-th: then every
+      // document tied with the k-th is inside the window.
+      if (h.length < n || h[n - 1].score < h[k - 1].score || n >= reader.maxDoc()) break;
+      n = (int) Math.min((long) reader.maxDoc(), 2L * n);
+    }
+    int[] rank = idRank;
+    for (int i = 0; i < h.length; ) {
+      int j = i + 1;
+      while (j < h.length && h[j].score == h[i].score) j++;
+      if (j - i > 1) java.util.Arrays.sort(h, i, j, (x, y) -> Integer.compare(rank[x.doc], rank[y.doc]));
+      i = j;
+    }
+    return h.length > k ? java.util.Arrays.copyOf(h, k) : h;
   }
 
   /**

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Retrieval benchmark: harness vs Anserini SimpleSearcher vs the plain-Lucene floor.
+
+In one run, on Cranfield (../shared) and on a synthetic corpus generated deterministically here
+(200,000 documents, 2,000 topics by default), at depth 1000 and 10:
+
+  harness      harness.search.Searcher (BatchSearcher: Anserini's ordering, bulk transfer)
+  simple       Anserini SimpleSearcher.batch_search with the same threads, hits turned into
+               Python (docid, score) pairs, as pyserini's LuceneSearcher.batch_search does
+  floor        plain Lucene IndexSearcher.search(query, k) per query on one thread, queries
+               built beforehand, no hit loaded (what scoring alone costs)
+
+Each tool runs in a fresh subprocess (peak memory = that process's max RSS, JVM included). The
+runs of harness and simple are checked identical (doc ids and ranks; scores within 1e-4) before
+any number is printed. Indexing: harness.index.ensure_index against IndexCollection called
+directly with the same arguments and threads.
+
+    .venv/bin/python bench/bench_search.py [--docs 200000] [--topics 2000] [--threads 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+CRANFIELD = REPO.parent / "shared" / "collections" / "cranfield"
+sys.path.insert(0, str(REPO))
+
+
+# ----------------------------------------------------------------------------- data
+def synth(out: Path, docs: int, topics: int, seed: int = 7) -> tuple[Path, Path]:
+    """Zipf-distributed vocabulary of 60,000 pseudo-words; doc length ~ 20 + Poisson(40)."""
+    corpus, tfile = out / f"synth-{docs}" / "corpus.jsonl", out / f"synth-{docs}" / f"topics-{topics}.tsv"
+    if corpus.exists() and tfile.exists():
+        return corpus, tfile
+    corpus.parent.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("bcdfghjklmnpqrstvwxz"))
+    vocab = np.array(["".join(letters[rng.integers(0, 20, size=6)]) + "o" for _ in range(60_000)])
+    vocab = np.unique(vocab)
+    rng.shuffle(vocab)
+    p = 1.0 / np.arange(1, len(vocab) + 1) ** 1.07
+    p /= p.sum()
+    lengths = 20 + rng.poisson(40, size=docs)
+    words = vocab[rng.choice(len(vocab), size=int(lengths.sum()), p=p)]
+    with open(corpus, "w") as fh:
+        start = 0
+        for i, n in enumerate(lengths.tolist()):
+            fh.write(json.dumps({"id": f"S{i:07d}", "contents": " ".join(words[start:start + n])}) + "\n")
+            start += n
+    with open(tfile, "w") as fh:
+        for q in range(1, topics + 1):
+            terms = vocab[rng.integers(50, 20_000, size=int(rng.integers(2, 6)))]
+            fh.write(f"{q}\t{' '.join(terms)}\n")
+    return corpus, tfile
+
+
+# ----------------------------------------------------------------------------- workers
+def worker(args) -> dict:
+    from harness import lucene
+    from harness.index import IndexOptions
+    from harness.search import Searcher
+    from harness.similarity import Similarity
+    from harness.topics import read_topics
+
+    topics = read_topics(Path(args.topics))
+    texts = [t for _, t in topics]
+    res: dict = {}
+    lucene.jclass("java.lang.System")  # start the JVM outside every timed region
+    if args.tool == "index-harness":
+        from harness.collections import Corpus
+        from harness.index import ensure_index
+
+        target = Path(args.index)
+        shutil.rmtree(target, ignore_errors=True)
+        t = time.perf_counter()
+        info = ensure_index(Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads, log=lambda m: None)
+        res["seconds"] = time.perf_counter() - t
+        res["documents"] = info.manifest["stats"]["documents"]
+    elif args.tool == "index-anserini":
+        from harness.collections import Corpus, stage
+        from harness.index import _run_index_collection
+
+        target = Path(args.index)
+        shutil.rmtree(target, ignore_errors=True)
+        source = stage(Corpus(Path(args.corpus), "jsonl"), target.parent / (target.name + "-staged"))
+        t = time.perf_counter()
+        counters = _run_index_collection("JsonCollection", source, target, IndexOptions(), args.threads)
+        res["seconds"] = time.perf_counter() - t
+        res["documents"] = counters["indexed"]
+    elif args.tool == "harness":
+        s = Searcher(args.index, IndexOptions())
+        s.search(texts[:50], Similarity.parse("bm25"), args.depth, args.threads)  # JIT warm-up
+        t = time.perf_counter()
+        run = s.search(texts, Similarity.parse("bm25"), args.depth, args.threads)
+        res["seconds"] = time.perf_counter() - t
+        write(args.run, topics, run)
+    elif args.tool == "simple":
+        ss = lucene.jclass("io.anserini.search.SimpleSearcher")(args.index)
+        qids = [q for q, _ in topics]
+
+        def jlist(items):  # what pyserini's LuceneSearcher.batch_search does before calling Java
+            out = lucene.jclass("java.util.ArrayList")()
+            for x in items:
+                out.add(x)
+            return out
+
+        ss.batch_search(jlist(texts[:50]), jlist(qids[:50]), args.depth, args.threads)
+        t = time.perf_counter()
+        hits = ss.batch_search(jlist(texts), jlist(qids), args.depth, args.threads)
+        run = []
+        for q in qids:
+            hs = hits.get(q)
+            run.append(([h.docid for h in hs], np.array([h.score for h in hs])))
+        res["seconds"] = time.perf_counter() - t
+        write(args.run, topics, run)
+    elif args.tool == "floor":
+        J = lucene.jclass
+        reader = J("org.apache.lucene.index.DirectoryReader").open(
+            J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(args.index).toPath()))
+        searcher = J("org.apache.lucene.search.IndexSearcher")(reader, signature="(Lorg/apache/lucene/index/IndexReader;)V")
+        searcher.setSimilarity(J("org.apache.lucene.search.similarities.BM25Similarity")(0.9, 0.4))
+        analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+        gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
+        queries = [gen.buildQuery("contents", analyzer, t) for t in texts]
+        for q in queries[:50]:
+            searcher.search(q, args.depth)
+        t = time.perf_counter()
+        for q in queries:
+            searcher.search(q, args.depth)
+        res["seconds"] = time.perf_counter() - t
+    res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return res
+
+
+def write(path, topics, run) -> None:
+    with open(path, "w") as fh:
+        for (qid, _), (ids, scores) in zip(topics, run):
+            for i, (d, s) in enumerate(zip(ids, scores), start=1):
+                fh.write(f"{qid} {d} {i} {float(s)!r}\n")
+
+
+def spawn(tool: str, **kw) -> dict:
+    cmd = [sys.executable, __file__, "--worker", json.dumps({"tool": tool, **{k: str(v) for k, v in kw.items()}})]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"{tool} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def same_runs(a: Path, b: Path) -> tuple[bool, float]:
+    ra = [l.split() for l in open(a)]
+    rb = [l.split() for l in open(b)]
+    if len(ra) != len(rb) or any(x[:3] != y[:3] for x, y in zip(ra, rb)):
+        return False, float("nan")
+    diff = max((abs(float(x[3]) - float(y[3])) for x, y in zip(ra, rb)), default=0.0)
+    return diff <= 1e-4, diff
+
+
+# ----------------------------------------------------------------------------- main
+def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        spec = json.loads(sys.argv[2])
+        spec["depth"] = int(spec.get("depth", 1000))
+        spec["threads"] = int(spec.get("threads", 1))
+        print(json.dumps(worker(argparse.Namespace(**spec))))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=200_000)
+    ap.add_argument("--topics", type=int, default=2_000)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--depths", default="1000,10")
+    args = ap.parse_args()
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    t = time.perf_counter()
+    sc, st = synth(OUT, args.docs, args.topics)
+    print(f"synthetic corpus: {args.docs} docs, {args.topics} topics ({time.perf_counter() - t:.1f} s to generate or reuse)")
+    datasets = [("cranfield", CRANFIELD / "corpus.jsonl", CRANFIELD / "topics.tsv"), (f"synthetic-{args.docs}", sc, st)]
+    print(f"threads={args.threads}; every figure from a fresh process; qps = topics per second of search\n")
+    rows = []
+    for name, corpus, topics in datasets:
+        ih = spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads)
+        ia = spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads)
+        print(f"[{name}] indexing {ih['documents']} docs: harness {ih['documents'] / ih['seconds']:.0f} docs/s, "
+              f"IndexCollection directly {ia['documents'] / ia['seconds']:.0f} docs/s "
+              f"(harness/direct throughput {ia['seconds'] / ih['seconds']:.3f})")
+        index = OUT / f"{name}-idx-h"
+        n = sum(1 for _ in open(topics))
+        for depth in [int(d) for d in args.depths.split(",")]:
+            r = {}
+            for tool in ("harness", "simple", "floor"):
+                r[tool] = spawn(tool, index=index, topics=topics, depth=depth, threads=args.threads,
+                                run=OUT / f"{name}-{depth}-{tool}.run")
+            r["harness1"] = spawn("harness", index=index, topics=topics, depth=depth, threads=1,
+                                  run=OUT / f"{name}-{depth}-harness1.run")
+            ok, diff = same_runs(OUT / f"{name}-{depth}-harness.run", OUT / f"{name}-{depth}-simple.run")
+            if not ok:
+                print(f"[{name}] depth {depth}: RUNS DIFFER (max score diff {diff})")
+                return 1
+            rows.append((name, depth, n, r, diff))
+    print()
+    print("| corpus | depth | harness qps | SimpleSearcher qps | harness / Simple | floor qps (1 thread) | harness 1 thread qps | floor / harness (1 thread) | peak MB harness / Simple / floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name, depth, n, r, diff in rows:
+        q = {k: n / v["seconds"] for k, v in r.items()}
+        print(f"| {name} | {depth} | {q['harness']:.0f} | {q['simple']:.0f} | {q['harness'] / q['simple']:.1f}x | "
+              f"{q['floor']:.0f} | {q['harness1']:.0f} | {q['floor'] / q['harness1']:.2f} | "
+              f"{r['harness']['max_rss_mb']:.0f} / {r['simple']['max_rss_mb']:.0f} / {r['floor']['max_rss_mb']:.0f} |")
+    print("\nruns identical to SimpleSearcher's (doc ids, ranks; scores within 1e-4) in every row")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
