@@ -106,7 +106,7 @@ def _vector(x: object, source: str) -> np.ndarray:
         raise DataError(source, "no topics: per-topic scores are empty")
     bad = np.flatnonzero(~np.isfinite(v))
     if bad.size:
-        raise DataError(source, f"per-topic scores must be finite; position {int(bad[0])} is {v[bad[0]]!r}")
+        raise DataError(source, f"per-topic scores must be finite; position {int(bad[0])} is {float(v[bad[0]])!r}")
     return v
 
 
