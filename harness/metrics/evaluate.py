@@ -1,0 +1,242 @@
+"""evaluate(run, qrels, measures, policy) -> Evaluation: trec_eval's numbers, vectorised.
+
+Every policy that changes a number is a field of :class:`EvalPolicy`, echoed in reports, and
+its effect is counted in :attr:`Evaluation.audit`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
+from harness.metrics.measures import Measure, parse_measure
+from harness.qrels import Qrels
+from harness.runs import Run, topic_salt
+
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
+
+_TIES = ("trec_eval", "as-ranked")
+_MISSING = ("zero", "drop")
+
+
+@dataclass(frozen=True)
+class EvalPolicy:
+    """How a run is scored. The defaults reproduce ``trec_eval -c`` (trec_eval 9.0.x):
+
+    ``ties="trec_eval"``
+        Each topic is re-sorted by score descending, then doc id descending (byte order), as
+        trec_eval does; the rank column and file order are ignored. ``"as-ranked"`` keeps the
+        run's own order (file order for :func:`harness.runs.read_run`).
+    ``missing_topics="zero"``
+        A judged topic the run does not answer scores 0 on every measure (NumRel included,
+        as in trec_eval's sums) and counts in the means (``trec_eval -c``): a system must
+        not look better by not answering. ``"drop"``
+        leaves such topics out, trec_eval's default.
+    ``nDCG_threshold=False``
+        nDCG/DCG/CG take gains from every label >= 1 and ignore ``rel=`` (trec_eval does);
+        True applies the measure's ``rel=`` threshold to the gains too.
+
+    Fixed (as trec_eval): run topics without judgments are ignored; negative labels are
+    non-relevant ("in the pool, unjudged": bpref and Judged skip them); the relevance
+    threshold is the measure's ``rel=`` (default 1, ``trec_eval -l 1``); all returned docs
+    are evaluated (no depth cut, trec_eval without ``-M``).
+    """
+
+    ties: str = "trec_eval"
+    missing_topics: str = "zero"
+    nDCG_threshold: bool = False
+
+    def __post_init__(self):
+        if self.ties not in _TIES:
+            raise ValueError(f"EvalPolicy.ties must be one of {', '.join(_TIES)} (got {self.ties!r})")
+        if self.missing_topics not in _MISSING:
+            raise ValueError(f"EvalPolicy.missing_topics must be one of {', '.join(_MISSING)} "
+                             f"(got {self.missing_topics!r})")
+        if not isinstance(self.nDCG_threshold, bool):
+            raise ValueError(f"EvalPolicy.nDCG_threshold must be True or False (got {self.nDCG_threshold!r})")
+
+    def __str__(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+@dataclass
+class Evaluation:
+    """Per-topic values and means, keyed by canonical measure name (``str(measure)``)."""
+
+    per_topic: dict[str, dict[str, float]]
+    means: dict[str, float]
+    topics: list[str]
+    audit: dict[str, int]
+    policy: EvalPolicy
+    measures: list[Measure] = field(default_factory=list)
+
+
+def _as_measures(measures) -> list[Measure]:
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    out = []
+    for m in measures:
+        m = parse_measure(m)
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def evaluate_labels(rl: RankedLabels, measures, policy: EvalPolicy = EvalPolicy(),
+                    audit: dict | None = None, zero: np.ndarray | None = None) -> Evaluation:
+    """Score an already-built :class:`RankedLabels` (the shape both judgment kinds share).
+    Topics flagged in ``zero`` (judged, missing from the run) score 0 on every measure."""
+    measures = _as_measures(measures)
+    per_topic, means = {}, {}
+    for m in measures:
+        vals = compute(rl, m, nDCG_threshold=policy.nDCG_threshold)
+        if zero is not None:
+            vals[zero] = 0.0
+        per_topic[str(m)] = dict(zip(rl.topics, vals.tolist()))
+        means[str(m)] = float(vals.sum() / len(vals)) if len(vals) else float("nan")
+    return Evaluation(per_topic, means, list(rl.topics), dict(audit or {}), policy, measures)
+
+
+# --------------------------------------------------------------------------- run ordering
+def _order(run: Run, ties: str):
+    """Row permutation applying the tie policy, and the number of topics it changed."""
+    n = len(run)
+    if ties == "as-ranked" or n < 2:
+        return None, 0
+    s = run.scores
+    seg_start = np.zeros(n, dtype=bool)
+    seg_start[run.offsets[:-1][np.diff(run.offsets) > 0]] = True
+    up = (s[1:] > s[:-1]) & ~seg_start[1:]
+    tied = (s[1:] == s[:-1]) & ~seg_start[1:]
+    topic_of = lambda rows: np.searchsorted(run.offsets, rows, side="right") - 1
+    if up.any():
+        # some topics are not in score order: sort their rows fully
+        bad_topics = np.unique(topic_of(np.flatnonzero(up) + 1))
+        lens = np.diff(run.offsets)[bad_topics]
+        rows = np.repeat(run.offsets[bad_topics] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
+        _, code = np.unique(run.docids[rows], return_inverse=True)
+        o = np.lexsort((-code, -s[rows], topic_of(rows)))
+        perm = np.arange(n)
+        perm[rows] = rows[o]
+        # the ties inside the already-sorted topics still need doc-id order
+        in_bad = np.zeros(len(run.offsets) - 1, dtype=bool)
+        in_bad[bad_topics] = True
+        tied &= ~in_bad[topic_of(np.arange(1, n))]
+    else:
+        perm = None
+    t = np.flatnonzero(tied)                       # row t+1 ties with row t
+    if len(t):
+        members = np.unique(np.concatenate([t, t + 1]))
+        # a group is a run of consecutive members whose links are all ties
+        linked = np.zeros(n, dtype=bool)
+        linked[t + 1] = True                       # row r is tied to row r-1
+        gstart = ~linked[members]
+        gid = np.cumsum(gstart) - 1
+        gfirst = np.flatnonzero(gstart)
+        gend = np.r_[gfirst[1:], len(members)]
+        o = np.lexsort((run.docids[members], gid))  # ascending doc id within each group
+        i = np.arange(len(members))
+        g = gid[o]
+        target = gfirst[g] + gend[g] - 1 - i        # reversed: descending doc id
+        if perm is None:
+            perm = np.arange(n)
+        perm[members[target]] = members[o]
+    if perm is None:
+        return None, 0
+    changed = np.flatnonzero(perm != np.arange(n))
+    return perm, int(len(np.unique(topic_of(changed))))
+
+
+# --------------------------------------------------------------------------- the join
+def _join(run: Run, qrels: Qrels, row_qtopic: np.ndarray, perm) -> np.ndarray:
+    """Label code of each run row (in ``perm`` order): the qrels label, -1 if not judged,
+    -2 if judged negative. ``row_qtopic`` is the row's qrels topic index, -1 if none."""
+    salt = topic_salt(len(qrels.topics()) + 1)           # salt[0]: rows of unjudged topics
+    qseg = np.repeat(np.arange(len(qrels.topics())), np.diff(qrels.offsets))
+    qkeys = qrels.doc_hash() ^ salt[qseg + 1]
+    qorder = np.argsort(qkeys, kind="stable")
+    qsorted = qkeys[qorder]
+    rkeys = run.doc_hash() ^ salt[row_qtopic + 1]
+    if perm is not None:
+        rkeys = rkeys[perm]
+    # cheap pre-filter: a bitmap of the qrels keys' top bits, then binary search the hits
+    bits = max(int(np.ceil(np.log2(max(len(qkeys), 1) * 8))), 10)
+    shift = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(qkeys >> shift).astype(np.intp)] = True
+    cand = np.flatnonzero(table[(rkeys >> shift).astype(np.intp)])
+    labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int64)
+    if not len(cand) or not len(qsorted):
+        return labels
+    ck = rkeys[cand]
+    pos = np.searchsorted(qsorted, ck)
+    rrow = cand if perm is None else perm[cand]
+    while len(cand):
+        inside = pos < len(qsorted)
+        pos, cand, ck, rrow = pos[inside], cand[inside], ck[inside], rrow[inside]
+        same_key = qsorted[pos] == ck
+        pos, cand, ck, rrow = pos[same_key], cand[same_key], ck[same_key], rrow[same_key]
+        q = qorder[pos]
+        hit = (run.docids[rrow] == qrels.docids[q]) & (qseg[q] == row_qtopic[rrow])
+        lab = qrels.labels[q[hit]]
+        labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
+        # a hash collision: try the next qrels entry with the same key
+        miss = ~hit
+        pos, cand, ck, rrow = pos[miss] + 1, cand[miss], ck[miss], rrow[miss]
+    return labels
+
+
+def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()) -> Evaluation:
+    """Score ``run`` against ``qrels``; see :class:`EvalPolicy` for every choice made.
+
+    ``measures`` are :class:`Measure` s or their text (``"nDCG@10"``). Values equal trec_eval
+    9.0.x (pytrec_eval) per topic; means are over the evaluated topics (trec_eval's "all").
+    """
+    measures = _as_measures(measures)
+    qtopics = qrels.topics()
+    run_topics = run.topics()
+    q_of_run = np.array([qrels.topic_index(t) if qrels.topic_index(t) is not None else -1
+                         for t in run_topics], dtype=np.int64)
+    lens = np.diff(run.offsets)
+    answered = (q_of_run >= 0) & (lens > 0)
+    # evaluated topics: answered ones in run order, then (zero policy) the missing ones
+    eval_names = [t for t, a in zip(run_topics, answered.tolist()) if a]
+    answered_q = set(q_of_run[answered].tolist())
+    missing = [i for i in range(len(qtopics)) if i not in answered_q]
+    if policy.missing_topics == "zero":
+        eval_names += [qtopics[i] for i in missing]
+    eval_q = np.array([qrels.topic_index(t) for t in eval_names], dtype=np.int64)
+
+    perm, reordered = _order(run, policy.ties)
+    row_qtopic = np.repeat(np.where(answered, q_of_run, -1), lens)
+    labels = _join(run, qrels, row_qtopic, perm)
+    seg_topic = np.full(len(run_topics), -1, dtype=np.int64)
+    seg_topic[np.flatnonzero(answered)] = np.arange(int(answered.sum()))
+
+    qlens = np.diff(qrels.offsets)[eval_q] if len(eval_q) else np.zeros(0, dtype=np.int64)
+    pool_offsets = np.zeros(len(eval_q) + 1, dtype=np.int64)
+    np.cumsum(qlens, out=pool_offsets[1:])
+    starts = qrels.offsets[eval_q] if len(eval_q) else np.zeros(0, dtype=np.int64)
+    pool_rows = np.repeat(starts - pool_offsets[:-1], qlens) + np.arange(int(qlens.sum()))
+    rl = RankedLabels(eval_names, run.offsets, seg_topic, labels, pool_offsets,
+                      qrels.labels[pool_rows])
+
+    has_rel = np.zeros(len(qtopics), dtype=bool)
+    qseg = np.repeat(np.arange(len(qtopics)), np.diff(qrels.offsets))
+    has_rel[qseg[qrels.labels >= 1]] = True
+    audit = {
+        "topics_in_run": len(run_topics),
+        "topics_judged": len(qtopics),
+        "topics_evaluated": len(eval_names),
+        "judged_without_relevant": int((~has_rel[eval_q]).sum()) if len(eval_q) else 0,
+        "judged_missing_from_run": len(missing),
+        "judged_missing_scored_zero": len(missing) if policy.missing_topics == "zero" else 0,
+        "judged_missing_dropped": len(missing) if policy.missing_topics == "drop" else 0,
+        "run_topics_without_judgments": int((q_of_run < 0).sum()),
+        "ties_reordered": reordered,
+        "docs_in_run": len(run),
+    }
+    zero = np.zeros(len(eval_names), dtype=bool)
+    zero[int(answered.sum()):] = True                  # the missing topics come last
+    return evaluate_labels(rl, measures, policy, audit, zero)

@@ -1,0 +1,233 @@
+"""Pure numpy kernels: every measure of every topic at once, from ranked label arrays.
+
+The one internal shape, :class:`RankedLabels`, is what both the doc-id path (run + qrels,
+:func:`harness.metrics.evaluate`) and rank-position judgments (:mod:`harness.judgments`) build.
+Kernels never loop per document: they pick the few rows that matter (relevant, judged) with
+``flatnonzero`` and aggregate them per topic with ``bincount``, whose sums run in rank order,
+like trec_eval's loops.
+
+Label codes in ``labels`` follow trec_eval's ``form_res_rels``: a judged label >= 0, ``-1``
+for a doc not in the qrels, ``-2`` for a doc judged with a negative label ("in the pool but
+unjudged"). Both negatives are non-relevant; bpref and Judged@k skip them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from harness.metrics.measures import Measure
+
+NOT_JUDGED, POOL_UNJUDGED = -1, -2
+_ELEVEN = tuple(i / 10 for i in range(11))   # 0.0, 0.1, ..., 1.0 as trec_eval's literals
+
+
+@dataclass
+class RankedLabels:
+    """Ranked label lists of the evaluated topics, plus every topic's judgments.
+
+    ``labels`` is split into segments ``seg_offsets``; segment s holds topic ``seg_topic[s]``'s
+    ranked list (-1: rows to ignore, e.g. a run topic without judgments). A topic has at most
+    one segment, or none (a judged topic missing from the run), and the topics of the used
+    segments increase along the rows (the kernels rely on rows being in topic order). ``pool`` holds all judgment
+    labels of topic t in ``pool[pool_offsets[t]:pool_offsets[t+1]]``, in any order; it is where
+    R, the judged non-relevant count and the ideal DCG come from.
+    """
+
+    topics: list[str]
+    seg_offsets: np.ndarray
+    seg_topic: np.ndarray
+    labels: np.ndarray
+    pool_offsets: np.ndarray
+    pool: np.ndarray
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def contiguous(cls, topics, offsets, labels, pool_offsets, pool) -> "RankedLabels":
+        """One segment per topic, in topic order."""
+        return cls(list(topics), np.asarray(offsets, dtype=np.int64),
+                   np.arange(len(topics), dtype=np.int64), np.asarray(labels, dtype=np.int64),
+                   np.asarray(pool_offsets, dtype=np.int64), np.asarray(pool, dtype=np.int64))
+
+    # -- per-topic counts ----------------------------------------------------------------
+    def _pool_topic(self):
+        if "pool_topic" not in self._cache:
+            self._cache["pool_topic"] = np.repeat(np.arange(len(self.topics)), np.diff(self.pool_offsets))
+        return self._cache["pool_topic"]
+
+    def num_rel(self, rel: int) -> np.ndarray:
+        key = ("R", rel)
+        if key not in self._cache:
+            pt = self._pool_topic()
+            self._cache[key] = np.bincount(pt[self.pool >= rel], minlength=len(self.topics))
+        return self._cache[key]
+
+    def num_nonrel(self, rel: int) -> np.ndarray:
+        pt = self._pool_topic()
+        return np.bincount(pt[(self.pool >= 0) & (self.pool < rel)], minlength=len(self.topics))
+
+    def num_ret(self) -> np.ndarray:
+        if "ret" not in self._cache:
+            ok = self.seg_topic >= 0
+            self._cache["ret"] = np.bincount(self.seg_topic[ok], weights=np.diff(self.seg_offsets)[ok],
+                                             minlength=len(self.topics)).astype(np.int64)
+        return self._cache["ret"]
+
+    def rows(self, lo: int, hi: int | None = None):
+        """Rows whose label is in [lo, hi): (topic, 1-based rank, row index), in row order,
+        which is topic order then rank order."""
+        key = ("rows", lo, hi)
+        if key not in self._cache:
+            mask = self.labels >= lo
+            if hi is not None:
+                mask &= self.labels < hi
+            r = np.flatnonzero(mask)
+            seg = np.searchsorted(self.seg_offsets, r, side="right") - 1
+            topic = self.seg_topic[seg]
+            keep = topic >= 0
+            self._cache[key] = (topic[keep], (r - self.seg_offsets[seg] + 1)[keep], r[keep])
+        return self._cache[key]
+
+    def relevant(self, rel: int):
+        """Relevant rows (topic, rank, j) with j = 1-based count of relevant so far."""
+        key = ("relj", rel)
+        if key not in self._cache:
+            topic, rank, _ = self.rows(rel)
+            nrr = np.bincount(topic, minlength=len(self.topics))
+            first = np.zeros(len(self.topics) + 1, dtype=np.int64)
+            np.cumsum(nrr, out=first[1:])
+            j = np.arange(len(topic)) - first[topic] + 1
+            self._cache[key] = (topic, rank, j, nrr, first)
+        return self._cache[key]
+
+
+def _per_topic(rl: RankedLabels, topic, weights=None):
+    return np.bincount(topic, weights=weights, minlength=len(rl.topics)).astype(np.float64)
+
+
+def _div(num, den):
+    den = np.asarray(den, dtype=np.float64)
+    return np.divide(num, den, out=np.zeros(len(den)), where=den > 0)
+
+
+def _gains(labels, gain):
+    labels = labels.astype(np.float64)
+    return labels if gain == "linear" else np.exp2(labels) - 1.0
+
+
+def _dcg(rl, m, threshold, cutoff):
+    lo = max(m.rel, 1) if threshold else 1
+    topic, rank, row = rl.rows(lo)
+    if cutoff is not None:
+        keep = rank <= cutoff
+        topic, rank, row = topic[keep], rank[keep], row[keep]
+    g = _gains(rl.labels[row], m.gain)
+    return _per_topic(rl, topic, g / np.log2(rank + 1.0)), _per_topic(rl, topic, g)
+
+
+def _ideal_dcg(rl, m, threshold, cutoff):
+    lo = max(m.rel, 1) if threshold else 1
+    pt = rl._pool_topic()
+    keep = rl.pool >= lo
+    lab, topic = rl.pool[keep], pt[keep]
+    order = np.lexsort((-lab, topic))            # per topic, best label first
+    lab, topic = lab[order], topic[order]
+    counts = np.bincount(topic, minlength=len(rl.topics))
+    first = np.zeros(len(rl.topics) + 1, dtype=np.int64)
+    np.cumsum(counts, out=first[1:])
+    rank = np.arange(len(lab)) - first[topic] + 1
+    if cutoff is not None:
+        k = rank <= cutoff
+        lab, topic, rank = lab[k], topic[k], rank[k]
+    return _per_topic(rl, topic, _gains(lab, m.gain) / np.log2(rank + 1.0))
+
+
+def _iprec(rl, rel, levels):
+    """trec_eval 9.0.x iprec_at_recall: for level r, c = (long)(r * R + 0.9); 0 if c exceeds
+    the relevant retrieved, else the max of j / rank_j over relevant retrieved j >= max(c, 1).
+    (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
+    topic, rank, j, nrr, first = rl.relevant(rel)
+    R = rl.num_rel(rel)
+    prec = np.append(j / rank, 0.0)              # sentinel: reduceat needs indices < len
+    T = len(rl.topics)
+    out = []
+    for level in levels:
+        c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
+        lo = first[:-1] + np.maximum(c, 1) - 1
+        hi = first[1:]
+        valid = (c <= nrr) & (lo < hi)
+        idx = np.empty(2 * T, dtype=np.int64)
+        idx[0::2] = np.where(valid, lo, 0)
+        idx[1::2] = np.where(valid, hi, 0)
+        if T:
+            best = np.maximum.reduceat(prec, np.minimum(idx, len(prec) - 1))[0::2]
+        else:
+            best = np.zeros(0)
+        out.append(np.where(valid, best, 0.0))
+    return out
+
+
+def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np.ndarray:
+    """Per-topic values (float64, in ``rl.topics`` order) of one measure."""
+    name, k, rel = m.name, m.cutoff, m.rel
+    T = len(rl.topics)
+    if name == "NumRet":
+        return rl.num_ret().astype(np.float64)
+    if name == "NumRel":
+        return rl.num_rel(rel).astype(np.float64)
+    if name in ("nDCG", "DCG", "CG"):
+        dcg, cg = _dcg(rl, m, nDCG_threshold, k)
+        if name == "DCG":
+            return dcg
+        if name == "CG":
+            return cg
+        return _div(dcg, _ideal_dcg(rl, m, nDCG_threshold, k))
+    if name == "Judged":
+        topic, rank, _ = rl.rows(0)
+        return _per_topic(rl, topic[rank <= k]) / k
+    if name in ("IPrec", "11pt"):
+        if name == "IPrec":
+            return _iprec(rl, rel, [k])[0]
+        vals = _iprec(rl, rel, _ELEVEN)
+        total = np.zeros(T)
+        for v in reversed(vals):                 # trec_eval adds from the top level down
+            total += v
+        return total / len(_ELEVEN)
+    topic, rank, j, nrr, first = rl.relevant(rel)
+    R = rl.num_rel(rel)
+    if name == "NumRelRet":
+        return nrr.astype(np.float64)
+    if name == "AP":
+        keep = slice(None) if k is None else rank <= k
+        return _div(_per_topic(rl, topic[keep], (j / rank)[keep]), R)
+    if name == "RR":
+        has = nrr > 0
+        r1 = np.zeros(T, dtype=np.int64)
+        r1[has] = rank[first[:-1][has]]
+        if k is not None:
+            has &= r1 <= k
+        return _div(has.astype(np.float64), np.where(has, r1, 0))
+    if name == "Rprec":
+        return _div(_per_topic(rl, topic[rank <= R[topic]]), R)
+    if name == "bpref":
+        nonrel_topic, nonrel_rank, _ = rl.rows(0, rel)
+        # judged non-relevant docs above each relevant doc, counted per topic
+        nn_first = np.searchsorted(nonrel_topic, np.arange(T))            # sorted by topic
+        key_nonrel = nonrel_topic * (1 << 40) + nonrel_rank
+        above = np.searchsorted(key_nonrel, topic * (1 << 40) + rank) - nn_first[topic]
+        N = rl.num_nonrel(rel)
+        denom = np.minimum(N, R)[topic].astype(np.float64)
+        term = np.where(above > 0, 1.0 - np.minimum(above, R[topic]) / np.where(denom > 0, denom, 1.0), 1.0)
+        return _div(_per_topic(rl, topic, term), R)
+    # cut-off counts
+    hits = _per_topic(rl, topic[rank <= k])
+    if name == "P":
+        return hits / k
+    if name == "R":
+        return _div(hits, R)
+    if name == "Success":
+        return (hits > 0).astype(np.float64)
+    if name == "F1":
+        p, r = hits / k, _div(hits, R)
+        return _div(2.0 * p * r, p + r)
+    raise ValueError(f"no kernel for measure {m}")   # the registry and kernels disagree: a bug

@@ -1,0 +1,165 @@
+"""Every measure with a trec_eval counterpart equals pytrec_eval (trec_eval 9.0.x) per topic.
+
+The synthetic data is built to hit trec_eval's corners: many score ties (so the docid
+tie-break matters), judged topics missing from the run, run topics without judgments, graded
+labels 0-4 plus negative labels, topics without relevant docs, short lists (P@k with fewer
+than k docs), and several relevance thresholds.
+"""
+import math
+
+import numpy as np
+import pytest
+import pytrec_eval
+
+from harness.metrics import EvalPolicy, evaluate, parse_measure
+from harness.metrics.measures import trec_eval_name
+from harness.qrels import Qrels
+from harness.runs import Run
+
+MEASURES = ["P@1", "P@5", "P@10", "P@100", "R@5", "R@100", "AP", "AP@5", "AP@100", "nDCG",
+            "nDCG@1", "nDCG@5", "nDCG@10", "nDCG@100", "RR", "Rprec", "bpref", "Success@1",
+            "Success@5", "IPrec@0.0", "IPrec@0.1", "IPrec@0.2", "IPrec@0.3", "IPrec@0.5",
+            "IPrec@0.7", "IPrec@1.0", "IPrec@0.33", "11pt", "NumRet", "NumRel", "NumRelRet"]
+
+
+def synthetic(seed, n_topics=80):
+    rng = np.random.default_rng(seed)
+    run, qrels = {}, {}
+    for t in range(n_topics):
+        q = f"q{t:03d}"
+        n = int(rng.integers(1, 120))
+        docs = [f"doc{int(x):04d}" for x in rng.choice(400, n, replace=False)]
+        scores = (rng.integers(0, 12, n) / 4).tolist()          # coarse: many ties
+        if t % 9 != 4:                                           # some judged topics missing
+            run[q] = dict(zip(docs, scores))
+        if t % 10 != 7:                                          # some run topics unjudged
+            judged = rng.choice(400, int(rng.integers(1, 150)), replace=False)
+            labels = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3, 4], len(judged))
+            if t % 8 == 0:
+                labels = np.minimum(labels, 0)                   # no relevant doc at all
+            qrels[q] = {f"doc{int(x):04d}": int(v) for x, v in zip(judged, labels)}
+            qrels[q].setdefault(docs[0], 0)                      # every topic has a label >= 0
+    return run, qrels
+
+
+def harness_objects(run, qrels):
+    r = Run.from_ranked({q: (list(d), list(d.values())) for q, d in run.items()})
+    return r, Qrels.from_dict(qrels)
+
+
+def oracle(run, qrels, measures, relevance_level=1):
+    names = {trec_eval_name(m)[0] for m in measures}
+    ev = pytrec_eval.RelevanceEvaluator(qrels, names, relevance_level=relevance_level)
+    return ev.evaluate(run)
+
+
+def assert_same(ours, ref, measures, fill_missing=None):
+    for m in measures:
+        key = trec_eval_name(m)[1]
+        got = ours.per_topic[str(m)]
+        expected = {q: v[key] for q, v in ref.items()}
+        if fill_missing is not None:
+            for q in fill_missing:
+                expected[q] = 0.0
+        assert set(got) == set(expected), m
+        bad = {q: (got[q], expected[q]) for q in expected if abs(got[q] - expected[q]) > 1e-12}
+        assert not bad, f"{m}: {len(bad)} topics differ, e.g. {list(bad.items())[:3]}"
+        assert ours.means[str(m)] == pytest.approx(sum(expected.values()) / len(expected),
+                                                   abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_default_policy_equals_trec_eval_c(seed):
+    run, qrels = synthetic(seed)
+    measures = [parse_measure(m) for m in MEASURES]
+    ours = evaluate(*harness_objects(run, qrels), measures)
+    ref = oracle(run, qrels, measures)
+    missing = [q for q in qrels if q not in run]
+    assert missing and [q for q in run if q not in qrels]
+    # trec_eval -c: missing topics add 0 to every measure's sum, and count in the mean
+    assert_same(ours, ref, measures, fill_missing=missing)
+    a = ours.audit
+    assert a["topics_evaluated"] == len(qrels) == a["topics_judged"]
+    assert a["judged_missing_from_run"] == a["judged_missing_scored_zero"] == len(missing)
+    assert a["run_topics_without_judgments"] == len([q for q in run if q not in qrels])
+    assert a["ties_reordered"] > 0
+
+
+def test_drop_policy_equals_trec_eval_default():
+    run, qrels = synthetic(4)
+    measures = [parse_measure(m) for m in MEASURES]
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures), measures)
+    assert ours.audit["judged_missing_dropped"] == ours.audit["judged_missing_from_run"] > 0
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_relevance_thresholds(level):
+    run, qrels = synthetic(5)
+    measures = [parse_measure(f"{m}(rel={level})" if "@" not in m else
+                              m.replace("@", f"(rel={level})@"))
+                for m in MEASURES if not m.startswith(("NumRet", "nDCG"))]
+    # nDCG ignores the threshold, exactly like trec_eval -l
+    measures += [parse_measure(f"nDCG(rel={level})@10"), parse_measure(f"nDCG(rel={level})")]
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures, relevance_level=level), measures)
+
+
+def test_exp_gain_equals_trec_eval_on_relabelled_qrels():
+    run, qrels = synthetic(6)
+    measures = [parse_measure("nDCG(gain=exp)"), parse_measure("nDCG(gain=exp)@10")]
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
+    # trec_eval's gain is the label: relabel l -> 2**l - 1 to get exponential gain
+    relabelled = {q: {d: (2 ** v - 1 if v > 0 else v) for d, v in j.items()} for q, j in qrels.items()}
+    ref = pytrec_eval.RelevanceEvaluator(relabelled, {"ndcg", "ndcg_cut.10"}).evaluate(run)
+    for m, key in zip(measures, ["ndcg", "ndcg_cut_10"]):
+        for q in ref:
+            assert ours.per_topic[str(m)][q] == pytest.approx(ref[q][key], abs=1e-12)
+
+
+def trec_sorted(run):
+    """Each topic in trec_eval's order (score desc, docid desc), as the oracle for cut-offs."""
+    return {q: sorted(d.items(), key=lambda kv: (kv[1], kv[0]), reverse=True) for q, d in run.items()}
+
+
+def test_rr_at_k_and_f1_at_k_equal_trec_eval_on_truncated_runs():
+    run, qrels = synthetic(7)
+    k = 5
+    top = {q: dict(items[:k]) for q, items in trec_sorted(run).items()}
+    ours = evaluate(*harness_objects(run, qrels), ["RR@5", "F1@5"], EvalPolicy(missing_topics="drop"))
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "set_F", "set_P", "set_recall"}).evaluate(top)
+    for q, v in ref.items():
+        assert ours.per_topic["RR@5"][q] == pytest.approx(v["recip_rank"], abs=1e-12)
+        if len(top[q]) == k:                  # set_F uses P over the returned set, P@k over k
+            assert ours.per_topic["F1@5"][q] == pytest.approx(v["set_F"], abs=1e-12)
+        else:
+            p, r = v["set_P"] * len(top[q]) / k, v["set_recall"]
+            assert ours.per_topic["F1@5"][q] == pytest.approx(2 * p * r / (p + r) if p + r else 0.0,
+                                                              abs=1e-12)
+
+
+def test_as_ranked_keeps_the_run_order():
+    run, qrels = synthetic(8)
+    # the oracle sees the run with scores rewritten to its own order, so no ties remain
+    ordered = {q: {d: float(len(s) - i) for i, d in enumerate(s)} for q, s in run.items()}
+    measures = [parse_measure(m) for m in ["AP", "nDCG@10", "P@5", "RR", "bpref"]]
+    ours = evaluate(*harness_objects(run, qrels), measures,
+                    EvalPolicy(ties="as-ranked", missing_topics="drop"))
+    assert_same(ours, oracle(ordered, qrels, measures), measures)
+    assert ours.audit["ties_reordered"] == 0
+
+
+def test_unsorted_run_is_sorted_like_trec_eval():
+    run, qrels = synthetic(9)
+    rng = np.random.default_rng(0)
+    shuffled = {q: dict(rng.permutation(list(d.items())).tolist()) for q, d in run.items()}
+    shuffled = {q: {k: float(v) for k, v in d.items()} for q, d in shuffled.items()}
+    measures = [parse_measure(m) for m in ["AP", "nDCG@10", "P@5", "RR", "bpref", "IPrec@0.2"]]
+    ours = evaluate(*harness_objects(shuffled, qrels), measures, EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures), measures)
+
+
+def test_no_topics_gives_nan_means_not_an_error():
+    ev = evaluate(Run.from_ranked({"a": (["d"], [1.0])}), Qrels.from_dict({"b": {"d": 1}}),
+                  ["AP"], EvalPolicy(missing_topics="drop"))
+    assert ev.topics == [] and math.isnan(ev.means["AP"])
