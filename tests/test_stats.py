@@ -344,3 +344,10 @@ def test_not_worse_than_best():
     assert stats.not_worse_than_best(settings, test="randomization", correction="bonferroni", alpha=0.05,
                                      seed=3, permutations=2000) == ["mu=1000", "mu=2000"]
     assert stats.not_worse_than_best({"only": best}) == ["only"]
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(stats, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 6 and result.failed == 0
