@@ -71,7 +71,7 @@ DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
 
 SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
-    Key("name", "string", "Experiment name: names the report and the default index folder.",
+    Key("name", "string", "Experiment name: the report's title.",
         required=True, pattern=r"[A-Za-z0-9_.-]+"),
     Key("collection", "section", "The documents to index.", required=True, keys=(
         Key("path", "path", "The collection: a file or a folder.", required=True, must_exist=True),
@@ -80,8 +80,9 @@ SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
             choices=("jsonl", "trec", "html", "text-folder")),
     )),
     Key("index", "section", "How the collection is indexed; the defaults follow Anserini.", keys=(
-        Key("path", "path", "Where the index lives; by default the harness picks "
-            "`indexes/<name>-<fingerprint>`.", path_kind="dir"),
+        Key("path", "path", "Where the index lives. By default `indexes/<collection name>-<fingerprint>` "
+            "in the nearest `indexes/` folder above the config (or `$HARNESS_INDEXES`), so configs "
+            "over the same corpus and options share one index.", path_kind="dir"),
         Key("stemmer", "choice", "Stemmer of the English analyzer.", default="porter",
             choices=("porter", "krovetz", "none")),
         Key("stopwords", "bool", "Remove English stopwords (Lucene's list, as Anserini does).",

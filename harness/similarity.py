@@ -54,11 +54,11 @@ class ParamSpec:
 # Dirichlet mu=1000) and Lucene's usual JM setting (lambda=0.1).
 MODELS: dict[str, tuple[ParamSpec, ...]] = {
     "bm25": (
-        ParamSpec("k1", 0.9, 0.0, math.inf, doc="term-frequency saturation (Lucene BM25Similarity k1)"),
+        ParamSpec("k1", 0.9, 0.0, math.inf, high_open=True, doc="term-frequency saturation (Lucene BM25Similarity k1)"),
         ParamSpec("b", 0.4, 0.0, 1.0, doc="length normalisation (Lucene BM25Similarity b)"),
     ),
     "dirichlet": (
-        ParamSpec("mu", 1000.0, 0.0, math.inf, low_open=True, doc="Dirichlet prior (Lucene LMDirichletSimilarity mu)"),
+        ParamSpec("mu", 1000.0, 0.0, math.inf, low_open=True, high_open=True, doc="Dirichlet prior (Lucene LMDirichletSimilarity mu)"),
     ),
     "jm": (
         ParamSpec(
