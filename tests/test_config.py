@@ -141,7 +141,7 @@ def test_jm_lambda_zero(tmp_path):
 
 def test_negative_k1_in_a_sweep(tmp_path):
     msg = only(tmp_path, BASE.replace("{k1: 0.9, b: 0.4}", "{k1: [0.9, -1]}"))
-    assert msg == "c.yaml:5: runs[0].bm25.k1[1]: must be in [0, inf] (got -1)"
+    assert msg == "c.yaml:5: runs[0].bm25.k1[1]: must be in [0, inf) (got -1)"
 
 
 def test_unknown_model_and_parameter(tmp_path):
