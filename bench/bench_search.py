@@ -140,8 +140,17 @@ def worker(args) -> dict:
         for q in queries:
             searcher.search(q, args.depth)
         res["seconds"] = time.perf_counter() - t
-    res["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    res["max_rss_mb"] = peak_rss_mb()
     return res
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM). Not ru_maxrss: Linux carries that across exec from the
+    parent, so every worker would report at least the parent's peak."""
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def write(path, topics, run) -> None:
