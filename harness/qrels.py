@@ -43,9 +43,8 @@ class Qrels:
         """Build from ``{qid: {docid: label}}`` (labels must be integers)."""
         topics, lens, ids, labels = [], [], [], []
         for qid, judged in qrels.items():
-            if not isinstance(qid, str) or len(qid.split()) != 1 or qid != qid.strip():
-                raise DataError(source, f"topic id must be a non-empty string without whitespace "
-                                f"(got {qid!r})")
+            if not isinstance(qid, str) or not qid:
+                raise DataError(source, f"topic id must be a non-empty string (got {qid!r})")
             for doc, lab in judged.items():
                 if not isinstance(doc, str) or len(doc.split()) != 1 or doc != doc.strip():
                     raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "

@@ -394,9 +394,8 @@ class Run:
                 if not isinstance(d, str) or not d or len(d.split()) != 1:
                     raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "
                                     f"without whitespace (got {d!r})")
-            if not isinstance(qid, str) or len(qid.split()) != 1 or qid != qid.strip():
-                raise DataError(source, f"topic id must be a non-empty string without whitespace "
-                                f"(got {qid!r})")
+            if not isinstance(qid, str) or not qid:
+                raise DataError(source, f"topic id must be a non-empty string (got {qid!r})")
             topics.append(qid)
             lens.append(len(docs))
             ids.extend(d.encode("utf-8", "surrogateescape") for d in docs)
@@ -487,6 +486,9 @@ def write_run(path, run: Run, tag: str) -> None:
     shortest text that reads back to the same float64, so nothing is lost."""
     if not isinstance(tag, str) or len(tag.split()) != 1 or tag != tag.strip():
         raise DataError(str(path), f"run tag must be one non-empty word without whitespace (got {tag!r})")
+    for qid in run.topics():
+        if len(qid.split()) != 1 or qid != qid.strip():
+            raise DataError(str(path), f"topic id {qid!r} contains whitespace: a TREC run cannot hold it")
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
