@@ -53,18 +53,16 @@ def cmd_run(args) -> int:
 def cmd_doctor(args) -> int:
     from . import lucene
 
-    ok = True
-    for k, v in lucene.versions().items():
-        print(f"{k:10} {v}")
     t = time.perf_counter()
     try:
         lucene.jclass("harness.BatchSearcher")
-        v = lucene.versions()
-        print(f"{'jvm':10} started in {time.perf_counter() - t:.2f} s: Java {v['java']}, Lucene {v['lucene']}")
+        jvm = f"started in {time.perf_counter() - t:.2f} s"
     except EngineError as e:
-        print(f"{'jvm':10} FAILED: {e}")
-        ok = False
-    return 0 if ok else 3
+        jvm = f"FAILED: {e}"
+    for k, v in lucene.versions().items():   # java and lucene appear once the JVM runs
+        print(f"{k:10} {v}")
+    print(f"{'jvm':10} {jvm}")
+    return 0 if lucene.started() else 3
 
 
 def build_parser() -> argparse.ArgumentParser:
