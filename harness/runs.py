@@ -37,13 +37,14 @@ _FRONT, _BACK = 16, 8       # padding around a block, so 8-byte loads near its e
 
 class _Block:
     """Whole lines of a file: ``buf`` (padded bytes), ``delim`` (n, nfields) positions of the
-    separator after each field, and the lines: ``lines`` (1-based, per row) or, when the block
+    separator after each field (= token ends), and the lines: ``lines`` (1-based, per row) or, when the block
     has no blank lines, None and ``line0`` (rows are lines line0+1, line0+2, ...)."""
 
-    __slots__ = ("buf", "words", "delim", "first", "line0", "_lines")
+    __slots__ = ("buf", "words", "delim", "first", "line0", "_lines", "_starts")
 
-    def __init__(self, buf, delim, first, line0, lines):
+    def __init__(self, buf, delim, first, line0, lines, starts=None):
         self.buf, self.delim, self.first, self.line0, self._lines = buf, delim, first, line0, lines
+        self._starts = starts          # (n, nfields) token starts, when separators vary
         # every 8-byte window of the block as a uint64 (unaligned view, no copy)
         self.words = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
 
@@ -51,6 +52,8 @@ class _Block:
         return len(self.delim)
 
     def start(self, f):
+        if self._starts is not None:
+            return self._starts[:, f]
         return self.first if f == 0 else self.delim[:, f - 1] + 1
 
     def end(self, f):
@@ -136,10 +139,10 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
                         f"got {int(counts[i])}: {text[:120]!r}", line=line0 + i + 1)
     if len(tstart) == 0:
         return None, nlines
-    first = tstart[::nfields] + _FRONT
+    starts = (tstart + _FRONT).reshape(-1, nfields)
     d = (tend + _FRONT).reshape(-1, nfields)
     lines = line0 + 1 + tline[::nfields].astype(np.int64)
-    return _Block(buf, d, first, line0, lines), nlines
+    return _Block(buf, d, starts[:, 0], line0, lines, starts), nlines
 
 
 _U = np.uint64
