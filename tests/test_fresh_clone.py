@@ -1,0 +1,34 @@
+"""The README's demo command on a fresh clone: a new HOME, a new .venv installed from the
+package registries, nothing from this checkout's environment. This is what a new user runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from .conftest import REPO
+
+
+def test_make_demo_from_a_fresh_clone(tmp_path):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON", "JAVA_HOME", "PIP_"))}
+    # A new HOME hides pyenv's default root, so name this interpreter's own Python explicitly.
+    env.update(HOME=str(home), PYTHON=getattr(sys, "_base_executable", sys.executable), PIP_NO_CACHE_DIR="1")
+    r = subprocess.run(["make", "demo"], cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    report = clone / "reports" / "demo"
+    summary = json.loads((report / "summary.json").read_text())
+    runs = [row["run"] for row in summary["runs"]]
+    assert runs == ["bm25(k1=0.9,b=0.4)", "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)", "jm(lambda=0.1)"]
+    assert all(0 < row["AP"] <= 1 for row in summary["runs"])
+    assert sorted(p.name for p in (report / "runs").iterdir()) == sorted(f"{r}.trec" for r in runs)
+    manifest = json.loads((report / "manifest.json").read_text())
+    assert manifest["index"]["stats"]["documents"] == len(list((clone / "corpora" / "sample_docs").glob("*.txt")))
+    assert Path(manifest["index"]["path"]).is_relative_to(clone / "indexes")
+    assert "| bm25(k1=0.9,b=0.4) |" in r.stdout     # the summary table is printed

@@ -1,0 +1,90 @@
+"""The spine end to end on Cranfield: config -> index -> runs -> metrics -> report, checked
+against the collection's reference numbers and against trec_eval (pytrec_eval) per topic."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+import pytrec_eval
+
+from harness.config import load_config
+from harness.experiment import run_experiment
+from harness.report import write_report
+
+from .conftest import REPO, shared_path
+
+TREC_EVAL = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RR": "recip_rank",
+             "R@1000": "recall_1000", "Rprec": "Rprec", "bpref": "bpref"}
+
+
+@pytest.fixture(scope="module")
+def cranfield(tmp_path_factory, cranfield_index):
+    cfg = load_config(REPO / "tests" / "configs" / "cranfield.yaml")
+    out = tmp_path_factory.mktemp("report") / "cranfield"
+    cfg = dataclasses.replace(cfg, index_path=cranfield_index.path, output=out)
+    logs: list[str] = []
+    result = run_experiment(cfg, log=logs.append)
+    write_report(result, out)
+    return cfg, result, out, logs
+
+
+def read_trec(path):
+    run = {}
+    for line in open(path):
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return run
+
+
+def test_reference_numbers(cranfield):
+    cfg, result, _, _ = cranfield
+    assert [str(c) for c in result.checks if not c.ok] == []
+    assert len(result.checks) == 5
+    means = result.evaluations["bm25(k1=0.9,b=0.4)"].means
+    assert round(means["AP"], 4) == 0.2878 and round(means["nDCG@10"], 4) == 0.3508
+
+
+def test_per_topic_equals_trec_eval(cranfield):
+    cfg, result, out, _ = cranfield
+    qrels = {}
+    for line in open(shared_path("collections", "cranfield", "qrels.txt")):
+        q, _, d, r = line.split()
+        qrels.setdefault(q, {})[d] = int(r)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_EVAL.values()))
+    assert [r.name for r in result.runs] == ["bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)", "jm(lambda=0.1)", "jm(lambda=0.7)"]
+    for r in result.runs:
+        oracle = evaluator.evaluate(read_trec(out / "runs" / f"{r.name}.trec"))
+        ev = result.evaluations[r.name]
+        assert sorted(ev.topics) == sorted(oracle)
+        for measure, name in TREC_EVAL.items():
+            for qid, values in oracle.items():
+                assert ev.per_topic[measure][qid] == pytest.approx(values[name], abs=1e-9), (r.name, measure, qid)
+
+
+def test_report_files(cranfield):
+    cfg, result, out, _ = cranfield
+    assert sorted(p.name for p in out.iterdir()) == [
+        "manifest.json", "per_topic.csv", "runs", "summary.csv", "summary.json", "summary.md"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["index"]["stats"]["documents"] == 1398
+    assert manifest["versions"]["anserini"] == "2.3.0"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runs"][0]["run"] == "bm25(k1=0.9,b=0.4)"
+    rows = (out / "per_topic.csv").read_text().splitlines()
+    assert len(rows) == 1 + 4 * 225
+    md = (out / "summary.md").read_text()
+    assert "| bm25(k1=0.9,b=0.4) | 0.2878 |" in md
+
+
+def test_second_invocation_recomputes_nothing(cranfield):
+    cfg, first, _, _ = cranfield
+    logs: list[str] = []
+    again = run_experiment(cfg, log=logs.append)
+    assert again.index.reused and all(r.reused for r in again.runs)
+    for a, b in zip(first.runs, again.runs):
+        assert a.run.topics() == b.run.topics()
+        for q in a.run.topics():
+            assert a.run.ranked(q)[0] == b.run.ranked(q)[0]
+            assert (a.run.ranked(q)[1] == b.run.ranked(q)[1]).all()
