@@ -190,6 +190,7 @@ def main() -> int:
     ap.add_argument("--topics", type=int, default=2_000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--depths", default="1000,10")
+    ap.add_argument("--index-repeats", type=int, default=3)
     args = ap.parse_args()
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -200,11 +201,16 @@ def main() -> int:
     print(f"threads={args.threads}; every figure from a fresh process; qps = topics per second of search\n")
     rows = []
     for name, corpus, topics in datasets:
-        ih = spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads)
-        ia = spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads)
-        print(f"[{name}] indexing {ih['documents']} docs: harness {ih['documents'] / ih['seconds']:.0f} docs/s, "
-              f"IndexCollection directly {ia['documents'] / ia['seconds']:.0f} docs/s "
-              f"(harness/direct throughput {ia['seconds'] / ih['seconds']:.3f})")
+        # Indexing alternates the two ways `--index-repeats` times and compares medians: a
+        # single pair on a busy 2-core machine is mostly noise.
+        ih, ia = [], []
+        for _ in range(args.index_repeats):
+            ih.append(spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads))
+            ia.append(spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads))
+        docs = ih[0]["documents"]
+        th, ta = (float(np.median([x["seconds"] for x in runs])) for runs in (ih, ia))
+        print(f"[{name}] indexing {docs} docs, median of {args.index_repeats}: harness {docs / th:.0f} docs/s, "
+              f"IndexCollection directly {docs / ta:.0f} docs/s (harness/direct throughput {ta / th:.3f})")
         index = OUT / f"{name}-idx-h"
         n = sum(1 for _ in open(topics))
         for depth in [int(d) for d in args.depths.split(",")]:
