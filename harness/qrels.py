@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
-from harness.runs import _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8, _parse_ints, id_hash
+from harness.runs import _LineMap, _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8, _parse_ints, id_hash
 
 __all__ = ["Qrels", "read_qrels"]
 
@@ -96,17 +96,17 @@ def read_qrels(path) -> Qrels:
     a non-integer label, or a (qid, docid) pair judged twice."""
     source = str(path)
     topics = _TopicColumn()
-    ids, labels, lines = [], [], []
+    ids, labels, lines = [], [], _LineMap()
     for block in _blocks(path, 4, "qrels: qid iter docid rel"):
         topics.add(block)
         ids.append(_fixed_bytes(block, 2))
         labels.append(_parse_ints(block, 3, source, "relevance label (field 4)"))
-        lines.append(block.lines())
+        lines.add(block)
     names, offsets, order = topics.grouping()
     docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
     lab = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
-    line_arr = np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
     if order is not None:
-        docids, lab, line_arr = docids[order], lab[order], line_arr[order]
-    _dedupe("judgment", source, names, offsets, docids, line_arr, "error")
-    return Qrels(names, offsets, docids, lab, source)
+        docids, lab, lines.order = docids[order], lab[order], order
+    qrels = Qrels(names, offsets, docids, lab, source)
+    _dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.doc_hash())
+    return qrels

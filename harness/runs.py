@@ -13,6 +13,7 @@ This module also holds the columnar tokeniser that :mod:`harness.qrels` shares.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import tempfile
@@ -25,7 +26,7 @@ from harness.errors import DataError
 
 __all__ = ["Run", "read_run", "write_run"]
 
-_BLOCK = 64 << 20          # bytes per parsing block: bounds the temporaries' memory
+_BLOCK = 16 << 20          # bytes per parsing block: small enough for the caches, bounds memory
 _NL, _SP = 10, 32
 # what strtod accepts, minus nan (which has no place in a ranking) and Python's "1_0"
 _FLOAT_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.I)
@@ -74,48 +75,76 @@ class _Block:
 def _blocks(path, nfields: int, what: str) -> Iterator[_Block]:
     """Yield the file's lines as :class:`_Block` s of ``nfields`` whitespace-separated tokens.
 
-    Blank lines are skipped; any other line must have exactly ``nfields`` tokens.
+    Blank lines are skipped; any other line must have exactly ``nfields`` tokens. One buffer
+    is reused for every block (read straight into it), so each block must be consumed before
+    the next is requested.
     """
     source = str(path)
     try:
-        f = open(path, "rb")
+        f = open(path, "rb", buffering=0)
     except OSError as e:
         raise DataError(source, f"cannot read {what}: {e.strerror}") from None
     with f:
-        carry = b""
+        cap = _BLOCK
+        buf = np.empty(_FRONT + cap + _BACK + 1, dtype=np.uint8)
+        have = 0                                    # carried bytes (a partial line)
         line0 = 0                                   # lines before the current block
-        while True:
-            chunk = f.read(_BLOCK)
-            if chunk:
-                cut = chunk.rfind(b"\n") + 1
-                if cut == 0:
-                    carry += chunk
-                    continue
-                data = b"\0" * _FRONT + carry + chunk[:cut] + b"\0" * _BACK
-                carry = chunk[cut:]
-            elif carry:
-                data = b"\0" * _FRONT + carry + b"\n" + b"\0" * _BACK
-                carry = b""
+        eof = False
+        while not eof:
+            n = f.readinto(memoryview(buf)[_FRONT + have:_FRONT + cap])
+            total = have + n
+            if n == 0:
+                eof = True
+                if total == 0:
+                    return
+                buf[_FRONT + total] = _NL           # a last line without its newline
+                cut = total + 1
             else:
-                return
-            buf = np.frombuffer(data, dtype=np.uint8)
-            block, nlines = _tokenise(buf, nfields, line0, source, what)
+                cut = _last_newline(buf[_FRONT:_FRONT + total]) + 1
+                if cut == 0:                        # no complete line yet
+                    if total == cap:                # a line longer than the buffer: grow it
+                        cap *= 2
+                        bigger = np.empty(_FRONT + cap + _BACK + 1, dtype=np.uint8)
+                        bigger[:_FRONT + total] = buf[:_FRONT + total]
+                        buf = bigger
+                    have = total
+                    continue
+            block, nlines = _tokenise(buf[:_FRONT + cut + _BACK], nfields, line0, source, what)
             line0 += nlines
             if block is not None:
                 yield block
+            del block
+            have = max(total - cut, 0)
+            if have:
+                buf[_FRONT:_FRONT + have] = buf[_FRONT + cut:_FRONT + total].copy()
+
+
+def _last_newline(data: np.ndarray) -> int:
+    """Index of the last newline in ``data``, or -1."""
+    end = len(data)
+    step = 1 << 16
+    while end > 0:
+        lo = max(end - step, 0)
+        hit = np.flatnonzero(data[lo:end] == _NL)
+        if len(hit):
+            return lo + int(hit[-1])
+        end = lo
+        step *= 4
+    return -1
 
 
 def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str):
     """Split the lines in ``buf[_FRONT:-_BACK]`` into fields; bytes <= 32 separate tokens."""
     body = buf[_FRONT:len(buf) - _BACK]
-    delim = np.flatnonzero(body <= _SP)
+    is_delim = body <= _SP
+    delim = np.flatnonzero(is_delim)
     isnl = body[delim] == _NL
     nlines = int(np.count_nonzero(isnl))
     n = len(delim)
     # Fast path: every line is exactly ``nfields`` tokens joined by single separators.
     if n == nlines * nfields and n and delim[0] > 0:
         shaped = isnl.reshape(nlines, nfields)
-        if shaped[:, -1].all() and not shaped[:, :-1].any() and (np.diff(delim) > 1).all():
+        if shaped[:, -1].all() and not shaped[:, :-1].any() and not _adjacent(is_delim):
             delim += _FRONT
             d = delim.reshape(nlines, nfields)
             first = np.empty(nlines, dtype=np.int64)
@@ -123,7 +152,7 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
             first[1:] = d[:-1, -1] + 1
             return _Block(buf, d, first, line0, None), nlines
     # General path: runs of separators, tabs, CR, blank lines.
-    is_tok = ~(body <= _SP)
+    is_tok = ~is_delim
     edge = np.diff(is_tok.view(np.int8), prepend=np.int8(0), append=np.int8(0))
     tstart = np.flatnonzero(edge == 1)
     tend = np.flatnonzero(edge == -1)
@@ -143,6 +172,16 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
     d = (tend + _FRONT).reshape(-1, nfields)
     lines = line0 + 1 + tline[::nfields].astype(np.int64)
     return _Block(buf, d, starts[:, 0], line0, lines, starts), nlines
+
+
+def _adjacent(mask: np.ndarray) -> bool:
+    """Whether two consecutive entries of a bool array are both True (8 at a time)."""
+    n8 = len(mask) // 8 * 8
+    w = mask[:n8].view(np.uint64)
+    if (w & (w >> np.uint64(8))).any() or ((w[:-1] >> np.uint64(56)) & w[1:] & np.uint64(1)).any():
+        return True
+    tail = mask[max(n8 - 1, 0):]
+    return bool((tail[1:] & tail[:-1]).any())
 
 
 _U = np.uint64
@@ -239,6 +278,26 @@ def _parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     return vals
 
 
+class _LineMap:
+    """File line of each row, kept per block (no per-row array for regular blocks)."""
+
+    def __init__(self):
+        self.rows = [0]
+        self.info = []
+        self.order = None              # set when rows were regrouped by topic
+
+    def add(self, block: _Block):
+        self.info.append((block.line0, block._lines))
+        self.rows.append(self.rows[-1] + len(block))
+
+    def __getitem__(self, i) -> int:
+        i = int(self.order[i]) if self.order is not None else int(i)
+        b = bisect.bisect_right(self.rows, i) - 1
+        line0, lines = self.info[b]
+        j = i - self.rows[b]
+        return int(lines[j]) if lines is not None else line0 + j + 1
+
+
 class _TopicColumn:
     """Accumulates a topic column block by block as segments (topic index, row count)."""
 
@@ -250,7 +309,11 @@ class _TopicColumn:
 
     def add(self, block: _Block, f: int = 0):
         ids = _fixed_bytes(block, f)
-        heads = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        words = ids.view(np.uint64).reshape(len(ids), -1)
+        change = words[1:, 0] != words[:-1, 0]
+        for k in range(1, words.shape[1]):
+            change |= words[1:, k] != words[:-1, k]
+        heads = np.flatnonzero(np.r_[True, change])
         lens = np.diff(np.r_[heads, len(ids)])
         for h, ln in zip(ids[heads].tolist(), lens.tolist()):
             name = h.decode("utf-8", "surrogateescape")
@@ -313,27 +376,34 @@ def topic_salt(n: int) -> np.ndarray:
 
 
 def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.ndarray:
-    """Row indices that repeat an earlier row's (topic, id), in row order."""
-    s = np.sort(keys)
-    if not (s[1:] == s[:-1]).any():
-        return np.zeros(0, dtype=np.int64)
+    """Row indices that repeat an earlier row's (topic, id), in row order. Only rows whose
+    hash key is shared are compared, by their bytes (a hash collision is not a duplicate)."""
     order = np.argsort(keys, kind="stable")
     k = keys[order]
-    cand = np.flatnonzero(k[1:] == k[:-1]) + 1
-    # confirm with the bytes and the topic: a hash collision is not a duplicate
-    same = (ids[order[cand]] == ids[order[cand - 1]]) & (seg[order[cand]] == seg[order[cand - 1]])
-    # a row equal to its predecessor in hash order repeats an earlier row (stable sort)
-    return np.sort(order[cand[same]])
+    shared = np.zeros(len(k), dtype=bool)
+    eq = k[1:] == k[:-1]
+    shared[1:] |= eq
+    shared[:-1] |= eq
+    rows = np.sort(order[shared])
+    o = rows[np.lexsort((rows, ids[rows], seg[rows]))]
+    again = (ids[o[1:]] == ids[o[:-1]]) & (seg[o[1:]] == seg[o[:-1]])
+    return np.sort(o[1:][again])
 
 
-def _dedupe(kind, source, names, offsets, ids, lines, duplicates):
+def _dedupe(kind, source, names, offsets, ids, lines, duplicates, hashes=None):
     """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None."""
     if duplicates not in ("error", "drop"):
         raise ValueError(f"duplicates must be 'error' or 'drop' (got {duplicates!r})")
     if len(ids) < 2:
         return None
-    seg = np.repeat(np.arange(len(names), dtype=np.int64), np.diff(offsets))
-    keys = id_hash(ids) ^ topic_salt(len(names))[seg]
+    lens = np.diff(offsets)
+    keys = np.repeat(topic_salt(len(names)), lens)
+    keys ^= id_hash(ids) if hashes is None else hashes
+    s = np.sort(keys)
+    if not (s[1:] == s[:-1]).any():
+        return None
+    del s
+    seg = np.repeat(np.arange(len(names), dtype=np.int64), lens)
     dup = _find_duplicates(keys, ids, seg)
     if len(dup) == 0:
         return None
@@ -343,12 +413,12 @@ def _dedupe(kind, source, names, offsets, ids, lines, duplicates):
         doc = ids[i].decode("utf-8", "surrogateescape")
         lo = int(offsets[t])
         first = lo + int(np.flatnonzero(ids[lo:i] == ids[i])[0])
-        where = (f" (first seen on line {int(lines[first])})" if lines is not None else "")
+        where = (f" (first seen on line {lines[first]})" if lines is not None else "")
         hint = (" Remove them, or read with duplicates='drop' to keep each document's first row."
                 if kind == "document" else " Keep one judgment per document.")
         raise DataError(source, f"duplicate {kind} for topic {names[t]!r}, document {doc!r}{where}; "
                         f"{len(dup)} duplicate row(s) in all.{hint}",
-                        line=int(lines[i]) if lines is not None else None)
+                        line=lines[i] if lines is not None else None)
     keep = np.ones(len(ids), dtype=bool)
     keep[dup] = False
     return keep
@@ -412,7 +482,7 @@ class Run:
 
     def _deduped(self, duplicates, lines):
         keep = _dedupe("document", self.source, self._topics, self.offsets, self.docids, lines,
-                       duplicates)
+                       duplicates, self.doc_hash())
         if keep is None:
             return self
         seg = np.repeat(np.arange(len(self._topics)), np.diff(self.offsets))
@@ -467,20 +537,24 @@ def read_run(path, *, duplicates: str = "error") -> Run:
     """
     source = str(path)
     topics = _TopicColumn()
-    ids, scores, lines = [], [], []
+    ids, scores, lines = [], [], _LineMap()
     for block in _blocks(path, 6, "run: qid Q0 docid rank score tag"):
         topics.add(block)
         ids.append(_fixed_bytes(block, 2))
         scores.append(_parse_floats(block, 4, source, "score (field 5)"))
-        lines.append(block.lines())
+        lines.add(block)
     names, offsets, order = topics.grouping()
-    docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
-    score_arr = np.concatenate(scores) if scores else np.zeros(0)
-    line_arr = np.concatenate(lines) if lines else np.zeros(0, dtype=np.int64)
+    docids = _concat(ids, np.zeros(0, dtype="S8"))
+    score_arr = _concat(scores, np.zeros(0))
+    del ids, scores
     if order is not None:
-        docids, score_arr, line_arr = docids[order], score_arr[order], line_arr[order]
+        docids, score_arr, lines.order = docids[order], score_arr[order], order
     run = Run(names, offsets, docids, score_arr, source)
-    return run._deduped(duplicates, line_arr)
+    return run._deduped(duplicates, lines)
+
+
+def _concat(parts, empty):
+    return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else empty
 
 
 def write_run(path, run: Run, tag: str) -> None:

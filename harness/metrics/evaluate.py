@@ -100,90 +100,99 @@ def evaluate_labels(rl: RankedLabels, measures, policy: EvalPolicy = EvalPolicy(
 
 # --------------------------------------------------------------------------- run ordering
 def _order(run: Run, ties: str):
-    """Row permutation applying the tie policy, and the number of topics it changed."""
+    """The rows the tie policy moves: ``(dst, src)`` meaning "rank position dst now holds row
+    src" (None when nothing moves), and the number of topics whose order changed."""
     n = len(run)
     if ties == "as-ranked" or n < 2:
         return None, 0
     s = run.scores
-    seg_start = np.zeros(n, dtype=bool)
-    seg_start[run.offsets[:-1][np.diff(run.offsets) > 0]] = True
-    up = (s[1:] > s[:-1]) & ~seg_start[1:]
-    tied = (s[1:] == s[:-1]) & ~seg_start[1:]
+    inner = np.ones(n - 1, dtype=bool)                   # row r+1 continues row r's topic
+    inner[run.offsets[1:-1][run.offsets[1:-1] < n] - 1] = False
     topic_of = lambda rows: np.searchsorted(run.offsets, rows, side="right") - 1
-    if up.any():
-        # some topics are not in score order: sort their rows fully
-        bad_topics = np.unique(topic_of(np.flatnonzero(up) + 1))
-        lens = np.diff(run.offsets)[bad_topics]
-        rows = np.repeat(run.offsets[bad_topics] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
+    dst, src = [], []
+    up = np.flatnonzero((s[1:] > s[:-1]) & inner)
+    if len(up):
+        # some topics are not in score order: sort them fully (score desc, doc id desc)
+        bad = np.unique(topic_of(up + 1))
+        lens = np.diff(run.offsets)[bad]
+        rows = np.repeat(run.offsets[bad] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
         _, code = np.unique(run.docids[rows], return_inverse=True)
         o = np.lexsort((-code, -s[rows], topic_of(rows)))
-        perm = np.arange(n)
-        perm[rows] = rows[o]
-        # the ties inside the already-sorted topics still need doc-id order
+        dst.append(rows)
+        src.append(rows[o])
         in_bad = np.zeros(len(run.offsets) - 1, dtype=bool)
-        in_bad[bad_topics] = True
-        tied &= ~in_bad[topic_of(np.arange(1, n))]
-    else:
-        perm = None
-    t = np.flatnonzero(tied)                       # row t+1 ties with row t
-    if len(t):
-        members = np.unique(np.concatenate([t, t + 1]))
-        # a group is a run of consecutive members whose links are all ties
+        in_bad[bad] = True
+        inner &= ~in_bad[topic_of(np.arange(1, n))]
+    tied = np.flatnonzero((s[1:] == s[:-1]) & inner)     # row t+1 ties with row t
+    if len(tied):
+        # tie groups: runs of rows linked by ties; each is re-sorted by doc id descending
+        member = np.zeros(n, dtype=bool)
+        member[tied] = True
+        member[tied + 1] = True
+        members = np.flatnonzero(member)
         linked = np.zeros(n, dtype=bool)
-        linked[t + 1] = True                       # row r is tied to row r-1
+        linked[tied + 1] = True
         gstart = ~linked[members]
         gid = np.cumsum(gstart) - 1
         gfirst = np.flatnonzero(gstart)
         gend = np.r_[gfirst[1:], len(members)]
-        o = np.lexsort((run.docids[members], gid))  # ascending doc id within each group
-        i = np.arange(len(members))
+        o = np.lexsort((run.docids[members], gid))     # ascending doc id within each group
         g = gid[o]
-        target = gfirst[g] + gend[g] - 1 - i        # reversed: descending doc id
-        if perm is None:
-            perm = np.arange(n)
-        perm[members[target]] = members[o]
-    if perm is None:
+        target = gfirst[g] + gend[g] - 1 - np.arange(len(members))   # reversed: descending
+        dst.append(members[target])
+        src.append(members[o])
+    if not dst:
         return None, 0
-    changed = np.flatnonzero(perm != np.arange(n))
-    return perm, int(len(np.unique(topic_of(changed))))
+    dst, src = np.concatenate(dst), np.concatenate(src)
+    moved = dst != src
+    dst, src = dst[moved], src[moved]
+    if not len(dst):
+        return None, 0
+    t = np.sort(topic_of(dst))
+    return (dst, src), int(np.count_nonzero(np.r_[True, t[1:] != t[:-1]]))
 
 
 # --------------------------------------------------------------------------- the join
-def _join(run: Run, qrels: Qrels, row_qtopic: np.ndarray, perm) -> np.ndarray:
-    """Label code of each run row (in ``perm`` order): the qrels label, -1 if not judged,
-    -2 if judged negative. ``row_qtopic`` is the row's qrels topic index, -1 if none."""
-    salt = topic_salt(len(qrels.topics()) + 1)           # salt[0]: rows of unjudged topics
-    qseg = np.repeat(np.arange(len(qrels.topics())), np.diff(qrels.offsets))
+def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
+    """Label code of each run row (run order): the qrels label, -1 if not judged, -2 if judged
+    negative. ``q_of_run[t]`` is run topic t's qrels topic index, -1 if it has none.
+
+    A hash join: 64-bit (topic, doc) keys; a bitmap of the qrels keys' top bits filters the
+    run rows, a binary search finds the survivors, and the doc-id bytes and topic confirm
+    every match (a hash collision never counts)."""
+    nq = len(qrels.topics())
+    salt = topic_salt(nq + 1)                            # salt[0]: rows of unjudged topics
+    qseg = np.repeat(np.arange(nq), np.diff(qrels.offsets))
     qkeys = qrels.doc_hash() ^ salt[qseg + 1]
     qorder = np.argsort(qkeys, kind="stable")
     qsorted = qkeys[qorder]
-    rkeys = run.doc_hash() ^ salt[row_qtopic + 1]
-    if perm is not None:
-        rkeys = rkeys[perm]
-    # cheap pre-filter: a bitmap of the qrels keys' top bits, then binary search the hits
-    bits = max(int(np.ceil(np.log2(max(len(qkeys), 1) * 8))), 10)
+    lens = np.diff(run.offsets)
+    rkeys = np.repeat(salt[q_of_run + 1], lens)
+    rkeys ^= run.doc_hash()
+    bits = max(int(np.ceil(np.log2(max(nq and len(qkeys), 1) * 8))), 10)
     shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=bool)
-    table[(qkeys >> shift).astype(np.intp)] = True
-    cand = np.flatnonzero(table[(rkeys >> shift).astype(np.intp)])
+    table[(qkeys >> shift).view(np.int64)] = True
+    probe = rkeys >> shift
+    cand = np.flatnonzero(table[probe.view(np.int64)])
+    del probe
     labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int64)
     if not len(cand) or not len(qsorted):
         return labels
     ck = rkeys[cand]
+    del rkeys
     pos = np.searchsorted(qsorted, ck)
-    rrow = cand if perm is None else perm[cand]
+    run_topic = np.searchsorted(run.offsets, cand, side="right") - 1
     while len(cand):
-        inside = pos < len(qsorted)
-        pos, cand, ck, rrow = pos[inside], cand[inside], ck[inside], rrow[inside]
-        same_key = qsorted[pos] == ck
-        pos, cand, ck, rrow = pos[same_key], cand[same_key], ck[same_key], rrow[same_key]
+        keep = pos < len(qsorted)
+        keep[keep] &= qsorted[pos[keep]] == ck[keep]
+        pos, cand, ck, run_topic = pos[keep], cand[keep], ck[keep], run_topic[keep]
         q = qorder[pos]
-        hit = (run.docids[rrow] == qrels.docids[q]) & (qseg[q] == row_qtopic[rrow])
+        hit = (run.docids[cand] == qrels.docids[q]) & (qseg[q] == q_of_run[run_topic])
         lab = qrels.labels[q[hit]]
         labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
-        # a hash collision: try the next qrels entry with the same key
-        miss = ~hit
-        pos, cand, ck, rrow = pos[miss] + 1, cand[miss], ck[miss], rrow[miss]
+        miss = ~hit                     # a hash collision: try the next entry with that key
+        pos, cand, ck, run_topic = pos[miss] + 1, cand[miss], ck[miss], run_topic[miss]
     return labels
 
 
@@ -208,9 +217,11 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
         eval_names += [qtopics[i] for i in missing]
     eval_q = np.array([qrels.topic_index(t) for t in eval_names], dtype=np.int64)
 
-    perm, reordered = _order(run, policy.ties)
-    row_qtopic = np.repeat(np.where(answered, q_of_run, -1), lens)
-    labels = _join(run, qrels, row_qtopic, perm)
+    moves, reordered = _order(run, policy.ties)
+    labels = _join(run, qrels, np.where(answered, q_of_run, -1))
+    if moves is not None:
+        dst, src = moves
+        labels[dst] = labels[src]                      # fancy-index read copies first
     seg_topic = np.full(len(run_topics), -1, dtype=np.int64)
     seg_topic[np.flatnonzero(answered)] = np.arange(int(answered.sum()))
 
