@@ -144,6 +144,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
             name = str(sim)
             key = run_key(info.fingerprint, sim, topics, cfg.depth)
             path = cache / f"{name}.{key[:16]}.trec"
+            cache.mkdir(exist_ok=True)
             t = time.perf_counter()
             if path.exists():
                 run = read_run(path)

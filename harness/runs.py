@@ -198,8 +198,11 @@ def _fixed_bytes(block: _Block, f: int) -> np.ndarray:
     length = end - start
     nw = max(-(-int(length.max(initial=1)) // 8), 1)
     out = np.empty((len(start), nw), dtype=np.uint64)
+    last = len(block.words) - 1
     for k in range(nw):
-        out[:, k] = block.words[start + 8 * k] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
+        # A field shorter than the longest has no bytes in word k (its mask is 0); clamp its
+        # load so it stays inside the block even for the last lines of the file.
+        out[:, k] = block.words[np.minimum(start + 8 * k, last)] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
     return out.view(f"S{8 * nw}").ravel()
 
 
