@@ -12,7 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
-from harness.runs import _LineMap, _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8, _parse_ints, id_hash
+from harness.runs import (_LineMap, _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8,
+                          _parse_ints, topic_doc_keys)
 
 __all__ = ["Qrels", "read_qrels"]
 
@@ -26,7 +27,7 @@ class Qrels:
     (['q1'], {'d1': 2, 'd2': 0})
     """
 
-    __slots__ = ("_topics", "_index", "offsets", "docids", "labels", "source", "_hash")
+    __slots__ = ("_topics", "_index", "offsets", "docids", "labels", "source", "_keys")
 
     def __init__(self, topics, offsets, docids, labels, source="<qrels>"):
         self._topics = list(topics)
@@ -35,7 +36,7 @@ class Qrels:
         self.docids = docids
         self.labels = labels
         self.source = source
-        self._hash = None
+        self._keys = None
 
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], *,
@@ -78,11 +79,11 @@ class Qrels:
     def topic_index(self, qid: str) -> int | None:
         return self._index.get(qid)
 
-    def doc_hash(self) -> np.ndarray:
-        """Cached 64-bit hashes of the doc ids (see :func:`harness.runs.id_hash`)."""
-        if self._hash is None:
-            self._hash = id_hash(self.docids)
-        return self._hash
+    def keys(self) -> np.ndarray:
+        """Cached 64-bit (topic, doc) keys (see :func:`harness.runs.topic_doc_keys`)."""
+        if self._keys is None:
+            self._keys = topic_doc_keys(self._topics, self.offsets, self.docids)
+        return self._keys
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -108,5 +109,5 @@ def read_qrels(path) -> Qrels:
     if order is not None:
         docids, lab, lines.order = docids[order], lab[order], order
     qrels = Qrels(names, offsets, docids, lab, source)
-    _dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.doc_hash())
+    _dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
     return qrels

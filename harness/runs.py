@@ -14,6 +14,7 @@ This module also holds the columnar tokeniser that :mod:`harness.qrels` shares.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import os
 import re
 import tempfile
@@ -372,10 +373,15 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
     return h
 
 
-def topic_salt(n: int) -> np.ndarray:
-    """``n`` distinct pseudo-random 64-bit values, one per topic index, to xor into doc-id
-    hashes: (topic, doc) keys without a per-row mixing pass."""
-    return _mix(np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+def topic_doc_keys(topics: list[str], offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """64-bit (topic, doc) key per row: the doc id hash xor a salt drawn from the topic *name*,
+    so a run's and a qrels' keys agree without any mapping between their topic indexes."""
+    salts = np.array([int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"),
+                                                     digest_size=8).digest(), "little")
+                      for t in topics], dtype=np.uint64)
+    keys = np.repeat(salts, np.diff(offsets))
+    keys ^= id_hash(ids)
+    return keys
 
 
 def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.ndarray:
@@ -393,15 +399,14 @@ def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.n
     return np.sort(o[1:][again])
 
 
-def _dedupe(kind, source, names, offsets, ids, lines, duplicates, hashes=None):
-    """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None."""
+def _dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
+    """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None;
+    ``keys`` are the rows' :func:`topic_doc_keys`."""
     if duplicates not in ("error", "drop"):
         raise ValueError(f"duplicates must be 'error' or 'drop' (got {duplicates!r})")
     if len(ids) < 2:
         return None
     lens = np.diff(offsets)
-    keys = np.repeat(topic_salt(len(names)), lens)
-    keys ^= id_hash(ids) if hashes is None else hashes
     s = np.sort(keys)
     if not (s[1:] == s[:-1]).any():
         return None
@@ -440,7 +445,7 @@ class Run:
     (['q1'], ['d2', 'd1'])
     """
 
-    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_hash")
+    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys")
 
     def __init__(self, topics: list[str], offsets: np.ndarray, docids: np.ndarray,
                  scores: np.ndarray, source: str = "<run>"):
@@ -450,7 +455,7 @@ class Run:
         self.docids = docids
         self.scores = scores
         self.source = source
-        self._hash = None
+        self._keys = None
 
     @classmethod
     def from_ranked(cls, ranked: Mapping[str, tuple[Sequence[str], Sequence[float]]], *,
@@ -485,7 +490,7 @@ class Run:
 
     def _deduped(self, duplicates, lines):
         keep = _dedupe("document", self.source, self._topics, self.offsets, self.docids, lines,
-                       duplicates, self.doc_hash())
+                       duplicates, self.keys())
         if keep is None:
             return self
         seg = np.repeat(np.arange(len(self._topics)), np.diff(self.offsets))
@@ -508,11 +513,11 @@ class Run:
         docs = [d.decode("utf-8", "surrogateescape") for d in self.docids[lo:hi].tolist()]
         return docs, self.scores[lo:hi].copy()
 
-    def doc_hash(self) -> np.ndarray:
-        """Cached 64-bit hashes of the doc ids (see :func:`id_hash`)."""
-        if self._hash is None:
-            self._hash = id_hash(self.docids)
-        return self._hash
+    def keys(self) -> np.ndarray:
+        """Cached 64-bit (topic, doc) keys of the rows (see :func:`topic_doc_keys`)."""
+        if self._keys is None:
+            self._keys = topic_doc_keys(self._topics, self.offsets, self.docids)
+        return self._keys
 
     def topic_index(self, qid: str) -> int | None:
         return self._index.get(qid)

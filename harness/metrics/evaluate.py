@@ -12,7 +12,7 @@ import numpy as np
 from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
 from harness.metrics.measures import Measure, parse_measure
 from harness.qrels import Qrels
-from harness.runs import Run, topic_salt
+from harness.runs import Run
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
 
@@ -161,26 +161,22 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     run rows, a binary search finds the survivors, and the doc-id bytes and topic confirm
     every match (a hash collision never counts)."""
     nq = len(qrels.topics())
-    salt = topic_salt(nq + 1)                            # salt[0]: rows of unjudged topics
     qseg = np.repeat(np.arange(nq), np.diff(qrels.offsets))
-    qkeys = qrels.doc_hash() ^ salt[qseg + 1]
-    qorder = np.argsort(qkeys, kind="stable")
+    qkeys = qrels.keys()
+    qorder = np.argsort(qkeys)
     qsorted = qkeys[qorder]
-    lens = np.diff(run.offsets)
-    rkeys = np.repeat(salt[q_of_run + 1], lens)
-    rkeys ^= run.doc_hash()
-    bits = max(int(np.ceil(np.log2(max(nq and len(qkeys), 1) * 8))), 10)
+    rkeys = run.keys()
+    bits = max(int(np.ceil(np.log2(max(len(qkeys), 1) * 8))), 10)
     shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=bool)
     table[(qkeys >> shift).view(np.int64)] = True
-    probe = rkeys >> shift
-    cand = np.flatnonzero(table[probe.view(np.int64)])
-    del probe
+    step = 1 << 20                                       # in slices: no run-sized temporaries
+    cand = np.concatenate([np.flatnonzero(table[(rkeys[i:i + step] >> shift).view(np.int64)]) + i
+                           for i in range(0, len(rkeys), step)] or [np.zeros(0, dtype=np.int64)])
     labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int64)
     if not len(cand) or not len(qsorted):
         return labels
     ck = rkeys[cand]
-    del rkeys
     pos = np.searchsorted(qsorted, ck)
     run_topic = np.searchsorted(run.offsets, cand, side="right") - 1
     while len(cand):
