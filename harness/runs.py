@@ -220,12 +220,53 @@ def _swar8(w):
     return ((x * _U(10000)) + (x >> _U(32))) & _U(0xFFFFFFFF)
 
 
+_FILL = _ZEROS & ~_HIGHMASK                       # '0' in the bytes a mask drops
+_POW10 = 10.0 ** np.arange(23)
+_SLICE = 1 << 16                                  # rows per step: temporaries stay in cache
+
+
 def _parse_numbers(block: _Block, f: int, *, integer: bool):
     """Parse decimal tokens exactly, 8 bytes at a time. Returns (values, ok); ``ok`` marks the
     tokens handled here: an optional sign and <= 16 digits/dot whose mantissa is < 2**53. For
     those, int / 10**e is correctly rounded (both operands are exact in float64), which is
     what strtod returns. The caller handles the rest (exponents, inf, long mantissas)."""
     start, end = block.start(f), block.end(f)
+    vals = np.empty(len(start), dtype=np.int64 if integer else np.float64)
+    ok = np.empty(len(start), dtype=bool)
+    for lo in range(0, len(start), _SLICE):
+        sl = slice(lo, lo + _SLICE)
+        s, e = start[sl], end[sl]
+        if int((e - s).max()) <= 8:
+            vals[sl], ok[sl] = _parse_short(block, s, e, integer)
+        else:
+            vals[sl], ok[sl] = _parse_long(block, s, e, integer)
+    return vals, ok
+
+
+def _parse_short(block, start, end, integer):
+    """Tokens of <= 8 bytes: one word each; the dot is squeezed out before the digit SWAR."""
+    first = block.buf.take(start)
+    neg = first == 45
+    body = end - start - (neg | (first == 43))
+    b = np.maximum(body, 0)
+    w = (block.words[end - 8] & _HIGHMASK.take(b)) | _FILL.take(b)   # sign and before -> '0'
+    if integer:
+        ok = (body >= 1) & ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS)
+        vals = _swar8(w).astype(np.int64)
+        return np.where(neg, -vals, vals), ok
+    zb = _zero_bytes(w ^ _DOTS) >> _U(7)          # 0x01 in the byte holding '.'
+    ndots = np.bitwise_count(zb)
+    has = (zb != 0).astype(np.uint64)
+    below = zb - has                              # the bytes left of the dot (0: no dot)
+    w = ((w & below) << _U(8)) | (w & ~(below | (zb * _U(0xFF)))) | (has * _U(0x30))
+    frac = ((56 - np.bitwise_count(below).astype(np.int64)) >> 3) * has.astype(np.int64)
+    ok = ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS) & (ndots <= 1) & (body > ndots)
+    vals = _swar8(w).astype(np.float64) / _POW10.take(frac)
+    return np.where(neg, -vals, vals), ok
+
+
+def _parse_long(block, start, end, integer):
+    """Tokens up to 16 bytes (two words); anything longer is left to the caller."""
     first = block.buf.take(start)
     signed = (first == 45) | (first == 43)
     body = end - start - signed

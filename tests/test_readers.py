@@ -110,3 +110,31 @@ def test_blocks_split_lines_correctly(tmp_path, monkeypatch):
     assert e.value.line == 21
     run = read_run(write(tmp_path, text.rsplit("q9", 1)[0], "ok.txt"))
     assert len(run) == 20 and run.ranked("q6")[1].tolist() == [18 / 7, 19 / 7]
+
+
+def test_short_scores_take_the_one_word_path(tmp_path):
+    """Every token <= 8 bytes: the single-word parser, dot in every position, signs."""
+    rng = np.random.default_rng(1)
+    texts = []
+    for _ in range(3000):
+        digits = "".join(rng.choice(list("0123456789"), int(rng.integers(1, 8))))
+        dot = int(rng.integers(0, len(digits) + 1))
+        tok = digits[:dot] + "." + digits[dot:] if rng.random() < 0.8 else digits
+        sign = rng.choice(["", "-", "+"]) if len(tok) < 8 else ""
+        texts.append(sign + tok)
+    texts = [t for t in texts if t not in (".", "-.", "+.")]
+    lines = "".join(f"q Q0 d{i} {i} {t} x\n" for i, t in enumerate(texts))
+    got = read_run(write(tmp_path, lines)).ranked("q")[1]
+    assert got.tolist() == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize("bad", ["1.2.3", "1-2", "--1", ".", "-", "1e", "0x10", "١٢"])
+def test_bad_short_scores(tmp_path, bad):
+    with pytest.raises(DataError) as e:
+        read_run(write(tmp_path, f"q Q0 a 1 1.5 x\nq Q0 b 2 {bad} x\n"))
+    assert e.value.line == 2
+
+
+def test_labels_parse_as_integers(tmp_path):
+    q = read_qrels(write(tmp_path, "q 0 a 12345678\nq 0 b -3\nq 0 c +2\nq 0 d 123456789012\n"))
+    assert q.judged("q") == {"a": 12345678, "b": -3, "c": 2, "d": 123456789012}
