@@ -22,13 +22,19 @@ MEASURES = ["P@1", "P@5", "P@10", "P@100", "R@5", "R@100", "AP", "AP@5", "AP@100
             "IPrec@0.7", "IPrec@1.0", "IPrec@0.33", "11pt", "NumRet", "NumRel", "NumRelRet"]
 
 
+# doc ids of mixed lengths (prefixes like d1 < d10, > 8 and > 16 bytes, non-ASCII): the
+# tie-break compares bytes like strcmp
+UNIVERSE = ([f"d{i}" for i in range(150)] + [f"clueweb-{i:012d}" for i in range(150)]
+            + [f"msmarco_passage_{i:04d}_é_{i * 7919 % 1000:05d}" for i in range(100)])
+
+
 def synthetic(seed, n_topics=80):
     rng = np.random.default_rng(seed)
     run, qrels = {}, {}
     for t in range(n_topics):
         q = f"q{t:03d}"
         n = int(rng.integers(1, 120))
-        docs = [f"doc{int(x):04d}" for x in rng.choice(400, n, replace=False)]
+        docs = [UNIVERSE[int(x)] for x in rng.choice(400, n, replace=False)]
         scores = (rng.integers(0, 12, n) / 4).tolist()          # coarse: many ties
         if t % 9 != 4:                                           # some judged topics missing
             run[q] = dict(zip(docs, scores))
@@ -37,7 +43,7 @@ def synthetic(seed, n_topics=80):
             labels = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3, 4], len(judged))
             if t % 8 == 0:
                 labels = np.minimum(labels, 0)                   # no relevant doc at all
-            qrels[q] = {f"doc{int(x):04d}": int(v) for x, v in zip(judged, labels)}
+            qrels[q] = {UNIVERSE[int(x)]: int(v) for x, v in zip(judged, labels)}
             qrels[q].setdefault(docs[0], 0)                      # every topic has a label >= 0
     return run, qrels
 
@@ -163,3 +169,19 @@ def test_no_topics_gives_nan_means_not_an_error():
     ev = evaluate(Run.from_ranked({"a": (["d"], [1.0])}), Qrels.from_dict({"b": {"d": 1}}),
                   ["AP"], EvalPolicy(missing_topics="drop"))
     assert ev.topics == [] and math.isnan(ev.means["AP"])
+
+
+def test_files_end_to_end(tmp_path):
+    """read_run + read_qrels + evaluate on TREC files equals pytrec_eval on the same data."""
+    from harness.qrels import read_qrels
+    from harness.runs import read_run
+    run, qrels = synthetic(10)
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s!r} tag\n" for q, docs in run.items()
+                                          for i, (d, s) in enumerate(docs.items(), start=1)),
+                                  encoding="utf-8")
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {v}\n" for q, j in qrels.items()
+                                            for d, v in j.items()), encoding="utf-8")
+    measures = [parse_measure(m) for m in MEASURES]
+    ours = evaluate(read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels"), measures,
+                    EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures), measures)
