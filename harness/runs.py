@@ -42,13 +42,16 @@ class _Block:
     separator after each field (= token ends), and the lines: ``lines`` (1-based, per row) or, when the block
     has no blank lines, None and ``line0`` (rows are lines line0+1, line0+2, ...)."""
 
-    __slots__ = ("buf", "words", "delim", "first", "line0", "_lines", "_starts")
+    __slots__ = ("buf", "body", "words", "delim", "first", "line0", "_lines", "_starts")
 
     def __init__(self, buf, delim, first, line0, lines, starts=None):
         self.buf, self.delim, self.first, self.line0, self._lines = buf, delim, first, line0, lines
         self._starts = starts          # (n, nfields) token starts, when separators vary
-        # every 8-byte window of the block as a uint64 (unaligned view, no copy)
-        self.words = np.ndarray((len(buf) - 7,), dtype=np.uint64, buffer=buf, strides=(1,))
+        # words[p]: the 8 bytes just before body position p, as a uint64 (an unaligned view of
+        # every 8-byte window, no copy); the padding keeps p - 8 and p + 8 inside the buffer
+        self.words = np.ndarray((len(buf) - _FRONT - 7 + 8,), dtype=np.uint64, buffer=buf,
+                                offset=_FRONT - 8, strides=(1,))
+        self.body = buf[_FRONT:len(buf) - _BACK]
 
     def __len__(self):
         return len(self.delim)
@@ -70,7 +73,7 @@ class _Block:
         return int(self.lines()[i]) if self._lines is not None else self.line0 + i + 1
 
     def token(self, f, i) -> bytes:
-        return bytes(self.buf[int(self.start(f)[i]):int(self.end(f)[i])])
+        return bytes(self.body[int(self.start(f)[i]):int(self.end(f)[i])])
 
 
 def _blocks(path, nfields: int, what: str) -> Iterator[_Block]:
@@ -146,10 +149,9 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
     if n == nlines * nfields and n and delim[0] > 0:
         shaped = isnl.reshape(nlines, nfields)
         if shaped[:, -1].all() and not shaped[:, :-1].any() and not _adjacent(is_delim):
-            delim += _FRONT
             d = delim.reshape(nlines, nfields)
             first = np.empty(nlines, dtype=np.int64)
-            first[0] = _FRONT
+            first[0] = 0
             first[1:] = d[:-1, -1] + 1
             return _Block(buf, d, first, line0, None), nlines
     # General path: runs of separators, tabs, CR, blank lines.
@@ -169,8 +171,8 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
                         f"got {int(counts[i])}: {text[:120]!r}", line=line0 + i + 1)
     if len(tstart) == 0:
         return None, nlines
-    starts = (tstart + _FRONT).reshape(-1, nfields)
-    d = (tend + _FRONT).reshape(-1, nfields)
+    starts = tstart.reshape(-1, nfields)
+    d = tend.reshape(-1, nfields)
     lines = line0 + 1 + tline[::nfields].astype(np.int64)
     return _Block(buf, d, starts[:, 0], line0, lines, starts), nlines
 
@@ -203,7 +205,7 @@ def _fixed_bytes(block: _Block, f: int) -> np.ndarray:
     for k in range(nw):
         # A field shorter than the longest has no bytes in word k (its mask is 0); clamp its
         # load so it stays inside the block even for the last lines of the file.
-        out[:, k] = block.words[np.minimum(start + 8 * k, last)] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
+        out[:, k] = block.words[np.minimum(start + (8 * k + 8), last)] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
     return out.view(f"S{8 * nw}").ravel()
 
 
@@ -245,11 +247,11 @@ def _parse_numbers(block: _Block, f: int, *, integer: bool):
 
 def _parse_short(block, start, end, integer):
     """Tokens of <= 8 bytes: one word each; the dot is squeezed out before the digit SWAR."""
-    first = block.buf.take(start)
+    first = block.body.take(start)
     neg = first == 45
     body = end - start - (neg | (first == 43))
     b = np.maximum(body, 0)
-    w = (block.words[end - 8] & _HIGHMASK.take(b)) | _FILL.take(b)   # sign and before -> '0'
+    w = (block.words[end] & _HIGHMASK.take(b)) | _FILL.take(b)   # sign and before -> '0'
     if integer:
         ok = (body >= 1) & ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS)
         vals = _swar8(w).astype(np.int64)
@@ -267,7 +269,7 @@ def _parse_short(block, start, end, integer):
 
 def _parse_long(block, start, end, integer):
     """Tokens up to 16 bytes (two words); anything longer is left to the caller."""
-    first = block.buf.take(start)
+    first = block.body.take(start)
     signed = (first == 45) | (first == 43)
     body = end - start - signed
     ok = (body >= 1) & (body <= 16)
@@ -276,7 +278,7 @@ def _parse_long(block, start, end, integer):
     frac = np.zeros(len(start), dtype=np.int64)
     ndots = np.zeros(len(start), dtype=np.uint64)
     for k in range(nw):                                  # k = 0 is the rightmost word
-        w = block.words[np.maximum(end - 8 * (k + 1), 0)]
+        w = block.words[np.maximum(end - 8 * k, 0)]
         keep = _HIGHMASK.take(np.clip(body - 8 * k, 0, 8))
         w = (w & keep) | (_ZEROS & ~keep)                # bytes before the token read as '0'
         if not integer:

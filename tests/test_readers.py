@@ -138,3 +138,12 @@ def test_bad_short_scores(tmp_path, bad):
 def test_labels_parse_as_integers(tmp_path):
     q = read_qrels(write(tmp_path, "q 0 a 12345678\nq 0 b -3\nq 0 c +2\nq 0 d 123456789012\n"))
     assert q.judged("q") == {"a": 12345678, "b": -3, "c": 2, "d": 123456789012}
+
+
+def test_short_fields_at_the_very_end_of_a_file(tmp_path):
+    """Loads for a short id on the last line stay inside the buffer (long ids earlier)."""
+    text = "q Q0 a-very-long-document-identifier-0001 1 1.5 t\nq Q0 d 2 0.25 t"
+    docs, scores = read_run(write(tmp_path, text)).ranked("q")
+    assert docs == ["a-very-long-document-identifier-0001", "d"] and scores.tolist() == [1.5, 0.25]
+    q = read_qrels(write(tmp_path, "q 0 a-very-long-document-identifier-0001 1\nq 0 d 0", "q.txt"))
+    assert q.judged("q") == {"a-very-long-document-identifier-0001": 1, "d": 0}
