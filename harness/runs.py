@@ -450,10 +450,14 @@ def _dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
     if len(ids) < 2:
         return None
     lens = np.diff(offsets)
-    s = np.sort(keys)
-    if not (s[1:] == s[:-1]).any():
+    # sort ~1M rows at a time, cut at topic boundaries (duplicates are within a topic)
+    cuts = np.unique(np.r_[offsets[np.searchsorted(offsets, np.arange(0, len(ids), 1 << 20))], len(ids)])
+    for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        s = np.sort(keys[lo:hi])
+        if (s[1:] == s[:-1]).any():
+            break
+    else:
         return None
-    del s
     seg = np.repeat(np.arange(len(names), dtype=np.int64), lens)
     dup = _find_duplicates(keys, ids, seg)
     if len(dup) == 0:
@@ -588,24 +592,55 @@ def read_run(path, *, duplicates: str = "error") -> Run:
     """
     source = str(path)
     topics = _TopicColumn()
-    ids, scores, lines = [], [], _LineMap()
+    size = _file_size(path)
+    ids, scores, lines = _Column(size), _Column(size), _LineMap()
     for block in _blocks(path, 6, "run: qid Q0 docid rank score tag"):
         topics.add(block)
-        ids.append(_fixed_bytes(block, 2))
-        scores.append(_parse_floats(block, 4, source, "score (field 5)"))
+        ids.append(_fixed_bytes(block, 2), len(block.body))
+        scores.append(_parse_floats(block, 4, source, "score (field 5)"), len(block.body))
         lines.add(block)
     names, offsets, order = topics.grouping()
-    docids = _concat(ids, np.zeros(0, dtype="S8"))
-    score_arr = _concat(scores, np.zeros(0))
-    del ids, scores
+    docids = ids.result(np.zeros(0, dtype="S8"))
+    score_arr = scores.result(np.zeros(0))
     if order is not None:
         docids, score_arr, lines.order = docids[order], score_arr[order], order
     run = Run(names, offsets, docids, score_arr, source)
     return run._deduped(duplicates, lines)
 
 
-def _concat(parts, empty):
-    return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else empty
+def _file_size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+class _Column:
+    """A column filled block by block into one array sized from the file size (a final
+    concatenation would touch every page of a second run-sized array)."""
+
+    def __init__(self, file_size: int):
+        self.file_size = file_size
+        self.arr = None
+        self.n = 0
+
+    def append(self, part: np.ndarray, part_bytes: int):
+        if self.arr is None:
+            guess = int(self.file_size / max(part_bytes, 1) * len(part) * 1.02) + 1024
+            self.arr = np.empty(max(guess, len(part)), dtype=part.dtype)
+        if part.dtype.itemsize > self.arr.dtype.itemsize:        # wider doc ids: re-widen
+            wider = np.empty(len(self.arr), dtype=part.dtype)
+            wider[:self.n] = self.arr[:self.n]
+            self.arr = wider
+        if self.n + len(part) > len(self.arr):
+            bigger = np.empty(max(2 * len(self.arr), self.n + len(part)), dtype=self.arr.dtype)
+            bigger[:self.n] = self.arr[:self.n]
+            self.arr = bigger
+        self.arr[self.n:self.n + len(part)] = part
+        self.n += len(part)
+
+    def result(self, empty: np.ndarray) -> np.ndarray:
+        return empty if self.arr is None else self.arr[:self.n]
 
 
 def write_run(path, run: Run, tag: str) -> None:

@@ -173,7 +173,8 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     step = 1 << 20                                       # in slices: no run-sized temporaries
     cand = np.concatenate([np.flatnonzero(table[(rkeys[i:i + step] >> shift).view(np.int64)]) + i
                            for i in range(0, len(rkeys), step)] or [np.zeros(0, dtype=np.int64)])
-    labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int64)
+    small = len(qrels.labels) == 0 or (qrels.labels.min() >= -128 and qrels.labels.max() <= 127)
+    labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int8 if small else np.int64)
     if not len(cand) or not len(qsorted):
         return labels
     ck = rkeys[cand]
