@@ -518,6 +518,8 @@ class Run:
             docs = list(docs)
             if len(docs) != len(sc):
                 raise DataError(source, f"topic {qid!r}: {len(docs)} docids but {len(sc)} scores")
+            if np.isnan(sc).any():
+                raise DataError(source, f"topic {qid!r}: a score is NaN; a ranking needs comparable scores")
             for d in docs:
                 if not isinstance(d, str) or not d or len(d.split()) != 1:
                     raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "

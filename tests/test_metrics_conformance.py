@@ -185,3 +185,27 @@ def test_files_end_to_end(tmp_path):
     ours = evaluate(read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels"), measures,
                     EvalPolicy(missing_topics="drop"))
     assert_same(ours, oracle(run, qrels, measures), measures)
+
+
+def test_empty_topics_and_empty_runs():
+    run = {"a": {}, "b": {"x": 1.0, "y": 1.0, "z": 1.0}}
+    qrels = {"a": {"x": 1}, "b": {"y": 1, "z": 2}}
+    r = Run.from_ranked({q: (list(d), list(d.values())) for q, d in run.items()})
+    ev = evaluate(r, Qrels.from_dict(qrels), ["AP", "RR", "P@1"])
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", "P.1"}).evaluate({"b": run["b"]})
+    assert ev.per_topic["RR"] == {"b": ref["b"]["recip_rank"], "a": 0.0}       # z > y > x
+    assert ev.per_topic["AP"]["b"] == ref["b"]["map"] and ev.audit["judged_missing_from_run"] == 1
+    empty = evaluate(Run.from_ranked({}), Qrels.from_dict(qrels), ["AP", "NumRet"])
+    assert empty.per_topic["AP"] == {"a": 0.0, "b": 0.0} and empty.means["NumRet"] == 0.0
+
+
+def test_nDCG_threshold_policy_drops_gains_below_rel():
+    run, qrels = synthetic(11)
+    measures = [parse_measure("nDCG(rel=2)"), parse_measure("nDCG(rel=2)@10")]
+    ours = evaluate(*harness_objects(run, qrels), measures,
+                    EvalPolicy(missing_topics="drop", nDCG_threshold=True))
+    cut = {q: {d: (v if v >= 2 else min(v, 0)) for d, v in j.items()} for q, j in qrels.items()}
+    ref = pytrec_eval.RelevanceEvaluator(cut, {"ndcg", "ndcg_cut.10"}).evaluate(run)
+    for m, key in zip(measures, ["ndcg", "ndcg_cut_10"]):
+        for q in ref:
+            assert ours.per_topic[str(m)][q] == pytest.approx(ref[q][key], abs=1e-12)

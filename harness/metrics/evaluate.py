@@ -107,7 +107,8 @@ def _order(run: Run, ties: str):
         return None, 0
     s = run.scores
     inner = np.ones(n - 1, dtype=bool)                   # row r+1 continues row r's topic
-    inner[run.offsets[1:-1][run.offsets[1:-1] < n] - 1] = False
+    cuts = run.offsets[1:-1]
+    inner[cuts[(cuts > 0) & (cuts < n)] - 1] = False
     topic_of = lambda rows: np.searchsorted(run.offsets, rows, side="right") - 1
     dst, src = [], []
     up = np.flatnonzero((s[1:] > s[:-1]) & inner)
