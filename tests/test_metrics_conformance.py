@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+from harness.errors import DataError
+
 from harness.metrics import EvalPolicy, evaluate, parse_measure
 from harness.metrics.measures import trec_eval_name
 from harness.qrels import Qrels
@@ -209,3 +211,16 @@ def test_nDCG_threshold_policy_drops_gains_below_rel():
     for m, key in zip(measures, ["ndcg", "ndcg_cut_10"]):
         for q in ref:
             assert ours.per_topic[str(m)][q] == pytest.approx(ref[q][key], abs=1e-12)
+
+
+def test_hash_collisions_never_change_a_number(monkeypatch):
+    """With a degenerate doc-id hash every (topic, doc) key collides: the join and the
+    duplicate check must fall back on the bytes and still agree with trec_eval."""
+    import harness.runs as runs
+    monkeypatch.setattr(runs, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    run, qrels = synthetic(12, n_topics=15)
+    measures = [parse_measure(m) for m in ["AP", "nDCG@10", "bpref", "P@5"]]
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures), measures)
+    with pytest.raises(DataError, match="duplicate document for topic 'q', document 'b'"):
+        Run.from_ranked({"q": (["a", "b", "c", "b"], [4, 3, 2, 1])})

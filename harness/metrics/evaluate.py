@@ -158,39 +158,44 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     """Label code of each run row (run order): the qrels label, -1 if not judged, -2 if judged
     negative. ``q_of_run[t]`` is run topic t's qrels topic index, -1 if it has none.
 
-    A hash join: 64-bit (topic, doc) keys; a bitmap of the qrels keys' top bits filters the
-    run rows, a binary search finds the survivors, and the doc-id bytes and topic confirm
-    every match (a hash collision never counts)."""
+    A hash join on the rows' cached (topic, doc) keys: a bitmap of the qrels keys' top bits
+    filters the run rows; the survivors are binary-searched among the qrels sorted by (topic,
+    key), so each topic's searches stay in one small, cached stretch; the doc-id bytes
+    confirm every match (a hash collision never counts)."""
     nq = len(qrels.topics())
-    qseg = np.repeat(np.arange(nq), np.diff(qrels.offsets))
-    qkeys = qrels.keys()
-    qorder = np.argsort(qkeys)
-    qsorted = qkeys[qorder]
-    rkeys = run.keys()
-    bits = max(int(np.ceil(np.log2(max(len(qkeys), 1) * 8))), 10)
+    small = len(qrels.labels) == 0 or (qrels.labels.min() >= -128 and qrels.labels.max() <= 127)
+    labels = np.full(len(run), NOT_JUDGED, dtype=np.int8 if small else np.int64)
+    if not nq or not len(run):
+        return labels
+    qkeys, rkeys = qrels.keys(), run.keys()
+    bits = max(int(np.ceil(np.log2(len(qkeys) * 8))), 10)
     shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=bool)
     table[(qkeys >> shift).view(np.int64)] = True
     step = 1 << 20                                       # in slices: no run-sized temporaries
     cand = np.concatenate([np.flatnonzero(table[(rkeys[i:i + step] >> shift).view(np.int64)]) + i
-                           for i in range(0, len(rkeys), step)] or [np.zeros(0, dtype=np.int64)])
-    small = len(qrels.labels) == 0 or (qrels.labels.min() >= -128 and qrels.labels.max() <= 127)
-    labels = np.full(len(rkeys), NOT_JUDGED, dtype=np.int8 if small else np.int64)
-    if not len(cand) or not len(qsorted):
-        return labels
-    ck = rkeys[cand]
+                           for i in range(0, len(rkeys), step)])
+    # (topic, key) in one uint64: topic index in the high bits, the key's low bits below
+    tbits = max(int(nq).bit_length(), 1)
+    low = np.uint64((1 << (64 - tbits)) - 1)
+    qseg = np.repeat(np.arange(nq, dtype=np.uint64), np.diff(qrels.offsets))
+    qk = (qseg << np.uint64(64 - tbits)) | (qkeys & low)
+    qorder = np.argsort(qk)
+    qsorted = qk[qorder]
+    qt = q_of_run[np.searchsorted(run.offsets, cand, side="right") - 1]
+    cand, qt = cand[qt >= 0], qt[qt >= 0]
+    ck = (qt.astype(np.uint64) << np.uint64(64 - tbits)) | (rkeys[cand] & low)
     pos = np.searchsorted(qsorted, ck)
-    run_topic = np.searchsorted(run.offsets, cand, side="right") - 1
     while len(cand):
         keep = pos < len(qsorted)
         keep[keep] &= qsorted[pos[keep]] == ck[keep]
-        pos, cand, ck, run_topic = pos[keep], cand[keep], ck[keep], run_topic[keep]
+        pos, cand, ck = pos[keep], cand[keep], ck[keep]
         q = qorder[pos]
-        hit = (run.docids[cand] == qrels.docids[q]) & (qseg[q] == q_of_run[run_topic])
+        hit = run.docids[cand] == qrels.docids[q]        # same topic: it is in the key
         lab = qrels.labels[q[hit]]
         labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
         miss = ~hit                     # a hash collision: try the next entry with that key
-        pos, cand, ck, run_topic = pos[miss] + 1, cand[miss], ck[miss], run_topic[miss]
+        pos, cand, ck = pos[miss] + 1, cand[miss], ck[miss]
     return labels
 
 
