@@ -12,7 +12,6 @@ import pytest
 import pytrec_eval
 
 from harness.errors import DataError
-
 from harness.metrics import EvalPolicy, evaluate, parse_measure
 from harness.metrics.measures import trec_eval_name
 from harness.qrels import Qrels
