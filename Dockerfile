@@ -15,7 +15,10 @@ WORKDIR /app
 COPY requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml README.md ./
 COPY scripts/ scripts/
 COPY harness/ harness/
-RUN scripts/install.sh "python -m pip"
+# The same two steps as scripts/setup.sh: a current pip and setuptools (the editable install
+# runs without build isolation, and python:3.12 images ship no setuptools), then install.sh.
+RUN python -m pip install --disable-pip-version-check -q --upgrade pip setuptools \
+ && scripts/install.sh "python -m pip"
 COPY configs/ configs/
 COPY corpora/ corpora/
 COPY topics/ topics/

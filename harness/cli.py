@@ -184,14 +184,14 @@ def cmd_index(args) -> int:
         info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=_log)
     seconds = time.perf_counter() - t
     stats = info.manifest.get("stats", {})
-    print(f"index        {info.path}")
-    print(f"status       {'reused' if info.reused else f'built in {seconds:.2f} s'}")
-    print(f"fingerprint  {info.fingerprint}")
-    print(f"collection   {cfg.collection_path} ({cfg.collection_format})")
-    print(f"options      stemmer={p.options.stemmer}, stopwords={'removed' if p.options.stopwords else 'kept'}")
+    print(f"index                {info.path}")
+    print(f"status               {'reused' if info.reused else f'built in {seconds:.2f} s'}")
+    print(f"fingerprint          {info.fingerprint}")
+    print(f"collection           {cfg.collection_path} ({cfg.collection_format})")
+    print(f"options              stemmer={p.options.stemmer}, stopwords={'removed' if p.options.stopwords else 'kept'}")
     for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
         value = stats.get(key)
-        print(f"{key.replace('_', ' '):12} {'not counted' if value is None else value}")
+        print(f"{key.replace('_', ' '):20} {'not counted' if value is None else value}")
     return 0
 
 

@@ -25,6 +25,7 @@ and the bad token named.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,11 @@ def parse_relevance(items: list[str], queries: list[str]):
             R = val.strip()
         if not body.strip():
             raise DataError("--relevance", f"query {query!r}: no labels after ':' (expected e.g. 1,0,1)")
+        # harness.judgments reads the text "-1" as its internal "unjudged" code; refuse it here
+        for rank, token in enumerate((t for t in re.split(r"[,\s]+", body.strip()) if t), start=1):
+            if token.startswith("-"):
+                raise DataError("--relevance", f"topic {query!r}: bad relevance label {token!r} at rank "
+                                f"{rank}; labels are integers >= 0, or '?' for an unjudged doc")
         mapping[query] = {"labels": body, "R": R}
     return parse_judgments(mapping, source="--relevance")
 
