@@ -306,12 +306,15 @@ def _parse_long(block, start, end, integer):
 
 def _parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     vals, ok = _parse_numbers(block, f, integer=False)
-    for i in np.flatnonzero(~ok).tolist():          # rare: exponents, inf, > 15 digits
-        tok = block.token(f, i)
-        if not _FLOAT_RE.fullmatch(tok):
-            raise DataError(source, f"{what} must be a decimal number (nan is not allowed), got "
-                            f"{tok.decode('utf-8', 'replace')!r}", line=block.line(i))
-        vals[i] = float(tok)
+    slow = np.flatnonzero(~ok)       # exponents, inf, > 15 digits (e.g. repr() of a float64)
+    if len(slow):
+        starts, ends, body = block.start(f)[slow].tolist(), block.end(f)[slow].tolist(), block.body
+        for i, a, b in zip(slow.tolist(), starts, ends):
+            tok = bytes(body[a:b])
+            if not _FLOAT_RE.fullmatch(tok):
+                raise DataError(source, f"{what} must be a decimal number (nan is not allowed), got "
+                                f"{tok.decode('utf-8', 'replace')!r}", line=block.line(i))
+            vals[i] = float(tok)
     return vals
 
 
@@ -423,7 +426,9 @@ def topic_doc_keys(topics: list[str], offsets: np.ndarray, ids: np.ndarray) -> n
                                                      digest_size=8).digest(), "little")
                       for t in topics], dtype=np.uint64)
     keys = np.repeat(salts, np.diff(offsets))
-    keys ^= id_hash(ids)
+    step = 1 << 20                 # in slices: no second run-sized array to fault in
+    for lo in range(0, len(keys), step):
+        keys[lo:lo + step] ^= id_hash(ids[lo:lo + step])
     return keys
 
 
