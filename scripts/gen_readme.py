@@ -1,0 +1,94 @@
+"""Regenerate the README's generated sections from the code, so they cannot drift:
+
+  <!-- BEGIN config-reference -->   harness.config.reference_markdown()
+  <!-- BEGIN measures -->           harness.metrics' measure registry
+  <!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
+
+    .venv/bin/python scripts/gen_readme.py          # rewrite README.md
+    .venv/bin/python scripts/gen_readme.py --check  # exit 1 if README.md is stale (tests do this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def config_reference() -> str:
+    from harness.config import reference_markdown
+
+    return reference_markdown().strip()
+
+
+def measures() -> str:
+    """One row per measure family of harness.metrics' registry."""
+    from harness.metrics.measures import MEASURES
+
+    rows = ["| measure | cut-off | options | trec_eval | meaning |", "|---|---|---|---|---|"]
+    for m in MEASURES.values():
+        form = {"required": f"`{m.name}@k`", "optional": f"`{m.name}`, `{m.name}@k`", "none": f"`{m.name}`"}[m.cutoff]
+        if m.float_cutoff:
+            form = f"`{m.name}@r`"
+        suffix = "_r" if m.float_cutoff else "_k"
+        trec = " / ".join(f"`{t}`" for t in (m.trec, m.trec_cut and f"{m.trec_cut}{suffix}") if t) or "—"
+        opts = ", ".join(f"`{o}=`" for o in m.options) or "—"
+        rows.append(f"| {form} | {m.cutoff} | {opts} | {trec} | {m.doc.replace('|', '\\|')} |")
+    return "\n".join(rows)
+
+
+def demo_output() -> str:
+    """The summary table of the demo, computed into a temporary folder."""
+    from harness.config import load_config
+    from harness.experiment import run_experiment
+    from harness.report import render_markdown
+
+    cfg = load_config(REPO / "configs" / "demo.yaml")
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = dataclasses.replace(cfg, output=Path(tmp) / "demo")
+        md = render_markdown(run_experiment(cfg, log=lambda m: None))
+    table = [line for line in md.splitlines() if line.startswith("|")]
+    end = next(i for i, line in enumerate(table[2:], start=2) if not line.startswith("| ") or "topics_in_run" in line)
+    return "```\n$ make demo\n...\n" + "\n".join(table[:end]) + "\n...\nreport written to reports/demo\n```"
+
+
+SECTIONS = {"config-reference": config_reference, "measures": measures, "demo-output": demo_output}
+
+
+def render(text: str, only: set[str] | None = None) -> str:
+    for name, make in SECTIONS.items():
+        if only and name not in only:
+            continue
+        begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
+        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"README.md has no {begin} ... {end} block")
+        body = make()
+        text = pattern.sub(lambda m: f"{begin}\n{body}\n{end}", text)
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    readme = REPO / "README.md"
+    old = readme.read_text()
+    new = render(old)
+    if args.check:
+        if new != old:
+            print("README.md is stale: run .venv/bin/python scripts/gen_readme.py", file=sys.stderr)
+            return 1
+        return 0
+    readme.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
