@@ -296,6 +296,11 @@ def cmd_evaluate(args) -> int:
 def _compare_inputs(args):
     """(names, paths) of the runs, baseline first among equals, and the baseline's name."""
     paths = [Path(p) for p in args.runs]
+    seen = set()
+    for p in paths:
+        if p.resolve() in seen:
+            raise DataError(str(p), "run file given twice")
+        seen.add(p.resolve())
     names = [p.stem for p in paths]
     if len(set(names)) < len(names):
         names = [str(p) for p in paths]     # same stem twice: name runs by their path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -89,3 +90,252 @@ def test_doctor():
     for key in ("python", "pyserini", "anserini", "java_home", "lucene"):
         assert key in r.stdout
     assert "lucene     10." in r.stdout and "jvm        started" in r.stdout
+
+
+# ----------------------------------------------------------------------------- issue 5 commands
+COMMANDS = ("run", "validate", "index", "search", "evaluate", "compare", "lab", "doctor")
+NO_JVM = {"HARNESS_JAVA_OPTS": "-Xno-such-option"}   # any JVM start would fail: proves none starts
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_everywhere_with_examples(command):
+    r = harness(command, "--help")
+    assert r.returncode == 0, r.stderr
+    assert "examples:" in r.stdout and f"harness {command}" in r.stdout
+    assert "exit codes:" in r.stdout
+
+
+def test_top_level_help_lists_every_command():
+    r = harness("--help")
+    assert r.returncode == 0
+    for command in COMMANDS:
+        assert command in r.stdout
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """The demo config in a temp folder, its index built by `harness index` and its runs
+    written by `harness search` (each once for the module)."""
+    tmp = tmp_path_factory.mktemp("cli")
+    cfg = demo_copy(tmp)
+    env = {"HARNESS_INDEXES": str(tmp / "indexes")}
+    before = harness("index", "--dry-run", str(cfg), env={**env, **NO_JVM})
+    index = harness("index", str(cfg), env=env)
+    search = harness("search", str(cfg), env=env)
+    return tmp, cfg, env, before, index, search
+
+
+def test_index_builds_then_reuses(searched):
+    tmp, cfg, env, before, index, _ = searched
+    assert before.returncode == 0, before.stderr
+    assert "build (no index there yet)" in before.stdout
+    assert index.returncode == 0, index.stderr
+    assert re.search(r"^status\s+built in", index.stdout, re.M)
+    assert re.search(r"^fingerprint\s+[0-9a-f]{64}$", index.stdout, re.M)
+    assert re.search(r"^documents\s+45$", index.stdout, re.M)
+    path = re.search(r"^index\s+(\S+)$", index.stdout, re.M).group(1)
+    assert Path(path).parent == tmp / "indexes" and (Path(path) / "harness-index.json").exists()
+    again = harness("index", str(cfg), env=env)
+    assert again.returncode == 0 and re.search(r"^status\s+reused$", again.stdout, re.M)
+
+
+def test_search_writes_runs_and_no_report(searched):
+    tmp, cfg, env, _, _, search = searched
+    assert search.returncode == 0, search.stderr
+    runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir())
+    assert runs == sorted(["bm25(k1=0.9,b=0.4).trec", "dirichlet(mu=500).trec", "dirichlet(mu=1000).trec",
+                           "dirichlet(mu=2000).trec", "jm(lambda=0.1).trec"])
+    assert not (tmp / "report" / "summary.json").exists()
+    first = (tmp / "report" / "runs" / runs[0]).read_text().splitlines()[0].split()
+    assert first[0] == "1" and first[1] == "Q0" and first[3] == "1" and first[5] == "bm25(k1=0.9,b=0.4)"
+
+
+def test_dry_run_reports_reuse_without_starting_java(searched):
+    tmp, cfg, env, *_ = searched
+    for command in ("run", "search"):
+        r = harness(command, "--dry-run", str(cfg), env={**env, **NO_JVM})
+        assert r.returncode == 0, r.stderr
+        assert "reuse (fingerprint matches)" in r.stdout
+        assert r.stdout.count("reuse bm25(k1=0.9,b=0.4).") == 1 and "not cached" not in r.stdout
+    assert not (tmp / "report" / "summary.json").exists()          # nothing written
+    # a new run parameter is planned as a search; nothing else changes
+    cfg2 = tmp / "dry.yaml"
+    cfg2.write_text(cfg.read_text().replace("jm: {lambda: 0.1}", "jm: {lambda: 0.3}"))
+    r = harness("run", "--dry-run", str(cfg2), env={**env, **NO_JVM})
+    assert re.search(r"^run\s+jm\(lambda=0\.3\)\s+search \(not cached\)$", r.stdout, re.M), r.stdout
+
+
+def test_evaluate_equals_trec_eval(searched):
+    import pytrec_eval
+
+    tmp, *_ = searched
+    run_file = tmp / "report" / "runs" / "bm25(k1=0.9,b=0.4).trec"
+    qrels_file = REPO / "qrels" / "demo.txt"
+    r = harness("evaluate", str(run_file), str(qrels_file), "-m", "AP", "nDCG@10", "-m", "P@10", "-q")
+    assert r.returncode == 0, r.stderr
+    run, qrels = {}, {}
+    for line in run_file.read_text().splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    for line in qrels_file.read_text().splitlines():
+        q, _, d, l = line.split()
+        qrels.setdefault(q, {})[d] = int(l)
+    res = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut", "P"}).evaluate(run)
+    names = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10"}
+    lines = [l.split("\t") for l in r.stdout.splitlines()]
+    assert [l[0] for l in lines[-3:]] == ["AP", "nDCG@10", "P@10"] and all(l[1] == "all" for l in lines[-3:])
+    for m, topic, value in lines:
+        expected = (sum(v[names[m]] for v in res.values()) / len(res)) if topic == "all" else res[topic][names[m]]
+        assert value == f"{expected:.4f}", (m, topic)
+    assert len(lines) == 3 * len(qrels) + 3
+    assert "policy: ties=trec_eval, missing_topics=zero" in r.stderr
+
+
+def test_evaluate_bad_input_is_exit_2(searched, tmp_path):
+    tmp, *_ = searched
+    run_file = str(tmp / "report" / "runs" / "bm25(k1=0.9,b=0.4).trec")
+    qrels_file = str(REPO / "qrels" / "demo.txt")
+    cases = [
+        (("evaluate", run_file, qrels_file, "-m", "MAPP"), "unknown measure 'MAPP'"),
+        (("evaluate", str(tmp_path / "none.trec"), qrels_file, "-m", "AP"), "none.trec: run file not found"),
+        (("evaluate", qrels_file, run_file, "-m", "AP"), "the order is RUN QRELS"),
+        (("evaluate", run_file, qrels_file, "-m", "AP", "--ties", "random"), "invalid choice: 'random'"),
+        (("evaluate", run_file, qrels_file), "the following arguments are required: -m"),
+    ]
+    bad = tmp_path / "bad.trec"
+    bad.write_text("1 Q0 d1 1 x tag\n")
+    cases.append((("evaluate", str(bad), qrels_file, "-m", "AP"), "bad.trec:1"))
+    for args, message in cases:
+        r = harness(*args)
+        assert r.returncode == 2 and message in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_compare_equals_scipy_and_counts(searched):
+    import numpy as np
+    import pytrec_eval
+    from scipy import stats
+
+    tmp, *_ = searched
+    runs = tmp / "report" / "runs"
+    files = [runs / "bm25(k1=0.9,b=0.4).trec", runs / "dirichlet(mu=1000).trec", runs / "jm(lambda=0.1).trec"]
+    r = harness("compare", *map(str, files), "--qrels", str(REPO / "qrels" / "demo.txt"),
+                "--baseline", str(files[0]), "-m", "AP", "--test", "t", "--correction", "none")
+    assert r.returncode == 0, r.stderr
+    qrels = {}
+    for line in (REPO / "qrels" / "demo.txt").read_text().splitlines():
+        q, _, d, l = line.split()
+        qrels.setdefault(q, {})[d] = int(l)
+
+    def ap(path):
+        run = {}
+        for line in path.read_text().splitlines():
+            q, _, d, _, s, _ = line.split()
+            run.setdefault(q, {})[d] = float(s)
+        res = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+        return np.array([res[q]["map"] for q in sorted(qrels)])
+
+    base = ap(files[0])
+    rows = {l.split()[1]: l.split() for l in r.stdout.splitlines() if l.startswith("AP ")}
+    assert set(rows) == {"dirichlet(mu=1000)", "jm(lambda=0.1)"}
+    for f in files[1:]:
+        row, y = rows[f.stem], ap(f)
+        assert row[2] == f"{y.mean():.4f}" and row[3] == f"{base.mean():.4f}"
+        assert row[4] == f"{y.mean() - base.mean():+.4f}"
+        p = stats.ttest_rel(y, base).pvalue
+        assert row[7] == f"{p:.4f}" and row[8] == f"{p:.4f}"     # correction none: p = corrected p
+        assert row[9] == f"{(y > base).sum()}/{(y == base).sum()}/{(y < base).sum()}"
+    assert "paired t-test; no correction" in r.stdout and "baseline: bm25(k1=0.9,b=0.4); 15 topics" in r.stdout
+
+
+def test_compare_bad_input_is_exit_2(searched):
+    tmp, *_ = searched
+    run = str(tmp / "report" / "runs" / "jm(lambda=0.1).trec")
+    other = str(tmp / "report" / "runs" / "dirichlet(mu=500).trec")
+    qrels = str(REPO / "qrels" / "demo.txt")
+    for args, message in [
+        ((run, "--qrels", qrels, "--baseline", "nope", "-m", "AP"), "'nope' is neither one of the runs"),
+        ((run, "--qrels", qrels, "--baseline", run, "-m", "AP"), "needs at least one run besides the baseline"),
+        ((run, other, "--qrels", qrels + ".missing", "--baseline", run, "-m", "AP"), "demo.txt.missing: file not found"),
+        ((run, "--qrels", qrels, "--baseline", "x", "-m", "AP", "--test", "z"), "invalid choice: 'z'"),
+        ((run, other, "--qrels", qrels, "--baseline", run, "-m", "AP", "--alpha", "2"), "alpha must be a number in (0, 1)"),
+        ((run, run, "--qrels", qrels, "--baseline", run, "-m", "AP"), "run file given twice"),
+    ]:
+        r = harness("compare", *args)
+        assert r.returncode == 2 and message in r.stderr, (args, r.stderr)
+
+
+def test_index_and_search_missing_config_is_exit_2(tmp_path):
+    for command in ("index", "search", "run"):
+        r = harness(command, str(tmp_path / "nope.yaml"), env=NO_JVM)
+        assert r.returncode == 2 and "nope.yaml" in r.stderr and "Traceback" not in r.stderr
+        r = harness(command, "--dry-run", "--no-such", "configs/demo.yaml")
+        assert r.returncode == 2 and "unrecognized arguments: --no-such" in r.stderr
+
+
+def test_engine_failure_is_exit_3(tmp_path):
+    cfg = demo_copy(tmp_path)
+    r = harness("index", str(cfg), env={"HARNESS_INDEXES": str(tmp_path / "ix"), **NO_JVM})
+    assert r.returncode == 3 and "could not start the JVM" in r.stderr and "Traceback" not in r.stderr
+    r = harness("--debug", "index", str(cfg), env={"HARNESS_INDEXES": str(tmp_path / "ix"), **NO_JVM})
+    assert "Traceback" in r.stderr
+
+
+# ----------------------------------------------------------------------------- progress
+def test_no_progress_codes_in_captured_output(searched):
+    tmp, cfg, env, _, index, search = searched
+    r = harness("run", str(cfg), env=env)
+    for out in (index, search, r):
+        assert "\x1b" not in out.stderr + out.stdout and "\r" not in out.stderr + out.stdout
+
+
+def test_progress_draws_only_on_a_terminal(monkeypatch):
+    import io
+
+    from harness.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    with Progress(4, "searching", stream=tty) as bar:
+        for _ in range(4):
+            bar.update()
+    assert "\x1b[K" in tty.getvalue() and "4/4" in tty.getvalue()
+    pipe = io.StringIO()
+    with Progress(4, "searching", stream=pipe) as bar:
+        bar.update(4)
+    assert pipe.getvalue() == ""
+    monkeypatch.setenv("HARNESS_PROGRESS", "never")
+    quiet = Tty()
+    with Progress(4, "searching", stream=quiet) as bar:
+        bar.update(4)
+    assert quiet.getvalue() == ""
+
+
+def test_progress_bar_on_a_real_terminal(searched):
+    """stderr on a pseudo-terminal: the bar is drawn there, and stdout (a pipe) stays clean."""
+    import pty
+
+    tmp, *_ = searched
+    run_file = str(tmp / "report" / "runs" / "bm25(k1=0.9,b=0.4).trec")
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.run([*HARNESS, "evaluate", run_file, str(REPO / "qrels" / "demo.txt"), "-m", "AP"],
+                           cwd=REPO, stdout=subprocess.PIPE, stderr=slave, timeout=120)
+        os.close(slave)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert p.returncode == 0
+    assert b"\x1b[K" in seen and b"evaluating 1 measures" in seen
+    assert b"\x1b" not in p.stdout

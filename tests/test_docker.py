@@ -1,0 +1,110 @@
+"""The container set-up: `docker-compose config` accepts the compose file (no Docker engine
+needed), the service mounts the data folders and runs the harness CLI, the Dockerfile installs
+with the same files and script as the local set-up, and the README's compose commands are
+valid harness command lines."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from .conftest import REPO
+from .test_lab import commands
+
+
+def dockerfile_steps() -> list[tuple[str, str]]:
+    """(instruction, arguments) of the Dockerfile, continuation lines joined, comments dropped."""
+    lines = [l for l in (REPO / "Dockerfile").read_text().splitlines() if not l.lstrip().startswith("#")]
+    text = "\n".join(lines).replace("\\\n", " ")
+    return [(m.group(1).upper(), m.group(2).strip()) for m in re.finditer(r"^(\w+)\s+(.*)$", text, re.M)]
+
+
+@pytest.fixture(scope="module")
+def compose():
+    exe = shutil.which("docker-compose")
+    if exe is None:
+        pytest.fail("docker-compose is not installed (.ci/run installs it): apt-get install docker-compose")
+    r = subprocess.run([exe, "config"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return yaml.safe_load(r.stdout)
+
+
+def test_compose_service_volumes_and_command(compose):
+    svc = compose["services"]["harness"]
+    assert svc["working_dir"] == "/app"
+    assert svc["command"] == ["run", "configs/demo.yaml"]
+    mounts = {}
+    for v in svc["volumes"]:
+        if isinstance(v, str):
+            source, target = v.split(":")[:2]
+        else:
+            source, target = v["source"], v["target"]
+        mounts[target] = source
+    for folder in ("configs", "corpora", "indexes", "topics", "qrels", "reports"):
+        assert mounts.get(f"/app/{folder}") == str(REPO / folder), (folder, mounts)
+
+
+def test_dockerfile_base_java_and_entry_point():
+    steps = dockerfile_steps()
+    base = next(a for i, a in steps if i == "FROM")
+    assert re.fullmatch(r"python:3\.12[-.\w]*", base), base
+    apt = " ".join(a for i, a in steps if i == "RUN" and "apt-get install" in a)
+    java = [int(v) for v in re.findall(r"openjdk-(\d+)-j(?:re|dk)", apt)]
+    assert java and min(java) >= 21, apt          # Java from the base image's distribution
+    env = " ".join(a for i, a in steps if i == "ENV")
+    assert "JAVA_HOME=" in env
+    assert next(a for i, a in steps if i == "ENTRYPOINT") == '["harness"]'
+    script = (REPO / "pyproject.toml").read_text()
+    assert 'harness = "harness.cli:main"' in script   # the same CLI as .venv/bin/harness
+
+
+def test_dockerfile_installs_like_scripts_setup_sh():
+    """setup.sh's pip steps, with its pip swapped for the image's, are the image's steps."""
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    local_pip = ".venv/bin/python -m pip"
+    image_pip = "python -m pip"
+    wanted = []
+    for line in setup.splitlines():
+        line = line.strip()
+        if line.startswith(local_pip):
+            wanted.append(shlex.split(image_pip + line[len(local_pip):]))
+        elif line.startswith("scripts/install.sh"):
+            argv = shlex.split(line)
+            assert argv[1] == local_pip
+            wanted.append(["scripts/install.sh", image_pip])   # "$@" is --dev for the tests only
+    assert len(wanted) == 2, setup
+    steps = dockerfile_steps()
+    run = [shlex.split(part) for i, a in steps if i == "RUN" for part in a.split("&&")]
+    positions = [run.index(w) for w in wanted]        # raises if a step is missing
+    assert positions == sorted(positions)
+    # install.sh reads these files: each is copied into the image before it runs
+    install = (REPO / "scripts" / "install.sh").read_text()
+    files = set(re.findall(r'\$here/([\w.-]+)"', install))
+    assert files >= {"requirements.txt", "requirements-nodeps.txt", "requirements-dev.txt"}
+    install_at = next(n for n, (i, a) in enumerate(steps) if i == "RUN" and "scripts/install.sh" in a)
+    copied = set()
+    for i, a in steps[:install_at]:
+        if i == "COPY":
+            copied.update(p.rstrip("/") for p in a.split()[:-1])
+    assert files <= copied and {"scripts", "harness", "pyproject.toml"} <= copied, copied
+    ignored = (REPO / ".dockerignore").read_text().split()
+    assert not files & set(ignored)
+
+
+def test_readme_compose_commands_are_the_lab_examples_and_parse():
+    from harness.cli import build_parser
+
+    docker = [c for c in commands("Docker") if c.startswith("docker-compose run")]
+    prefix = "docker-compose run --rm harness "
+    assert all(c.startswith(prefix) for c in docker)
+    lab_via_compose = [c[len(prefix):] for c in docker if c.startswith(prefix + "lab ")]
+    local = [c[len(".venv/bin/harness "):] for c in commands("Lab mode")]
+    assert [shlex.split(c) for c in lab_via_compose] == [shlex.split(c) for c in local]
+    parser = build_parser()
+    for c in docker:
+        parser.parse_args(shlex.split(c[len(prefix):]))
