@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
-from harness.runs import (_LineMap, _TopicColumn, _blocks, _dedupe, _fixed_bytes, _pad8,
+from harness.runs import (_LineMap, _TopicColumn, _map_blocks, _dedupe, _fixed_bytes, _pad8,
                           _parse_ints, topic_doc_keys)
 
 __all__ = ["Qrels", "read_qrels"]
@@ -98,11 +98,16 @@ def read_qrels(path) -> Qrels:
     source = str(path)
     topics = _TopicColumn()
     ids, labels, lines = [], [], _LineMap()
-    for block in _blocks(path, 4, "qrels: qid iter docid rel"):
-        topics.add(block)
-        ids.append(_fixed_bytes(block, 2))
-        labels.append(_parse_ints(block, 3, source, "relevance label (field 4)"))
-        lines.add(block)
+    def columns(block):
+        return (_TopicColumn.segments(block), _fixed_bytes(block, 2),
+                _parse_ints(block, 3, source, "relevance label (field 4)"), _LineMap.of(block))
+
+    for segs, block_ids, block_labels, line_info in _map_blocks(
+            path, 4, "qrels: qid iter docid rel", columns):
+        topics.add(segs)
+        ids.append(block_ids)
+        labels.append(block_labels)
+        lines.add(line_info)
     names, offsets, order = topics.grouping()
     docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
     lab = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)

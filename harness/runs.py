@@ -9,16 +9,21 @@ Like trec_eval, the reader ignores the ``Q0``, ``rank`` and ``tag`` columns' val
 presence is checked): the order that counts is decided by the evaluation's tie policy, see
 :class:`harness.metrics.EvalPolicy`. A :class:`Run` keeps each topic's rows in file order.
 
-This module also holds the columnar tokeniser that :mod:`harness.qrels` shares.
+This module also holds the columnar tokeniser that :mod:`harness.qrels` shares. Blocks of
+lines are parsed on ``HARNESS_THREADS`` threads (default 2; numpy releases the GIL), with the
+results assembled in file order.
 """
 from __future__ import annotations
 
 import bisect
 import hashlib
 import os
+import queue
 import re
 import tempfile
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -39,8 +44,9 @@ _FRONT, _BACK = 16, 8       # padding around a block, so 8-byte loads near its e
 
 class _Block:
     """Whole lines of a file: ``buf`` (padded bytes), ``delim`` (n, nfields) positions of the
-    separator after each field (= token ends), and the lines: ``lines`` (1-based, per row) or, when the block
-    has no blank lines, None and ``line0`` (rows are lines line0+1, line0+2, ...)."""
+    separator after each field (= token ends, relative to ``body``), and the lines: ``lines``
+    (1-based, per row) or, when the block has no blank lines, None and ``line0`` (rows are
+    lines line0+1, line0+2, ...)."""
 
     __slots__ = ("buf", "body", "words", "delim", "first", "line0", "_lines", "_starts")
 
@@ -76,65 +82,91 @@ class _Block:
         return bytes(self.body[int(self.start(f)[i]):int(self.end(f)[i])])
 
 
-def _blocks(path, nfields: int, what: str) -> Iterator[_Block]:
-    """Yield the file's lines as :class:`_Block` s of ``nfields`` whitespace-separated tokens.
-
-    Blank lines are skipped; any other line must have exactly ``nfields`` tokens. One buffer
-    is reused for every block (read straight into it), so each block must be consumed before
-    the next is requested.
-    """
-    source = str(path)
+def _chunks(path, what: str, buffers: "queue.Queue") -> Iterator[tuple]:
+    """Read the file into blocks of whole lines: yield (buffer, cut, line0), the lines being
+    ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
+    go back there once their block is processed."""
     try:
         f = open(path, "rb", buffering=0)
     except OSError as e:
-        raise DataError(source, f"cannot read {what}: {e.strerror}") from None
+        raise DataError(str(path), f"cannot read {what}: {e.strerror}") from None
     with f:
-        cap = _BLOCK
-        buf = np.empty(_FRONT + cap + _BACK + 1, dtype=np.uint8)
-        have = 0                                    # carried bytes (a partial line)
-        line0 = 0                                   # lines before the current block
-        eof = False
-        while not eof:
-            n = f.readinto(memoryview(buf)[_FRONT + have:_FRONT + cap])
-            total = have + n
+        carry = b""
+        line0 = 0
+        while True:
+            buf = buffers.get()
+            size = max(_BLOCK, 2 * len(carry))      # a line longer than a block grows it
+            if buf is None or len(buf) < _FRONT + size + _BACK + 1:
+                buf = bytearray(_FRONT + size + _BACK + 1)
+            buf[_FRONT:_FRONT + len(carry)] = carry
+            n = f.readinto(memoryview(buf)[_FRONT + len(carry):_FRONT + size])
+            total = len(carry) + n
             if n == 0:
-                eof = True
                 if total == 0:
+                    buffers.put(buf)
                     return
                 buf[_FRONT + total] = _NL           # a last line without its newline
-                cut = total + 1
+                cut, carry = total + 1, b""
             else:
-                cut = _last_newline(buf[_FRONT:_FRONT + total]) + 1
-                if cut == 0:                        # no complete line yet
-                    if total == cap:                # a line longer than the buffer: grow it
-                        cap *= 2
-                        bigger = np.empty(_FRONT + cap + _BACK + 1, dtype=np.uint8)
-                        bigger[:_FRONT + total] = buf[:_FRONT + total]
-                        buf = bigger
-                    have = total
+                cut = buf.rfind(b"\n", _FRONT, _FRONT + total) + 1 - _FRONT
+                if cut <= 0:                        # no complete line yet
+                    carry = bytes(buf[_FRONT:_FRONT + total])
+                    buffers.put(None)               # keep growing: read the rest of the line
                     continue
-            block, nlines = _tokenise(buf[:_FRONT + cut + _BACK], nfields, line0, source, what)
+                carry = bytes(buf[_FRONT + cut:_FRONT + total])
+            nlines = buf.count(b"\n", _FRONT, _FRONT + cut)
+            yield buf, cut, line0
             line0 += nlines
-            if block is not None:
-                yield block
-            del block
-            have = max(total - cut, 0)
-            if have:
-                buf[_FRONT:_FRONT + have] = buf[_FRONT + cut:_FRONT + total].copy()
 
 
-def _last_newline(data: np.ndarray) -> int:
-    """Index of the last newline in ``data``, or -1."""
-    end = len(data)
-    step = 1 << 16
-    while end > 0:
-        lo = max(end - step, 0)
-        hit = np.flatnonzero(data[lo:end] == _NL)
-        if len(hit):
-            return lo + int(hit[-1])
-        end = lo
-        step *= 4
-    return -1
+def _threads() -> int:
+    """Worker threads for parsing (numpy releases the GIL): HARNESS_THREADS, default 2."""
+    try:
+        n = int(os.environ.get("HARNESS_THREADS", "2"))
+    except ValueError:
+        n = 2
+    return max(1, min(n, os.cpu_count() or 1))
+
+
+def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
+    """``fn(block)`` for each :class:`_Block` of the file, results in file order. Blocks are
+    tokenised and processed on a few threads; each buffer is reused once its block is done."""
+    source = str(path)
+    threads = _threads()
+    buffers: queue.Queue = queue.Queue()
+    for _ in range(threads + 1):
+        buffers.put(None)
+
+    def work(buf, cut, line0):
+        try:
+            arr = np.frombuffer(buf, dtype=np.uint8, count=_FRONT + cut + _BACK)
+            block, _ = _tokenise(arr, nfields, line0, source, what)
+            return None if block is None else fn(block)
+        finally:
+            buffers.put(buf)
+
+    if threads == 1:
+        for chunk in _chunks(path, what, buffers):
+            r = work(*chunk)
+            if r is not None:
+                yield r
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque = deque()
+        try:
+            for chunk in _chunks(path, what, buffers):
+                pending.append(pool.submit(work, *chunk))
+                while pending and (pending[0].done() or len(pending) > threads):
+                    r = pending.popleft().result()
+                    if r is not None:
+                        yield r
+            while pending:
+                r = pending.popleft().result()
+                if r is not None:
+                    yield r
+        finally:
+            for fut in pending:
+                fut.cancel()
 
 
 def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str):
@@ -336,9 +368,15 @@ class _LineMap:
         self.info = []
         self.order = None              # set when rows were regrouped by topic
 
-    def add(self, block: _Block):
-        self.info.append((block.line0, block._lines))
-        self.rows.append(self.rows[-1] + len(block))
+    @staticmethod
+    def of(block: _Block):
+        """What a worker hands back for :meth:`add`."""
+        return block.line0, block._lines, len(block)
+
+    def add(self, info):
+        line0, lines, n = info
+        self.info.append((line0, lines))
+        self.rows.append(self.rows[-1] + n)
 
     def __getitem__(self, i) -> int:
         i = int(self.order[i]) if self.order is not None else int(i)
@@ -357,7 +395,9 @@ class _TopicColumn:
         self.seg_topic: list[int] = []
         self.seg_len: list[int] = []
 
-    def add(self, block: _Block, f: int = 0):
+    @staticmethod
+    def segments(block: _Block, f: int = 0):
+        """The block's runs of equal topic ids: (names, lengths). Stateless (thread-safe)."""
         ids = _fixed_bytes(block, f)
         words = ids.view(np.uint64).reshape(len(ids), -1)
         change = words[1:, 0] != words[:-1, 0]
@@ -365,8 +405,10 @@ class _TopicColumn:
             change |= words[1:, k] != words[:-1, k]
         heads = np.flatnonzero(np.r_[True, change])
         lens = np.diff(np.r_[heads, len(ids)])
-        for h, ln in zip(ids[heads].tolist(), lens.tolist()):
-            name = h.decode("utf-8", "surrogateescape")
+        return [h.decode("utf-8", "surrogateescape") for h in ids[heads].tolist()], lens.tolist()
+
+    def add(self, segments):
+        for name, ln in zip(*segments):
             t = self.index.get(name)
             if t is None:
                 t = self.index[name] = len(self.names)
@@ -601,11 +643,17 @@ def read_run(path, *, duplicates: str = "error") -> Run:
     topics = _TopicColumn()
     size = _file_size(path)
     ids, scores, lines = _Column(size), _Column(size), _LineMap()
-    for block in _blocks(path, 6, "run: qid Q0 docid rank score tag"):
-        topics.add(block)
-        ids.append(_fixed_bytes(block, 2), len(block.body))
-        scores.append(_parse_floats(block, 4, source, "score (field 5)"), len(block.body))
-        lines.add(block)
+    def columns(block):
+        return (_TopicColumn.segments(block), _fixed_bytes(block, 2),
+                _parse_floats(block, 4, source, "score (field 5)"), _LineMap.of(block),
+                len(block.body))
+
+    for segs, block_ids, block_scores, line_info, nbytes in _map_blocks(
+            path, 6, "run: qid Q0 docid rank score tag", columns):
+        topics.add(segs)
+        ids.append(block_ids, nbytes)
+        scores.append(block_scores, nbytes)
+        lines.add(line_info)
     names, offsets, order = topics.grouping()
     docids = ids.result(np.zeros(0, dtype="S8"))
     score_arr = scores.result(np.zeros(0))
