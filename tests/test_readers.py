@@ -99,10 +99,13 @@ def test_missing_file_is_a_data_error(tmp_path):
         read_run(tmp_path / "nope.txt")
 
 
-def test_blocks_split_lines_correctly(tmp_path, monkeypatch):
-    """Tiny blocks force lines to straddle block edges; line numbers stay right."""
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_blocks_split_lines_correctly(tmp_path, monkeypatch, threads):
+    """Tiny blocks force lines to straddle block edges; line numbers stay right, whether the
+    blocks are parsed inline or on threads."""
     import harness.runs as runs
     monkeypatch.setattr(runs, "_BLOCK", 7)
+    monkeypatch.setenv("HARNESS_THREADS", threads)
     text = "".join(f"q{i // 3} Q0 d{i} {i} {i / 7!r} t\n" for i in range(20)) + "q9 Q0 dx 1 oops t\n"
     p = write(tmp_path, text)
     with pytest.raises(DataError) as e:
