@@ -32,9 +32,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .errors import ConfigError, ConfigProblem
 from .similarity import MODELS, Similarity, format_number
+from .stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
 
-__all__ = ["load_config", "Config", "reference_markdown", "SCHEMA", "Key", "LocatedProblem",
-           "anserini_topic_readers"]
+__all__ = ["load_config", "Config", "CompareSpec", "reference_markdown", "SCHEMA", "Key",
+           "LocatedProblem", "anserini_topic_readers", "ALL_PAIRS"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -47,7 +48,9 @@ class Key:
 
     Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
     must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
-    ``shorthand`` may also be written as a plain string, which then sets that one key.
+    ``shorthand`` may also be written as a plain string, which then sets that one key. Numbers
+    lie in [minimum, maximum], or in (minimum, maximum) when ``exclusive``. ``default_text``
+    describes a default that depends on other keys (for the reference).
     """
 
     name: str
@@ -57,11 +60,14 @@ class Key:
     default: Any = None
     choices: tuple[str, ...] = ()
     minimum: float | None = None
+    maximum: float | None = None
+    exclusive: bool = False
     pattern: str | None = None
     path_kind: str | None = None
     must_exist: bool = False
     keys: tuple["Key", ...] = ()
     shorthand: str | None = None
+    default_text: str | None = None
 
     def key(self, name: str) -> "Key | None":
         return next((k for k in self.keys if k.name == name), None)
@@ -69,6 +75,12 @@ class Key:
 
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
+ALL_PAIRS = "all-pairs"
+
+
+def _registry(reg: dict[str, str]) -> str:
+    return "; ".join(f"`{k}`: {v}" for k, v in reg.items())
+
 
 SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
     Key("name", "string", "Experiment name: the report's title.",
@@ -119,6 +131,39 @@ SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
             Key("duplicates", "choice", "A document retrieved twice for one topic.",
                 default="error", choices=("error", "drop")),
         )),
+    Key("compare", "section", "Significance tests between runs (needs qrels and two runs or "
+        "more); without this key nothing is compared. The policy is written into every report.",
+        keys=(
+            Key("baseline", "baseline", "The run every other run is compared with: a run's name, a "
+                f"list of names, or `{ALL_PAIRS}` (every pair once, the earlier run as baseline). "
+                "Names are canonicalised like `expect`'s.", default_text="the first run"),
+            Key("measures", "compare-measures", "Measures compared; the first one also drives "
+                "cross-validation and the per-topic plots.", default_text="all of `measures`"),
+            Key("test", "choice", "Paired test: " + _registry(TESTS) + ".", default="t",
+                choices=tuple(TESTS)),
+            Key("permutations", "int", "Resamples of the randomization test.", default=10_000,
+                minimum=1),
+            Key("bootstrap_samples", "int", "Resamples of the bootstrap test and of every "
+                "confidence interval.", default=10_000, minimum=1),
+            Key("ci_level", "number", "Level of the percentile bootstrap CI of each difference.",
+                default=0.95, minimum=0, maximum=1, exclusive=True),
+            Key("seed", "int", "Seed of every resampling (randomization, bootstrap, CI) and of the "
+                "cross-validation folds: the same config gives the same p-values.", default=42,
+                minimum=0),
+            Key("correction", "choice", "Multiple-comparison correction: " + _registry(CORRECTIONS)
+                + ".", default="holm", choices=tuple(CORRECTIONS)),
+            Key("family", "choice", "The p-values corrected together: " + _registry(FAMILIES) + ".",
+                default="per-measure", choices=tuple(FAMILIES)),
+            Key("alpha", "number", "Significance level: a difference is significant when its "
+                "corrected p < alpha.", default=0.05, minimum=0, maximum=1, exclusive=True),
+            Key("cross_validation", "section", "Tune each swept model (a model with several "
+                "settings) by k-fold cross-validation over topics on the first compared measure; "
+                "the report gives each fold's chosen setting and the held-out score. Without this "
+                "key nothing is tuned.", keys=(
+                    Key("folds", "int", "Number of folds; topics are assigned by `seed`.",
+                        default=5, minimum=2),
+                )),
+        )),
     Key("output", "path", "Folder for runs and reports (created if missing).", required=True,
         path_kind="dir"),
 ))
@@ -126,6 +171,23 @@ SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
 
 # --------------------------------------------------------------------------------------------
 # The result
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """The validated `compare:` block. ``baselines`` is empty when ``all_pairs``."""
+
+    baselines: tuple[str, ...]
+    all_pairs: bool
+    measures: tuple[str, ...]
+    policy: StatsPolicy
+    folds: int | None          # cross-validation folds; None: no cross-validation
+
+    def pairs(self, runs) -> list[tuple[str, str]]:
+        """(baseline, run) pairs over ``runs`` (canonical names, in config order)."""
+        from .stats import all_pairs, pairs_against
+
+        return all_pairs(runs) if self.all_pairs else pairs_against(self.baselines, runs)
 
 
 @dataclass(frozen=True)
@@ -153,6 +215,7 @@ class Config:
     duplicates: str
     output: Path
     raw: dict = field(compare=False, repr=False)
+    compare: CompareSpec | None = None
 
     @property
     def run_names(self) -> tuple[str, ...]:
@@ -412,11 +475,24 @@ def _check_int(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return v
 
 
+def _range(key: Key) -> str:
+    """'>= 0', '(0, 1)', '[0, 1]'."""
+    if key.maximum is None:
+        return f"{'>' if key.exclusive else '>='} {format_number(key.minimum)}"
+    lo, hi = "([" [not key.exclusive], ")]" [not key.exclusive]
+    return f"{lo}{format_number(key.minimum)}, {format_number(key.maximum)}{hi}"
+
+
 def _check_number(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     v = _number(ctx, node, path)
-    if v is not _INVALID and key.minimum is not None and v < key.minimum:
-        return ctx.problem(path, f"must be a number >= {format_number(key.minimum)} (got {v!r})", node)
-    return v if v is _INVALID else float(v)
+    if v is _INVALID or key.minimum is None:
+        return v if v is _INVALID else float(v)
+    low, high = key.minimum, math.inf if key.maximum is None else key.maximum
+    inside = low < v < high if key.exclusive else low <= v <= high
+    if not inside:
+        rng = _range(key)
+        return ctx.problem(path, f"must be a number {'in ' if rng[0] in '([' else ''}{rng} (got {v!r})", node)
+    return float(v)
 
 
 def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
@@ -548,6 +624,39 @@ def _check_measures(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return tuple(out) if len(ctx.problems) == problems else _INVALID
 
 
+def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    """Returns [(canonical run or ALL_PAIRS, path, node)]; checked against the runs in _finish."""
+    example = f'a run name like "bm25(k1=0.9,b=0.4)", a list of them, or {ALL_PAIRS}'
+    items = [(path, node)] if isinstance(node, ScalarNode) else (
+        [(f"{path}[{i}]", n) for i, n in enumerate(node.value)] if isinstance(node, SequenceNode) else None)
+    if items is None:
+        return _expected(ctx, path, example, node)
+    if not items:
+        return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
+    out, seen = [], {}
+    for p, n in items:
+        text = _string(ctx, n, p)
+        if text is _INVALID:
+            continue
+        if text == ALL_PAIRS:
+            if len(items) > 1:
+                ctx.problem(p, f"{ALL_PAIRS} compares every pair already; give it alone, not in a list", n)
+            else:
+                out.append((ALL_PAIRS, p, n))
+            continue
+        try:
+            run = str(Similarity.parse(text))
+        except ValueError as e:
+            ctx.problem(p, f"not a run name: {e} (or give {ALL_PAIRS})", n)
+            continue
+        if run in seen:
+            ctx.problem(p, f"names the same run as {seen[run]} ({run})", n)
+            continue
+        seen[run] = p
+        out.append((run, p, n))
+    return out
+
+
 def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     """Returns [(canonical run, path, node, {canonical measure: (value, path, node)})]."""
     if not isinstance(node, MappingNode):
@@ -599,6 +708,8 @@ _CHECKS = {
     "runs": _check_runs,
     "measures": _check_measures,
     "expect": _check_expect,
+    "baseline": _check_baseline,
+    "compare-measures": _check_measures,
 }
 
 
@@ -625,7 +736,74 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: "
                                 f"{', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
-    return {"measures": measures, "expect": expect}
+    return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures)}
+
+
+def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
+    """The compare block against the runs and measures of the config."""
+    if "compare" not in ctx.present:
+        return None
+    c = v["compare"]
+    if c is _INVALID:
+        return None
+    ok = True
+    if v["qrels"] is None:
+        ctx.problem("compare", "needs qrels: runs are compared on their per-topic scores; add "
+                    "`qrels: <path>` or remove `compare`", ctx.nodes["compare"])
+        return None
+    runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
+    if runs is not None and len(runs) < 2:
+        ctx.problem("compare", f"needs at least two runs to compare; the config has one ({runs[0]}): "
+                    "add runs or a sweep, or remove `compare`", ctx.nodes["compare"])
+        ok = False
+    baselines: list[str] = []
+    all_pairs = False
+    if "compare.baseline" not in ctx.present:
+        baselines = runs[:1] if runs else []
+    elif c["baseline"] is _INVALID:
+        ok = False
+    else:
+        for run, p, node in c["baseline"]:
+            if run == ALL_PAIRS:
+                all_pairs = True
+            elif runs is not None and run not in runs:
+                ctx.problem(p, f"no run {run} in this config; its runs are: {', '.join(runs)} "
+                            f"(or give {ALL_PAIRS})", node)
+                ok = False
+            else:
+                baselines.append(run)
+    if "compare.measures" not in ctx.present:
+        cmp_measures = measures
+    else:
+        cmp_measures = c["measures"]
+        if cmp_measures is not _INVALID and measures is not _INVALID:
+            for i, m in enumerate(cmp_measures):
+                if m not in measures:
+                    p = f"compare.measures[{i}]"
+                    node = ctx.nodes["compare.measures"].value[i]
+                    ctx.problem(p, f"{m} is not computed; add it to `measures` (now: "
+                                f"{', '.join(measures)})", node)
+                    ok = False
+    folds = None
+    if "compare.cross_validation" in ctx.present:
+        folds = c["cross_validation"]["folds"]
+        if runs is not None:
+            models = [r.model for r in v["runs"]]
+            if all(models.count(m) < 2 for m in models):
+                ctx.problem("compare.cross_validation", "no model of `runs` has more than one "
+                            "setting, so there is nothing to tune; sweep a parameter (e.g. "
+                            "`dirichlet: {mu: [500, 1000, 2000]}`) or remove `cross_validation`",
+                            ctx.nodes["compare.cross_validation"])
+                ok = False
+    if not ok or runs is None or any(x is _INVALID for x in (cmp_measures, folds)) or any(
+        c[k] is _INVALID for k in ("test", "permutations", "bootstrap_samples", "ci_level", "seed",
+                                   "correction", "family", "alpha")):
+        return None
+    policy = StatsPolicy(test=c["test"], correction=c["correction"], family=c["family"],
+                         alpha=c["alpha"], permutations=c["permutations"],
+                         bootstrap_samples=c["bootstrap_samples"], ci_level=c["ci_level"],
+                         seed=c["seed"])
+    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -699,6 +877,7 @@ def load_config(path: str | os.PathLike) -> Config:
         duplicates=v["evaluation"]["duplicates"],
         output=v["output"],
         raw=raw,
+        compare=v["compare"],
     )
 
 
@@ -717,6 +896,8 @@ _TYPE_TEXT = {
     "runs": "list",
     "measures": "list of strings",
     "expect": "mapping",
+    "baseline": "string or list",
+    "compare-measures": "list of strings",
 }
 
 
@@ -730,7 +911,7 @@ def _allowed(key: Key) -> str:
     if key.pattern:
         return f"`{_md(key.pattern)}`"
     if key.minimum is not None:
-        return f">= {format_number(key.minimum)}"
+        return _md(_range(key))
     if key.type == "bool":
         return "`true` \\| `false`"
     if key.type == "path":
@@ -739,12 +920,16 @@ def _allowed(key: Key) -> str:
     if key.type == "section":
         return f"{key.shorthand} as a plain string, or the keys below" if key.shorthand else "the keys below"
     return {"runs": "see *Similarities*", "measures": "names known to `harness.metrics`",
-            "expect": "runs of this config; measures in `measures`"}.get(key.type, "")
+            "expect": "runs of this config; measures in `measures`",
+            "baseline": f"runs of this config, or `{ALL_PAIRS}`",
+            "compare-measures": "measures in `measures`"}.get(key.type, "")
 
 
 def _default_text(key: Key) -> str:
     if key.required:
         return "**required**"
+    if key.default_text:
+        return key.default_text
     d = key.default
     if key.type == "section":
         return "(defaults below)"

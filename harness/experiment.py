@@ -21,11 +21,14 @@ from .errors import EngineError
 from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint
 from .similarity import Similarity
 
-__all__ = ["Plan", "RunResult", "Check", "ExperimentResult", "plan", "run_experiment", "SEARCH_SEMANTICS"]
+__all__ = ["Plan", "RunResult", "Check", "ExperimentResult", "plan", "run_experiment", "SEARCH_SEMANTICS",
+           "RECALL_LEVELS"]
 
 # Changes whenever the search path could produce a different run; part of every run's cache key.
 SEARCH_SEMANTICS = "anserini-bow+sort(score,id)+ties-adjusted+strict/1"
 RUN_CACHE = "harness-runs"
+# Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,9 @@ class ExperimentResult:
     evaluations: dict            # run name -> harness.metrics.Evaluation (empty without qrels)
     checks: list[Check]
     timings: dict[str, float] = field(default_factory=dict)
+    comparisons: object = None   # harness.compare.Comparisons when the config has `compare:`
+    # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
+    pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def failed_checks(self) -> list[Check]:
@@ -169,13 +175,25 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
 
     evaluations = {}
     checks: list[Check] = []
+    comparisons = None
+    curves: dict[str, tuple[float, ...]] = {}
     if qrels is not None:
         t = time.perf_counter()
         policy = EvalPolicy(ties=cfg.ties, missing_topics=cfg.missing_topics)
         measures = [parse_measure(m) for m in cfg.measures]
         for r in results:
             evaluations[r.name] = evaluate(r.run, qrels, measures, policy)
+            iprec = evaluate(r.run, qrels, [parse_measure(f"IPrec@{x}") for x in RECALL_LEVELS], policy)
+            curves[r.name] = tuple(iprec.means.values())
         timings["evaluate"] = time.perf_counter() - t
+        if cfg.compare is not None:
+            from .compare import compare_runs
+
+            t = time.perf_counter()
+            comparisons = compare_runs(cfg.compare, cfg.runs, evaluations)
+            timings["compare"] = time.perf_counter() - t
+            log(f"compared {len(comparisons.pairs)} pair(s) on {len(comparisons.measures)} measure(s): "
+                f"{sum(c.reject for c in comparisons.rows)} significant ({comparisons.policy})")
         for run_name, expected in cfg.expect.items():
             ev = evaluations.get(run_name)
             for measure, value in expected.items():
@@ -184,4 +202,4 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     timings["total"] = time.perf_counter() - t0
     if not results:
         raise EngineError("the config produced no runs")
-    return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings)
+    return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings, comparisons, curves)

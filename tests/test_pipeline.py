@@ -66,7 +66,8 @@ def test_per_topic_equals_trec_eval(cranfield):
 def test_report_files(cranfield):
     cfg, result, out, _ = cranfield
     assert sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "per_topic.csv", "runs", "summary.csv", "summary.json", "summary.md"]
+        "manifest.json", "per_topic.csv", "report.html", "report.tex", "runs", "summary.csv", "summary.json",
+        "summary.md"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["index"]["stats"]["documents"] == 1398
     assert manifest["versions"]["anserini"] == "2.3.0"

@@ -7,49 +7,30 @@ at the end, so a failure never leaves a half-written report (the previous one st
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
+import math
 import os
 import shutil
 from pathlib import Path
 
-from .. import lucene
 from ..experiment import ExperimentResult
+from .tables import (COMPARISON_FIELDS, audit, comparison_rows, eval_policy, fmt, fmt_d, fmt_p,
+                     provenance, significance_marks, stats_policy, summary_rows)
 
-__all__ = ["write_report", "render_markdown", "summary_rows"]
+__all__ = ["write_report", "render_markdown", "summary_rows", "REPORT_FILES"]
 
-
-def _fmt(x) -> str:
-    return "" if x is None else f"{x:.4f}"
-
-
-def summary_rows(result: ExperimentResult) -> list[dict]:
-    """One row per run: its name, then each measure's mean (None without qrels)."""
-    rows = []
-    for r in result.runs:
-        ev = result.evaluations.get(r.name)
-        row = {"run": r.name}
-        for m in result.config.measures:
-            row[m] = None if ev is None else ev.means[m]
-        rows.append(row)
-    return rows
+# What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels).
+REPORT_FILES = ("summary.md", "summary.csv", "summary.json", "per_topic.csv", "runs/", "manifest.json",
+                "report.html", "report.tex", "comparisons.csv", "comparisons.json")
 
 
-def _policy(result: ExperimentResult) -> dict:
-    ev = next(iter(result.evaluations.values()), None)
-    pol = {"ties": result.config.ties, "missing_topics": result.config.missing_topics}
-    if ev is not None:
-        pol = {k: (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in vars(ev.policy).items()} if hasattr(ev.policy, "__dict__") else {"policy": str(ev.policy)}
-    return pol
+def _md(text) -> str:
+    """A Markdown table cell: pipes escaped, no line breaks."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _audit(result: ExperimentResult) -> dict:
-    ev = next(iter(result.evaluations.values()), None)
-    return {name: dict(e.audit) for name, e in result.evaluations.items()} if ev is not None else {}
-
-
-def render_markdown(result: ExperimentResult) -> str:
+def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> str:
     cfg = result.config
     out = io.StringIO()
     w = out.write
@@ -60,31 +41,94 @@ def render_markdown(result: ExperimentResult) -> str:
       f"stemmer {cfg.stemmer}, stopwords {'removed' if cfg.stopwords else 'kept'}). "
       f"{len(result.topics)} topics, depth {cfg.depth}.\n\n")
     if result.evaluations:
+        marks = significance_marks(result)
         w("| run | " + " | ".join(cfg.measures) + " |\n")
         w("|---|" + "---:|" * len(cfg.measures) + "\n")
         for row in summary_rows(result):
-            w(f"| {row['run']} | " + " | ".join(_fmt(row[m]) for m in cfg.measures) + " |\n")
+            name = row["run"] + (f" ({marks.letters[row['run']]})" if marks.letters else "")
+            w(f"| {_md(name)} | " + " | ".join(
+                fmt(row[m]) + "".join(marks.cells.get((row["run"], m), ())) for m in cfg.measures) + " |\n")
         w("\n")
+        for sym, meaning in marks.legend:
+            w(f"{sym}: {_md(meaning)}  \n")
+        if marks.legend:
+            w("\n")
+        if result.comparisons is not None:
+            _markdown_comparisons(result, w)
         first = next(iter(result.evaluations.values()))
         w("## Conventions\n\n")
-        for k, v in _policy(result).items():
+        for k, v in eval_policy(result).items():
             w(f"- {k}: {v}\n")
+        if result.comparisons is not None:
+            w(f"- statistics: {result.comparisons.policy}\n")
         w("\n## Coverage\n\n")
         w("| run | " + " | ".join(first.audit) + " |\n")
         w("|---|" + "---:|" * len(first.audit) + "\n")
         for name, ev in result.evaluations.items():
-            w(f"| {name} | " + " | ".join(str(v) for v in ev.audit.values()) + " |\n")
+            w(f"| {_md(name)} | " + " | ".join(str(v) for v in ev.audit.values()) + " |\n")
         w("\n")
     else:
         w("No qrels in the config: runs only, no metrics.\n\n")
     w("## Runs\n\n| run | file | topics returned | seconds | reused |\n|---|---|---:|---:|---|\n")
     for r in result.runs:
-        w(f"| {r.name} | runs/{r.name}.trec | {len(r.run.topics())} | {r.seconds:.2f} | {'yes' if r.reused else 'no'} |\n")
+        w(f"| {_md(r.name)} | runs/{_md(r.name)}.trec | {len(r.run.topics())} | {r.seconds:.2f} | {'yes' if r.reused else 'no'} |\n")
     if result.checks:
         w("\n## Expectations\n\n")
         for c in result.checks:
             w(f"- {c}\n")
+    if manifest is None:
+        manifest = provenance(result)
+    w("\n## Provenance\n\n")
+    for k, v in _provenance_lines(manifest):
+        w(f"- {k}: {_md(v)}\n")
     return out.getvalue()
+
+
+def _provenance_lines(manifest: dict) -> list[tuple[str, str]]:
+    """The manifest's headline facts, for the human-readable reports (the JSON has it all)."""
+    v = manifest["versions"]
+    lines = [
+        ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
+        ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
+        ("index", f"{manifest['index']['path']} (fingerprint {manifest['index']['fingerprint']}, "
+                  f"{'reused' if manifest['index']['reused'] else 'built'})"),
+        ("topics", f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics)"),
+    ]
+    if manifest["qrels"]:
+        lines.append(("qrels", f"{manifest['qrels']['path']} (sha256 {manifest['qrels']['sha256']})"))
+    for r in manifest["runs"]:
+        lines.append((f"run {r['name']}", f"sha256 {r['sha256']} ({'reused' if r['reused'] else 'searched'})"))
+    return lines
+
+
+def _markdown_comparisons(result: ExperimentResult, w) -> None:
+    c = result.comparisons
+    level = f"{c.policy.ci_level * 100:g}%"
+    w(f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
+      f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
+      "W/T/L: topics where the run wins, ties, loses against the baseline.\n\n")
+    w(f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI | d | p | corrected p | | W/T/L |\n")
+    w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
+    for r in c.rows:
+        w(f"| {_md(r.measure)} | {_md(r.baseline)} | {_md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
+          f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {fmt_p(r.p)} | "
+          f"{fmt_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n")
+    w("\n")
+    for sw in c.sweeps:
+        w(f"### Sweep: {_md(sw.model)} ({', '.join(sw.varying)})\n\n")
+        w("Settings not significantly worse than the best (by mean), each tested against the best "
+          "and corrected together:\n\n| measure | best | not significantly worse |\n|---|---|---|\n")
+        for m, keep in sw.not_worse.items():
+            best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
+            w(f"| {_md(m)} | {_md(best)} | {_md(', '.join(keep))} |\n")
+        w("\n")
+    for t in c.tuning:
+        w(f"### Cross-validated {_md(t.model)} on {_md(t.measure)} ({len(t.folds)} folds)\n\n")
+        w("| fold | test topics | chosen on the other folds | train mean | held-out mean |\n|---:|---:|---|---:|---:|\n")
+        for f in t.folds:
+            w(f"| {f.index + 1} | {len(f.test_topics)} | {_md(f.chosen)} | {f.train_mean:.4f} | {f.test_mean:.4f} |\n")
+        w(f"\nHeld-out {_md(t.measure)}: **{t.heldout_mean:.4f}** (the best fixed setting on all topics, "
+          f"{_md(t.best_fixed)}, scores {t.best_fixed_mean:.4f} by tuning on the test topics).\n\n")
 
 
 def _csv(rows: list[dict], fields: list[str]) -> str:
@@ -96,11 +140,38 @@ def _csv(rows: list[dict], fields: list[str]) -> str:
     return buf.getvalue()
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _json_number(x):
+    """Strict JSON: infinite or undefined numbers (a constant-difference effect size) become null."""
+    return x if not isinstance(x, float) or math.isfinite(x) else None
+
+
+def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
+    c = result.comparisons
+    return {
+        "policy": stats_policy(result),
+        "topics": list(c.topics),
+        "pairs": [list(p) for p in c.pairs],
+        "comparisons": [{k: _json_number(v) for k, v in row.items()} for row in comparison_rows(result)],
+        "sweeps": [{"model": s.model, "runs": list(s.runs), "varying": list(s.varying),
+                    "not_worse_than_best": {m: list(v) for m, v in s.not_worse.items()}} for s in c.sweeps],
+        "cross_validation": [
+            {"model": t.model, "measure": t.measure, "heldout_mean": t.heldout_mean,
+             "best_fixed": t.best_fixed, "best_fixed_mean": t.best_fixed_mean,
+             "folds": [{"fold": f.index + 1, "test_topics": list(f.test_topics), "chosen": f.chosen,
+                        "train_mean": f.train_mean, "test_mean": f.test_mean} for f in t.folds]}
+            for t in c.tuning],
+        "provenance": {"config_sha256": manifest["config"]["sha256"],
+                       "qrels_sha256": (manifest["qrels"] or {}).get("sha256"),
+                       "index_fingerprint": manifest["index"]["fingerprint"],
+                       "runs": {r["name"]: r["sha256"] for r in manifest["runs"]}},
+    }
 
 
 def write_report(result: ExperimentResult, out_dir: Path) -> Path:
+    """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically."""
+    from .html import render_html
+    from .latex import render_latex
+
     cfg = result.config
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -110,7 +181,8 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
         (tmp / "runs").mkdir(parents=True)
         for r in result.runs:
             shutil.copyfile(r.path, tmp / "runs" / f"{r.name}.trec")
-        (tmp / "summary.md").write_text(render_markdown(result), encoding="utf-8")
+        manifest = provenance(result)
+        (tmp / "summary.md").write_text(render_markdown(result, manifest), encoding="utf-8")
         rows = summary_rows(result)
         (tmp / "summary.csv").write_text(_csv(rows, ["run", *cfg.measures]), encoding="utf-8")
         per_topic = []
@@ -122,31 +194,23 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
             "name": cfg.name,
             "measures": list(cfg.measures),
             "runs": rows,
-            "policy": _policy(result),
-            "coverage": _audit(result),
+            "policy": eval_policy(result),
+            "stats_policy": stats_policy(result),
+            "coverage": audit(result),
             "expectations": [
                 {"run": c.run, "measure": c.measure, "expected": c.expected, "actual": c.actual,
                  "tolerance": c.tolerance, "ok": c.ok} for c in result.checks
             ],
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        manifest = {
-            "config": {"path": str(cfg.source), "sha256": _sha256(cfg.source), "parsed": cfg.raw},
-            "versions": lucene.versions(),
-            "index": {"path": str(result.index.path), "fingerprint": result.index.fingerprint,
-                      "reused": result.index.reused, **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")}},
-            "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
-            "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
-            "runs": [
-                {"name": r.name, "file": f"runs/{r.name}.trec", "sha256": _sha256(r.path), "reused": r.reused,
-                 "seconds": round(r.seconds, 4), "topics_returned": len(r.run.topics()), "empty_topics": r.empty_topics}
-                for r in result.runs
-            ],
-            "depth": cfg.depth,
-            "policy": _policy(result),
-            "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
-        }
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+        (tmp / "report.html").write_text(render_html(result, manifest), encoding="utf-8")
+        if result.evaluations:
+            (tmp / "report.tex").write_text(render_latex(result, manifest), encoding="utf-8")
+        if result.comparisons is not None:
+            (tmp / "comparisons.csv").write_text(_csv(comparison_rows(result), list(COMPARISON_FIELDS)), encoding="utf-8")
+            (tmp / "comparisons.json").write_text(
+                json.dumps(_comparisons_json(result, manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8")
         if out_dir.exists():
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
             out_dir.rename(old)

@@ -1,0 +1,131 @@
+"""The `compare:` block computed: paired tests between runs, sweeps, cross-validated tuning.
+
+Pure computation over the evaluations of an experiment (no I/O, no Java); the numbers come from
+:mod:`harness.stats`, and rendering lives in :mod:`harness.report`. Runs are paired by topic: every
+run must have been evaluated on the same topics (the default ``missing_topics: zero`` scores a
+judged topic a run did not answer as 0, so all runs share the judged topics), and the vectors
+handed to the tests follow one topic order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import stats
+from .config import CompareSpec
+from .errors import DataError
+from .similarity import Similarity
+
+__all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "sweeps_of", "compare_runs"]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The runs of one model with several settings, and which of them are not significantly
+    worse than the best (``stats.not_worse_than_best``, per compared measure)."""
+
+    model: str
+    runs: tuple[str, ...]                       # config order
+    varying: tuple[str, ...]                    # parameters whose value differs between runs
+    not_worse: dict[str, tuple[str, ...]]       # measure -> runs
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """A sweep tuned by k-fold cross-validation over topics (``stats.cross_validate``)."""
+
+    model: str
+    measure: str
+    folds: tuple[stats.Fold, ...]
+    heldout_mean: float            # mean over all topics of the held-out scores
+    best_fixed: str                # the best setting on all topics (chosen by peeking), for reference
+    best_fixed_mean: float
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    policy: stats.StatsPolicy
+    measures: tuple[str, ...]
+    baselines: tuple[str, ...]     # empty when all_pairs
+    all_pairs: bool
+    pairs: tuple[tuple[str, str], ...]
+    topics: tuple[str, ...]        # the topic order of every per-topic vector
+    rows: tuple[stats.Comparison, ...]   # measures outer, pairs inner (stats.compare's order)
+    sweeps: tuple[Sweep, ...]
+    tuning: tuple[Tuning, ...]
+
+    def row(self, measure: str, baseline: str, run: str) -> stats.Comparison | None:
+        return next((c for c in self.rows if (c.measure, c.baseline, c.run) == (measure, baseline, run)), None)
+
+
+def aligned_scores(evaluations: Mapping[str, object], measures: Sequence[str]
+                   ) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
+    """(topics, scores[run][measure]) with every vector in the first run's topic order.
+
+    Raises DataError when the runs were evaluated on different topics: paired tests need a
+    score of every run on every topic."""
+    names = list(evaluations)
+    if not names:
+        raise DataError("evaluations", "no evaluated runs to compare")
+    topics = list(evaluations[names[0]].topics)
+    want = set(topics)
+    for name in names[1:]:
+        got = list(evaluations[name].topics)
+        if len(got) != len(topics) or set(got) != want:
+            missing = [q for q in topics if q not in set(got)]
+            extra = [q for q in got if q not in want]
+            detail = "; ".join(part for part in (
+                f"missing {len(missing)} topic(s) of {names[0]} (e.g. {', '.join(map(repr, missing[:5]))})" if missing else "",
+                f"{len(extra)} topic(s) {names[0]} lacks (e.g. {', '.join(map(repr, extra[:5]))})" if extra else "",
+            ) if part)
+            raise DataError(f"run {name}", f"evaluated on other topics than {names[0]} ({detail}); "
+                            "runs are compared topic by topic, so they need the same evaluated "
+                            "topics: use `evaluation.missing_topics: zero` (the default), which "
+                            "scores a judged topic a run did not answer as 0")
+    scores = {}
+    for name in names:
+        ev = evaluations[name]
+        scores[name] = {m: np.array([ev.per_topic[m][q] for q in topics], dtype=np.float64) for m in measures}
+    return topics, scores
+
+
+def sweeps_of(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], list[str]]]:
+    """(model, its runs, varying parameters) for every model given more than one setting."""
+    out = []
+    for model in dict.fromkeys(r.model for r in runs):
+        group = [r for r in runs if r.model == model]
+        if len(group) > 1:
+            varying = [p for p, _ in group[0].values if len({r.params[p] for r in group}) > 1]
+            out.append((model, group, varying))
+    return out
+
+
+def compare_runs(spec: CompareSpec, runs: Sequence[Similarity], evaluations: Mapping[str, object]) -> Comparisons:
+    """Everything the `compare:` block asks for, on the evaluations of ``runs``."""
+    names = [str(r) for r in runs]
+    topics, scores = aligned_scores({n: evaluations[n] for n in names}, spec.measures)
+    pairs = spec.pairs(names)
+    policy = spec.policy
+    rows = stats.compare(scores, pairs, spec.measures, policy) if pairs else []
+
+    sweeps, tuning = [], []
+    for model, group, varying in sweeps_of(runs):
+        group_names = [str(r) for r in group]
+        not_worse = {m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy))
+                     for m in spec.measures}
+        sweeps.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
+        if spec.folds is not None:
+            m = spec.measures[0]
+            if spec.folds > len(topics):
+                raise DataError("compare.cross_validation.folds", f"{spec.folds} folds need at least "
+                                f"{spec.folds} topics, but {len(topics)} are evaluated; use fewer folds")
+            by_setting = {n: scores[n][m] for n in group_names}
+            cv = stats.cross_validate(by_setting, topics, folds=spec.folds, seed=policy.seed)
+            means = {n: float(v.mean()) for n, v in by_setting.items()}
+            best = max(means, key=means.get)          # first of the tied maxima, as cross_validate
+            tuning.append(Tuning(model, m, cv.folds, cv.heldout_mean, best, means[best]))
+    return Comparisons(policy, tuple(spec.measures), spec.baselines, spec.all_pairs, tuple(pairs),
+                       tuple(topics), tuple(rows), tuple(sweeps), tuple(tuning))

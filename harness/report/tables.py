@@ -1,0 +1,167 @@
+"""What every report shows, as plain values: summary and comparison rows, significance marks,
+sweeps by parameter, and the provenance manifest. The renderers (Markdown, HTML, LaTeX, CSV,
+JSON) only format these, so all formats show the same numbers."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from .. import lucene
+from ..compare import sweeps_of
+from ..experiment import RECALL_LEVELS, ExperimentResult
+from ..similarity import format_number
+
+__all__ = ["summary_rows", "comparison_rows", "COMPARISON_FIELDS", "Marks", "significance_marks",
+           "sweep_series", "provenance", "eval_policy", "stats_policy", "audit", "fmt", "fmt_p",
+           "fmt_d", "RECALL_LEVELS"]
+
+# Markers for "significantly different from baseline i"; LaTeX spellings in report/latex.py.
+SYMBOLS = ("†", "‡", "§", "¶")
+
+
+def fmt(x) -> str:
+    return "" if x is None else f"{x:.4f}"
+
+
+def fmt_p(p: float) -> str:
+    """p-values: 4 significant digits, scientific below 0.001."""
+    return f"{p:.3e}" if 0 < p < 1e-3 else f"{p:.4f}"
+
+
+def fmt_d(d: float) -> str:
+    return ("∞" if d > 0 else "-∞") if math.isinf(d) else f"{d:.3f}"
+
+
+def summary_rows(result: ExperimentResult) -> list[dict]:
+    """One row per run: its name, then each measure's mean (None without qrels)."""
+    rows = []
+    for r in result.runs:
+        ev = result.evaluations.get(r.name)
+        row = {"run": r.name}
+        for m in result.config.measures:
+            row[m] = None if ev is None else ev.means[m]
+        rows.append(row)
+    return rows
+
+
+COMPARISON_FIELDS = ("measure", "baseline", "run", "topics", "mean_baseline", "mean_run", "diff",
+                     "ci_low", "ci_high", "effect_size", "p", "p_corrected", "reject", "wins",
+                     "ties", "losses")
+
+
+def comparison_rows(result: ExperimentResult) -> list[dict]:
+    """stats.Comparison records as dicts, in stats.compare's order (measures outer)."""
+    c = result.comparisons
+    return [] if c is None else [asdict(row) for row in c.rows]
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Significance markers for the means table: ``cells[(run, measure)]`` is the list of
+    symbols to attach; ``legend`` explains each symbol. With baselines, a run's mean carries
+    the baseline's symbol when it differs significantly from that baseline; with all-pairs every
+    run has a letter, and a mean carries the letters of the runs it is significantly better than."""
+
+    legend: tuple[tuple[str, str], ...]
+    cells: dict
+    letters: dict            # run -> its letter (all-pairs only)
+
+
+def significance_marks(result: ExperimentResult) -> Marks:
+    c = result.comparisons
+    if c is None:
+        return Marks((), {}, {})
+    alpha = f"corrected p < {c.policy.alpha:g}"
+    cells: dict[tuple[str, str], list[str]] = {}
+    if c.all_pairs:
+        letters = {r.name: _letter(i) for i, r in enumerate(result.runs)}
+        for row in c.rows:
+            if row.reject and row.diff != 0:
+                winner, loser = (row.run, row.baseline) if row.diff > 0 else (row.baseline, row.run)
+                cells.setdefault((winner, row.measure), []).append(letters[loser])
+        legend = tuple((letters[n], f"significantly better than {n} ({alpha})") for n in letters)
+        return Marks(legend, {k: sorted(v) for k, v in cells.items()}, letters)
+    symbol = {b: (SYMBOLS[i] if i < len(SYMBOLS) else f"b{i + 1}") for i, b in enumerate(c.baselines)}
+    for row in c.rows:
+        if row.reject:
+            cells.setdefault((row.run, row.measure), []).append(symbol[row.baseline])
+    legend = tuple((s, f"significantly different from {b} ({alpha})") for b, s in symbol.items())
+    return Marks(legend, cells, {})
+
+
+def _letter(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+def sweep_series(result: ExperimentResult, measure: str):
+    """For each swept model: (model, x parameter, [(series name, x values, y means)], x ticks).
+    The x axis is the first parameter that varies; one series per setting of the others."""
+    out = []
+    for model, group, varying in sweeps_of(result.config.runs):
+        if not varying:
+            continue
+        xp, others = varying[0], varying[1:]
+        xs = sorted({r.params[xp] for r in group})
+        series: dict[str, list[tuple[float, float]]] = {}
+        for r in group:
+            label = ", ".join(f"{p}={format_number(r.params[p])}" for p in others) or model
+            series.setdefault(label, []).append((xs.index(r.params[xp]), result.evaluations[str(r)].means[measure]))
+        lines = [(name, [x for x, _ in sorted(pts)], [y for _, y in sorted(pts)]) for name, pts in series.items()]
+        out.append((model, xp, lines, [(i, format_number(x)) for i, x in enumerate(xs)]))
+    return out
+
+
+def eval_policy(result: ExperimentResult) -> dict:
+    ev = next(iter(result.evaluations.values()), None)
+    if ev is None:
+        return {"ties": result.config.ties, "missing_topics": result.config.missing_topics}
+    return {f.name: getattr(ev.policy, f.name) for f in fields(ev.policy)}
+
+
+def stats_policy(result: ExperimentResult) -> dict | None:
+    c = result.comparisons
+    if c is None:
+        return None
+    spec = result.config.compare
+    return {**asdict(c.policy), "text": str(c.policy),
+            "baseline": "all-pairs" if c.all_pairs else list(c.baselines),
+            "measures": list(c.measures), "cross_validation_folds": spec.folds if spec else None}
+
+
+def audit(result: ExperimentResult) -> dict:
+    return {name: dict(e.audit) for name, e in result.evaluations.items()}
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def provenance(result: ExperimentResult) -> dict:
+    """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
+    cfg = result.config
+    return {
+        "config": {"path": str(cfg.source), "sha256": _sha256(cfg.source), "parsed": cfg.raw},
+        "versions": lucene.versions(),
+        "index": {"path": str(result.index.path), "fingerprint": result.index.fingerprint,
+                  "reused": result.index.reused,
+                  **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")}},
+        "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
+        "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
+        "runs": [
+            {"name": r.name, "file": f"runs/{r.name}.trec", "sha256": _sha256(r.path), "reused": r.reused,
+             "seconds": round(r.seconds, 4), "topics_returned": len(r.run.topics()), "empty_topics": r.empty_topics}
+            for r in result.runs
+        ],
+        "depth": cfg.depth,
+        "policy": eval_policy(result),
+        "stats_policy": stats_policy(result),
+        "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
+    }
