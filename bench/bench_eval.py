@@ -105,11 +105,14 @@ def available(tool):
     return probe.returncode == 0
 
 
-def measure(tool, run, qrels, repeat):
+def measure(tool, run, qrels, repeat, threads):
+    env = dict(os.environ)
+    if threads:
+        env["HARNESS_THREADS"] = str(threads)
     results = []
     for _ in range(repeat):
         p = subprocess.run([sys.executable, __file__, "--worker", tool, str(run), str(qrels)],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=env)
         if p.returncode != 0:
             sys.exit(f"{tool} failed:\n{p.stderr}")
         results.append(json.loads(p.stdout.strip().splitlines()[-1]))
@@ -123,6 +126,8 @@ def main():
     ap.add_argument("--sizes", default="1M", help="comma-separated, of: " + ", ".join(SIZES))
     ap.add_argument("--repeat", type=int, default=3, help="subprocess runs per tool (median time)")
     ap.add_argument("--tools", default="harness,pytrec_eval,ranx")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="harness parsing threads (HARNESS_THREADS; default: the harness default, 2)")
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -134,13 +139,14 @@ def main():
             sys.exit(f"unknown tool {t!r}; valid tools: {', '.join(WORKERS)}")
     skipped = [t for t in tools if not available(t)]
     tools = [t for t in tools if t not in skipped]
-    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f} repeat={args.repeat}"
+    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f} repeat={args.repeat} "
+          f"harness threads={args.threads or os.environ.get('HARNESS_THREADS', 'default (2)')}"
           + (f"  (not installed: {', '.join(skipped)}; pip install ranx to include it)" if skipped else ""))
     for size in args.sizes.split(","):
         if size not in SIZES:
             sys.exit(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")
         run, qrels = ensure_data(size)
-        res = {t: measure(t, run, qrels, args.repeat) for t in tools}
+        res = {t: measure(t, run, qrels, args.repeat, args.threads) for t in tools}
         base = res.get("pytrec_eval")
         print(f"\n{size} lines ({run.stat().st_size / 1e6:.0f} MB run): parse + evaluate {', '.join(MEASURES)}")
         print(f"  {'tool':<12} {'seconds':>8} {'x pytrec':>9} {'peak MB':>8} {'x pytrec':>9}  runs")
