@@ -257,3 +257,18 @@ def test_readme_command_line_section_runs(tmp_path):
     evaluate = next(c for c in cmds if " evaluate " in c)
     assert re.fullmatch(r"AP\tall\t0\.\d{4}\nnDCG@10\tall\t0\.\d{4}\nP@10\tall\t0\.\d{4}\n", outputs[evaluate])
     assert len(list((tmp_path / "indexes").iterdir())) == 1     # one index, built once, reused
+
+
+def test_lab_on_an_anserini_index_without_a_manifest(indexes, tmp_path):
+    """Any Anserini index works; without harness-index.json the analyzer is Anserini's default."""
+    args = ["--queries", "bm25 parameters", "--topk", "5"]
+    built = lab("--index", "corpora", *args, indexes=indexes)
+    assert built.returncode == 0, built.stderr
+    source = next(p for p in indexes.iterdir() if (p / "harness-index.json").exists())
+    plain = tmp_path / "anserini-index"
+    shutil.copytree(source, plain, ignore=shutil.ignore_patterns("harness-index.json", "harness-runs"))
+    r = lab("--index", str(plain), *args, indexes=tmp_path / "unused")
+    assert r.returncode == 0, r.stderr
+    assert "Anserini index, not built by the harness" in r.stdout
+    assert parse_lab(r.stdout)[0] == parse_lab(built.stdout)[0]
+    assert not (tmp_path / "unused").exists()
