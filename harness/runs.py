@@ -461,13 +461,16 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
     return h
 
 
+def _salts(topics) -> np.ndarray:
+    return np.array([int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"),
+                                                    digest_size=8).digest(), "little")
+                     for t in topics], dtype=np.uint64)
+
+
 def topic_doc_keys(topics: list[str], offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """64-bit (topic, doc) key per row: the doc id hash xor a salt drawn from the topic *name*,
     so a run's and a qrels' keys agree without any mapping between their topic indexes."""
-    salts = np.array([int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"),
-                                                     digest_size=8).digest(), "little")
-                      for t in topics], dtype=np.uint64)
-    keys = np.repeat(salts, np.diff(offsets))
+    keys = np.repeat(_salts(topics), np.diff(offsets))
     step = 1 << 20                 # in slices: no second run-sized array to fault in
     for lo in range(0, len(keys), step):
         keys[lo:lo + step] ^= id_hash(ids[lo:lo + step])
@@ -643,23 +646,30 @@ def read_run(path, *, duplicates: str = "error") -> Run:
     topics = _TopicColumn()
     size = _file_size(path)
     ids, scores, lines = _Column(size), _Column(size), _LineMap()
-    def columns(block):
-        return (_TopicColumn.segments(block), _fixed_bytes(block, 2),
-                _parse_floats(block, 4, source, "score (field 5)"), _LineMap.of(block),
-                len(block.body))
+    keys = _Column(size)
 
-    for segs, block_ids, block_scores, line_info, nbytes in _map_blocks(
+    def columns(block):                    # on a worker thread
+        segs = _TopicColumn.segments(block)
+        block_ids = _fixed_bytes(block, 2)
+        block_keys = np.repeat(_salts(segs[0]), segs[1]) ^ id_hash(block_ids)
+        return (segs, block_ids, _parse_floats(block, 4, source, "score (field 5)"), block_keys,
+                _LineMap.of(block), len(block.body))
+
+    for segs, block_ids, block_scores, block_keys, line_info, nbytes in _map_blocks(
             path, 6, "run: qid Q0 docid rank score tag", columns):
         topics.add(segs)
         ids.append(block_ids, nbytes)
         scores.append(block_scores, nbytes)
+        keys.append(block_keys, nbytes)
         lines.add(line_info)
     names, offsets, order = topics.grouping()
     docids = ids.result(np.zeros(0, dtype="S8"))
     score_arr = scores.result(np.zeros(0))
+    key_arr = keys.result(np.zeros(0, dtype=np.uint64))
     if order is not None:
-        docids, score_arr, lines.order = docids[order], score_arr[order], order
+        docids, score_arr, key_arr, lines.order = docids[order], score_arr[order], key_arr[order], order
     run = Run(names, offsets, docids, score_arr, source)
+    run._keys = key_arr
     return run._deduped(duplicates, lines)
 
 
