@@ -1,0 +1,233 @@
+"""harness.compare and the comparison reports: a Dirichlet mu sweep against BM25 on Cranfield
+from one config (index built once, nothing recomputed the second time), and the written
+comparisons checked against scipy and statsmodels on the report's own per_topic.csv."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+from statsmodels.stats.multitest import multipletests
+
+from harness import stats
+from harness.compare import aligned_scores, compare_runs, sweeps_of
+from harness.config import CompareSpec, load_config
+from harness.errors import DataError
+from harness.experiment import run_experiment
+from harness.metrics import EvalPolicy, Evaluation
+from harness.report import write_report
+from harness.similarity import Similarity
+
+from .conftest import REPO
+
+BM25 = "bm25(k1=0.9,b=0.4)"
+MUS = (100, 250, 500, 1000, 2000, 4000)
+STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
+
+
+# --- pure: aligned vectors, sweeps, compare_runs ------------------------------------------------
+
+
+def _ev(scores: dict[str, float], measure: str = "AP") -> Evaluation:
+    return Evaluation({measure: dict(scores)}, {measure: float(np.mean(list(scores.values())))},
+                      list(scores), {}, EvalPolicy())
+
+
+def test_aligned_scores_follow_the_first_runs_topic_order():
+    topics, scores = aligned_scores({"a": _ev({"1": 0.1, "2": 0.2}), "b": _ev({"2": 0.5, "1": 0.4})}, ["AP"])
+    assert topics == ["1", "2"]
+    assert scores["b"]["AP"].tolist() == [0.4, 0.5]
+
+
+def test_runs_on_different_topics_fail_clearly():
+    evs = {"a": _ev({"1": 0.1, "2": 0.2, "3": 0.3}), "b": _ev({"1": 0.4, "2": 0.5})}
+    with pytest.raises(DataError) as e:
+        aligned_scores(evs, ["AP"])
+    msg = str(e.value)
+    assert "run b" in msg and "'3'" in msg and "missing_topics: zero" in msg
+
+
+def test_sweeps_are_models_with_several_settings():
+    runs = [Similarity.parse(t) for t in (BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "jm(lambda=0.1)")]
+    [(model, group, varying)] = sweeps_of(runs)
+    assert (model, [str(r) for r in group], varying) == ("dirichlet", ["dirichlet(mu=500)", "dirichlet(mu=1000)"], ["mu"])
+
+
+def test_compare_runs_equals_stats_on_the_aligned_vectors():
+    rng = np.random.default_rng(7)
+    names = [BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"]
+    qids = [f"q{i}" for i in range(12)]
+    evs = {n: _ev(dict(zip(qids, rng.random(12).round(3)))) for n in names}
+    spec = CompareSpec((BM25,), False, ("AP",), stats.StatsPolicy(test="wilcoxon", correction="bh"), folds=3)
+    got = compare_runs(spec, [Similarity.parse(n) for n in names], evs)
+    vectors = {n: {"AP": np.array([evs[n].per_topic["AP"][q] for q in qids])} for n in names}
+    assert list(got.rows) == stats.compare(vectors, [(BM25, n) for n in names[1:]], ["AP"], spec.policy)
+    [sweep] = got.sweeps
+    assert sweep.not_worse["AP"] == tuple(stats.not_worse_than_best({n: vectors[n]["AP"] for n in names[1:]}, spec.policy))
+    [tuning] = got.tuning
+    cv = stats.cross_validate({n: vectors[n]["AP"] for n in names[1:]}, qids, folds=3, seed=42)
+    assert tuning.folds == cv.folds and tuning.heldout_mean == cv.heldout_mean
+
+
+def test_more_folds_than_topics_is_a_data_error():
+    evs = {n: _ev({"1": 0.1 * i, "2": 0.2}) for i, n in enumerate(["dirichlet(mu=500)", "dirichlet(mu=1000)"])}
+    spec = CompareSpec(("dirichlet(mu=500)",), False, ("AP",), stats.StatsPolicy(), folds=3)
+    with pytest.raises(DataError, match="3 folds need at least 3 topics"):
+        compare_runs(spec, [Similarity.parse(n) for n in evs], evs)
+
+
+# --- Cranfield: one config, a mu sweep against BM25 ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """The sweep run twice on a fresh index: (cfg, first, second, report of each, logs)."""
+    tmp = tmp_path_factory.mktemp("sweep")
+    cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
+    cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
+    logs: list[str] = []
+    first = run_experiment(cfg, log=logs.append)
+    out1 = write_report(first, tmp / "report1")
+    second = run_experiment(cfg, log=logs.append)
+    out2 = write_report(second, tmp / "report2")
+    return cfg, first, second, out1, out2, logs
+
+
+def test_the_sweep_runs_from_one_config(sweep):
+    cfg, first, _, _, _, _ = sweep
+    assert [r.name for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS]
+    assert len(first.comparisons.rows) == 3 * len(MUS)
+    assert first.comparisons.pairs == tuple((BM25, f"dirichlet(mu={m})") for m in MUS)
+
+
+def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
+    cfg, first, second, out1, out2, logs = sweep
+    assert not first.index.reused and not any(r.reused for r in first.runs)
+    assert second.index.reused and all(r.reused for r in second.runs)
+    assert first.index.path == second.index.path == cfg.index_path
+    assert sum(line.startswith("index built") for line in logs) == 1
+    assert sum(line.startswith("index reused") for line in logs) == 1
+    assert sum("searched" in line for line in logs if line.startswith("run ")) == len(first.runs)
+    assert sum("reused" in line for line in logs if line.startswith("run ")) == len(second.runs)
+    # ... and the reports say so
+    m1, m2 = (json.loads((o / "manifest.json").read_text()) for o in (out1, out2))
+    assert m1["index"]["reused"] is False and m2["index"]["reused"] is True
+    assert [r["reused"] for r in m1["runs"]] == [False] * 7 and [r["reused"] for r in m2["runs"]] == [True] * 7
+    assert [r["sha256"] for r in m1["runs"]] == [r["sha256"] for r in m2["runs"]]
+    md = (out2 / "summary.md").read_text()
+    for r in second.runs:
+        assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[0].endswith("| yes |")
+    assert "7 runs (7 reused from the cache)" in (out2 / "report.html").read_text()
+    # the same numbers both times
+    assert json.loads((out1 / "comparisons.json").read_text())["comparisons"] == \
+        json.loads((out2 / "comparisons.json").read_text())["comparisons"]
+
+
+def _per_topic(out) -> dict[str, dict[str, dict[str, float]]]:
+    """per_topic.csv as {run: {measure: {qid: value}}} (floats are written with repr: exact)."""
+    table: dict = {}
+    with open(out / "per_topic.csv", newline="") as fh:
+        for row in csv.DictReader(fh):
+            run, qid = row.pop("run"), row.pop("qid")
+            for m, v in row.items():
+                table.setdefault(run, {}).setdefault(m, {})[qid] = float(v)
+    return table
+
+
+def _check_against_oracles(out, test: str, correction: str, family: str):
+    report = json.loads((out / "comparisons.json").read_text())
+    pol = report["policy"]
+    assert (pol["test"], pol["correction"], pol["family"]) == (test, correction, family)
+    per_topic = _per_topic(out)
+    topics = report["topics"]
+    rows = report["comparisons"]
+    assert len(rows) == len(report["pairs"]) * len(pol["measures"])
+    p_oracle = []
+    for row in rows:
+        base = per_topic[row["baseline"]][row["measure"]]
+        run = per_topic[row["run"]][row["measure"]]
+        assert sorted(base) == sorted(run) == sorted(topics)       # aligned on the same topics
+        a = np.array([run[q] for q in topics])
+        b = np.array([base[q] for q in topics])
+        p = sps.ttest_rel(a, b).pvalue if test == "t" else sps.wilcoxon(a, b).pvalue
+        assert row["p"] == pytest.approx(p, rel=1e-9, abs=1e-14), row
+        p_oracle.append(p)
+        d = a - b
+        assert row["topics"] == len(topics)
+        assert row["mean_run"] == pytest.approx(a.mean(), abs=1e-12)
+        assert row["mean_baseline"] == pytest.approx(b.mean(), abs=1e-12)
+        assert row["diff"] == pytest.approx(d.mean(), abs=1e-12)
+        assert row["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
+        assert (row["wins"], row["ties"], row["losses"]) == (int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+        lo, hi = stats.bootstrap_ci(a, b, pol["ci_level"], pol["bootstrap_samples"], pol["seed"])
+        assert (row["ci_low"], row["ci_high"]) == (lo, hi) and lo <= row["diff"] <= hi
+    families: dict = {}
+    for i, row in enumerate(rows):
+        families.setdefault(row["measure"] if family == "per-measure" else None, []).append(i)
+    for idx in families.values():
+        expected = multipletests([p_oracle[i] for i in idx], alpha=pol["alpha"], method=STATSMODELS[correction])[1]
+        for i, q in zip(idx, expected):
+            assert rows[i]["p_corrected"] == pytest.approx(q, rel=1e-9, abs=1e-14)
+            assert rows[i]["reject"] == bool(rows[i]["p_corrected"] < pol["alpha"])
+    return report
+
+
+def test_written_comparisons_equal_scipy_and_statsmodels(sweep):
+    _, _, _, out1, _, _ = sweep
+    report = _check_against_oracles(out1, "t", "holm", "per-measure")
+    assert any(r["reject"] for r in report["comparisons"])     # Cranfield: BM25 vs mu=4000 differs
+
+
+def test_written_comparisons_with_wilcoxon_and_bh_over_all(sweep, tmp_path):
+    cfg, _, _, _, _, _ = sweep
+    policy = dataclasses.replace(cfg.compare.policy, test="wilcoxon", correction="bh", family="all")
+    cfg = dataclasses.replace(cfg, compare=dataclasses.replace(cfg.compare, policy=policy))
+    result = run_experiment(cfg, log=lambda m: None)
+    assert result.index.reused and all(r.reused for r in result.runs)
+    _check_against_oracles(write_report(result, tmp_path / "r"), "wilcoxon", "bh", "all")
+
+
+def test_cross_validation_and_not_worse_than_best_in_the_report(sweep):
+    _, first, _, out1, _, _ = sweep
+    report = json.loads((out1 / "comparisons.json").read_text())
+    per_topic = _per_topic(out1)
+    [cv] = report["cross_validation"]
+    assert (cv["model"], cv["measure"], len(cv["folds"])) == ("dirichlet", "AP", 5)
+    folds = cv["folds"]
+    assert sorted(q for f in folds for q in f["test_topics"]) == sorted(report["topics"])
+    heldout = [per_topic[f["chosen"]]["AP"][q] for f in folds for q in f["test_topics"]]
+    assert cv["heldout_mean"] == pytest.approx(np.mean(heldout), abs=1e-12)
+    for f in folds:    # the chosen setting is the best on the other folds' topics
+        train = [q for q in report["topics"] if q not in set(f["test_topics"])]
+        means = {f"dirichlet(mu={m})": np.mean([per_topic[f"dirichlet(mu={m})"]["AP"][q] for q in train]) for m in MUS}
+        assert f["chosen"] == max(means, key=means.get)
+        assert f["train_mean"] == pytest.approx(means[f["chosen"]], abs=1e-12)
+    [sw] = report["sweeps"]
+    assert sw["model"] == "dirichlet" and sw["varying"] == ["mu"]
+    for m, keep in sw["not_worse_than_best"].items():
+        best = max(sw["runs"], key=lambda n: first.evaluations[n].means[m])
+        assert best in keep
+    md = (out1 / "summary.md").read_text()
+    assert "### Cross-validated dirichlet on AP (5 folds)" in md and "Held-out AP: **" in md
+
+
+def test_markdown_and_latex_mark_significant_differences(sweep):
+    _, first, _, out1, _, _ = sweep
+    md = (out1 / "summary.md").read_text()
+    assert str(first.comparisons.policy) in md
+    significant = [c for c in first.comparisons.rows if c.reject]
+    assert significant
+    for c in significant:
+        line = next(l for l in md.splitlines() if l.startswith(f"| {c.measure} | {c.baseline} | {c.run} |"))
+        assert "| † |" in line
+        row = next(l for l in md.splitlines() if l.startswith(f"| {c.run} | "))
+        assert f"{first.evaluations[c.run].means[c.measure]:.4f}†" in row
+    tex = (out1 / "report.tex").read_text()
+    assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
+    assert r"$^{\dagger}$" in tex and "Holm-Bonferroni" in tex
+    rows = list(csv.DictReader(open(out1 / "comparisons.csv", newline="")))
+    assert len(rows) == len(first.comparisons.rows) and float(rows[0]["p"]) == first.comparisons.rows[0].p
