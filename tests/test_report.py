@@ -1,0 +1,225 @@
+"""harness.report: the self-contained HTML page rendered by headless Chromium, with markup in the
+data (topic ids, query text, document ids) shown as text; the other formats; the sweep config."""
+
+from __future__ import annotations
+
+import dataclasses
+import doctest
+import html
+import html.parser
+import json
+import struct
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness.config import load_config
+from harness.experiment import run_experiment
+from harness.report import latex, render_markdown, svg, write_report
+
+from .conftest import REPO
+
+CHROMIUM = "/usr/bin/chromium"
+EVIL_QID = "<script>alert(1)</script>&x"
+EVIL_TEXT = 'wing flow <img src=x onerror="alert(2)"> & "quotes"'
+EVIL_DOC = "<b>doc&1</b>"
+
+
+def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp / 'chromium-profile'}", *args],
+        capture_output=True, text=True, timeout=180, check=True)
+
+
+def html_escaped(s: str) -> str:
+    return html.escape(s, quote=True)
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()[:24]
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+class Tags(html.parser.HTMLParser):
+    """Every start tag and attribute of a page, as the browser's parser sees them."""
+
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(page: str) -> Tags:
+    t = Tags()
+    t.feed(page)
+    return t
+
+
+@pytest.fixture(scope="module")
+def evil(tmp_path_factory):
+    """A tiny collection whose ids and text carry markup, run with a sweep and all-pairs tests."""
+    tmp = tmp_path_factory.mktemp("evil")
+    docs = [
+        (EVIL_DOC, "wing flow over a flat plate in a slipstream"),
+        ("d2", "boundary layer flow past a wing"),
+        ("d3", "heat transfer in supersonic flow"),
+        ("d4", "slipstream effects on wing lift"),
+        ("d5", "flat plate boundary layer transition"),
+        ("d6", "supersonic wing flutter & heat"),
+    ]
+    (tmp / "corpus.jsonl").write_text("".join(json.dumps({"id": i, "contents": t}) + "\n" for i, t in docs))
+    topics = [(EVIL_QID, EVIL_TEXT), ("q2", "boundary layer"), ("q3", "supersonic heat"), ("q4", "slipstream lift")]
+    (tmp / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics))
+    qrels = [(EVIL_QID, EVIL_DOC, 1), (EVIL_QID, "d4", 1), ("q2", "d2", 1), ("q2", "d5", 2),
+             ("q3", "d3", 1), ("q3", "d6", 1), ("q4", "d4", 2), ("q4", EVIL_DOC, 1)]
+    (tmp / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels))
+    (tmp / "c.yaml").write_text(textwrap.dedent("""\
+        name: evil
+        collection: {path: corpus.jsonl, format: jsonl}
+        index: {path: index}
+        topics: topics.tsv
+        qrels: qrels.txt
+        runs:
+          - bm25: {k1: [0.9, 1.5], b: 0.4}
+          - dirichlet: {mu: [10, 100]}
+        measures: [AP, nDCG@10, P@5]
+        compare:
+          baseline: all-pairs
+          test: randomization
+          permutations: 2000
+          cross_validation: {folds: 2}
+        output: report
+    """))
+    cfg = load_config(tmp / "c.yaml")
+    result = run_experiment(cfg, log=lambda m: None)
+    out = write_report(result, cfg.output)
+    return tmp, result, out
+
+
+def test_html_is_self_contained_and_escapes_data(evil):
+    _, result, out = evil
+    page = (out / "report.html").read_text()
+    tags = parse(page)
+    names = {t for t, _ in tags.tags}
+    assert {"table", "svg", "polyline", "rect", "style"} <= names
+    assert not names & {"script", "img", "b", "iframe", "object", "link", "base"}, names
+    for tag, attrs in tags.tags:
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)
+        assert "src" not in attrs
+        if "href" in attrs:
+            assert attrs["href"].startswith("#"), attrs
+    assert "http://" not in page and "https://" not in page and "url(" not in page
+    # the data is there, as text
+    text = "".join(tags.text)
+    assert EVIL_QID in text and EVIL_TEXT in text
+    assert html_escaped(EVIL_QID) in page and "<script>" not in page
+
+
+def test_html_renders_in_headless_chromium(evil, tmp_path):
+    _, result, out = evil
+    url = (out / "report.html").resolve().as_uri()
+    png = tmp_path / "report.png"
+    chromium(tmp_path, f"--screenshot={png}", "--window-size=1280,2000", url)
+    assert png_size(png) == (1280, 2000)
+    assert png.stat().st_size > 60_000        # a blank 1280x2000 page compresses to a few KB
+    dom = chromium(tmp_path, "--dump-dom", url).stdout
+    tags = parse(dom)
+    names = [t for t, _ in tags.tags]
+    assert names.count("table") >= 5 and names.count("svg") >= 3
+    assert "script" not in names and "img" not in names and "b" not in names
+    assert EVIL_QID in "".join(tags.text)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;x" in dom
+
+
+def test_every_format_is_written(evil):
+    tmp, result, out = evil
+    assert sorted(p.name for p in out.iterdir()) == [
+        "comparisons.csv", "comparisons.json", "manifest.json", "per_topic.csv", "report.html",
+        "report.tex", "runs", "summary.csv", "summary.json", "summary.md"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["stats_policy"]["baseline"] == "all-pairs"
+    assert manifest["stats_policy"]["text"] == str(result.comparisons.policy)
+    page = (out / "report.html").read_text()
+    for needle in (manifest["config"]["sha256"], manifest["qrels"]["sha256"], manifest["index"]["fingerprint"],
+                   str(result.comparisons.policy), "Coverage audit", "judged missing from run", "Provenance"):
+        assert html_escaped(needle) in page, needle
+    comparisons = json.loads((out / "comparisons.json").read_text())
+    assert len(comparisons["pairs"]) == 6 and len(comparisons["comparisons"]) == 18     # 4 runs, 3 measures
+    tex = (out / "report.tex").read_text()
+    assert r"\begin{tabular}{lrrr}" in tex and "% config " in tex and "sha256" in tex
+    md = render_markdown(result)
+    assert "## Comparisons" in md and "## Provenance" in md and "(a)" in md
+
+
+def test_all_pairs_marks_the_better_run_with_the_loser_letter(evil):
+    _, result, out = evil
+    from harness.report.tables import significance_marks
+
+    marks = significance_marks(result)
+    assert marks.letters == {r.name: "abcd"[i] for i, r in enumerate(result.runs)}
+    for c in result.comparisons.rows:
+        if c.reject:
+            winner, loser = (c.run, c.baseline) if c.diff > 0 else (c.baseline, c.run)
+            assert marks.letters[loser] in marks.cells[(winner, c.measure)]
+
+
+def test_runs_only_report_has_html_without_tex(tmp_path, evil):
+    src, _, _ = evil
+    text = (src / "c.yaml").read_text().split("measures:")[0].replace("qrels: qrels.txt\n", "")
+    for name in ("corpus.jsonl", "topics.tsv"):
+        (tmp_path / name).write_bytes((src / name).read_bytes())
+    (tmp_path / "c.yaml").write_text(text.replace("index: {path: index}", f"index: {{path: {src / 'index'}}}")
+                                     + "output: report\n")
+    cfg = load_config(tmp_path / "c.yaml")
+    result = run_experiment(cfg, log=lambda m: None)
+    out = write_report(result, cfg.output)
+    assert result.index.reused and all(r.reused for r in result.runs)
+    assert (out / "report.html").exists() and not (out / "report.tex").exists()
+    assert not (out / "comparisons.json").exists()
+    assert "<svg" not in (out / "report.html").read_text()
+    assert "No qrels" in (out / "report.html").read_text()
+
+
+def test_sweep_config_on_the_sample_collection(tmp_path):
+    cfg = load_config(REPO / "configs" / "sweep.yaml")
+    assert len(cfg.runs) == 9 + 5 and cfg.compare.folds == 3
+    cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
+    result = run_experiment(cfg, log=lambda m: None)
+    out = write_report(result, cfg.output)
+    c = result.comparisons
+    assert len(c.pairs) == 13 and len(c.rows) == 26
+    assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")
+    assert [t.model for t in c.tuning] == ["bm25", "dirichlet"]
+    page = (out / "report.html").read_text()
+    assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page     # metric against parameter
+    assert "Interpolated precision at recall" in page
+    assert page.count("<svg") == 1 + 2 * 2 + 13                            # PR, sweeps x measures, diffs
+
+
+def test_pr_curves_are_the_mean_interpolated_precisions(evil):
+    _, result, _ = evil
+    from harness.metrics import evaluate, parse_measure
+    from harness.qrels import read_qrels
+
+    qrels = read_qrels(result.config.qrels_path)
+    for r in result.runs:
+        ev = evaluate(r.run, qrels, [parse_measure("IPrec@0.0"), parse_measure("IPrec@1.0")])
+        curve = result.pr_curves[r.name]
+        assert len(curve) == 11 and (curve[0], curve[-1]) == (ev.means["IPrec@0.0"], ev.means["IPrec@1.0"])
+        assert all(a >= b for a, b in zip(curve, curve[1:]))     # interpolated: non-increasing
+
+
+def test_module_examples():
+    for module in (svg, latex):
+        assert doctest.testmod(module).failed == 0
