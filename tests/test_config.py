@@ -308,3 +308,109 @@ def test_reference_is_generated_from_the_schema():
         for s in specs:
             assert f"| `{model}` | `{s.name}` |" in md
     assert "`porter` \\| `krovetz` \\| `none`" in md
+
+
+# --- compare: --------------------------------------------------------------------------------
+
+from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy  # noqa: E402
+
+# BASE's one run plus a Dirichlet sweep, with qrels: a config that can compare.
+SWEEP = BASE.replace("output: out\n", "") + f"""\
+  - dirichlet: {{mu: [500, 1000]}}
+qrels: {QRELS}
+measures: [AP, P@10]
+output: out
+"""
+
+
+def test_sweep_config_loads():
+    cfg = load_config(REPO / "configs" / "sweep.yaml")
+    c = cfg.compare
+    assert cfg.run_names[:3] == ("bm25(k1=0.3,b=0.1)", "bm25(k1=0.3,b=0.4)", "bm25(k1=0.3,b=0.9)")
+    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs and c.measures == ("AP", "nDCG@10")
+    assert c.policy == StatsPolicy(test="randomization", permutations=10000, seed=42, correction="holm",
+                                   family="per-measure", alpha=0.05)
+    assert c.folds == 3
+    assert c.pairs(cfg.run_names) == [("bm25(k1=0.9,b=0.4)", n) for n in cfg.run_names if n != "bm25(k1=0.9,b=0.4)"]
+
+
+def test_no_compare_key_means_no_comparisons(tmp_path):
+    assert load(tmp_path, SWEEP).compare is None
+
+
+def test_compare_defaults(tmp_path):
+    cfg = load(tmp_path, SWEEP + "compare: {}\n")
+    c = cfg.compare
+    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs     # the first run
+    assert c.measures == ("AP", "P@10") and c.policy == StatsPolicy() and c.folds is None
+
+
+def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
+    cfg = load(tmp_path, SWEEP + 'compare: {baseline: ["dirichlet(mu=500.0)", "bm25(b=0.4,k1=0.9)"], '
+                                 "measures: [P@10], cross_validation: {}}\n")
+    assert cfg.compare.baselines == ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)")
+    assert cfg.compare.measures == ("P@10",) and cfg.compare.folds == 5
+    cfg = load(tmp_path, SWEEP + "compare: {baseline: all-pairs, test: wilcoxon, correction: bh, family: all}\n")
+    assert cfg.compare.all_pairs and cfg.compare.baselines == ()
+    assert len(cfg.compare.pairs(cfg.run_names)) == 3
+    assert (cfg.compare.policy.test, cfg.compare.policy.correction, cfg.compare.policy.family) == ("wilcoxon", "bh", "all")
+
+
+def test_compare_baseline_not_a_run_lists_the_runs(tmp_path):
+    msg = only(tmp_path, SWEEP + 'compare: {baseline: "bm25(k1=1.2)"}\n')
+    assert msg == ("c.yaml:10: compare.baseline: no run bm25(k1=1.2,b=0.4) in this config; its runs are: "
+                   "bm25(k1=0.9,b=0.4), dirichlet(mu=500), dirichlet(mu=1000) (or give all-pairs)")
+    found = problems(tmp_path, SWEEP + 'compare: {baseline: ["dirichlet(mu=500)", "nonsense(", all-pairs]}\n')
+    assert any("compare.baseline[1]: not a run name" in p for p in found)
+    assert any("compare.baseline[2]: all-pairs compares every pair already" in p for p in found)
+
+
+def test_compare_registries_and_ranges(tmp_path):
+    found = problems(tmp_path, SWEEP + textwrap.dedent("""\
+        compare:
+          measures: [AP, nDCG@10]
+          test: ttest
+          correction: fdr
+          family: each
+          alpha: 1
+          ci_level: 0
+          permutations: 0
+          seed: -3
+          cross_validation: {folds: 1}
+    """))
+    assert found == [
+        "c.yaml:11: compare.measures[1]: nDCG@10 is not computed; add it to `measures` (now: AP, P@10)",
+        f"c.yaml:12: compare.test: must be one of {', '.join(TESTS)} (got 'ttest')",
+        f"c.yaml:13: compare.correction: must be one of {', '.join(CORRECTIONS)} (got 'fdr')",
+        f"c.yaml:14: compare.family: must be one of {', '.join(FAMILIES)} (got 'each')",
+        "c.yaml:15: compare.alpha: must be a number in (0, 1) (got 1)",
+        "c.yaml:16: compare.ci_level: must be a number in (0, 1) (got 0)",
+        "c.yaml:17: compare.permutations: must be an integer >= 1 (got 0)",
+        "c.yaml:18: compare.seed: must be an integer >= 0 (got -3)",
+        "c.yaml:19: compare.cross_validation.folds: must be an integer >= 2 (got 1)",
+    ]
+
+
+def test_compare_needs_qrels_two_runs_and_a_sweep_to_tune(tmp_path):
+    assert only(tmp_path, BASE + "compare: {}\n").startswith(
+        "c.yaml:7: compare: needs qrels: runs are compared on their per-topic scores")
+    assert "needs at least two runs to compare; the config has one (bm25(k1=0.9,b=0.4))" in only(
+        tmp_path, BASE + f"qrels: {QRELS}\ncompare: {{}}\n")
+    two = SWEEP.replace("dirichlet: {mu: [500, 1000]}", "dirichlet: {mu: 500}")
+    assert "no model of `runs` has more than one setting, so there is nothing to tune" in only(
+        tmp_path, two + "compare: {cross_validation: {folds: 3}}\n")
+
+
+def test_compare_unknown_key(tmp_path):
+    msg = only(tmp_path, SWEEP + "compare: {tset: t}\n")
+    assert msg.startswith("c.yaml:10: compare.tset: unknown key 'tset'; did you mean 'test'? Valid: baseline, measures, test")
+
+
+def test_reference_documents_the_compare_keys():
+    md = reference_markdown()
+    assert "| `compare.baseline` | string or list | the first run | runs of this config, or `all-pairs` |" in md
+    assert "| `compare.alpha` | number | `0.05` | (0, 1) |" in md
+    assert "| `compare.cross_validation.folds` | integer | `5` | >= 2 |" in md
+    assert " \\| ".join(f"`{t}`" for t in TESTS) in md
+    for name, text in TESTS.items():
+        assert f"`{name}`: {text}" in md
