@@ -182,13 +182,17 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     qk = (qseg << np.uint64(64 - tbits)) | (qkeys & low)
     qorder = np.argsort(qk)
     qsorted = qk[qorder]
-    qt = q_of_run[np.searchsorted(run.offsets, cand, side="right") - 1]
-    cand, qt = cand[qt >= 0], qt[qt >= 0]
-    ck = (qt.astype(np.uint64) << np.uint64(64 - tbits)) | (rkeys[cand] & low)
+    # the candidates' qrels topics: per run topic, from the run's segment offsets
+    qt = np.repeat(q_of_run.astype(np.uint64) << np.uint64(64 - tbits),
+                   np.diff(np.searchsorted(cand, run.offsets)))
+    if (q_of_run < 0).any():
+        judged = np.repeat(q_of_run >= 0, np.diff(np.searchsorted(cand, run.offsets)))
+        cand, qt = cand[judged], qt[judged]
+    ck = qt | (rkeys[cand] & low)
     pos = np.searchsorted(qsorted, ck)
+    last = len(qsorted) - 1
     while len(cand):
-        keep = pos < len(qsorted)
-        keep[keep] &= qsorted[pos[keep]] == ck[keep]
+        keep = (qsorted[np.minimum(pos, last)] == ck) & (pos <= last)
         pos, cand, ck = pos[keep], cand[keep], ck[keep]
         q = qorder[pos]
         hit = run.docids[cand] == qrels.docids[q]        # same topic: it is in the key
