@@ -223,3 +223,10 @@ def test_pr_curves_are_the_mean_interpolated_precisions(evil):
 def test_module_examples():
     for module in (svg, latex):
         assert doctest.testmod(module).failed == 0
+
+
+def test_readme_example_is_the_sweep_config():
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Comparing runs and reports\n"):]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert block in (REPO / "configs" / "sweep.yaml").read_text()
