@@ -82,7 +82,7 @@ class _Block:
         return bytes(self.body[int(self.start(f)[i]):int(self.end(f)[i])])
 
 
-def _chunks(path, what: str, buffers: "queue.Queue") -> Iterator[tuple]:
+def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut, line0), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed."""
@@ -95,7 +95,7 @@ def _chunks(path, what: str, buffers: "queue.Queue") -> Iterator[tuple]:
         line0 = 0
         while True:
             buf = buffers.get()
-            size = max(_BLOCK, 2 * len(carry))      # a line longer than a block grows it
+            size = max(block, 2 * len(carry))       # a line longer than a block grows it
             if buf is None or len(buf) < _FRONT + size + _BACK + 1:
                 buf = bytearray(_FRONT + size + _BACK + 1)
             buf[_FRONT:_FRONT + len(carry)] = carry
@@ -133,6 +133,8 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
     tokenised and processed on a few threads; each buffer is reused once its block is done."""
     source = str(path)
     threads = _threads()
+    # small files get small blocks: the threads still share the work, memory stays low
+    block = int(min(_BLOCK, max(_file_size(path) // (4 * threads), 1 << 20)))
     buffers: queue.Queue = queue.Queue()
     for _ in range(threads + 1):
         buffers.put(None)
@@ -146,7 +148,7 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
             buffers.put(buf)
 
     if threads == 1:
-        for chunk in _chunks(path, what, buffers):
+        for chunk in _chunks(path, what, buffers, block):
             r = work(*chunk)
             if r is not None:
                 yield r
@@ -154,7 +156,7 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         try:
-            for chunk in _chunks(path, what, buffers):
+            for chunk in _chunks(path, what, buffers, block):
                 pending.append(pool.submit(work, *chunk))
                 while pending and (pending[0].done() or len(pending) > threads):
                     r = pending.popleft().result()
