@@ -67,8 +67,8 @@ class _ExperimentProgress:
             _log(msg)
             self.bar = self._Progress(self.runs, "searching", unit="runs")
         elif msg.startswith("run ") and self.bar is not None:
-            self.bar.write(msg)
             self.bar.update()
+            self.bar.write(msg)     # redraws the bar, with the new count, below the line
         else:
             (self.bar.write if self.bar else _log)(msg)
 
