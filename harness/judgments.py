@@ -3,7 +3,7 @@
 This is how the course lab (and many hand evaluations) judge: no doc ids, just
 ``"vector space model: 1,0,1,0,0"``, optionally with R, the number of relevant docs in the
 collection (``"vector space model: 1,0,1,0,0; R=5"``). A label is an integer >= 0, or ``?``
-for a returned doc nobody judged (bpref and Judged@k skip it; it is not relevant).
+for a returned doc nobody judged (not relevant; bpref skips it, Judged@k does not count it).
 
 Rank judgments turn into the one internal shape the doc-id path also uses
 (:class:`harness.metrics.kernels.RankedLabels`), so every registry measure applies:

@@ -64,7 +64,7 @@ def test_hand_computed_values():
     assert ev.per_topic["P@3"]["vsm"] == 2 / 3
     assert ev.per_topic["AP"]["vsm"] == (1 + 2 / 3) / 2
     assert ev.per_topic["RR"]["vsm"] == 1.0
-    assert ev.per_topic["Judged@10"]["vsm"] == 0.5        # 5 judged of k=10
+    assert ev.per_topic["Judged@10"]["vsm"] == 1.0        # 5 judged of min(k=10, 5 returned)
     # '?' is unjudged: not relevant, not judged
     ev = evaluate_judgments(parse_judgments("q: ?,1,0,?"), ["Judged@4", "bpref", "P@4"])
     assert ev.per_topic["Judged@4"]["q"] == 0.5

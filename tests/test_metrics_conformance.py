@@ -223,3 +223,15 @@ def test_hash_collisions_never_change_a_number(monkeypatch):
     assert_same(ours, oracle(run, qrels, measures), measures)
     with pytest.raises(DataError, match="duplicate document for topic 'q', document 'b'"):
         Run.from_ranked({"q": (["a", "b", "c", "b"], [4, 3, 2, 1])})
+
+
+def test_judged_at_k_like_ir_measures():
+    """Hand-computed, following ir_measures' JudgedEvaluator: docs of the top k that have any
+    qrels entry (negative labels included) / min(k, returned)."""
+    run = Run.from_ranked({"q": (["a", "b", "c", "d"], [4.0, 3.0, 2.0, 1.0]), "e": ([], [])})
+    qrels = Qrels.from_dict({"q": {"a": 0, "c": -1, "z": 1}, "e": {"a": 1}})
+    ev = evaluate(run, qrels, ["Judged@2", "Judged@3", "Judged@10"])
+    assert ev.per_topic["Judged@2"]["q"] == 1 / 2
+    assert ev.per_topic["Judged@3"]["q"] == 2 / 3
+    assert ev.per_topic["Judged@10"]["q"] == 2 / 4
+    assert ev.per_topic["Judged@10"]["e"] == 0.0

@@ -38,7 +38,7 @@ class EvalPolicy:
         True applies the measure's ``rel=`` threshold to the gains too.
 
     Fixed (as trec_eval): run topics without judgments are ignored; negative labels are
-    non-relevant ("in the pool, unjudged": bpref and Judged skip them); the relevance
+    non-relevant ("in the pool, unjudged": bpref skips them); the relevance
     threshold is the measure's ``rel=`` (default 1, ``trec_eval -l 1``); all returned docs
     are evaluated (no depth cut, trec_eval without ``-M``).
     """

@@ -8,7 +8,8 @@ like trec_eval's loops.
 
 Label codes in ``labels`` follow trec_eval's ``form_res_rels``: a judged label >= 0, ``-1``
 for a doc not in the qrels, ``-2`` for a doc judged with a negative label ("in the pool but
-unjudged"). Both negatives are non-relevant; bpref and Judged@k skip them.
+unjudged"). Both negatives are non-relevant; bpref skips them; Judged@k (like ir_measures)
+counts every doc that has a qrels entry, -2 included.
 """
 from __future__ import annotations
 
@@ -182,9 +183,12 @@ def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np
         if name == "CG":
             return cg
         return _div(dcg, _ideal_dcg(rl, m, nDCG_threshold, k))
-    if name == "Judged":
-        topic, rank, _ = rl.rows(0)
-        return _per_topic(rl, topic[rank <= k]) / k
+    if name == "Judged":                         # ir_measures: any qrels entry, / min(k, n)
+        judged = 0.0
+        for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
+            topic, rank, _ = rl.rows(lo, hi)
+            judged = judged + _per_topic(rl, topic[rank <= k])
+        return _div(judged, np.minimum(rl.num_ret(), k))
     if name in ("IPrec", "11pt"):
         if name == "IPrec":
             return _iprec(rl, rel, [k])[0]

@@ -75,7 +75,8 @@ MEASURES: dict[str, MeasureInfo] = {m.name: m for m in [
     MeasureInfo("NumRelRet", "none", ("rel",),
                 "Number of relevant docs returned (trec_eval num_rel_ret).", trec="num_rel_ret"),
     MeasureInfo("Judged", "required", (),
-                "Fraction of the top k that is judged (label >= 0) / k. Not in trec_eval."),
+                "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
+                "ir_measures' Judged@k (0 for an empty list). Not in trec_eval."),
     MeasureInfo("DCG", "optional", ("rel", "gain"),
                 "Discounted cumulative gain, sum of gain/log2(rank+1) over the top k (not "
                 "normalised; same gains as nDCG)."),
