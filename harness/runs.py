@@ -70,13 +70,8 @@ class _Block:
     def end(self, f):
         return self.delim[:, f]
 
-    def lines(self):
-        if self._lines is None:
-            return np.arange(self.line0 + 1, self.line0 + len(self) + 1, dtype=np.int64)
-        return self._lines
-
-    def line(self, i):
-        return int(self.lines()[i]) if self._lines is not None else self.line0 + i + 1
+    def line(self, i) -> int:
+        return int(self._lines[i]) if self._lines is not None else self.line0 + i + 1
 
     def token(self, f, i) -> bytes:
         return bytes(self.body[int(self.start(f)[i]):int(self.end(f)[i])])
