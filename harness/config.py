@@ -184,10 +184,18 @@ class CompareSpec:
     folds: int | None          # cross-validation folds; None: no cross-validation
 
     def pairs(self, runs) -> list[tuple[str, str]]:
-        """(baseline, run) pairs over ``runs`` (canonical names, in config order)."""
+        """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several
+        baselines, two baselines are compared once (the earlier one as the baseline), so no
+        test enters the correction family twice."""
         from .stats import all_pairs, pairs_against
 
-        return all_pairs(runs) if self.all_pairs else pairs_against(self.baselines, runs)
+        if self.all_pairs:
+            return all_pairs(runs)
+        out: list[tuple[str, str]] = []
+        for b, r in pairs_against(self.baselines, runs):
+            if (r, b) not in out:
+                out.append((b, r))
+        return out
 
 
 @dataclass(frozen=True)

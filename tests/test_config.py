@@ -350,6 +350,9 @@ def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
                                  "measures: [P@10], cross_validation: {}}\n")
     assert cfg.compare.baselines == ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)")
     assert cfg.compare.measures == ("P@10",) and cfg.compare.folds == 5
+    assert cfg.compare.pairs(cfg.run_names) == [      # the two baselines are compared once
+        ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)"), ("dirichlet(mu=500)", "dirichlet(mu=1000)"),
+        ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)")]
     cfg = load(tmp_path, SWEEP + "compare: {baseline: all-pairs, test: wilcoxon, correction: bh, family: all}\n")
     assert cfg.compare.all_pairs and cfg.compare.baselines == ()
     assert len(cfg.compare.pairs(cfg.run_names)) == 3

@@ -157,7 +157,8 @@ def test_every_format_is_written(evil):
     comparisons = json.loads((out / "comparisons.json").read_text())
     assert len(comparisons["pairs"]) == 6 and len(comparisons["comparisons"]) == 18     # 4 runs, 3 measures
     tex = (out / "report.tex").read_text()
-    assert r"\begin{tabular}{lrrr}" in tex and "% config " in tex and "sha256" in tex
+    assert r"\begin{tabular}{lrrr}" in tex and "% config " in tex and "sha256" in tex and "% coverage " in tex
+    assert comparisons["coverage"] == json.loads((out / "summary.json").read_text())["coverage"]
     md = render_markdown(result)
     assert "## Comparisons" in md and "## Provenance" in md and "(a)" in md
 

@@ -160,6 +160,7 @@ def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
              "folds": [{"fold": f.index + 1, "test_topics": list(f.test_topics), "chosen": f.chosen,
                         "train_mean": f.train_mean, "test_mean": f.test_mean} for f in t.folds]}
             for t in c.tuning],
+        "coverage": audit(result),
         "provenance": {"config_sha256": manifest["config"]["sha256"],
                        "qrels_sha256": (manifest["qrels"] or {}).get("sha256"),
                        "index_fingerprint": manifest["index"]["fingerprint"],

@@ -8,7 +8,7 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 from __future__ import annotations
 
 from ..experiment import ExperimentResult
-from .tables import significance_marks, summary_rows
+from .tables import audit, significance_marks, summary_rows
 
 __all__ = ["render_latex", "latex_escape"]
 
@@ -53,6 +53,8 @@ def render_latex(result: ExperimentResult, manifest: dict) -> str:
     ]
     lines += [_comment(f"run {r['name']} sha256 {r['sha256']} ({'reused' if r['reused'] else 'searched'})")
               for r in manifest["runs"]]
+    lines += [_comment(f"coverage {name}: " + ", ".join(f"{k}={v}" for k, v in a.items()))
+              for name, a in audit(result).items()]
     caption = (f"Mean scores of {latex_escape(cfg.name)} over {len(result.topics)} topics "
                f"(depth {cfg.depth}). Best in bold.")
     if result.comparisons is not None:
