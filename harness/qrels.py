@@ -102,12 +102,12 @@ def read_qrels(path) -> Qrels:
         return (_TopicColumn.segments(block), _fixed_bytes(block, 2),
                 _parse_ints(block, 3, source, "relevance label (field 4)"), _LineMap.of(block))
 
-    for segs, block_ids, block_labels, line_info in _map_blocks(
+    for line0, (segs, block_ids, block_labels, line_info) in _map_blocks(
             path, 4, "qrels: qid iter docid rel", columns):
         topics.add(segs)
         ids.append(block_ids)
         labels.append(block_labels)
-        lines.add(line_info)
+        lines.add(line_info, line0)
     names, offsets, order = topics.grouping()
     docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
     lab = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)

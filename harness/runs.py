@@ -78,7 +78,7 @@ class _Block:
 
 
 def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Iterator[tuple]:
-    """Read the file into blocks of whole lines: yield (buffer, cut, line0), the lines being
+    """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed."""
     try:
@@ -87,7 +87,6 @@ def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Ite
         raise DataError(str(path), f"cannot read {what}: {e.strerror}") from None
     with f:
         carry = b""
-        line0 = 0
         while True:
             buf = buffers.get()
             size = max(block, 2 * len(carry))       # a line longer than a block grows it
@@ -109,9 +108,7 @@ def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Ite
                     buffers.put(None)               # keep growing: read the rest of the line
                     continue
                 carry = bytes(buf[_FRONT + cut:_FRONT + total])
-            nlines = buf.count(b"\n", _FRONT, _FRONT + cut)
-            yield buf, cut, line0
-            line0 += nlines
+            yield buf, cut
 
 
 def _threads() -> int:
@@ -124,8 +121,10 @@ def _threads() -> int:
 
 
 def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
-    """``fn(block)`` for each :class:`_Block` of the file, results in file order. Blocks are
-    tokenised and processed on a few threads; each buffer is reused once its block is done."""
+    """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
+    line0 is the number of lines before the block. Blocks are tokenised and processed on a few
+    threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
+    once its block is done; errors are reported with absolute line numbers."""
     source = str(path)
     threads = _threads()
     # small files get small blocks: the threads still share the work, memory stays low
@@ -134,19 +133,33 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
     for _ in range(threads + 1):
         buffers.put(None)
 
-    def work(buf, cut, line0):
+    def work(buf, cut):
         try:
             arr = np.frombuffer(buf, dtype=np.uint8, count=_FRONT + cut + _BACK)
-            block, _ = _tokenise(arr, nfields, line0, source, what)
-            return None if block is None else fn(block)
+            block, nlines = _tokenise(arr, nfields, 0, source, what)
+            return nlines, (None if block is None else fn(block))
         finally:
             buffers.put(buf)
 
+    line0 = 0
+
+    def absolute(get):
+        nonlocal line0
+        try:
+            nlines, r = get()
+        except DataError as e:
+            if e.line is None:
+                raise
+            message = str(e)[len(f"{e.source}:{e.line}: "):]
+            raise DataError(e.source, message, line=line0 + e.line) from None
+        before, line0 = line0, line0 + nlines
+        return before, r
+
     if threads == 1:
         for chunk in _chunks(path, what, buffers, block):
-            r = work(*chunk)
+            before, r = absolute(lambda: work(*chunk))
             if r is not None:
-                yield r
+                yield before, r
         return
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
@@ -154,13 +167,13 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
             for chunk in _chunks(path, what, buffers, block):
                 pending.append(pool.submit(work, *chunk))
                 while pending and (pending[0].done() or len(pending) > threads):
-                    r = pending.popleft().result()
+                    before, r = absolute(pending.popleft().result)
                     if r is not None:
-                        yield r
+                        yield before, r
             while pending:
-                r = pending.popleft().result()
+                before, r = absolute(pending.popleft().result)
                 if r is not None:
-                    yield r
+                    yield before, r
         finally:
             for fut in pending:
                 fut.cancel()
@@ -177,7 +190,8 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
     # Fast path: every line is exactly ``nfields`` tokens joined by single separators.
     if n == nlines * nfields and n and delim[0] > 0:
         shaped = isnl.reshape(nlines, nfields)
-        if shaped[:, -1].all() and not shaped[:, :-1].any() and not _adjacent(is_delim):
+        # ... and no empty token: the byte after each separator starts the next one
+        if shaped[:, -1].all() and not shaped[:, :-1].any() and (body[1:][delim[:-1]] > _SP).all():
             d = delim.reshape(nlines, nfields)
             first = np.empty(nlines, dtype=np.int64)
             first[0] = 0
@@ -204,16 +218,6 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
     d = tend.reshape(-1, nfields)
     lines = line0 + 1 + tline[::nfields].astype(np.int64)
     return _Block(buf, d, starts[:, 0], line0, lines, starts), nlines
-
-
-def _adjacent(mask: np.ndarray) -> bool:
-    """Whether two consecutive entries of a bool array are both True (8 at a time)."""
-    n8 = len(mask) // 8 * 8
-    w = mask[:n8].view(np.uint64)
-    if (w & (w >> np.uint64(8))).any() or ((w[:-1] >> np.uint64(56)) & w[1:] & np.uint64(1)).any():
-        return True
-    tail = mask[max(n8 - 1, 0):]
-    return bool((tail[1:] & tail[:-1]).any())
 
 
 _U = np.uint64
@@ -370,9 +374,10 @@ class _LineMap:
         """What a worker hands back for :meth:`add`."""
         return block.line0, block._lines, len(block)
 
-    def add(self, info):
+    def add(self, info, offset: int = 0):
+        """``info`` from :meth:`of` on a block whose lines are numbered from ``offset``."""
         line0, lines, n = info
-        self.info.append((line0, lines))
+        self.info.append((line0 + offset, None if lines is None else lines + offset))
         self.rows.append(self.rows[-1] + n)
 
     def __getitem__(self, i) -> int:
@@ -652,13 +657,13 @@ def read_run(path, *, duplicates: str = "error") -> Run:
         return (segs, block_ids, _parse_floats(block, 4, source, "score (field 5)"), block_keys,
                 _LineMap.of(block), len(block.body))
 
-    for segs, block_ids, block_scores, block_keys, line_info, nbytes in _map_blocks(
+    for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes) in _map_blocks(
             path, 6, "run: qid Q0 docid rank score tag", columns):
         topics.add(segs)
         ids.append(block_ids, nbytes)
         scores.append(block_scores, nbytes)
         keys.append(block_keys, nbytes)
-        lines.add(line_info)
+        lines.add(line_info, line0)
     names, offsets, order = topics.grouping()
     docids = ids.result(np.zeros(0, dtype="S8"))
     score_arr = scores.result(np.zeros(0))

@@ -150,3 +150,19 @@ def test_short_fields_at_the_very_end_of_a_file(tmp_path):
     assert docs == ["a-very-long-document-identifier-0001", "d"] and scores.tolist() == [1.5, 0.25]
     q = read_qrels(write(tmp_path, "q 0 a-very-long-document-identifier-0001 1\nq 0 d 0", "q.txt"))
     assert q.judged("q") == {"a-very-long-document-identifier-0001": 1, "d": 0}
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_line_numbers_across_irregular_blocks(tmp_path, monkeypatch, threads):
+    import harness.runs as runs
+    monkeypatch.setattr(runs, "_BLOCK", 40)
+    monkeypatch.setenv("HARNESS_THREADS", threads)
+    lines = [f"q{i % 3}\tQ0  d{i} {i} {i}.5 t\r" if i % 4 else "" for i in range(30)]
+    lines[23] = "q1 Q0 d1 1 1.0 t"                     # duplicate of line 2 (d1, topic q1)
+    with pytest.raises(DataError) as e:
+        read_run(write(tmp_path, "\n".join(lines) + "\n"))
+    assert e.value.line == 24 and "first seen on line 2" in str(e.value)
+    lines[23] = "q1 Q0 dx 1 x.0 t"
+    with pytest.raises(DataError) as e:
+        read_run(write(tmp_path, "\n".join(lines) + "\n"))
+    assert e.value.line == 24
