@@ -14,12 +14,16 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .collections import Corpus
 from .config import Config
 from .errors import EngineError
 from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint
 from .similarity import Similarity
+
+if TYPE_CHECKING:
+    from .compare import Comparisons
 
 __all__ = ["Plan", "RunResult", "Check", "ExperimentResult", "plan", "run_experiment", "SEARCH_SEMANTICS",
            "RECALL_LEVELS"]
@@ -79,7 +83,7 @@ class ExperimentResult:
     evaluations: dict            # run name -> harness.metrics.Evaluation (empty without qrels)
     checks: list[Check]
     timings: dict[str, float] = field(default_factory=dict)
-    comparisons: object = None   # harness.compare.Comparisons when the config has `compare:`
+    comparisons: "Comparisons | None" = None   # when the config has `compare:`
     # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
     pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
 

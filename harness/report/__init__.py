@@ -2,6 +2,9 @@
 
 ``write_report`` builds the whole report in a temporary sibling folder and swaps it into place
 at the end, so a failure never leaves a half-written report (the previous one stays intact).
+Markdown and CSV/JSON are written here; ``tables`` holds the values every format shows (rows,
+significance marks, the provenance manifest), ``html`` the self-contained page with ``svg``
+plots, ``latex`` the booktabs table.
 """
 
 from __future__ import annotations

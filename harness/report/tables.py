@@ -11,12 +11,12 @@ from pathlib import Path
 
 from .. import lucene
 from ..compare import sweeps_of
-from ..experiment import RECALL_LEVELS, ExperimentResult
+from ..experiment import ExperimentResult
 from ..similarity import format_number
 
 __all__ = ["summary_rows", "comparison_rows", "COMPARISON_FIELDS", "Marks", "significance_marks",
            "sweep_series", "provenance", "eval_policy", "stats_policy", "audit", "fmt", "fmt_p",
-           "fmt_d", "RECALL_LEVELS"]
+           "fmt_d"]
 
 # Markers for "significantly different from baseline i"; LaTeX spellings in report/latex.py.
 SYMBOLS = ("†", "‡", "§", "¶")
