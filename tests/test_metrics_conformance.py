@@ -235,3 +235,20 @@ def test_judged_at_k_like_ir_measures():
     assert ev.per_topic["Judged@3"]["q"] == 2 / 3
     assert ev.per_topic["Judged@10"]["q"] == 2 / 4
     assert ev.per_topic["Judged@10"]["e"] == 0.0
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_row_slices_in_parallel_change_nothing(monkeypatch, threads):
+    import importlib
+    ev_module = importlib.import_module("harness.metrics.evaluate")
+    monkeypatch.setattr(ev_module, "_SLICE_ROWS", 50)       # many slices of a few topics
+    monkeypatch.setenv("HARNESS_THREADS", threads)
+    run, qrels = synthetic(13)
+    measures = [parse_measure(m) for m in MEASURES]
+    ours = evaluate(*harness_objects(run, qrels), measures)
+    missing = [q for q in qrels if q not in run]
+    assert_same(ours, oracle(run, qrels, measures), measures, fill_missing=missing)
+    rng = np.random.default_rng(1)
+    shuffled = {q: {d: run[q][d] for d in rng.permutation(list(run[q]))} for q in run}
+    ours = evaluate(*harness_objects(shuffled, qrels), measures)
+    assert_same(ours, oracle(run, qrels, measures), measures, fill_missing=missing)

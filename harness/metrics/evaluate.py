@@ -5,6 +5,7 @@ its effect is counted in :attr:`Evaluation.audit`.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
 from harness.metrics.measures import Measure, parse_measure
 from harness.qrels import Qrels
-from harness.runs import Run
+from harness.runs import Run, _threads
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
 
@@ -99,29 +100,63 @@ def evaluate_labels(rl: RankedLabels, measures, policy: EvalPolicy = EvalPolicy(
 
 
 # --------------------------------------------------------------------------- run ordering
+_SLICE_ROWS = 1 << 20
+
+
+def _slices(offsets: np.ndarray) -> list[tuple[int, int]]:
+    """Row ranges of about ``_SLICE_ROWS`` rows cut at topic boundaries (work that never
+    crosses a topic can run on them in parallel)."""
+    n, step = int(offsets[-1]), _SLICE_ROWS
+    cuts = np.unique(np.r_[offsets[np.searchsorted(offsets, np.arange(0, n, step))], n])
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
+
+
+def _parallel(fn, items):
+    items = list(items)
+    threads = _threads()
+    if threads == 1 or len(items) < 2:
+        return [fn(*it) for it in items]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(lambda it: fn(*it), items))
+
+
 def _order(run: Run, ties: str):
     """The rows the tie policy moves: ``(dst, src)`` meaning "rank position dst now holds row
     src" (None when nothing moves), and the number of topics whose order changed."""
-    n = len(run)
-    if ties == "as-ranked" or n < 2:
+    if ties == "as-ranked" or len(run) < 2:
         return None, 0
-    s = run.scores
+    parts = _parallel(lambda lo, hi: _order_rows(run, lo, hi), _slices(run.offsets))
+    dst = np.concatenate([p[0] for p in parts])
+    if not len(dst):
+        return None, 0
+    src = np.concatenate([p[1] for p in parts])
+    return (dst, src), sum(p[2] for p in parts)
+
+
+def _order_rows(run: Run, lo: int, hi: int):
+    """:func:`_order` for rows [lo, hi), which hold whole topics: (dst, src, topics moved)."""
+    s = run.scores[lo:hi]
+    n = hi - lo
+    offsets = run.offsets[(run.offsets >= lo) & (run.offsets <= hi)] - lo
+    empty = np.zeros(0, dtype=np.int64)
+    if n < 2:
+        return empty, empty, 0
     inner = np.ones(n - 1, dtype=bool)                   # row r+1 continues row r's topic
-    cuts = run.offsets[1:-1]
-    inner[cuts[(cuts > 0) & (cuts < n)] - 1] = False
-    topic_of = lambda rows: np.searchsorted(run.offsets, rows, side="right") - 1
+    cuts = offsets[(offsets > 0) & (offsets < n)]
+    inner[cuts - 1] = False
+    topic_of = lambda rows: np.searchsorted(offsets, rows, side="right") - 1
     dst, src = [], []
     up = np.flatnonzero((s[1:] > s[:-1]) & inner)
     if len(up):
         # some topics are not in score order: sort them fully (score desc, doc id desc)
         bad = np.unique(topic_of(up + 1))
-        lens = np.diff(run.offsets)[bad]
-        rows = np.repeat(run.offsets[bad] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
-        _, code = np.unique(run.docids[rows], return_inverse=True)
+        lens = offsets[bad + 1] - offsets[bad]
+        rows = np.repeat(offsets[bad] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
+        _, code = np.unique(run.docids[lo + rows], return_inverse=True)
         o = np.lexsort((-code, -s[rows], topic_of(rows)))
         dst.append(rows)
         src.append(rows[o])
-        in_bad = np.zeros(len(run.offsets) - 1, dtype=bool)
+        in_bad = np.zeros(len(offsets), dtype=bool)
         in_bad[bad] = True
         inner &= ~in_bad[topic_of(np.arange(1, n))]
     tied = np.flatnonzero((s[1:] == s[:-1]) & inner)     # row t+1 ties with row t
@@ -137,20 +172,18 @@ def _order(run: Run, ties: str):
         gid = np.cumsum(gstart) - 1
         gfirst = np.flatnonzero(gstart)
         gend = np.r_[gfirst[1:], len(members)]
-        o = np.lexsort((run.docids[members], gid))     # ascending doc id within each group
+        o = np.lexsort((run.docids[lo + members], gid))   # ascending doc id in each group
         g = gid[o]
         target = gfirst[g] + gend[g] - 1 - np.arange(len(members))   # reversed: descending
         dst.append(members[target])
         src.append(members[o])
     if not dst:
-        return None, 0
+        return empty, empty, 0
     dst, src = np.concatenate(dst), np.concatenate(src)
     moved = dst != src
     dst, src = dst[moved], src[moved]
-    if not len(dst):
-        return None, 0
     t = np.sort(topic_of(dst))
-    return (dst, src), int(np.count_nonzero(np.r_[True, t[1:] != t[:-1]]))
+    return dst + lo, src + lo, int(np.count_nonzero(np.r_[True, t[1:] != t[:-1]])) if len(t) else 0
 
 
 # --------------------------------------------------------------------------- the join
@@ -161,7 +194,7 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     A hash join on the rows' cached (topic, doc) keys: a bitmap of the qrels keys' top bits
     filters the run rows; the survivors are binary-searched among the qrels sorted by (topic,
     key), so each topic's searches stay in one small, cached stretch; the doc-id bytes
-    confirm every match (a hash collision never counts)."""
+    confirm every match (a hash collision never counts). Row slices run in parallel."""
     nq = len(qrels.topics())
     small = len(qrels.labels) == 0 or (qrels.labels.min() >= -128 and qrels.labels.max() <= 127)
     labels = np.full(len(run), NOT_JUDGED, dtype=np.int8 if small else np.int64)
@@ -172,9 +205,6 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     shift = np.uint64(64 - bits)
     table = np.zeros(1 << bits, dtype=bool)
     table[(qkeys >> shift).view(np.int64)] = True
-    step = 1 << 20                                       # in slices: no run-sized temporaries
-    cand = np.concatenate([np.flatnonzero(table[(rkeys[i:i + step] >> shift).view(np.int64)]) + i
-                           for i in range(0, len(rkeys), step)])
     # (topic, key) in one uint64: topic index in the high bits, the key's low bits below
     tbits = max(int(nq).bit_length(), 1)
     low = np.uint64((1 << (64 - tbits)) - 1)
@@ -182,24 +212,28 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
     qk = (qseg << np.uint64(64 - tbits)) | (qkeys & low)
     qorder = np.argsort(qk)
     qsorted = qk[qorder]
-    # the candidates' qrels topics: per run topic, from the run's segment offsets
-    qt = np.repeat(q_of_run.astype(np.uint64) << np.uint64(64 - tbits),
-                   np.diff(np.searchsorted(cand, run.offsets)))
-    if (q_of_run < 0).any():
-        judged = np.repeat(q_of_run >= 0, np.diff(np.searchsorted(cand, run.offsets)))
-        cand, qt = cand[judged], qt[judged]
-    ck = qt | (rkeys[cand] & low)
-    pos = np.searchsorted(qsorted, ck)
     last = len(qsorted) - 1
-    while len(cand):
-        keep = (qsorted[np.minimum(pos, last)] == ck) & (pos <= last)
-        pos, cand, ck = pos[keep], cand[keep], ck[keep]
-        q = qorder[pos]
-        hit = run.docids[cand] == qrels.docids[q]        # same topic: it is in the key
-        lab = qrels.labels[q[hit]]
-        labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
-        miss = ~hit                     # a hash collision: try the next entry with that key
-        pos, cand, ck = pos[miss] + 1, cand[miss], ck[miss]
+    topic_high = q_of_run.astype(np.uint64) << np.uint64(64 - tbits)
+
+    def rows(lo, hi):
+        cand = np.flatnonzero(table[(rkeys[lo:hi] >> shift).view(np.int64)]) + lo
+        # the candidates' topics, from the run's segment offsets
+        per_topic = np.diff(np.searchsorted(cand, run.offsets))
+        judged = np.repeat(q_of_run >= 0, per_topic)
+        cand = cand[judged]
+        ck = np.repeat(topic_high, per_topic)[judged] | (rkeys[cand] & low)
+        pos = np.searchsorted(qsorted, ck)
+        while len(cand):
+            keep = (qsorted[np.minimum(pos, last)] == ck) & (pos <= last)
+            pos, cand, ck = pos[keep], cand[keep], ck[keep]
+            q = qorder[pos]
+            hit = run.docids[cand] == qrels.docids[q]    # same topic: it is in the key
+            lab = qrels.labels[q[hit]]
+            labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
+            miss = ~hit                 # a hash collision: try the next entry with that key
+            pos, cand, ck = pos[miss] + 1, cand[miss], ck[miss]
+
+    _parallel(rows, _slices(run.offsets))
     return labels
 
 
