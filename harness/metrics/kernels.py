@@ -30,9 +30,9 @@ class RankedLabels:
     ``labels`` is split into segments ``seg_offsets``; segment s holds topic ``seg_topic[s]``'s
     ranked list (-1: rows to ignore, e.g. a run topic without judgments). A topic has at most
     one segment, or none (a judged topic missing from the run), and the topics of the used
-    segments increase along the rows (the kernels rely on rows being in topic order). ``pool`` holds all judgment
-    labels of topic t in ``pool[pool_offsets[t]:pool_offsets[t+1]]``, in any order; it is where
-    R, the judged non-relevant count and the ideal DCG come from.
+    segments increase along the rows (the kernels rely on rows being in topic order).
+    ``pool`` holds all judgment labels of topic t in ``pool[pool_offsets[t]:pool_offsets[t+1]]``,
+    in any order; it is where R, the judged non-relevant count and the ideal DCG come from.
     """
 
     topics: list[str]
