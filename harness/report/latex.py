@@ -58,7 +58,7 @@ def render_latex(result: ExperimentResult, manifest: dict) -> str:
     caption = (f"Mean scores of {latex_escape(cfg.name)} over {len(result.topics)} topics "
                f"(depth {cfg.depth}). Best in bold.")
     if result.comparisons is not None:
-        caption += " " + latex_escape(str(result.comparisons.policy)) + "."
+        caption += " Statistics: " + latex_escape(str(result.comparisons.policy)) + "."
         for sym, meaning in marks.legend:
             caption += f" {_mark([sym])}: {latex_escape(meaning)}."
     lines += [
