@@ -233,12 +233,15 @@ def _fixed_bytes(block: _Block, f: int) -> np.ndarray:
     start, end = block.start(f), block.end(f)
     length = end - start
     nw = max(-(-int(length.max(initial=1)) // 8), 1)
+    if nw == 1:                    # the common case: every token fits one word
+        return (block.words[start + 8] & _LOWMASK.take(np.minimum(length, 8))).view("S8")
     out = np.empty((len(start), nw), dtype=np.uint64)
     last = len(block.words) - 1
     for k in range(nw):
         # A field shorter than the longest has no bytes in word k (its mask is 0); clamp its
         # load so it stays inside the block even for the last lines of the file.
-        out[:, k] = block.words[np.minimum(start + (8 * k + 8), last)] & _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
+        keep = _LOWMASK.take(np.clip(length - 8 * k, 0, 8))
+        out[:, k] = block.words[np.minimum(start + (8 * k + 8), last)] & keep
     return out.view(f"S{8 * nw}").ravel()
 
 
