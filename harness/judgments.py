@@ -62,16 +62,18 @@ def _parse_labels(value, topic: str, source: str, line: int | None) -> np.ndarra
     for i, tok in enumerate(tokens, start=1):
         if isinstance(tok, bool):
             tok = repr(tok)
+        unjudged = not isinstance(tok, int) and str(tok).strip() == _UNJUDGED
         if isinstance(tok, int):
             v = tok
-        elif str(tok).strip() == _UNJUDGED:
+        elif unjudged:
             v = NOT_JUDGED
         else:
             try:
                 v = int(str(tok).strip())
             except ValueError:
                 v = None
-        if v is None or (v < 0 and v != NOT_JUDGED) or (isinstance(tok, int) and tok < 0):
+        # -1 is only the internal code for '?': a written -1 is an error like any negative label
+        if v is None or (v < 0 and not unjudged):
             raise DataError(source, f"topic {topic!r}: bad relevance label {str(tok)!r} at rank {i}; "
                             f"labels are integers >= 0, or '{_UNJUDGED}' for an unjudged doc",
                             line=line)

@@ -105,3 +105,11 @@ def test_malformed_mapping():
         parse_judgments({"q": "1,1.5"})
     with pytest.raises(DataError, match="labels"):
         parse_judgments({"q": {"lab": [1]}})
+
+
+def test_negative_label_in_text_is_an_error_like_in_a_list():
+    # -1 is the internal code for '?'; written out it must not slip through as "unjudged".
+    for data in ("q1: 1,0,-1", {"q1": [1, 0, -1]}, {"q1": "1,0,-1"}):
+        with pytest.raises(DataError, match=r"bad relevance label '-1' at rank 3"):
+            parse_judgments(data)
+    assert parse_judgments("q1: 1,0,?").labels["q1"].tolist()[:2] == [1, 0]
