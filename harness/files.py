@@ -13,12 +13,14 @@ __all__ = ["atomic_writer", "write_text_atomic", "write_json_atomic"]
 
 
 @contextmanager
-def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8"):
+def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", errors: str | None = None):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    text = "b" not in mode
     try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding, newline=None) as fh:
+        with os.fdopen(fd, mode, encoding=encoding if text else None, errors=errors if text else None,
+                       newline="\n" if text else None) as fh:
             yield fh
         os.replace(tmp, path)
     except BaseException:

@@ -20,7 +20,6 @@ import hashlib
 import os
 import queue
 import re
-import tempfile
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import DataError
+from harness.files import atomic_writer
 
 __all__ = ["Run", "read_run", "write_run"]
 
@@ -722,20 +722,10 @@ def write_run(path, run: Run, tag: str) -> None:
     for qid in run.topics():
         if len(qid.split()) != 1 or qid != qid.strip():
             raise DataError(str(path), f"topic id {qid!r} contains whitespace: a TREC run cannot hold it")
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="\n") as f:
-            for t, qid in enumerate(run.topics()):
-                lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
-                docs = run.docids[lo:hi].tolist()
-                f.write("".join(
-                    f"{qid} Q0 {d.decode('utf-8', 'surrogateescape')} {r} {s!r} {tag}\n"
-                    for r, (d, s) in enumerate(zip(docs, run.scores[lo:hi].tolist()), start=1)))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_writer(Path(path), errors="surrogateescape") as f:
+        for t, qid in enumerate(run.topics()):
+            lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
+            docs = run.docids[lo:hi].tolist()
+            f.write("".join(
+                f"{qid} Q0 {d.decode('utf-8', 'surrogateescape')} {r} {s!r} {tag}\n"
+                for r, (d, s) in enumerate(zip(docs, run.scores[lo:hi].tolist()), start=1)))
