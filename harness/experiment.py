@@ -147,6 +147,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     log(f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)")
 
     cache = info.path / RUN_CACHE
+    cache.mkdir(exist_ok=True)
     searcher = None
     results: list[RunResult] = []
     try:
@@ -154,7 +155,6 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
             name = str(sim)
             key = run_key(info.fingerprint, sim, topics, cfg.depth)
             path = cache / f"{name}.{key[:16]}.trec"
-            cache.mkdir(exist_ok=True)
             t = time.perf_counter()
             if path.exists():
                 run = read_run(path)
@@ -184,11 +184,12 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     if qrels is not None:
         t = time.perf_counter()
         policy = EvalPolicy(ties=cfg.ties, missing_topics=cfg.missing_topics)
-        measures = [parse_measure(m) for m in cfg.measures]
+        # One evaluation per run computes the config's measures and the curve's 11 points.
+        curve = [parse_measure(f"IPrec@{x}") for x in RECALL_LEVELS]
+        measures = list(dict.fromkeys([parse_measure(m) for m in cfg.measures] + curve))
         for r in results:
             evaluations[r.name] = evaluate(r.run, qrels, measures, policy)
-            iprec = evaluate(r.run, qrels, [parse_measure(f"IPrec@{x}") for x in RECALL_LEVELS], policy)
-            curves[r.name] = tuple(iprec.means.values())
+            curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
         timings["evaluate"] = time.perf_counter() - t
         if cfg.compare is not None:
             from .compare import compare_runs

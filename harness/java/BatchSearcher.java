@@ -69,6 +69,27 @@ public final class BatchSearcher implements AutoCloseable {
 
   public int numDocs() { return reader.numDocs(); }
 
+  /**
+   * Statistics of an index's "contents" field, read in one call: documents, documents with
+   * the field, total term occurrences, unique terms (one pass over the merged term dictionary).
+   */
+  public static long[] indexStats(String indexPath) throws Exception {
+    try (IndexReader r = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)))) {
+      long unique = 0;
+      org.apache.lucene.index.Terms terms = org.apache.lucene.index.MultiTerms.getTerms(r, FIELD);
+      if (terms != null) {
+        org.apache.lucene.index.TermsEnum it = terms.iterator();
+        while (it.next() != null) unique++;
+      }
+      return new long[] {r.numDocs(), r.getDocCount(FIELD), r.getSumTotalTermFreq(FIELD), unique};
+    }
+  }
+
+  /** "java version|lucene version" of this JVM. */
+  public static String versions() {
+    return System.getProperty("java.version") + "|" + org.apache.lucene.util.Version.LATEST;
+  }
+
   /** ranks[docid] = position of the document's external id in ascending UTF-8 byte order. */
   public void setIdRanks(int[] ranks) {
     if (ranks.length != reader.maxDoc()) throw new IllegalArgumentException("one rank per document");
