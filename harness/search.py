@@ -27,17 +27,28 @@ __all__ = ["Searcher", "strictly_decreasing"]
 
 
 def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
-    """Scores in rank order as float64, each tie with its predecessor lowered by one ulp.
+    """Scores in rank order as float64, the j-th repeat of a score lowered by j float64 ulps.
+
+    The input is non-increasing (Anserini's adjusted scores), so only equal neighbours need
+    fixing; two distinct float32 values are millions of float64 ulps apart, so the lowered
+    scores never reach the next distinct score.
 
     >>> strictly_decreasing(np.array([3.0, 3.0, 3.0, 1.0], dtype=np.float32)).tolist()
     [3.0, 2.9999999999999996, 2.999999999999999, 1.0]
     """
     s = scores.astype(np.float64)
-    if s.size > 1 and np.any(s[1:] >= s[:-1]):
-        for i in range(1, s.size):   # rare: only runs with equal float32 neighbours get here
-            if s[i] >= s[i - 1]:
-                s[i] = np.nextafter(s[i - 1], -np.inf)
-    return s
+    if s.size < 2 or not np.any(s[1:] >= s[:-1]):
+        return s
+    idx = np.arange(s.size)
+    first = np.r_[True, s[1:] != s[:-1]]
+    repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))   # 0, 1, 2... within a tie
+    out = s - repeat * np.abs(np.spacing(s))
+    if not np.all(out[1:] < out[:-1]):  # not reachable for real scores; keep the guarantee anyway
+        out = s.copy()
+        for i in range(1, out.size):
+            if out[i] >= out[i - 1]:
+                out[i] = np.nextafter(out[i - 1], -np.inf)
+    return out
 
 
 class Searcher:

@@ -105,3 +105,20 @@ def test_tie_group_straddling_the_cutoff(tmp_path):
         assert np.all(np.diff(scores) < 0)
     theirs = simple_searcher_run(info.path, [("1", "banana")], Similarity.parse("bm25"), 4)
     assert theirs[0][0] == expected
+
+
+def test_strictly_decreasing_breaks_every_float32_tie():
+    """Above 32, float32 cannot hold Anserini's 1e-6 tie step: equal neighbours remain. They
+    become strictly decreasing float64 values within 1e-9 of the originals, order unchanged."""
+    from harness.search import strictly_decreasing
+
+    rng = np.random.default_rng(0)
+    pool = np.array([40.0, 33.5, 32.0, 2.0, 1.0, 1e-30, 0.0, -1e-6, -2.0], dtype=np.float32)
+    for _ in range(500):
+        scores = np.sort(rng.choice(pool, int(rng.integers(1, 80))))[::-1]
+        out = strictly_decreasing(scores)
+        assert np.all(np.diff(out) < 0)
+        assert np.max(np.abs(out - scores)) < 1e-9
+        assert np.array_equal(np.argsort(-out, kind="stable"), np.arange(len(out)))
+    assert strictly_decreasing(np.array([3, 3, 3, 1], dtype=np.float32)).tolist() == [
+        3.0, np.nextafter(3.0, 0), np.nextafter(np.nextafter(3.0, 0), 0), 1.0]
