@@ -113,3 +113,37 @@ def test_negative_label_in_text_is_an_error_like_in_a_list():
         with pytest.raises(DataError, match=r"bad relevance label '-1' at rank 3"):
             parse_judgments(data)
     assert parse_judgments("q1: 1,0,?").labels["q1"].tolist()[:2] == [1, 0]
+
+
+def test_cranfield_rank_judgments_equal_trec_eval_on_doc_ids(cranfield_index, cranfield_topics):
+    """A BM25 Cranfield run, judged by rank position (each rank's qrels grade, '?' when
+    unjudged, R = relevant docs in the qrels), gives trec_eval's numbers on the doc-id qrels.
+    (nDCG is left out: its ideal needs the grades of relevant docs the run never returned,
+    which rank-position judgments do not carry; R says only how many there are.)"""
+    import pytrec_eval
+
+    from harness.index import IndexOptions
+    from harness.search import Searcher
+    from harness.similarity import Similarity
+
+    from .conftest import shared_path
+
+    qrels = {}
+    for line in open(shared_path("collections", "cranfield", "qrels.txt")):
+        q, _, d, g = line.split()
+        qrels.setdefault(q, {})[d] = int(g)
+    ranked = Searcher(cranfield_index.path, IndexOptions()).search(
+        [t for _, t in cranfield_topics], Similarity.parse("bm25"), 1000)
+    lines = []
+    for (qid, _), (docs, _) in zip(cranfield_topics, ranked):
+        labels = ",".join(str(qrels[qid][d]) if d in qrels[qid] else "?" for d in docs)
+        lines.append(f"{qid}: {labels}; R={sum(1 for g in qrels[qid].values() if g >= 1)}")
+    ours = evaluate_judgments(parse_judgments("\n".join(lines)), ["P@10", "AP", "RR", "R@1000", "Rprec", "bpref", "NumRelRet"])
+    run = {qid: {d: float(s) for d, s in zip(docs, scores)} for (qid, _), (docs, scores) in zip(cranfield_topics, ranked)}
+    names = {"P@10": "P_10", "AP": "map", "RR": "recip_rank", "R@1000": "recall_1000", "Rprec": "Rprec",
+             "bpref": "bpref", "NumRelRet": "num_rel_ret"}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(run)
+    assert len(oracle) == 225
+    for m, name in names.items():
+        for qid, values in oracle.items():
+            assert ours.per_topic[m][qid] == pytest.approx(values[name], abs=1e-12), (m, qid)

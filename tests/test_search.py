@@ -73,7 +73,7 @@ def lucene_jm_run(index_path, topics, lam: float, k: int):
 
 @pytest.mark.parametrize("lam", [0.1, 0.7])
 def test_cranfield_jm_equals_plain_lucene(cranfield_index, cranfield_topics, lam):
-    topics = cranfield_topics[:60]  # plain Lucene via pyjnius is slow per hit; 60 topics x 1000 hits
+    topics = cranfield_topics
     searcher = Searcher(cranfield_index.path, IndexOptions())
     ours = searcher.search([t for _, t in topics], Similarity.of("jm", {"lambda": lam}), 1000)
     assert_same_runs(ours, lucene_jm_run(cranfield_index.path, topics, lam, 1000))
