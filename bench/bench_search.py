@@ -102,8 +102,15 @@ def worker(args) -> dict:
     elif args.tool == "harness":
         s = Searcher(args.index, IndexOptions())
         s.search(texts[:50], Similarity.parse("bm25"), args.depth, args.threads)  # JIT warm-up
+        part = getattr(args, "part", None)
+        if part:  # one of several processes: its share of the topics, started on a signal
+            i, n = map(int, part.split("/"))
+            texts = texts[i::n]
+            print("ready", flush=True)
+            sys.stdin.readline()
         res["seconds"], run = timed(lambda: s.search(texts, Similarity.parse("bm25"), args.depth, args.threads))
-        write(args.run, topics, run)
+        if not part:
+            write(args.run, topics, run)
     elif args.tool == "simple":
         ss = lucene.jclass("io.anserini.search.SimpleSearcher")(args.index)
         qids = [q for q, _ in topics]
@@ -182,6 +189,23 @@ def spawn(tool: str, **kw) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def spawn_parts(parts: int, **kw) -> dict:
+    """The harness in `parts` processes of one thread each, every one searching its share of
+    the topics; they start together (after each has opened the index and warmed up), and the
+    batch takes as long as the slowest."""
+    procs = [subprocess.Popen([sys.executable, __file__, "--worker", json.dumps(
+        {"tool": "harness", "part": f"{i}/{parts}", "threads": "1", **{k: str(v) for k, v in kw.items()}})],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(parts)]
+    for p in procs:
+        if p.stdout.readline().strip() != "ready":
+            raise SystemExit("a harness process did not start")
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    outs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in procs]
+    return {"seconds": max(o["seconds"] for o in outs), "max_rss_mb": sum(o["max_rss_mb"] for o in outs)}
+
+
 def same_runs(a: Path, b: Path) -> tuple[bool, float]:
     ra = [l.split() for l in open(a)]
     rb = [l.split() for l in open(b)]
@@ -234,18 +258,20 @@ def main() -> int:
                                 run=OUT / f"{name}-{depth}-{tool}.run")
             r["harness1"] = spawn("harness", index=index, topics=topics, depth=depth, threads=1,
                                   run=OUT / f"{name}-{depth}-harness1.run")
+            r["procs"] = spawn_parts(args.threads, index=index, topics=topics, depth=depth)
             ok, diff = same_runs(OUT / f"{name}-{depth}-harness.run", OUT / f"{name}-{depth}-simple.run")
             if not ok:
                 print(f"[{name}] depth {depth}: RUNS DIFFER (max score diff {diff})")
                 return 1
             rows.append((name, depth, n, r, diff))
     print()
-    print("| corpus | depth | harness qps | SimpleSearcher qps | harness / Simple | floor qps (1 thread) | harness 1 thread qps | floor / harness (1 thread) | peak MB harness / Simple / floor |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print(f"| corpus | depth | harness qps | SimpleSearcher qps | harness / Simple | floor qps (1 thread) | harness 1 thread qps "
+          f"| floor / harness (1 thread) | harness {args.threads} processes qps | peak MB harness / Simple / floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for name, depth, n, r, diff in rows:
         q = {k: n / v["seconds"] for k, v in r.items()}
         print(f"| {name} | {depth} | {q['harness']:.0f} | {q['simple']:.0f} | {q['harness'] / q['simple']:.1f}x | "
-              f"{q['floor']:.0f} | {q['harness1']:.0f} | {q['floor'] / q['harness1']:.2f} | "
+              f"{q['floor']:.0f} | {q['harness1']:.0f} | {q['floor'] / q['harness1']:.2f} | {q['procs']:.0f} | "
               f"{r['harness']['max_rss_mb']:.0f} / {r['simple']['max_rss_mb']:.0f} / {r['floor']['max_rss_mb']:.0f} |")
     print("\nruns identical to SimpleSearcher's (doc ids, ranks; scores within 1e-4) in every row")
     return 0
