@@ -443,16 +443,6 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 
 
-def _mix(h: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser (in place on a fresh array)."""
-    h ^= h >> np.uint64(30)
-    h *= _M1
-    h ^= h >> np.uint64(27)
-    h *= _M2
-    h ^= h >> np.uint64(31)
-    return h
-
-
 def id_hash(ids: np.ndarray) -> np.ndarray:
     """A cheap 64-bit hash of each id of a NUL-padded ``S`` array (width a multiple of 8).
     Independent of the width (NUL words are skipped), so arrays of different widths agree.

@@ -70,7 +70,6 @@ class Searcher:
         ranks = np.empty(len(self.ids), dtype=np.int64)
         ranks[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
         self._java.setIdRanks(ranks.tolist())
-        self.num_docs = int(self._java.numDocs())
 
     def _similarity(self, sim: Similarity):
         p = sim.params

@@ -35,10 +35,6 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _n(x: float) -> str:
-    return f"{x:.2f}".rstrip("0").rstrip(".")
-
-
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values covering [low, high].
 
