@@ -99,7 +99,9 @@ SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
             choices=("porter", "krovetz", "none")),
         Key("stopwords", "bool", "Remove English stopwords (Lucene's list, as Anserini does).",
             default=True),
-        Key("threads", "int", "Indexing threads.", default=2, minimum=1),
+        Key("threads", "int", "Threads for indexing and for searching (one JVM, one index reader; "
+            "measured faster than one process per core, see README Performance).", minimum=1,
+            default_text="the number of CPU cores"),
     )),
     Key("topics", "section", "The queries; a plain string is a path to a tsv file.", required=True,
         shorthand="path", keys=(
@@ -871,7 +873,7 @@ def load_config(path: str | os.PathLike) -> Config:
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],
-        index_threads=v["index"]["threads"],
+        index_threads=v["index"]["threads"] or os.cpu_count() or 1,
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],
