@@ -228,7 +228,7 @@ def main() -> int:
     ap.add_argument("--topics", type=int, default=2_000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--depths", default="1000,10")
-    ap.add_argument("--index-repeats", type=int, default=3)
+    ap.add_argument("--index-repeats", type=int, default=5)
     args = ap.parse_args()
 
     OUT.mkdir(parents=True, exist_ok=True)
