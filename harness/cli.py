@@ -235,7 +235,7 @@ def _fields(path: str) -> int | None:
     return None
 
 
-def _read_run_and_qrels(run_path: str, qrels_path: str):
+def _read_run_and_qrels(run_path: str, qrels_path: str, duplicates: str = "error"):
     from .qrels import read_qrels
     from .runs import read_run
 
@@ -245,7 +245,7 @@ def _read_run_and_qrels(run_path: str, qrels_path: str):
     if _fields(run_path) == 4 and _fields(qrels_path) == 6:
         raise DataError(run_path, "this looks like qrels and the qrels file like a run: the order is "
                         "RUN QRELS (trec_eval's is qrels first)")
-    return read_run(run_path), read_qrels(qrels_path)
+    return read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
 
 
 def _measures(texts: list[str]):
@@ -276,7 +276,7 @@ def cmd_evaluate(args) -> int:
     policy = _eval_policy(args)
     with Progress(3, "reading run") as bar:
         run_path, qrels_path = args.run, args.qrels
-        run, qrels = _read_run_and_qrels(run_path, qrels_path)
+        run, qrels = _read_run_and_qrels(run_path, qrels_path, args.duplicates)
         bar.update(2, label=f"evaluating {len(measures)} measures")
         ev = evaluate(run, qrels, measures, policy)
         bar.update()
@@ -343,7 +343,7 @@ def cmd_compare(args) -> int:
     evaluations = {}
     with Progress(len(paths) + 1, "evaluating runs", unit="steps") as bar:
         for name, path in zip(names, paths):
-            evaluations[name] = evaluate(read_run(path), qrels, measures, policy)
+            evaluations[name] = evaluate(read_run(path, duplicates=args.duplicates), qrels, measures, policy)
             bar.update()
         common = [t for t in evaluations[baseline].topics if all(t in ev.per_topic[str(measures[0])] for ev in evaluations.values())]
         if not common:
@@ -413,6 +413,9 @@ def _policy_flags(p) -> None:
                         "as-ranked keeps the file's order")
     p.add_argument("--missing-topics", choices=("zero", "drop"), default="zero",
                    help="judged topics the run lacks: count as 0 (trec_eval -c, default) or leave out")
+    p.add_argument("--duplicates", choices=("error", "drop"), default="error",
+                   help="a doc listed twice for one topic: an error naming both lines (default), "
+                        "or keep its first row")
 
 
 _PLAN_HELP = ("print the plan instead: the index path and whether a built index matches its "

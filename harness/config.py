@@ -130,8 +130,6 @@ SCHEMA = Key("", "section", "An experiment.", required=True, keys=(
             Key("missing_topics", "choice", "Judged topics a run has no results for: zero counts "
                 "them as 0 (trec_eval -c); drop leaves them out of the mean.", default="zero",
                 choices=("zero", "drop")),
-            Key("duplicates", "choice", "A document retrieved twice for one topic.",
-                default="error", choices=("error", "drop")),
         )),
     Key("compare", "section", "Significance tests between runs (needs qrels and two runs or "
         "more); without this key nothing is compared. The policy is written into every report.",
@@ -222,7 +220,6 @@ class Config:
     expect_tolerance: float
     ties: str
     missing_topics: str
-    duplicates: str
     output: Path
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
@@ -884,7 +881,6 @@ def load_config(path: str | os.PathLike) -> Config:
         expect_tolerance=v["expect_tolerance"],
         ties=v["evaluation"]["ties"],
         missing_topics=v["evaluation"]["missing_topics"],
-        duplicates=v["evaluation"]["duplicates"],
         output=v["output"],
         raw=raw,
         compare=v["compare"],

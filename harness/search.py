@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import lucene
-from .errors import EngineError
+from .errors import DataError, EngineError
 from .index import IndexOptions
 from .similarity import Similarity
 
@@ -65,6 +65,16 @@ class Searcher:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
         self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
+        if len(set(self.ids.tolist())) != len(self.ids):
+            # A collection that repeats a doc id would put one document twice into a ranking.
+            seen, dup = set(), None
+            for d in self.ids.tolist():
+                if d in seen:
+                    dup = d
+                    break
+                seen.add(d)
+            raise DataError(index_path, f"doc id {dup!r} occurs more than once in the indexed collection; "
+                            "doc ids must be unique")
         # Tie order = ascending external id in UTF-8 byte order (Lucene's STRING_VAL order);
         # Python compares str by code point, which is the same order.
         ranks = np.empty(len(self.ids), dtype=np.int64)

@@ -339,3 +339,15 @@ def test_progress_bar_on_a_real_terminal(searched):
     assert p.returncode == 0
     assert b"\x1b[K" in seen and b"evaluating 1 measures" in seen
     assert b"\x1b" not in p.stdout
+
+
+def test_evaluate_duplicates_flag(tmp_path):
+    run = tmp_path / "r.trec"
+    run.write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.0 t\n1 Q0 d1 3 0.5 t\n")
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    r = harness("evaluate", str(run), str(qrels), "-m", "P@2")
+    assert r.returncode == 2 and "r.trec:3" in r.stderr and "d1" in r.stderr
+    r = harness("evaluate", str(run), str(qrels), "-m", "P@2", "--duplicates", "drop")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "P@2\tall\t0.5000"     # d1 relevant, d2 not: 1/2

@@ -66,7 +66,7 @@ def test_demo_config_loads_with_sweep_expanded():
     assert cfg.output == REPO / "reports" / "demo"
     assert (cfg.index_path, cfg.stemmer, cfg.stopwords, cfg.index_threads) == (None, "porter", True, 2)
     assert cfg.depth == 1000 and len(cfg.measures) == 5 and cfg.expect == {}
-    assert (cfg.ties, cfg.missing_topics, cfg.duplicates) == ("trec_eval", "zero", "error")
+    assert (cfg.ties, cfg.missing_topics) == ("trec_eval", "zero")
     assert cfg.expect_tolerance == 0.00005
     assert cfg.raw["runs"][1] == {"dirichlet": {"mu": [500, 1000, 2000]}}
 
@@ -159,7 +159,7 @@ def test_unknown_model_and_parameter(tmp_path):
     ("name: 2024", "name: expected a string, got the integer 2024 (quote it)"),   # replaces name: t
     ("expect_tolerance: -1", "expect_tolerance: must be a number >= 0 (got -1)"),
     ("evaluation: {ties: random}", "evaluation.ties: must be one of trec_eval, as-ranked (got 'random')"),
-    ("evaluation: [zero]", "evaluation: expected a mapping with keys ties, missing_topics, duplicates, got a list"),
+    ("evaluation: [zero]", "evaluation: expected a mapping with keys ties, missing_topics, got a list"),
 ])
 def test_wrong_types_and_values_say_expected_and_given(tmp_path, line, expected):
     text = (BASE.replace("name: t\n", "") if line.startswith("name:") else BASE) + line + "\n"

@@ -111,3 +111,9 @@ def test_stats_equal_anserinis(cranfield_index):
     for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
         assert ours[key] == int(theirs.get(key)), key
     reader.close()
+
+
+def test_repeated_doc_id_in_a_collection_is_an_error(tmp_path):
+    info = build(tmp_path, "jsonl", {"c.jsonl": '{"id": "a", "contents": "apple"}\n{"id": "a", "contents": "apple pie"}\n'})
+    with pytest.raises(DataError, match="doc id 'a' occurs more than once"):
+        Searcher(info.path, IndexOptions())
