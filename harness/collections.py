@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import DataError
+from .files import json_lines
 
 __all__ = ["FORMATS", "Corpus", "corpus_files", "fingerprint_files", "stage"]
 
@@ -104,13 +105,7 @@ def check_jsonl(corpus: Corpus) -> None:
                 for i, doc in enumerate(docs):
                     _check_doc(f, doc, None, f"document {i}: ")
                 continue
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    doc = json.loads(line)
-                except ValueError as e:
-                    raise DataError(f, f"invalid JSON: {e}", line=lineno) from None
+            for lineno, doc in json_lines(f, enumerate(fh, start=1)):
                 _check_doc(f, doc, lineno, "")
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .collections import Corpus
 from .config import Config
 from .errors import EngineError
-from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint
+from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint, open_manifest
 from .similarity import Similarity
 
 if TYPE_CHECKING:
@@ -112,7 +112,6 @@ def plan(cfg: Config) -> Plan:
         path = cfg.index_path
     else:
         path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{fp[:12]}"
-    from .index import open_manifest
 
     manifest = open_manifest(path)
     return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)

@@ -1,5 +1,6 @@
-"""Atomic file output: every file is written to a temporary sibling and renamed into place,
-so a crash or an error never leaves a half-written file where a complete one is expected."""
+"""File helpers. Output is atomic: every file is written to a temporary sibling and renamed
+into place, so a crash or an error never leaves a half-written file where a complete one is
+expected. Input: JSON lines parsed with the file and line of the first bad one."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_writer", "write_text_atomic", "write_json_atomic"]
+from .errors import DataError
+
+__all__ = ["atomic_writer", "write_text_atomic", "write_json_atomic", "json_lines"]
 
 
 @contextmanager
@@ -38,3 +41,15 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, obj) -> None:
     write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+
+
+def json_lines(source, numbered_lines):
+    """(line number, parsed value) of each non-blank line; DataError(source, line) when one is
+    not JSON. ``numbered_lines`` yields (line number, text), e.g. ``enumerate(fh, start=1)``."""
+    for lineno, line in numbered_lines:
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except ValueError as e:
+            raise DataError(source, f"invalid JSON: {e}", line=lineno) from None

@@ -9,13 +9,13 @@ Anserini readers.
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import DataError
+from .files import json_lines
 
 __all__ = ["read_topics", "TOPIC_FORMATS"]
 
@@ -78,13 +78,7 @@ def _read_tsv(path: Path) -> list[tuple[str, str]]:
 def _read_jsonl(path: Path) -> list[tuple[str, str]]:
     topics: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
-    for lineno, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise DataError(path, f"invalid JSON: {e}", line=lineno) from None
+    for lineno, obj in json_lines(path, _lines(path)):
         if not isinstance(obj, dict):
             raise DataError(path, "expected a JSON object per line", line=lineno)
         qkey = next((k for k in _JSON_QID if k in obj), None)
