@@ -379,7 +379,60 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
                 if measures is not _INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
+    _finish_existing_index(ctx, v)
     return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures)}
+
+
+def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
+    """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
+    every run must find in it what it needs (expansion: stored document vectors)."""
+    from harness.engine.existing import NEEDS, is_lucene_index, stored_features
+    from harness.engine.index import open_manifest
+
+    if v["collection"] is not None or v["collection"] is _INVALID or v["index"] is _INVALID:
+        return
+    path = v["index"]["path"]
+    if path is None:
+        ctx.problem(
+            "collection",
+            "required key is missing: give the documents to index (`collection: {path, format}`), "
+            "or name an existing index with `index.path`",
+            None,
+        )
+        return
+    if path is _INVALID:
+        return
+    node = ctx.nodes.get("index.path")
+    if not path.is_dir() or not is_lucene_index(path):
+        ctx.problem(
+            "index.path",
+            f"{path} is not an existing Lucene index (no segments_N file); to build one, add `collection`",
+            node,
+        )
+        return
+    manifest = open_manifest(path)
+    if manifest is not None:
+        built = manifest.get("options") or {}
+        for key in ("stemmer", "stopwords"):
+            if f"index.{key}" in ctx.present and key in built and built[key] != v["index"][key]:
+                ctx.problem(
+                    f"index.{key}",
+                    f"the harness built {path} with {key}: {built[key]}; queries must be analysed the same way",
+                    ctx.nodes[f"index.{key}"],
+                )
+            elif key in built:
+                v["index"][key] = built[key]
+    if v["runs"] is _INVALID:
+        return
+    stores = stored_features(path)
+    for sim in v["runs"]:
+        if sim.expansion and stores["docvectors"] is False:
+            ctx.problem(
+                "runs",
+                f"run {sim} expands the query from its feedback documents, which needs "
+                f"{NEEDS['docvectors']}; the index {path} has none: rebuild it with them, or drop the expansion",
+                ctx.nodes.get("runs"),
+            )
 
 
 def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
@@ -525,8 +578,8 @@ def load_config(path: str | os.PathLike) -> Config:
     return Config(
         source=file,
         name=v["name"],
-        collection_path=v["collection"]["path"],
-        collection_format=v["collection"]["format"],
+        collection_path=v["collection"]["path"] if v["collection"] else None,
+        collection_format=v["collection"]["format"] if v["collection"] else None,
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],

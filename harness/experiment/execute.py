@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
-from harness.errors import EngineError
-from harness.experiment.plan import RUN_CACHE, plan, run_key
+from harness.errors import DataError, EngineError
+from harness.experiment.plan import Plan, plan, run_key
 
 if TYPE_CHECKING:
     from harness.experiment.compare import Comparisons
@@ -73,6 +73,29 @@ class ExperimentResult:
         return [c for c in self.checks if not c.ok]
 
 
+def open_existing(p: Plan) -> IndexInfo:
+    """An index built elsewhere, read only: what it stores (Lucene's word, where its file names
+    could not tell), checked against the runs before any search."""
+    from harness.engine.existing import NEEDS, describe
+    from harness.engine.index import index_stats, open_manifest
+
+    stores = describe(p.index_path)
+    if not stores.get("contents") or not stores.get("id"):
+        raise DataError(
+            p.index_path, "has no `contents` field or no stored `id`: not an index Anserini's IndexCollection built"
+        )
+    for sim in p.config.runs:
+        if sim.expansion and not stores.get("docvectors"):
+            raise DataError(p.index_path, f"run {sim} needs {NEEDS['docvectors']}, which this index does not store")
+    manifest = {
+        "existing": True,
+        "harness_manifest": open_manifest(p.index_path),
+        "stores": stores,
+        "stats": index_stats(p.index_path),
+    }
+    return IndexInfo(p.index_path, p.fingerprint, p.options, manifest, reused=True)
+
+
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     from harness.engine.search import Searcher
     from harness.engine.topics import read_topics
@@ -88,15 +111,18 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     timings["read_inputs"] = time.perf_counter() - t0
 
     t = time.perf_counter()
-    info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log)
+    if p.existing:
+        info = open_existing(p)
+    else:
+        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log)
     timings["index"] = time.perf_counter() - t
     stats = info.manifest.get("stats", {})
     log(
         f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
     )
 
-    cache = info.path / RUN_CACHE
-    cache.mkdir(exist_ok=True)
+    cache = p.runs_folder
+    cache.mkdir(parents=True, exist_ok=True)
     searcher = None
     results: list[RunResult] = []
     try:
