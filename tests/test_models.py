@@ -272,3 +272,35 @@ def test_validate_names_the_new_models_without_java(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(len(MODELS) + 1 + 2)
+
+
+def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
+    """configs/models.yaml: one setting of every family and every expansion on the sample
+    collection, compared with BM25; the report groups runs by family and renders in Chromium."""
+    import dataclasses
+
+    from harness.experiment import run_experiment
+    from harness.report import write_report
+    from tests.test_report import chromium
+
+    cfg = load_config(REPO / "configs" / "models.yaml")
+    families = {r.family for r in cfg.runs}
+    assert families >= {*MODELS, "bm25+rm3", "bm25+rocchio", "bm25+bm25prf"}
+    cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
+    result = run_experiment(cfg, log=lambda m: None)
+    out = write_report(result, cfg.output)
+    assert all(len(r.empty_topics) < 15 for r in result.runs)
+    # Every run differs from plain BM25 somewhere (each family is really a different function).
+    base = result.runs[0]
+    assert str(base.similarity) == "bm25(k1=0.9,b=0.4)"
+    for r in result.runs[1:]:
+        assert r.path.read_text() != base.path.read_text(), r.name
+    assert len(result.comparisons.pairs) == len(cfg.runs) - 1
+    dom = chromium(tmp_path, "--dump-dom", (out / "report.html").as_uri()).stdout
+    for r in result.runs:
+        assert r.name in dom or r.name.replace("&", "&amp;") in dom
+    # Grouped by family: both bm25 rows (plain and accurate) come before dirichlet.
+    from harness.report import summary_rows
+
+    names = [row["run"] for row in summary_rows(result)]
+    assert names.index("bm25(k1=0.9,b=0.4,accurate=true)") < names.index("dirichlet(mu=1000)")

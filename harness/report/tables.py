@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from harness.engine import lucene
-from harness.engine.similarity import format_number
+from harness.engine.similarity import format_number, format_value
 from harness.experiment import ExperimentResult
 from harness.experiment.compare import sweeps_of
 
@@ -48,9 +48,12 @@ def fmt_d(d: float) -> str:
 
 
 def summary_rows(result: ExperimentResult) -> list[dict]:
-    """One row per run: its name, then each measure's mean (None without qrels)."""
+    """One row per run: its name, then each measure's mean (None without qrels). Runs are grouped
+    by family (model and expansion: ``bm25``, ``bm25+rm3``, ``dfr``), families in the order they
+    first appear in the config, runs in config order within a family."""
     rows = []
-    for r in result.runs:
+    order = list(dict.fromkeys(r.similarity.family for r in result.runs))
+    for r in sorted(result.runs, key=lambda r: order.index(r.similarity.family)):
         ev = result.evaluations.get(r.name)
         row = {"run": r.name}
         for m in result.config.measures:
@@ -136,13 +139,13 @@ def sweep_series(result: ExperimentResult, measure: str):
         if not varying:
             continue
         xp, others = varying[0], varying[1:]
-        xs = sorted({r.params[xp] for r in group})
+        xs = sorted({r.settings[xp] for r in group})
         series: dict[str, list[tuple[float, float]]] = {}
         for r in group:
-            label = ", ".join(f"{p}={format_number(r.params[p])}" for p in others) or model
-            series.setdefault(label, []).append((xs.index(r.params[xp]), result.evaluations[str(r)].means[measure]))
+            label = ", ".join(f"{p}={format_value(r.settings.get(p, '-'))}" for p in others) or model
+            series.setdefault(label, []).append((xs.index(r.settings[xp]), result.evaluations[str(r)].means[measure]))
         lines = [(name, [x for x, _ in sorted(pts)], [y for _, y in sorted(pts)]) for name, pts in series.items()]
-        out.append((model, xp, lines, [(i, format_number(x)) for i, x in enumerate(xs)]))
+        out.append((model, xp, lines, [(i, format_value(x)) for i, x in enumerate(xs)]))
     return out
 
 
