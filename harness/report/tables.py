@@ -52,8 +52,10 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
     by family (model and expansion: ``bm25``, ``bm25+rm3``, ``dfr``), families in the order they
     first appear in the config, runs in config order within a family."""
     rows = []
-    order = list(dict.fromkeys(r.similarity.family for r in result.runs))
-    for r in sorted(result.runs, key=lambda r: order.index(r.similarity.family)):
+    # A cross-validated run (stats.CVSpec) names its family as its model.
+    family = lambda r: getattr(r.similarity, "family", None) or r.similarity.model  # noqa: E731
+    order = list(dict.fromkeys(family(r) for r in result.runs))
+    for r in sorted(result.runs, key=lambda r: order.index(family(r))):
         ev = result.evaluations.get(r.name)
         row = {"run": r.name}
         for m in result.config.measures:
