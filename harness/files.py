@@ -32,6 +32,17 @@ __all__ = [
 _TEMP_FILE = re.compile(r"^\..+\.\d+\.[^.]+\.tmp$")
 
 
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
+
+
 def fsync_dir(path: Path) -> None:
     """Make a rename inside ``path`` durable (POSIX: the directory entry is data of the folder)."""
     try:
@@ -53,6 +64,7 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", e
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     text = "b" not in mode
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
         fcntl.flock(fd, fcntl.LOCK_EX)  # ours until renamed: not stale while we write it
         with os.fdopen(
             fd,
