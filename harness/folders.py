@@ -50,6 +50,7 @@ __all__ = [
     "read_marker",
     "foreign_entries",
     "is_legacy_report",
+    "listed_entries",
     "fsync_tree",
     "remove_tree",
 ]
@@ -325,6 +326,11 @@ def _entries(folder: Path) -> list[str]:
             elif not os.listdir(p):
                 out.append((d if rel == "." else f"{rel}/{d}") + "/")
     return out
+
+
+def listed_entries(folder: Path) -> list[str]:
+    """Every file below ``folder`` as a marker lists it."""
+    return [e for e in _entries(folder) if not e.endswith("/")]
 
 
 def foreign_entries(folder: Path) -> list[str] | None:

@@ -485,3 +485,27 @@ def test_two_concurrent_runs_of_one_config_both_succeed_with_identical_results(t
     assert table(outs[0]) == table(outs[1])
     assert any("waiting for another harness process" in log.read_text() for log in logs)
     assert hidden_leftovers(tmp_path / "proj") == []
+
+
+def test_search_into_a_legacy_report_keeps_it_replaceable(capsys, tmp_path, demo_report):
+    """`harness search` adds runs/ to an earlier version's report: the marker it writes lists the
+    report's files too, so the next `harness run` may still replace the folder."""
+    from .test_safety import legacy_report
+
+    cfg = fresh_copy(demo_report, tmp_path)
+    out = cfg.parent.parent / "reports" / "demo"
+    shutil.rmtree(out)
+    legacy_report(out)
+    assert main(["search", str(cfg)]) == 0
+    marker = json.loads((out / OUTPUT_MARKER).read_text())
+    assert {"summary.md", "manifest.json", "runs/jm(lambda=0.1).trec"} <= set(marker["files"])
+    assert main(["validate", str(cfg)]) == 0, capsys.readouterr().err
+    assert main(["run", str(cfg)]) == 0
+    assert hidden_leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("err", [errno.EXDEV, errno.EBUSY])
+def test_output_folder_as_a_mount_point_says_what_to_mount(capsys, err):
+    assert report_failure(OSError(err, os.strerror(err), "/work/.demo.writing-1", None, "/work/demo")) == 3
+    msg = capsys.readouterr().err
+    assert "mount point" in msg and "/work/demo" in msg and "reports/" in msg

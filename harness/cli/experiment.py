@@ -205,7 +205,12 @@ def cmd_search(args) -> int:
             problems = write_target_problems({"output": cfg.output}, {})
             if problems:
                 raise DataError(cfg.output, "; ".join(m for _, m in problems))
-        marker = read_marker(cfg.output) or {"files": []}
+        from harness.folders import is_legacy_report, listed_entries
+
+        marker = read_marker(cfg.output) or {
+            # a report of an earlier version: its files become the harness's in the new marker
+            "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
+        }
         names = [f"runs/{r.name}.trec" for r in result.runs]
         write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
         remove_stale_temp_files(out, _log)

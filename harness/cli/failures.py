@@ -106,6 +106,8 @@ _ENVIRONMENT = {
     errno.ENFILE: "too many open files in the system",
     errno.EIO: "input/output error (a failing disk or network file system?)",
     errno.ENOMEM: "out of memory",
+    errno.EXDEV: "cannot rename across file systems (is the output or index folder itself a mount point?)",
+    errno.EBUSY: "the folder is busy (is the output or index folder itself a mount point?)",
 }
 _BAD_PATH = {
     errno.ELOOP: "symlink loop (a link that points back to itself)",
@@ -123,6 +125,8 @@ _ADVICE = {
     errno.EROFS: "write the output and index to a writable folder (`output:`, `index.path:`, $HARNESS_INDEXES)",
     errno.EMFILE: "raise the limit (`ulimit -n`) or use fewer threads",
     errno.ENFILE: "close other programs or raise the system's limit",
+    errno.EXDEV: "mount the folder that holds it (e.g. reports/, indexes/) instead: the harness swaps it in place",
+    errno.EBUSY: "mount the folder that holds it (e.g. reports/, indexes/) instead: the harness swaps it in place",
 }
 
 
