@@ -72,7 +72,11 @@ def loaded(code: str | None) -> list[str]:
 
 def importtime_us() -> int:
     r = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import harness"], cwd=REPO, check=True, capture_output=True, text=True
+        [sys.executable, "-X", "importtime", "-c", "import harness"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     line = [x for x in r.stderr.splitlines() if x.rstrip().endswith("| harness")][-1]
     return int(line.split("|")[1])
