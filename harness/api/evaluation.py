@@ -134,7 +134,9 @@ def compare(
     ``baseline``: a run name, a list of names, or ``"all-pairs"`` (default: the first run).
     ``test``: t | wilcoxon | randomization | bootstrap; ``correction``: none | bonferroni |
     holm | bh, over ``family`` (per-measure | all). Runs are paired topic by topic and must share
-    their topics. Returns one row per (measure, baseline, run) with the columns of the report's
+    their topics, taken in the order they first appear for the first run: the seeded resamples
+    (CI, randomization, bootstrap) depend on that order, and ``Result.per_topic`` keeps the
+    report's, so ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. Returns one row per (measure, baseline, run) with the columns of the report's
     ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
     """
     from harness import stats
