@@ -91,6 +91,9 @@ VALID = [
     ("topics", "../topics/demo.tsv"),
     ("compare", {"baseline": ["bm25(k1=0.9,b=0.4)", "jm(lambda=0.1)"], "test": "wilcoxon", "seed": 0}),
     ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),
+    ("compare", None),
+    ("compare", {"cross_validation": None}),
+    ("evaluation", {}),
 ]
 
 
@@ -120,6 +123,6 @@ def test_every_key_is_documented():
             child = node["properties"][sub.name]
             assert child["description"] == sub.doc
             if sub.type == "section":
-                walk(sub, child if "properties" in child else child["anyOf"][1])
+                walk(sub, child["anyOf"][1])
 
     walk(SCHEMA, schema)

@@ -87,10 +87,10 @@ def _key(key: Key) -> dict:
         required = [k.name for k in key.keys if k.required]
         if required:
             obj["required"] = required
-        if key.shorthand:
-            out["anyOf"] = [{"type": "string", "minLength": 1}, obj]
-        else:
+        if key is SCHEMA:
             out.update(obj)
+        else:  # a section written but left empty (`compare:`) is there with its defaults
+            out["anyOf"] = [{"type": "null"}, obj] + ([{"type": "string", "minLength": 1}] if key.shorthand else [])
     elif t == "string":
         out.update(type="string", pattern=f"^({key.pattern})$" if key.pattern else ".")
     elif t == "choice":
