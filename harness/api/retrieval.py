@@ -87,7 +87,11 @@ def search(
     sim = _similarity(similarity, params)
     from harness.api.experiment import Result
 
-    where = resolve_index(str(index.index if isinstance(index, Result) else index))
+    given = str(index.index if isinstance(index, Result) else index)
+    try:
+        where = resolve_index(given)
+    except DataError as e:  # the lab's messages name its flag; here the argument is `index`
+        raise DataError(e.source, str(e)[len(e.source) + 2 :].replace("--index: ", "index: ")) from None
     if where.kind == "text-folder":
         log = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else (lambda m: None)
         ensure_index(where.corpus, where.options, where.path, log=log)
