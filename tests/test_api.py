@@ -245,6 +245,23 @@ def test_evaluate_equals_pytrec_eval(form, tmp_path):
     assert means.attrs["audit"]["judged_missing_from_run"] == 1
 
 
+def test_evaluate_keeps_the_topic_order_and_ranks_by_rank(cli_and_api):
+    cli, result = cli_and_api
+    name = "dirichlet(mu=1000)"
+    frame = result.runs[name]
+    from_file, _ = harness.evaluate(cli / "runs" / f"{name}.trec", REPO / "qrels/demo.txt", ["AP", "P@5"], name=name)
+    from_frame, _ = harness.evaluate(frame, REPO / "qrels/demo.txt", ["AP", "P@5"], name=name)
+    pd.testing.assert_frame_equal(from_frame, from_file)
+    pt = result.per_topic
+    expected = pt[(pt["measure"] == "AP") & (pt["run"] == name)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(from_frame[from_frame["measure"] == "AP"].reset_index(drop=True), expected)
+    # as-ranked follows the rank column, not the row order
+    shuffled = frame.sample(frac=1, random_state=1)
+    shuffled = shuffled.set_index("qid").loc[frame["qid"].unique()].reset_index()  # topics in order, rows not
+    asr, _ = harness.evaluate(shuffled, REPO / "qrels/demo.txt", ["AP", "P@5"], name=name, ties="as-ranked")
+    pd.testing.assert_frame_equal(asr, from_file)
+
+
 def test_evaluate_bad_input_names_the_problem():
     run, qrels = _synthetic()
     with pytest.raises(DataError, match="no docno column: expected one of docno, doc_id, docid"):

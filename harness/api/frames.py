@@ -105,14 +105,18 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
             f"expected a run file path, a DataFrame or a {{qid: {{docno: score}}}} dict (got {type(run).__name__})",
         )
     df = run
-    rank = column(df, "rank", what, required=False)
-    if rank is not None:
-        df = df.sort_values([column(df, "qid", what), rank], kind="stable")
     scores = pd.to_numeric(df[column(df, "score", what)], errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(scores).any():
         raise DataError(what, f"column score: row {int(np.flatnonzero(np.isnan(scores))[0])} is not a number")
     qids = _ids(df[column(df, "qid", what)], what, "qid")
     docs = _ids(df[column(df, "docno", what)], what, "docno")
+    rank = column(df, "rank", what, required=False)
+    if rank is not None:  # rows by rank within each topic; topics stay in order of first appearance
+        ranks = pd.to_numeric(df[rank], errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(ranks).any():
+            raise DataError(what, f"column rank: row {int(np.flatnonzero(np.isnan(ranks))[0])} is not a number")
+        order = np.lexsort((ranks, pd.factorize(qids, sort=False)[0]))
+        qids, docs, scores = qids[order], docs[order], scores[order]
     topics, offsets, docs, scores = _grouped(qids, docs, scores)
     return Run(topics, offsets, _encode(docs), scores, what)._deduped(duplicates, None)
 
