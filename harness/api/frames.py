@@ -53,13 +53,14 @@ def _ids(values, what: str, role: str) -> np.ndarray:
     s = pd.Series(values)
     if s.isna().any():
         raise DataError(what, f"column {role} has a missing value at row {int(np.flatnonzero(s.isna())[0])}")
-    out = s.astype(str).to_numpy(dtype=object)
-    bad = [i for i, v in enumerate(out) if not v or len(v.split()) != 1 or v != v.strip()]
-    if bad:
+    s = s.astype(str)
+    bad = np.flatnonzero(((s == "") | s.str.contains(r"\s", regex=True)).to_numpy())
+    if bad.size:
         raise DataError(
-            what, f"column {role}, row {bad[0]}: ids must be non-empty and without whitespace (got {out[bad[0]]!r})"
+            what,
+            f"column {role}, row {int(bad[0])}: ids must be non-empty and without whitespace (got {s.iloc[bad[0]]!r})",
         )
-    return out
+    return s.to_numpy(dtype=object)
 
 
 def _grouped(qids: np.ndarray, *cols: np.ndarray):
