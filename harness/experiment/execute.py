@@ -16,6 +16,7 @@ from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError
 from harness.experiment.plan import Plan, plan, run_key
+from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
 
 if TYPE_CHECKING:
@@ -124,6 +125,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
 
     cache = p.runs_folder
     cache.mkdir(parents=True, exist_ok=True)
+    remove_stale_temp_files(cache, log)  # run files a killed process was writing
     searcher = None
     results: list[RunResult] = []
     try:
