@@ -560,10 +560,16 @@ def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
     from harness.config.paths import write_target_problems
 
     targets = {"output": v["output"]}
+    existing = None  # without `collection`, index.path is an index built elsewhere: an input
     if isinstance(v["index"], dict) and v["index"]["path"] not in (None, _INVALID):
-        targets["index.path"] = v["index"]["path"]
+        if v["collection"] is None:
+            existing = v["index"]["path"]
+        else:
+            targets["index.path"] = v["index"]["path"]
     targets = {k: p for k, p in targets.items() if isinstance(p, Path)}
     inputs = {"config file": file}
+    if isinstance(existing, Path):
+        inputs["existing index"] = existing
     for name, p in (
         ("collection", v["collection"]["path"] if isinstance(v["collection"], dict) else None),
         ("topics", v["topics"]["path"] if isinstance(v["topics"], dict) else None),
