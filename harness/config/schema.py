@@ -332,7 +332,7 @@ SCHEMA = Key(
                     "timeout",
                     "number",
                     "Dask: seconds to wait for the scheduler, and for its first worker, before failing.",
-                    default=30.0,
+                    default=10.0,
                     minimum=0,
                     exclusive=True,
                 ),
@@ -381,7 +381,7 @@ class Execution:
     workers: int | None = None  # LocalCluster size (dask, no scheduler); None: CPU cores
     index_shards: int | None = None  # None: the cluster's worker threads
     topics_per_task: int | None = None  # None: chosen from the cluster size
-    timeout: float = 30.0
+    timeout: float = 10.0
 
     def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
         """This setting with the command line's --scheduler / --workers (either means dask)."""
