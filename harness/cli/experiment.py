@@ -133,7 +133,9 @@ def _load(args):
     from harness.config import load_config
 
     cfg = load_config(args.config)
-    execution = cfg.execution.overridden(getattr(args, "scheduler", None), getattr(args, "workers", None))
+    workers = getattr(args, "workers", None)
+    scheduler = None if workers else getattr(args, "scheduler", None)  # --workers beats $HARNESS_SCHEDULER
+    execution = cfg.execution.overridden(scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
 
 
