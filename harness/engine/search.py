@@ -64,7 +64,6 @@ class Searcher:
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
-        self._ids_utf8 = None
         self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
         if len(set(self.ids.tolist())) != len(self.ids):
             # A collection that repeats a doc id would put one document twice into a ranking.
@@ -97,18 +96,9 @@ class Searcher:
         return str(self._java.analyze(text)).split()
 
     def search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
-        """The compact form of a batch: (hits per query int32[n], external ids of the hits as a
-        fixed-width UTF-8 bytes array, Anserini's tie-adjusted float32 scores), every query's hits
-        in rank order. This is what a Dask worker sends back: three buffers, no object per hit."""
-        counts, docs, scores = self._raw(queries, sim, depth, threads)
-        return counts, self._id_bytes()[docs], scores
-
-    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
-        """For each query text, (doc ids, float64 scores) in rank order."""
-        counts, docs, scores = self._raw(queries, sim, depth, threads)
-        return unpack(counts, self.ids[docs], scores)
-
-    def _raw(self, queries, sim, depth, threads):
+        """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
+        and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
+        ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         if not queries:
             return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
         try:
@@ -122,20 +112,18 @@ class Searcher:
         scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
         return counts, docs, scores
 
-    def _id_bytes(self) -> np.ndarray:
-        if self._ids_utf8 is None:
-            self._ids_utf8 = np.array([d.encode("utf-8", "surrogateescape") for d in self.ids.tolist()], dtype="S")
-        return self._ids_utf8
+    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
+        """For each query text, (doc ids, float64 scores) in rank order."""
+        counts, docs, scores = self.search_arrays(queries, sim, depth, threads)
+        return unpack(counts, self.ids[docs], scores)
 
     def close(self) -> None:
         self._java.close()
 
 
 def unpack(counts: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> list[tuple[list[str], np.ndarray]]:
-    """Per query, (doc ids, strictly decreasing float64 scores) from a batch's compact arrays:
-    ``ids`` holds str objects (the local path) or UTF-8 bytes (what a Dask worker returns)."""
-    if ids.dtype.kind == "S":
-        ids = np.array([d.decode("utf-8", "surrogateescape") for d in ids.tolist()], dtype=object)
+    """Per query, (doc ids, strictly decreasing float64 scores) from a batch's compact arrays
+    (``ids``: the hits' external ids, an object array in rank order)."""
     out = []
     start = 0
     for c in counts.tolist():

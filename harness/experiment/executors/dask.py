@@ -1,9 +1,11 @@
 """The Dask executor: indexing and searching on Dask workers, results identical to a local run.
 
 Work units. Searching: one task per (run setting, topic shard); each task returns three compact
-arrays (hits per topic, the hits' external ids as fixed-width UTF-8 bytes, Anserini's float32
-scores), and the driver joins a run's shards in topic order and unpacks them exactly as the local
-path unpacks its own batch. Indexing: one task per corpus shard (Anserini's IndexCollection,
+arrays (hits per topic, the hits' Lucene docids, Anserini's float32 scores: 8 bytes a hit), and
+the driver joins a run's shards in topic order and unpacks them exactly as the local path unpacks
+its own batch, through the index's table of external ids (fetched once from a worker). Every task
+also returns the digest of its worker's id table, so a worker whose index numbers the documents
+differently (another build of the same corpus) cannot mix its docids into a run. Indexing: one task per corpus shard (Anserini's IndexCollection,
 one thread), then one task merging the shard indexes (Lucene addIndexes), see
 :mod:`harness.engine.shards`.
 
@@ -22,6 +24,7 @@ an EngineError (exit 3), as is a cluster where no worker joins within that time.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import socket
@@ -35,7 +38,7 @@ from harness.config import Execution
 from harness.engine.index import MANIFEST, Built, open_manifest
 from harness.errors import EngineError, HarnessError
 
-__all__ = ["DaskExecutor", "search_task", "build_shard_task", "merge_task"]
+__all__ = ["DaskExecutor", "search_task", "ids_task", "build_shard_task", "merge_task"]
 
 # Tasks per worker thread, over all runs, when `topics_per_task` is not given: enough for the
 # scheduler to balance uneven runs and to re-balance after a worker dies, few enough that the
@@ -49,6 +52,7 @@ class DaskExecutor:
         self.log = log
         self._client = None
         self._cluster = None
+        self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
 
     # ------------------------------------------------------------------ the cluster
     def _connect(self):
@@ -157,10 +161,22 @@ class DaskExecutor:
         return Built(Path(target), counters, stats, built_by, len(shards))
 
     # ------------------------------------------------------------------ searching
+    def _id_table(self, index):
+        """The index's external ids in Lucene docid order (object array) and their digest."""
+        key = (str(index.path), index.fingerprint)
+        if key not in self._tables:
+            fut = self._client.submit(ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}")
+            blob, digest = self._gather([fut])[0]
+            ids = blob.decode("utf-8", "surrogateescape").split("\n") if blob else []
+            self._tables[key] = (np.array(ids, dtype=object), digest)
+        return self._tables[key]
+
     def search(self, index, sims, queries: list[str], depth: int, threads: int):
         """(sim, ranked, worker seconds) per run in `sims` order; every task is submitted first."""
         if not sims:
             return
+        from harness.engine.search import unpack
+
         client = self._connect()
         n = len(queries)
         if self.execution.topics_per_task:
@@ -170,13 +186,12 @@ class DaskExecutor:
             per = max(1, math.ceil(n / shards_per_run))
         bounds = [(i, min(i + per, n)) for i in range(0, n, per)] or [(0, 0)]
         tag = _tag()
+        args = (str(index.path), index.fingerprint, index.options)
         futures = [
             [
                 client.submit(
                     search_task,
-                    str(index.path),
-                    index.fingerprint,
-                    index.options,
+                    *args,
                     sim,
                     queries[a:b],
                     depth,
@@ -187,15 +202,20 @@ class DaskExecutor:
             ]
             for k, sim in enumerate(sims)
         ]
-        from harness.engine.search import unpack
-
         try:
+            table, digest = self._id_table(index)
             for sim, futs in zip(sims, futures):
                 parts = self._gather(futs)
+                for p in parts:
+                    if p[3] != digest:
+                        raise EngineError(
+                            f"{p[5]} numbers the documents of {index.path} differently from the other workers "
+                            "(another build of the same corpus?): every worker must see one index at that path"
+                        )
                 counts = np.concatenate([p[0] for p in parts])
-                ids = np.concatenate([p[1] for p in parts]) if any(len(p[1]) for p in parts) else parts[0][1]
+                docs = np.concatenate([p[1] for p in parts])
                 scores = np.concatenate([p[2] for p in parts])
-                yield sim, unpack(counts, ids, scores), sum(p[3] for p in parts)
+                yield sim, unpack(counts, table[docs], scores), sum(p[4] for p in parts)
         finally:
             client.cancel([f for futs in futures for f in futs])
 
@@ -205,7 +225,7 @@ def _tag() -> str:
 
 
 # ---------------------------------------------------------------------- on the workers
-_SEARCHERS: dict[tuple, object] = {}  # (path, fingerprint, options) -> Searcher, per process
+_SEARCHERS: dict[tuple, tuple] = {}  # (path, fingerprint, options) -> (Searcher, id digest), per process
 _LOCK = threading.Lock()
 
 
@@ -240,17 +260,26 @@ def _searcher(path: str, fingerprint: str, options):
         from harness.engine.search import Searcher
 
         for old in [k for k in _SEARCHERS if k[0] == path]:  # that path now holds another index
-            _SEARCHERS.pop(old).close()
-        s = _SEARCHERS[key] = Searcher(Path(path), options)
+            _SEARCHERS.pop(old)[0].close()
+        searcher = Searcher(Path(path), options)
+        digest = hashlib.sha256("\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape")).hexdigest()
+        s = _SEARCHERS[key] = (searcher, digest)
         return s
 
 
+def ids_task(path: str, fingerprint: str, options):
+    """The index's external ids, '\n'-joined UTF-8 in Lucene docid order, and their digest."""
+    searcher, digest = _searcher(path, fingerprint, options)
+    return "\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape"), digest
+
+
 def search_task(path: str, fingerprint: str, options, sim, queries: list[str], depth: int):
-    """One (run setting, topic shard): (hits per topic, ids as UTF-8 bytes, float32 scores, seconds)."""
-    searcher = _searcher(path, fingerprint, options)
+    """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
+    table's digest, seconds, and who searched."""
+    searcher, digest = _searcher(path, fingerprint, options)
     t = time.perf_counter()
-    counts, ids, scores = searcher.search_arrays(queries, sim, depth, threads=1)
-    return counts, ids, scores, time.perf_counter() - t
+    counts, docs, scores = searcher.search_arrays(queries, sim, depth, threads=1)
+    return counts, docs, scores, digest, time.perf_counter() - t, _where()
 
 
 def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
