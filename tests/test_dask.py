@@ -288,3 +288,23 @@ def test_importing_the_harness_does_not_import_dask():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]"
+
+
+def test_cli_workers_starts_and_stops_its_own_cluster(tmp_path):
+    """`harness run --workers 2`: a LocalCluster of the harness's own, the local run's files."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    local = demo_copy(
+        tmp_path / "a", **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'i1'}}}"}
+    )
+    remote = demo_copy(
+        tmp_path / "b", **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'i2'}}}"}
+    )
+    r = harness("run", str(local))
+    assert r.returncode == 0, r.stderr
+    r = harness("run", "--workers", "2", str(remote))
+    assert r.returncode == 0, r.stderr
+    assert "dask: scheduler tcp://127.0.0.1:" in r.stderr and "2 worker(s)" in r.stderr
+    assert open_manifest(tmp_path / "i2")["shards"] == 2
+    ours = runs_of(tmp_path / "b" / "report")
+    assert len(ours) == 5 and ours == runs_of(tmp_path / "a" / "report")
