@@ -80,7 +80,8 @@ def test_sweep_on_workers_writes_the_local_run_files(sweeps):
     assert any(line.startswith("dask: indexing 2 shard(s)") for line in logs)
     assert not any(r.reused for r in remote.runs)  # searched on the workers, not read from a cache
     ours, theirs = runs_of(tmp / "dask"), runs_of(tmp / "local")
-    assert len(ours) == len(cfg.runs) == 7 and ours == theirs
+    # 7 searched runs, plus the cross-validated run assembled from them
+    assert len(cfg.runs) == 7 and len(ours) == 8 and ours == theirs
     # the cached files (named by the run keys) are the same files
     assert [r.path.name for r in remote.runs] == [r.path.name for r in local.runs]
 
@@ -99,7 +100,7 @@ def test_same_metrics_and_p_values(sweeps):
     for r in local.runs:
         assert remote.evaluations[r.name].per_topic == local.evaluations[r.name].per_topic
         assert remote.evaluations[r.name].means == local.evaluations[r.name].means
-    assert len(remote.comparisons.rows) == 18
+    assert len(remote.comparisons.rows) == len(local.comparisons.rows) == 21  # 7 runs vs the baseline, 3 measures
     assert [(c.p, c.p_corrected) for c in remote.comparisons.rows] == [
         (c.p, c.p_corrected) for c in local.comparisons.rows
     ]
