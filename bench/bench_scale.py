@@ -118,7 +118,14 @@ def main() -> None:
 
     def cluster(n):
         t = time.perf_counter()
-        c = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None)
+        c = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=0,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+        )
         return c, time.perf_counter() - t
 
     c2, start2 = cluster(2)

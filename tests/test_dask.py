@@ -39,7 +39,14 @@ def cluster():
     from distributed import Client, LocalCluster
 
     with (
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None) as c,
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=0,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+        ) as c,
         Client(c) as client,
     ):
         yield c, client

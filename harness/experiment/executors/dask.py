@@ -82,7 +82,8 @@ class DaskExecutor:
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=0,
-                    dashboard_address=None,
+                    dashboard_address=None,  # no dashboard; its HTTP routes on any free port:
+                    scheduler_kwargs={"dashboard_address": ":0"},
                     silence_logs=logging.ERROR,
                 )
                 client = Client(self._cluster, set_as_default=False)
