@@ -120,10 +120,16 @@ class DaskExecutor:
             self._cluster = None
 
     def _gather(self, futures):
+        from concurrent.futures import CancelledError
+
         from distributed import KilledWorker
 
         try:
             return self._client.gather(futures)
+        except HarnessError:
+            raise
+        except (CancelledError, OSError) as e:  # the scheduler went away (or cancelled our tasks)
+            raise EngineError(f"lost the Dask scheduler {self._client.scheduler.address} mid-run: {e!r}") from None
         except KilledWorker as e:
             raise EngineError(
                 f"Dask gave up on task {e.task!r}: the workers running it died again and again "
