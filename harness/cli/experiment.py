@@ -35,6 +35,9 @@ class _ExperimentProgress:
             _log(msg)
             self.spinner = self._Spinner("indexing").__enter__()
             return
+        if msg.startswith("dask: ") and self.bar is None:  # the cluster's news while indexing goes on
+            _log(msg)
+            return
         self._stop_spinner()
         if msg.startswith("index "):
             _log(msg)
