@@ -160,6 +160,25 @@ def test_worker_that_cannot_see_the_index_names_itself_and_the_path(cluster, swe
         client.submit(search_task, str(other), "f" * 64, IndexOptions(), sim, ["wing"], 10, pure=False).result()
 
 
+def test_a_worker_numbering_documents_differently_is_refused(cluster, sweeps):
+    """The driver maps docids through one id table; a task from a worker whose table differs
+    (another build of the same corpus at that path) is an error naming that worker."""
+    from harness.experiment.executors.dask import DaskExecutor
+
+    _, tmp, _, remote, _ = sweeps
+    ex = DaskExecutor(on(cluster), log=lambda m: None)
+    try:
+        ex._connect()
+        table, _ = ex._id_table(remote.index)
+        ex._tables[(str(remote.index.path), remote.index.fingerprint)] = (table, "another build")
+        with pytest.raises(
+            EngineError, match=r"Dask worker tcp://\S+ .* numbers the documents of .*sharded differently"
+        ):
+            list(ex.search(remote.index, [Similarity.parse("bm25")], ["wing", "flow"], 10, 1))
+    finally:
+        ex.close()
+
+
 def test_unreachable_scheduler_is_exit_3_within_30_s(tmp_path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
