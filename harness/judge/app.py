@@ -20,11 +20,11 @@ import urllib.parse
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
-from starlette.concurrency import run_in_threadpool
 
 from harness.engine.documents import match_spans, segments, snippet
 from harness.errors import HarnessError
