@@ -454,4 +454,5 @@ def load_config(path: str | os.PathLike) -> Config:
         output=v["output"],
         raw=raw,
         compare=v["compare"],
+        explorer_depth=v["report"]["explorer_depth"],
     )

@@ -274,6 +274,20 @@ SCHEMA = Key(
                 ),
             ),
         ),
+        Key(
+            "report",
+            "section",
+            "What report.html shows beyond the tables.",
+            keys=(
+                Key(
+                    "explorer_depth",
+                    "int",
+                    "Results per run shown for each topic in the report's topic explorer (0: no explorer).",
+                    default=20,
+                    minimum=0,
+                ),
+            ),
+        ),
         Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
     ),
 )
@@ -333,6 +347,7 @@ class Config:
     output: Path
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
+    explorer_depth: int = 20  # report.explorer_depth
 
     @property
     def run_names(self) -> tuple[str, ...]:
