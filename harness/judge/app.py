@@ -76,12 +76,12 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
         return resp
 
     def state():
-        judgments = store.judgments()
+        generation, judgments = store.snapshot()
         judged, means, per_topic = metrics(session, judgments)
-        return judgments, judged, means, per_topic
+        return generation, judgments, judged, means, per_topic
 
     async def index(request: Request) -> Response:
-        judgments, judged, means, _ = state()
+        _, judgments, judged, means, _ = state()
         rows = []
         for i, t in enumerate(session.topics):
             j = judgments.get(t.qid, {})
@@ -94,7 +94,7 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
             t = session.topics[i]
         except (ValueError, IndexError):
             return PlainTextResponse("no such topic", status_code=404)
-        judgments, judged, means, per_topic = state()
+        _, judgments, judged, means, per_topic = state()
         labels = judgments.get(t.qid, {})
         docs = []
         for n, d in enumerate(t.pool):
@@ -150,11 +150,12 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
             return PlainTextResponse(str(e), status_code=500)
         if "application/json" not in request.headers.get("accept", ""):
             return RedirectResponse(f"/topic/{i}", status_code=303)
-        judgments, judged, means, per_topic = await run_in_threadpool(state)
+        generation, judgments, judged, means, per_topic = await run_in_threadpool(state)
         labels = judgments.get(t.qid, {})
         return JSONResponse(
             {
                 "status": status,
+                "generation": generation,
                 "doc": doc,
                 "label": label,
                 "done": sum(1 for d in t.pool if d in labels),
@@ -166,8 +167,8 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
         )
 
     async def metrics_json(request: Request) -> Response:
-        _, judged, means, per_topic = state()
-        return JSONResponse({"judged_topics": judged, "means": means, "per_topic": per_topic})
+        generation, _, judged, means, per_topic = state()
+        return JSONResponse({"generation": generation, "judged_topics": judged, "means": means, "per_topic": per_topic})
 
     app = Starlette(
         routes=[

@@ -83,7 +83,10 @@ def serve(session, store, host: str = "127.0.0.1", port: int = 8765, allow_remot
     print(f"judging page: {url}  (judgments go to {store.path}; Ctrl-C stops)", file=out, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="off", timeout_graceful_shutdown=10)
     server = uvicorn.Server(config)
-    server.run(sockets=[sock])
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled, after its graceful shutdown
+        pass
     print(
         f"stopped; {sum(len(j) for j in store.judgments().values())} judgment(s) in {store.path}", file=out, flush=True
     )

@@ -55,6 +55,7 @@ class QrelsStore:
         self._lock = threading.Lock()
         self._signature = None
         self._labels: dict[tuple[str, str], int] = {}
+        self.generation = 0  # bumped on every change seen or made: orders the page's updates
         with self._lock:
             self._reload()
 
@@ -96,17 +97,23 @@ class QrelsStore:
                         )
                     lines[qid, doc] = lineno
                     labels[qid, doc] = value
+        if labels != self._labels:
+            self.generation += 1
         self._labels = labels
         self._signature = sig
 
     def judgments(self) -> dict[str, dict[str, int]]:
         """``{qid: {docid: label}}``, as the file holds them now."""
+        return self.snapshot()[1]
+
+    def snapshot(self) -> tuple[int, dict[str, dict[str, int]]]:
+        """(generation, judgments) read together: of two snapshots, the higher generation is newer."""
         with self._lock:
             self._reload()
             out: dict[str, dict[str, int]] = {}
             for (qid, doc), label in self._labels.items():
                 out.setdefault(qid, {})[doc] = label
-            return out
+            return self.generation, out
 
     def label(self, qid: str, doc: str) -> int | None:
         with self._lock:
@@ -136,6 +143,7 @@ class QrelsStore:
                 status = "changed"
             self._labels[qid, doc] = label
             self._signature = self._stat()
+            self.generation += 1
             return status
 
     def _append(self, line: str) -> None:
