@@ -4,11 +4,10 @@ addresses, and the metrics it shows against pytrec_eval on the written file."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
-
-import contextlib
 import time
 
 import httpx

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 import pytrec_eval
