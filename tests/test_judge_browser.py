@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import shlex
 import signal
 import subprocess
 import sys
@@ -251,3 +252,57 @@ def test_explorer_shows_markup_as_text(browser, tmp_path):
     page.screenshot(path=str(OUTPUT / "explorer-markup.png"))
     assert dialogs == []
     page.close()
+
+
+def _readme_loop() -> list[list[str]]:
+    text = (REPO / "README.md").read_text()
+    start = text.index("\n## The lab loop: query, judge, evaluate, compare\n")
+    section = text[start : text.index("\n## ", start + 1)]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
+    return [shlex.split(line) for line in block.splitlines() if line.startswith(".venv/bin/harness")]
+
+
+def test_the_readme_lab_loop(browser, tmp_path):
+    """The README's lab loop as written: query, judge in the browser (keys), evaluate, compare."""
+    steps = _readme_loop()
+    assert [s[1] for s in steps] == ["lab"] * 4 and "--judge" in steps[1] and "--qrels" in steps[2]
+    env = {**os.environ, "HARNESS_INDEXES": str(tmp_path / "indexes")}
+    run = (
+        lambda argv: subprocess.run(  # noqa: E731
+            [sys.executable, "-m", "harness", *argv[1:]], cwd=REPO, capture_output=True, text=True, env=env, timeout=300
+        )
+    )
+    assert run(steps[0]).returncode == 0
+    qrels = tmp_path / "my-qrels.txt"
+    argv = [str(qrels) if a == "my-qrels.txt" else a for a in steps[1]]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", *argv[1:], "--port", "0"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    while True:  # the lab's own output first, then the URL
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        m = re.match(r"judging page: (http://127\.0\.0\.1:\d+/) ", line)
+        if m:
+            break
+    url = m.group(1)
+    try:
+        page = browser.new_page()
+        for n in range(2):
+            page.goto(url + f"topic/{n}")
+            for i in range(page.locator("li.doc").count()):
+                page.keyboard.press("1" if i % 3 == 0 else "0")
+            expect(page.locator("body")).to_have_attribute("data-pending", "0")
+        page.close()
+    finally:
+        _stop(proc)
+    lines = qrels.read_text().splitlines()
+    assert len(lines) == 20 and {line.split()[0] for line in lines} == {"vector_space_model", "language_model"}
+    for step in steps[2:]:
+        r = run([str(qrels) if a == "my-qrels.txt" else a for a in step])
+        assert r.returncode == 0, r.stderr
+        assert "mean over 2 judged queries" in r.stdout and "trec_eval's" in r.stdout

@@ -28,7 +28,7 @@ table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nu
 th,td{padding:3px 9px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 th{background:#f2f2f2;font-weight:600}td.n,th.n{text-align:right}td.n{white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}pre{white-space:pre-wrap;word-break:break-all}
-tr.sig td{background:#eef7f1}td.best{font-weight:700}
+tr.sig.better td{background:#eef7f1}tr.sig.worse td{background:#fcecea}td.best{font-weight:700}
 .mark{color:#b03000;font-weight:700}.muted{color:#666}.policy{background:#f5f7fb;border-left:3px solid #0072B2;padding:6px 10px}
 .plots{display:flex;flex-wrap:wrap;gap:12px}.chart{background:#fff;border:1px solid #e4e4e4}
 code{font-size:12.5px;background:#f3f3f3;padding:0 3px;word-break:break-all}
@@ -98,7 +98,7 @@ def _means(result: ExperimentResult) -> str:
 
 def _comparisons(result: ExperimentResult) -> str:
     c = result.comparisons
-    level = f"{c.policy.ci_level * 100:g}% CI"
+    level = f"{c.policy.ci_level * 100:g}% CI (uncorrected)"
     rows, classes = [], []
     for r in c.rows:
         rows.append(
@@ -117,12 +117,15 @@ def _comparisons(result: ExperimentResult) -> str:
                 f"{r.wins}/{r.ties}/{r.losses}",
             ]
         )
-        classes.append("sig" if r.reject else "")
+        classes.append(("sig better" if r.diff > 0 else "sig worse") if r.reject else "")
     return "\n".join(
         [
             f'<p class="policy">{_e(c.policy)}. {len(c.topics)} topics, paired. '
             f'<span class="mark">†</span>: significant (corrected p &lt; {_e(f"{c.policy.alpha:g}")}). '
-            "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline.</p>",
+            "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline. "
+            "Significant rows are green where the run is better than the baseline, red where it is worse. "
+            "The CI is the percentile bootstrap interval of each difference on its own, not corrected "
+            "for the multiple comparisons the p-values are corrected for.</p>",
             _table(
                 [
                     "measure",
