@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
