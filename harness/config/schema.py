@@ -357,6 +357,7 @@ class Config:
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
     explorer_depth: int = 20  # report.explorer_depth
+    text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
 
     @property
     def run_names(self) -> tuple[str, ...]:
