@@ -131,6 +131,15 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    import json
+
+    from harness.config.json_schema import json_schema
+
+    print(json.dumps(json_schema(), indent=2))
+    return 0
+
+
 def _load(args):
     """The config, with --scheduler / --workers applied to its `execution:`."""
     from harness.config import load_config

@@ -66,6 +66,8 @@ DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
 ALL_PAIRS = "all-pairs"
 ENGINES = ("local", "dask")
+# A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
+SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
 
 
 def _registry(reg: dict[str, str]) -> str:
@@ -294,6 +296,20 @@ SCHEMA = Key(
                 ),
             ),
         ),
+        Key(
+            "report",
+            "section",
+            "What report.html shows beyond the tables.",
+            keys=(
+                Key(
+                    "explorer_depth",
+                    "int",
+                    "Results per run shown for each topic in the report's topic explorer (0: no explorer).",
+                    default=20,
+                    minimum=0,
+                ),
+            ),
+        ),
         Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
         Key(
             "execution",
@@ -437,6 +453,8 @@ class Config:
     output: Path
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
+    explorer_depth: int = 20  # report.explorer_depth
+    text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
 
     @property
