@@ -57,6 +57,7 @@ def _eval_policy(args):
 
 def cmd_evaluate(args) -> int:
     from harness.metrics import evaluate
+    from harness.metrics.evaluate import SUMMED
     from harness.progress import Progress
 
     measures = _measures(args.measures)
@@ -68,12 +69,16 @@ def cmd_evaluate(args) -> int:
         ev = evaluate(run, qrels, measures, policy)
         bar.update()
     names = [str(m) for m in measures]
+    # As trec_eval: counts print as integers and their "all" line is the sum over topics.
+    counts = {str(m) for m in measures if m.name in SUMMED}
+    fmt = lambda name, v: f"{v:.0f}" if name in counts else f"{v:.4f}"  # noqa: E731
     if args.per_topic:
         for topic in sorted(ev.topics):
             for name in names:
-                print(f"{name}\t{topic}\t{ev.per_topic[name][topic]:.4f}")
+                print(f"{name}\t{topic}\t{fmt(name, ev.per_topic[name][topic])}")
+    summary = ev.summary
     for name in names:
-        print(f"{name}\tall\t{ev.means[name]:.4f}")
+        print(f"{name}\tall\t{fmt(name, summary[name])}")
     a = ev.audit
     _log(
         f"# {a['topics_evaluated']} topics evaluated ({a['judged_missing_from_run']} judged topics missing "
