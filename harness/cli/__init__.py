@@ -13,6 +13,7 @@ import sys
 
 from harness.cli.experiment import cmd_index, cmd_run, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
+from harness.cli.notes import harness_warnings
 from harness.errors import HarnessError
 
 __all__ = ["main", "build_parser"]
@@ -231,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with harness_warnings():
+            return args.func(args)
     except HarnessError as e:
         if args.debug:
             raise
