@@ -16,12 +16,18 @@ trec_eval evaluates exactly our ranking (the change is ~1e-14, far inside 1e-4).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError
+from harness.formats.hygiene import id_problem
+
+# What no id may hold besides "\n" (the separator of the id table): see harness.formats.hygiene.
+_BAD_ID_CHAR = re.compile(r"[\x00-\x09\x0b-\x20\x7f-\x9f\u2028\u2029]")
 
 __all__ = ["Searcher", "strictly_decreasing"]
 
@@ -64,7 +70,16 @@ class Searcher:
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
-        self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
+        text = raw.decode("utf-8")
+        self.ids = np.array(text.split("\n")[:-1], dtype=object)
+        if len(self.ids) != self._java.maxDoc() or _BAD_ID_CHAR.search(text):
+            # One pass over all ids: a run file could not hold (or read back) such an id.
+            for d in self.ids.tolist():
+                if (why := id_problem(d)) is not None:
+                    raise DataError(
+                        index_path, f"the collection has a document id {d[:60]!r} that {why}; fix the collection"
+                    )
+            raise DataError(index_path, "a document id contains a line break; fix the collection")
         if len(set(self.ids.tolist())) != len(self.ids):
             # A collection that repeats a doc id would put one document twice into a ranking.
             seen, dup = set(), None
