@@ -243,8 +243,8 @@ def _number(ctx: _Ctx, node: Node, path: str, integer: bool = False) -> Any:
         v = float(v)
     if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
         return _expected(ctx, path, "an integer" if integer else "a number", node)
-    if isinstance(v, float) and math.isnan(v):
-        return ctx.problem(path, "must be a number (got nan)", node)
+    if isinstance(v, float) and not math.isfinite(v):
+        return ctx.problem(path, f"must be a finite number (got {v})", node)
     return v
 
 
@@ -252,6 +252,8 @@ def _check_int(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     v = _number(ctx, node, path, integer=True)
     if v is not _INVALID and key.minimum is not None and v < key.minimum:
         return ctx.problem(path, f"must be an integer >= {format_number(key.minimum)} (got {v})", node)
+    if v is not _INVALID and key.maximum is not None and v > key.maximum:
+        return ctx.problem(path, f"must be an integer <= {key.maximum:,} (got {v:,})", node)
     return v
 
 

@@ -26,6 +26,8 @@ from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError
 from harness.formats.hygiene import id_problem
 
+# Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
+MAX_CLAUSES = 1 << 20
 # What no id may hold besides "\n" (the separator of the id table): see harness.formats.hygiene.
 _BAD_ID_CHAR = re.compile(r"[\x00-\x09\x0b-\x20\x7f-\x9f\u2028\u2029]")
 
@@ -64,6 +66,13 @@ class Searcher:
         Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
         Batch = lucene.jclass("harness.BatchSearcher")
         try:
+            # Lucene refuses a query of more than 1,024 clauses (one per distinct query term
+            # here), and Anserini leaves that limit as it is, so a long query (a pasted
+            # abstract, a relevance-feedback query) fails there. We raise the process-wide
+            # limit instead: queries of <= 1,024 terms are unchanged, longer ones just run.
+            IndexSearcher = lucene.jclass("org.apache.lucene.search.IndexSearcher")
+            if IndexSearcher.getMaxClauseCount() < MAX_CLAUSES:
+                IndexSearcher.setMaxClauseCount(MAX_CLAUSES)
             analyzer = Analyzer.fromArguments(options.stemmer, not options.stopwords, None)
             self._java = Batch(str(index_path), analyzer)
             raw = self._java.externalIds().tostring()
@@ -114,6 +123,9 @@ class Searcher:
         """For each query text, (doc ids, float64 scores) in rank order."""
         if not queries:
             return []
+        # More hits than documents cannot be returned; Lucene caps the same way, and the cap
+        # keeps BatchSearcher's k + 1 inside Java's int.
+        depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
             raw = self._java.search(list(queries), self._similarity(sim), int(depth), int(threads)).tostring()
         except Exception as e:
