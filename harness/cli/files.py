@@ -32,7 +32,26 @@ def _read_run_and_qrels(run_path: str, qrels_path: str, duplicates: str = "error
             run_path,
             "this looks like qrels and the qrels file like a run: the order is RUN QRELS (trec_eval's is qrels first)",
         )
-    return read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
+    run, qrels = read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
+    _check_qrels(qrels, qrels_path, [(run_path, run)])
+    return run, qrels
+
+
+def _check_qrels(qrels, qrels_path, runs) -> None:
+    """An empty qrels file is an error; runs sharing no doc id with the qrels get a warning."""
+    import numpy as np
+
+    from harness.errors import warn
+
+    if not qrels.topics():
+        raise DataError(qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    judged = np.unique(qrels.docids)
+    for path, run in runs:
+        if len(run) and not len(np.intersect1d(np.unique(run.docids), judged)):
+            warn(
+                f"{path}: none of its document ids is judged in {qrels_path}: every score will be 0. "
+                "Do the ids match (file names with or without an extension, a prefix)?"
+            )
 
 
 def _measures(texts: list[str]):
@@ -144,6 +163,8 @@ def cmd_compare(args) -> int:
         raise DataError("compare", str(e)) from None
     policy = _eval_policy(args)
     qrels = read_qrels(args.qrels)
+    if not qrels.topics():
+        raise DataError(args.qrels, "the qrels file has no judgments: nothing could be evaluated")
     evaluations = {}
     with Progress(len(paths) + 1, "evaluating runs", unit="steps") as bar:
         for name, path in zip(names, paths):

@@ -66,6 +66,8 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
         f"stemmer {cfg.stemmer}, stopwords {'removed' if cfg.stopwords else 'kept'}). "
         f"{len(result.topics)} topics, depth {cfg.depth}.\n\n"
     )
+    if result.warnings:
+        w("## Warnings\n\n" + "".join(f"- {_md(m)}\n" for m in result.warnings) + "\n")
     if result.evaluations:
         marks = significance_marks(result)
         w("| run | " + " | ".join(cfg.measures) + " |\n")
@@ -268,6 +270,7 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
             "policy": eval_policy(result),
             "stats_policy": stats_policy(result),
             "coverage": audit(result),
+            "warnings": list(result.warnings),
             "expectations": [
                 {
                     "run": c.run,

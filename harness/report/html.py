@@ -276,6 +276,9 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
     stats = result.index.manifest.get("stats", {})
     sections: list[tuple[str, str, str]] = []
     if result.evaluations:
+        if result.warnings:
+            items = "".join(f"<li>{html.escape(m)}</li>" for m in result.warnings)
+            sections.append(("warnings", "Warnings", f"<ul>{items}</ul>"))
         sections.append(("means", "Mean scores", _means(result)))
         if result.comparisons is not None:
             sections.append(("comparisons", "Comparisons", _comparisons(result)))
