@@ -275,8 +275,13 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
         return v
     if not v.strip():
         return ctx.problem(path, "must be a path (got an empty string)", node)
-    p = (ctx.base / os.path.expanduser(v)).resolve()
+    try:
+        p = (ctx.base / os.path.expanduser(v)).resolve()
+    except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13)
+        return ctx.problem(path, f"cannot resolve {v!r}: {e}", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
+    if key.path_kind == "file" and p.exists() and not p.is_file() and not p.is_dir():
+        return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)
     if not p.exists():
         if key.must_exist:
             return ctx.problem(
@@ -287,6 +292,18 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     elif key.path_kind == "dir" and not p.is_dir():
         return ctx.problem(path, f"expected a folder, but {p} is a file", node)
     return p
+
+
+def _special(p: Path) -> str:
+    """'is a FIFO (named pipe)', 'is a character device'... (never opens it)."""
+    from harness.errors import DataError
+    from harness.formats.hygiene import regular_file
+
+    try:
+        regular_file(p)
+    except DataError as e:
+        return str(e).split(": ", 1)[1].split(", not a regular", 1)[0]
+    return "is not a regular file"
 
 
 # Checks by Key.type; harness.config.load adds the checks of the config's own kinds of value.

@@ -53,9 +53,9 @@ def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
     readers = anserini_topic_readers() or ()
     if reader not in readers:
         raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(readers)}")
-    cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
-    File = lucene.jclass("java.io.File")
-    with _clean_copy(path) as readable:
+    with _clean_copy(path) as readable:  # checked before Java starts
+        cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
+        File = lucene.jclass("java.io.File")
         try:
             topics = cls(File(str(readable)).toPath()).read()
         except Exception as e:
