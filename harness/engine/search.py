@@ -29,7 +29,7 @@ from harness.formats.hygiene import id_problem
 # Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
 MAX_CLAUSES = 1 << 20
 # What no id may hold besides "\n" (the separator of the id table): see harness.formats.hygiene.
-_BAD_ID_CHAR = re.compile(r"[\x00-\x09\x0b-\x20\x7f-\x9f\u2028\u2029]")
+_BAD_ID_CHAR = re.compile(r"[^\S\n]|[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 __all__ = ["Searcher", "strictly_decreasing"]
 

@@ -9,8 +9,8 @@ satisfy before it enters a run file, a cache key or Lucene.
   must be UTF-8, an error names the line and byte.
 - **Ids can always be written and read back.** Run files and qrels are whitespace-separated
   lines, so an id (topic or document) must be non-empty, at most :data:`ID_LIMIT` UTF-8 bytes,
-  and hold no whitespace, control character (C0, DEL, C1: NUL, tab, CR, LF, ...) or Unicode
-  line separator. :func:`check_id` names the file, line and the offending character.
+  and hold no whitespace (any Unicode whitespace: space, tab, line breaks, no-break space, line
+  separators) and no control character (C0, DEL, C1: NUL, ESC, ...). :func:`check_id` names the file, line and the offending character.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = ["LINE_LIMIT", "ID_LIMIT", "BOM", "regular_file", "numbered_lines", "j
 LINE_LIMIT = 1 << 20  # bytes per line; a topic or a JSONL document line longer than 1 MiB is an error
 ID_LIMIT = 4096  # bytes per id; Lucene itself refuses an indexed term over 32766 bytes
 BOM = b"\xef\xbb\xbf"
-_BAD_ID = re.compile(r"[\x00-\x20\x7f-\x9f\u2028\u2029]")
+_BAD_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")  # \s: every Unicode whitespace (str.isspace)
 
 
 def regular_file(path: Path, what: str = "file") -> Path:
@@ -133,7 +133,9 @@ def id_problem(value: str) -> str | None:
     if m:
         c = m.group()
         name = {" ": "a space", "\t": "a tab", "\n": "a line break", "\r": "a carriage return", "\x00": "a NUL byte"}
-        what = name.get(c, "a line separator" if c in "\u2028\u2029" else "a control character")
+        what = name.get(c) or (
+            "a line separator" if c in "\u2028\u2029" else "whitespace" if c.isspace() else "a control character"
+        )
         return (
             f"contains {what} (U+{ord(c):04X}): an id may hold no whitespace or control character, "
             "since run and qrels files are whitespace-separated lines"
