@@ -163,9 +163,10 @@ def compare(
     measures = list(measures)
     sizes = {np.size(v) for m in measures for b, r in pairs for v in (scores[b].get(m, ()), scores[r].get(m, ()))}
     n = min(sizes) if sizes else 0
-    check_test_for_n(policy.test, n)
-    if (note := small_sample_note(n, policy.alpha)) is not None:
-        warn(note)
+    if n:  # 0: a run lacks the measure, reported below with its name
+        check_test_for_n(policy.test, n)
+        if (note := small_sample_note(n, policy.alpha)) is not None:
+            warn(note)
 
     rows = []
     for measure in measures:
