@@ -59,7 +59,8 @@ def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
         try:
             topics = cls(File(str(readable)).toPath()).read()
         except Exception as e:
-            raise DataError(path, f"Anserini's {reader}TopicReader could not read it: {e}") from None
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__  # no Java stack trace
+            raise DataError(path, f"Anserini's {reader}TopicReader could not read it: {first}") from None
     out = []
     for entry in topics.entrySet().toArray():
         fields = entry.getValue()
