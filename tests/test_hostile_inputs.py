@@ -106,6 +106,11 @@ def _fifo(folder):
     os.mkfifo(folder / "pipe.jsonl")
 
 
+def _hidden_fifo(folder):
+    (folder / ".cache").mkdir()
+    os.mkfifo(folder / ".cache" / "x.jsonl")
+
+
 def _loop(folder):
     os.symlink("loop.jsonl", folder / "loop.jsonl")
 
@@ -200,6 +205,8 @@ CASES = {
     # ---- collections: special files are never opened
     "collection-fifo": (collection(_fifo), 2, ["pipe.jsonl", "FIFO"], False),
     "collection-symlink-loop": (collection(_loop), 2, ["loop.jsonl", "symbolic link loop"], False),
+    # Anserini's walk reads hidden files and folders too, so a hidden FIFO would hang it
+    "collection-hidden-fifo": (collection(_hidden_fifo), 2, [".cache/x.jsonl", "FIFO"], False),
     "collection-dev-zero": (collection(_dev_zero), 2, ["zero.jsonl", "character device"], False),
     "collection-socket": (collection(_socket), 2, ["sock.jsonl", "socket"], False),
     "text-folder-newline-name": (text_folder({"a\nb.txt": b"flow"}), 2, ["line break", "document id"], False),
@@ -331,3 +338,18 @@ def test_hostile_input(name, tmp_path):
 
 def test_catalogue_size():
     assert len(CASES) >= 30
+
+
+def test_the_fingerprint_covers_the_hidden_files_anserini_reads(tmp_path):
+    from harness.engine.corpus import Corpus
+
+    (tmp_path / "a.jsonl").write_text(json.dumps(DOCS[0]) + "\n")
+    corpus = Corpus(tmp_path, "jsonl")
+    before = corpus.fingerprint()
+    (tmp_path / ".more.jsonl").write_text(json.dumps(DOCS[1]) + "\n")  # IndexCollection indexes it
+    assert corpus.fingerprint() != before
+    assert [f.name for f in corpus.files()] == [".more.jsonl", "a.jsonl"]
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.txt").write_text("flow")
+    (tmp_path / "t" / ".notes.txt").write_text("not a document")  # a text folder is converted by us
+    assert [f.name for f in Corpus(tmp_path / "t", "text-folder").files()] == ["a.txt"]

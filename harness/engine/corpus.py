@@ -61,7 +61,9 @@ class Corpus:
         return FORMATS[self.format]
 
     def files(self) -> list[Path]:
-        """The files that make up the corpus, sorted by relative path (hidden files skipped).
+        """The files that make up the corpus, sorted by relative path: what Anserini reads,
+        hidden files and folders included (its walk does not skip them, so neither may the
+        fingerprint); a text folder, which we convert ourselves, skips hidden names.
 
         Nothing is opened here. Anserini walks the folder itself and opens what it finds, so a
         FIFO, socket or device anywhere inside (``mkfifo``, a link to ``/dev/zero``) would block
@@ -75,7 +77,7 @@ class Corpus:
             regular_file(p, "collection file")  # raises: says what it is instead
         suffixes = _SUFFIXES[self.format]
         files = []
-        for f in _walk(p):
+        for f in _walk(p, skip_hidden=self.format == "text-folder"):
             n = f.name
             if suffixes is None or n.lower().endswith(suffixes):
                 files.append(f)
@@ -227,8 +229,8 @@ def _mode(p: Path, what: str) -> int:
         raise DataError(p, f"cannot read the {what}: {e.strerror or e}") from None
 
 
-def _walk(top: Path):
-    """Regular files under ``top`` (hidden names skipped), following linked folders once each;
+def _walk(top: Path, skip_hidden: bool):
+    """Regular files under ``top``, following linked folders once each;
     any other kind of entry is a DataError naming it."""
     seen: set[tuple[int, int]] = set()
     stack = [top]
@@ -243,7 +245,7 @@ def _walk(top: Path):
         except OSError as e:
             raise DataError(folder, f"cannot list the collection folder: {e.strerror or e}") from None
         for n in names:
-            if n.startswith("."):
+            if skip_hidden and n.startswith("."):
                 continue
             entry = folder / n
             mode = _mode(entry, "collection entry")
