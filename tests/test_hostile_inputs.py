@@ -226,6 +226,21 @@ CASES = {
         ["docs.jsonl:2:", "40,000 bytes"],
         True,
     ),
+    "trec-docno-over-lucene-term-limit": (
+        collection(
+            lambda folder: (
+                (folder / "docs.jsonl").unlink(),
+                (folder / "a.trec").write_text(
+                    "<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>\nflow\n</TEXT>\n</DOC>\n"
+                    f"<DOC>\n<DOCNO>{'x' * 40_000}</DOCNO>\n<TEXT>\nplate\n</TEXT>\n</DOC>\n"
+                ),
+            ),
+            "trec",
+        ),
+        2,
+        ["a.trec:7:", "<DOCNO>", "40,000 bytes"],
+        True,
+    ),
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import zlib
@@ -40,6 +41,7 @@ FORMATS = {
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
 JSON_STRING_LIMIT = 20_000_000
 DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
+_DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
 _SUFFIXES = {
     "jsonl": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
     "trec": None,  # any file
@@ -153,6 +155,15 @@ class Corpus:
                 total += sum(1 for _, line in numbered_lines(f, fh, limit=DOC_LINE_LIMIT) if line.strip())
         return total
 
+    def _check_docnos(self) -> None:
+        """Every <DOCNO> of a TREC collection must be an id (harness.formats.hygiene.check_id):
+        Lucene refuses an id term over 32,766 bytes, and Anserini then drops the whole file."""
+        for f in self.files():
+            with _open_binary(f) as fh:
+                for lineno, line in numbered_lines(f, fh, limit=DOC_LINE_LIMIT):
+                    for m in _DOCNO.finditer(line):
+                        check_id(f, "<DOCNO>", m.group(1).strip(), lineno)
+
     def _check_gzip(self) -> None:
         """Read every .gz file to its end: DataError naming the first corrupt or truncated one."""
         for f in self.files():
@@ -204,6 +215,8 @@ class Corpus:
         nothing; when the documents it saw fall short of the lines, find the bad line ourselves."""
         if counters.get("errors") or not counters.get("indexed"):
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
+            if self.format == "trec":
+                self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
         if self.format != "jsonl":
             return
         seen = sum(counters.values())
