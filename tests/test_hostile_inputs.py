@@ -238,7 +238,7 @@ CASES = {
             "trec",
         ),
         2,
-        ["a.trec:7:", "<DOCNO>", "40,000 bytes"],
+        ["a.trec:8:", "<DOCNO>", "40,000 bytes"],
         True,
     ),
     "collection-id-with-space": (
