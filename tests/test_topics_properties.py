@@ -82,3 +82,24 @@ def test_what_is_written_reads_back_identically(topics, fmt):
         path = Path(tmp) / f"t.{fmt}"
         write_topics(path, topics, fmt)
         assert read_topics(path, fmt) == topics
+
+
+@SETTINGS
+@given(_CHUNKS, st.booleans())
+def test_random_bytes_never_crash_the_collection_checks(data, gz):
+    """Corpus.check_jsonl and the line counts behind check_complete: a DataError or nothing."""
+    import gzip
+
+    from harness.engine.corpus import Corpus
+
+    with tempfile.TemporaryDirectory() as tmp:
+        name = "d.jsonl.gz" if gz else "d.jsonl"
+        # half the gzip cases are valid gzip streams of the random bytes, half raw bytes named .gz
+        payload = gzip.compress(data) if gz and len(data) % 2 else data
+        (Path(tmp) / name).write_bytes(payload)
+        corpus = Corpus(Path(tmp), "jsonl")
+        for check in (corpus.check_jsonl, corpus._count_json_lines, corpus._max_json_lines, corpus._check_gzip):
+            try:
+                check()
+            except DataError as e:
+                assert name in str(e)
