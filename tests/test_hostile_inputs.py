@@ -279,6 +279,12 @@ CASES = {
         ["topics.path", "FIFO"],
         False,
     ),
+    "collection-path-is-a-device": (
+        _config(collection={"path": "/dev/zero", "format": "jsonl"}),
+        2,
+        ["collection.path", "character device"],
+        False,
+    ),
     "topics-path-symlink-loop": (
         lambda c: (os.symlink("l", c.root / "l"), ["validate", c.yaml(topics={"path": "l"})])[1],
         2,

@@ -285,7 +285,7 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13)
         return ctx.problem(path, f"cannot resolve {v!r}: {e}", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
-    if key.path_kind == "file" and p.exists() and not p.is_file() and not p.is_dir():
+    if p.exists() and not p.is_file() and not p.is_dir():
         return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)
     if not p.exists():
         if key.must_exist:
