@@ -163,12 +163,13 @@ def cmd_compare(args) -> int:
         raise DataError("compare", str(e)) from None
     policy = _eval_policy(args)
     qrels = read_qrels(args.qrels)
-    if not qrels.topics():
-        raise DataError(args.qrels, "the qrels file has no judgments: nothing could be evaluated")
+    _check_qrels(qrels, args.qrels, [])
     evaluations = {}
     with Progress(len(paths) + 1, "evaluating runs", unit="steps") as bar:
         for name, path in zip(names, paths):
-            evaluations[name] = evaluate(read_run(path, duplicates=args.duplicates), qrels, measures, policy)
+            run = read_run(path, duplicates=args.duplicates)
+            _check_qrels(qrels, args.qrels, [(path, run)])
+            evaluations[name] = evaluate(run, qrels, measures, policy)
             bar.update()
         common = [
             t
