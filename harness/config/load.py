@@ -413,6 +413,26 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
 
 
+def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
+    """The output and index folders against the inputs, home, root and checkouts (config/paths.py)."""
+    from harness.config.paths import write_target_problems
+
+    targets = {"output": v["output"]}
+    if isinstance(v["index"], dict) and v["index"]["path"] not in (None, _INVALID):
+        targets["index.path"] = v["index"]["path"]
+    targets = {k: p for k, p in targets.items() if isinstance(p, Path)}
+    inputs = {"config file": file}
+    for name, p in (
+        ("collection", v["collection"]["path"] if isinstance(v["collection"], dict) else None),
+        ("topics", v["topics"]["path"] if isinstance(v["topics"], dict) else None),
+        ("qrels", v["qrels"]),
+    ):
+        if isinstance(p, Path):
+            inputs[name] = p
+    for key, message in write_target_problems(targets, inputs, {"index.path": "index"}):
+        ctx.problem(key, message, ctx.nodes.get(key))
+
+
 def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
     """More folds than judged topics would leave a fold without topics: say so now, not after
     indexing and searching. Every judged topic is evaluated under `missing_topics: zero` (the
@@ -473,6 +493,7 @@ def load_config(path: str | os.PathLike) -> Config:
         _check_keys(ctx, root, "", set())
         values = _check_section(ctx, SCHEMA, root, "")
         values.update(_finish(ctx, values))
+        _check_write_targets(ctx, values, file)
         if ctx.problems:
             line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
             raise ConfigError(source, sorted(ctx.problems, key=line))

@@ -282,8 +282,8 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
         return ctx.problem(path, "must be a path (got an empty string)", node)
     try:
         p = (ctx.base / os.path.expanduser(v)).resolve()
-    except (RuntimeError, OSError) as e:  # a symlink loop (RuntimeError before Python 3.13)
-        return ctx.problem(path, f"cannot resolve {v!r}: {e}", node)
+    except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
+        return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
     if p.exists() and not p.is_file() and not p.is_dir():
         return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)

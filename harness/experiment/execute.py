@@ -17,6 +17,7 @@ from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.experiment.plan import RUN_CACHE, plan, run_key
+from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
 
     cache = info.path / RUN_CACHE
     cache.mkdir(exist_ok=True)
+    remove_stale_temp_files(cache, log)  # run files a killed process was writing
     searcher = None
     results: list[RunResult] = []
     try:
