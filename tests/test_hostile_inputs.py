@@ -213,7 +213,7 @@ CASES = {
     "text-folder-space-name": (text_folder({"a b.txt": b"flow"}), 2, ["a space", "'a b.txt'"], False),
     "text-folder-not-utf8": (text_folder({"a.txt": b"caf\xe9"}), 2, ["a.txt", "not UTF-8"], False),
     # ---- collections that reach Anserini
-    "collection-corrupt-gz": (collection(_corrupt_gz), 2, ["docs.jsonl.gz", "gzip"], True),
+    "collection-corrupt-gz": (collection(_corrupt_gz), 2, ["docs.jsonl.gz", "not a valid compressed file"], True),
     "collection-doc-over-jackson-limit": (
         collection(_docs([DOCS[0], {"id": "huge", "contents": "w " * 10_500_000}])),
         2,

@@ -281,7 +281,10 @@ def _read(f: Path, fh, size: int) -> bytes:
     try:
         return fh.read(size)
     except (gzip.BadGzipFile, zlib.error, EOFError) as e:
-        raise DataError(f, f"corrupt or truncated gzip data: {e}") from None
+        raise DataError(
+            f,
+            f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
+        ) from None
     except OSError as e:
         raise DataError(f, f"cannot read: {e.strerror or e}") from None
 

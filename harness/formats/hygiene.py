@@ -99,7 +99,10 @@ def _readline(path: Path, fh, size: int) -> bytes:
     try:
         return fh.readline(size)
     except (gzip.BadGzipFile, zlib.error, EOFError) as e:
-        raise DataError(path, f"corrupt or truncated gzip data: {e}") from None
+        raise DataError(
+            path,
+            f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
+        ) from None
     except OSError as e:
         raise DataError(path, f"cannot read: {e.strerror or e}") from None
 
