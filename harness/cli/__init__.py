@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli.experiment import cmd_index, cmd_run, cmd_search, cmd_validate
+from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
 from harness.cli.notes import harness_warnings
 
@@ -35,6 +35,7 @@ EXAMPLES = (
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness doctor                         versions, and whether the JVM starts
+  harness schema > harness.schema.json   JSON Schema of configs, for editors
 
 """
     + EXIT_CODES
@@ -231,6 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_lab_arguments(lab)
 
     _sub(sub, "doctor", "print versions and check that the JVM starts", "  harness doctor\n", cmd_doctor)
+    _sub(
+        sub,
+        "schema",
+        "print the JSON Schema of experiment configs (for editors: completion and checking)",
+        "  harness schema > configs/harness.schema.json\n"
+        "  then start a config with: # yaml-language-server: $schema=harness.schema.json\n",
+        cmd_schema,
+    )
     return p
 
 

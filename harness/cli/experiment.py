@@ -127,6 +127,15 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    import json
+
+    from harness.config.json_schema import json_schema
+
+    print(json.dumps(json_schema(), indent=2))
+    return 0
+
+
 def cmd_run(args) -> int:
     from harness.config import load_config
     from harness.report import render_markdown, write_report

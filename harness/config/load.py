@@ -457,21 +457,26 @@ def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike) -> Config:
-    """Read and validate an experiment config; raise ConfigError listing every problem."""
+def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
+    """Read and validate an experiment config; raise ConfigError listing every problem.
+
+    ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
+    ``path`` then only names it and places it: relative paths resolve against its folder."""
     source = str(path)
     file = Path(path).expanduser().resolve()
+    in_memory = text is not None
 
     def fail(message: str, line: int | None = None):
         where = f"{source}:{line}" if line else None
         raise ConfigError(source, [LocatedProblem("", message, where)])
 
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        fail(f"config file not found: {file}")
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"cannot read the config file {file}: {e}")
+    if not in_memory:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            fail(f"config file not found: {file}")
+        except (OSError, UnicodeDecodeError) as e:
+            fail(f"cannot read the config file {file}: {e}")
 
     loader = yaml.SafeLoader(text)
     try:
@@ -527,4 +532,5 @@ def load_config(path: str | os.PathLike) -> Config:
         output=v["output"],
         raw=raw,
         compare=v["compare"],
+        text=text if in_memory else None,
     )

@@ -359,6 +359,7 @@ class Config:
     output: Path
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
+    text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
 
     @property
     def run_names(self) -> tuple[str, ...]:
