@@ -55,7 +55,9 @@ COPY configs/ configs/
 COPY corpora/ corpora/
 COPY topics/ topics/
 COPY qrels/ qrels/
-RUN mkdir -p indexes reports
+# Writable by any user, as the entry point may run the harness as the owner of a mounted
+# reports/ while indexes/ is the image's own (and the other way round).
+RUN mkdir -p indexes reports && chmod 1777 indexes reports
 
 # As root, the entry point runs the harness as the owner of the mounted folders (see there).
 ENTRYPOINT ["docker-entrypoint"]

@@ -80,7 +80,8 @@ def harness_stderr(text: str) -> str:
     return "".join(line for line in text.splitlines(keepends=True) if not COMPOSE_NOISE.match(line.strip()))
 
 
-OUTPUT_FILES = ("per_topic.csv", "summary.csv", "summary.json")
+# Every file of a report without paths or timings in it: numbers, run files, comparisons.
+SAME_FILES = ("per_topic.csv", "summary.csv", "summary.json", "comparisons.csv", "comparisons.json")
 
 
 def assert_same_reports(local: Path, container: Path):
@@ -88,29 +89,31 @@ def assert_same_reports(local: Path, container: Path):
     assert runs and sorted(p.name for p in (container / "runs").iterdir()) == runs
     for name in runs:
         assert (container / "runs" / name).read_bytes() == (local / "runs" / name).read_bytes(), name
-    for name in OUTPUT_FILES:
-        assert (container / name).read_bytes() == (local / name).read_bytes(), name
+    for name in SAME_FILES:
+        if (local / name).exists():
+            assert (container / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def readme_compose() -> list[str]:
+    """The README's `docker-compose run` commands: the demo first, then other configs and lab
+    commands (tests/test_docker.py checks they are the lab examples and parse)."""
+    cmds = [c for c in commands("Docker") if c.startswith("docker-compose run")]
+    assert cmds[0] == COMPOSE_PREFIX + "run configs/demo.yaml", cmds
+    assert any(" lab " in c for c in cmds) and any(" run configs/" in c for c in cmds[1:]), cmds
+    return cmds
 
 
 @pytest.fixture(scope="module")
 def local(tmp_path_factory):
-    """The README's flow run locally, in order: the demo, then the lab commands (which reuse
-    the demo's index, as they do in the container)."""
+    """The README's compose commands run locally in the same order (later ones reuse the
+    demo's index and runs, as they do in the container): {command: result}."""
     root = working_copy(tmp_path_factory.mktemp("local") / "work")
     out = {}
-    demo = run([*HARNESS, "run", "configs/demo.yaml"], cwd=root)
-    assert demo.returncode == 0, demo.stderr
-    out["run configs/demo.yaml"] = demo
-    for cmd in lab_commands():
-        r = run([*HARNESS, *shlex.split(cmd)], cwd=root)
+    for cmd in readme_compose():
+        r = run([*HARNESS, *shlex.split(cmd[len(COMPOSE_PREFIX):])], cwd=root)
         assert r.returncode == 0, (cmd, r.stderr)
         out[cmd] = r
     return root, out
-
-
-def lab_commands() -> list[str]:
-    docker_cmds = [c for c in commands("Docker") if c.startswith(COMPOSE_PREFIX)]
-    return [c[len(COMPOSE_PREFIX):] for c in docker_cmds if c.startswith(COMPOSE_PREFIX + "lab ")]
 
 
 def test_image_has_one_java_no_installers_and_is_lean(image):
@@ -140,21 +143,29 @@ def test_doctor_offline(image):
 
 
 def test_docker_run_demo_offline_equals_local(image, local, tmp_path):
-    """The image's default command, the demo, with its own copies of the data and no network."""
+    """The image's default command, the demo, with its own copies of the data and no network;
+    only reports/ is mounted (as root, handed to another user first: indexes/ is then the
+    image's own, written by that user)."""
     root, out = local
     reports = tmp_path / "reports"
     reports.mkdir()
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0:
+        uid, gid = USER
+        os.chown(reports, uid, gid)
     r = run(["docker", "run", "--rm", "--network", "none", "-v", f"{reports}:/app/reports", image])
     assert r.returncode == 0, r.stderr
-    want = out["run configs/demo.yaml"]
+    assert {(p.lstat().st_uid, p.lstat().st_gid) for p in reports.rglob("*")} == {(uid, gid)}
+    want = out[COMPOSE_PREFIX + "run configs/demo.yaml"]
     assert comparable(r.stdout, "/app") == comparable(want.stdout, root)
     assert comparable(r.stderr, "/app") == comparable(want.stderr, root)
     assert_same_reports(root / "reports" / "demo", reports / "demo")
 
 
 def test_compose_readme_commands_equal_local_and_files_are_the_users(image, local, tmp_path):
-    """Every `docker-compose run` command of the README, in a fresh working copy: the demo
-    config from the mounted configs/ and the lab commands; output equal to the local run's."""
+    """Every `docker-compose run` command of the README, in a fresh working copy: configs from
+    the mounted configs/ (the demo, the sweep with its statistics) and the lab commands; output
+    and report files equal to the local run's."""
     root, out = local
     work = working_copy(tmp_path / "work", compose=True)
     uid, gid = os.getuid(), os.getgid()
@@ -163,15 +174,15 @@ def test_compose_readme_commands_equal_local_and_files_are_the_users(image, loca
         for p in [work, *work.rglob("*")]:
             os.lchown(p, uid, gid)
     env = {"COMPOSE_PROJECT_NAME": f"harnessdockertest{os.getpid()}"}
-    readme = [c for c in commands("Docker") if c.startswith("docker-compose run")]
-    assert readme[0] == COMPOSE_PREFIX + "run configs/demo.yaml" and len(readme) > 1, readme
-    for cmd in readme:
+    for cmd in readme_compose():
         r = run(shlex.split(cmd), cwd=work, env=env)          # exactly as written (no TTY here)
         assert r.returncode == 0, (cmd, r.stderr)
-        want = out[cmd[len(COMPOSE_PREFIX):]]
-        assert comparable(r.stdout, "/app") == comparable(want.stdout, root), cmd
-        assert comparable(harness_stderr(r.stderr), "/app") == comparable(want.stderr, root), cmd
-    assert_same_reports(root / "reports" / "demo", work / "reports" / "demo")
+        assert comparable(r.stdout, "/app") == comparable(out[cmd].stdout, root), cmd
+        assert comparable(harness_stderr(r.stderr), "/app") == comparable(out[cmd].stderr, root), cmd
+    reports = sorted(p.name for p in (root / "reports").iterdir())
+    assert len(reports) >= 2 and sorted(p.name for p in (work / "reports").iterdir()) == reports
+    for name in reports:
+        assert_same_reports(root / "reports" / name, work / "reports" / name)
     written = [p for d in ("indexes", "reports") for p in [work / d, *(work / d).rglob("*")]]
     assert len(written) > 20
     owners = {(p.lstat().st_uid, p.lstat().st_gid) for p in written}
