@@ -1,11 +1,17 @@
 # The two commands of the README: `make demo` and `make test`. Each does all set-up first.
-.PHONY: demo test setup setup-dev java bench docker docker-test clean
+.PHONY: demo test lint setup setup-dev java bench docker docker-test clean
 
 demo: setup
 	.venv/bin/harness run configs/demo.yaml
 
-test: setup-dev
+test: setup-dev lint
 	.venv/bin/python -m pytest -q
+
+# Style and layering: ruff (lint + format check) and the import-linter contracts of pyproject.toml.
+lint: setup-dev
+	.venv/bin/ruff check harness tests bench scripts
+	.venv/bin/ruff format --check harness tests bench scripts
+	.venv/bin/lint-imports
 
 setup:
 	scripts/setup.sh

@@ -13,6 +13,7 @@ as a sanity check (ranx breaks ties differently, so small differences are expect
 
 ranx is not a dependency; to include it: ``.venv/bin/pip install ranx``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,27 +28,33 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 GEN = HERE.parents[1] / "shared" / "bench" / "gen_synth.py"
-SIZES = {"1M": (1000, 1), "10M": (10000, 2)}          # queries (x1000 docs each), seed
+SIZES = {"1M": (1000, 1), "10M": (10000, 2)}  # queries (x1000 docs each), seed
 MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR", "nDCG"]
-PYTREC = {"AP": ("map", "map"), "nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"), "P@10": ("P.10", "P_10"),
-          "R@100": ("recall.100", "recall_100"), "RR": ("recip_rank", "recip_rank"),
-          "nDCG": ("ndcg", "ndcg")}
-RANX = {"AP": "map", "nDCG@10": "ndcg@10", "P@10": "precision@10", "R@100": "recall@100",
-        "RR": "mrr", "nDCG": "ndcg"}
+PYTREC = {
+    "AP": ("map", "map"),
+    "nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"),
+    "P@10": ("P.10", "P_10"),
+    "R@100": ("recall.100", "recall_100"),
+    "RR": ("recip_rank", "recip_rank"),
+    "nDCG": ("ndcg", "ndcg"),
+}
+RANX = {"AP": "map", "nDCG@10": "ndcg@10", "P@10": "precision@10", "R@100": "recall@100", "RR": "mrr", "nDCG": "ndcg"}
 
 
 # --------------------------------------------------------------------------- workers
 def run_harness(run_path, qrels_path):
     sys.path.insert(0, str(HERE.parent))
+    from harness.formats.qrels import read_qrels
+    from harness.formats.runs import read_run
     from harness.metrics import evaluate
-    from harness.qrels import read_qrels
-    from harness.runs import read_run
+
     ev = evaluate(read_run(run_path), read_qrels(qrels_path), MEASURES)
     return ev.means
 
 
 def run_pytrec_eval(run_path, qrels_path):
     import pytrec_eval
+
     qrels: dict = {}
     with open(qrels_path) as f:
         for line in f:
@@ -65,6 +72,7 @@ def run_pytrec_eval(run_path, qrels_path):
 
 def run_ranx(run_path, qrels_path):
     from ranx import Qrels, Run, evaluate
+
     qrels = Qrels.from_file(str(qrels_path), kind="trec")
     run = Run.from_file(str(run_path), kind="trec")
     res = evaluate(qrels, run, list(RANX.values()))
@@ -76,6 +84,7 @@ WORKERS = {"harness": run_harness, "pytrec_eval": run_pytrec_eval, "ranx": run_r
 
 def worker(tool, run_path, qrels_path):
     import resource
+
     t0 = time.perf_counter()
     means = WORKERS[tool](run_path, qrels_path)
     seconds = time.perf_counter() - t0
@@ -92,9 +101,24 @@ def ensure_data(size):
         if not GEN.exists():
             sys.exit(f"missing generator {GEN}: check out ../shared beside the repo")
         print(f"generating {size}-line run into {OUT} ...", flush=True)
-        subprocess.run([sys.executable, str(GEN), "--name", name, "--queries", str(queries),
-                        "--depth", "1000", "--seed", str(seed), "--out", str(OUT)],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                str(GEN),
+                "--name",
+                name,
+                "--queries",
+                str(queries),
+                "--depth",
+                "1000",
+                "--seed",
+                str(seed),
+                "--out",
+                str(OUT),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return run, qrels
 
 
@@ -111,14 +135,18 @@ def measure(tool, run, qrels, repeat, threads):
         env["HARNESS_THREADS"] = str(threads)
     results = []
     for _ in range(repeat):
-        p = subprocess.run([sys.executable, __file__, "--worker", tool, str(run), str(qrels)],
-                           capture_output=True, text=True, env=env)
+        p = subprocess.run(
+            [sys.executable, __file__, "--worker", tool, str(run), str(qrels)], capture_output=True, text=True, env=env
+        )
         if p.returncode != 0:
             sys.exit(f"{tool} failed:\n{p.stderr}")
         results.append(json.loads(p.stdout.strip().splitlines()[-1]))
-    return {"seconds": statistics.median(r["seconds"] for r in results),
-            "all_seconds": [round(r["seconds"], 2) for r in results],
-            "rss_mb": max(r["rss_mb"] for r in results), "means": results[0]["means"]}
+    return {
+        "seconds": statistics.median(r["seconds"] for r in results),
+        "all_seconds": [round(r["seconds"], 2) for r in results],
+        "rss_mb": max(r["rss_mb"] for r in results),
+        "means": results[0]["means"],
+    }
 
 
 def main():
@@ -126,8 +154,12 @@ def main():
     ap.add_argument("--sizes", default="1M", help="comma-separated, of: " + ", ".join(SIZES))
     ap.add_argument("--repeat", type=int, default=3, help="subprocess runs per tool (median time)")
     ap.add_argument("--tools", default="harness,pytrec_eval,ranx")
-    ap.add_argument("--threads", type=int, default=0,
-                    help="harness parsing threads (HARNESS_THREADS; default: the harness default, 2)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="harness parsing threads (HARNESS_THREADS; default: the harness default, 2)",
+    )
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -139,9 +171,11 @@ def main():
             sys.exit(f"unknown tool {t!r}; valid tools: {', '.join(WORKERS)}")
     skipped = [t for t in tools if not available(t)]
     tools = [t for t in tools if t not in skipped]
-    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f} repeat={args.repeat} "
-          f"harness threads={args.threads or os.environ.get('HARNESS_THREADS', 'default (2)')}"
-          + (f"  (not installed: {', '.join(skipped)}; pip install ranx to include it)" if skipped else ""))
+    print(
+        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f} repeat={args.repeat} "
+        f"harness threads={args.threads or os.environ.get('HARNESS_THREADS', 'default (2)')}"
+        + (f"  (not installed: {', '.join(skipped)}; pip install ranx to include it)" if skipped else "")
+    )
     for size in args.sizes.split(","):
         if size not in SIZES:
             sys.exit(f"unknown size {size!r}; valid sizes: {', '.join(SIZES)}")

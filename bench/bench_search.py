@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import subprocess
@@ -57,7 +56,7 @@ def synth(out: Path, docs: int, topics: int, seed: int = 7) -> tuple[Path, Path]
     with open(corpus, "w") as fh:
         start = 0
         for i, n in enumerate(lengths.tolist()):
-            fh.write(json.dumps({"id": f"S{i:07d}", "contents": " ".join(words[start:start + n])}) + "\n")
+            fh.write(json.dumps({"id": f"S{i:07d}", "contents": " ".join(words[start : start + n])}) + "\n")
             start += n
     with open(tfile, "w") as fh:
         for q in range(1, topics + 1):
@@ -68,33 +67,35 @@ def synth(out: Path, docs: int, topics: int, seed: int = 7) -> tuple[Path, Path]
 
 # ----------------------------------------------------------------------------- workers
 def worker(args) -> dict:
-    from harness import lucene
-    from harness.index import IndexOptions
-    from harness.search import Searcher
-    from harness.similarity import Similarity
-    from harness.topics import read_topics
+    from harness.engine import lucene
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
+    from harness.engine.topics import read_topics
 
     topics = read_topics(Path(args.topics))
     texts = [t for _, t in topics]
     res: dict = {}
     lucene.jclass("java.lang.System")  # start the JVM outside every timed region
     if args.tool == "index-harness":
-        from harness.collections import Corpus
-        from harness.index import ensure_index
+        from harness.engine.corpus import Corpus
+        from harness.engine.index import ensure_index
 
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
         t = time.perf_counter()
-        info = ensure_index(Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads, log=lambda m: None)
+        info = ensure_index(
+            Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads, log=lambda m: None
+        )
         res["seconds"] = time.perf_counter() - t
         res["documents"] = info.manifest["stats"]["documents"]
     elif args.tool == "index-anserini":
-        from harness.collections import Corpus, stage
-        from harness.index import _run_index_collection
+        from harness.engine.corpus import Corpus
+        from harness.engine.index import _run_index_collection
 
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
-        source = stage(Corpus(Path(args.corpus), "jsonl"), target.parent / (target.name + "-staged"))
+        source = Corpus(Path(args.corpus), "jsonl").stage(target.parent / (target.name + "-staged"))
         t = time.perf_counter()
         counters = _run_index_collection("JsonCollection", source, target, IndexOptions(), args.threads)
         res["seconds"] = time.perf_counter() - t
@@ -136,8 +137,11 @@ def worker(args) -> dict:
     elif args.tool == "floor":
         J = lucene.jclass
         reader = J("org.apache.lucene.index.DirectoryReader").open(
-            J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(args.index).toPath()))
-        searcher = J("org.apache.lucene.search.IndexSearcher")(reader, signature="(Lorg/apache/lucene/index/IndexReader;)V")
+            J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(args.index).toPath())
+        )
+        searcher = J("org.apache.lucene.search.IndexSearcher")(
+            reader, signature="(Lorg/apache/lucene/index/IndexReader;)V"
+        )
         searcher.setSimilarity(J("org.apache.lucene.search.similarities.BM25Similarity")(0.9, 0.4))
         analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
         gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
@@ -193,9 +197,22 @@ def spawn_parts(parts: int, **kw) -> dict:
     """The harness in `parts` processes of one thread each, every one searching its share of
     the topics; they start together (after each has opened the index and warmed up), and the
     batch takes as long as the slowest."""
-    procs = [subprocess.Popen([sys.executable, __file__, "--worker", json.dumps(
-        {"tool": "harness", "part": f"{i}/{parts}", "threads": "1", **{k: str(v) for k, v in kw.items()}})],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for i in range(parts)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                json.dumps(
+                    {"tool": "harness", "part": f"{i}/{parts}", "threads": "1", **{k: str(v) for k, v in kw.items()}}
+                ),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(parts)
+    ]
     for p in procs:
         if p.stdout.readline().strip() != "ready":
             raise SystemExit("a harness process did not start")
@@ -234,30 +251,47 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
     sc, st = synth(OUT, args.docs, args.topics)
-    print(f"synthetic corpus: {args.docs} docs, {args.topics} topics ({time.perf_counter() - t:.1f} s to generate or reuse)")
+    print(
+        f"synthetic corpus: {args.docs} docs, {args.topics} topics ({time.perf_counter() - t:.1f} s to generate or reuse)"
+    )
     datasets = [("cranfield", CRANFIELD / "corpus.jsonl", CRANFIELD / "topics.tsv"), (f"synthetic-{args.docs}", sc, st)]
-    print(f"threads={args.threads}; every figure from a fresh process; qps = topics per second of search, the median of\nrepeated batches (as many as fit in 3 s, at most 5, at least 1)\n")
+    print(
+        f"threads={args.threads}; every figure from a fresh process; qps = topics per second of search, the median of\nrepeated batches (as many as fit in 3 s, at most 5, at least 1)\n"
+    )
     rows = []
     for name, corpus, topics in datasets:
         # Indexing alternates the two ways `--index-repeats` times and compares medians: a
         # single pair on a busy 2-core machine is mostly noise.
         ih, ia = [], []
         for _ in range(args.index_repeats):
-            ih.append(spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads))
-            ia.append(spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads))
+            ih.append(
+                spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads)
+            )
+            ia.append(
+                spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads)
+            )
         docs = ih[0]["documents"]
         th, ta = (float(np.median([x["seconds"] for x in runs])) for runs in (ih, ia))
-        print(f"[{name}] indexing {docs} docs, median of {args.index_repeats}: harness {docs / th:.0f} docs/s, "
-              f"IndexCollection directly {docs / ta:.0f} docs/s (harness/direct throughput {ta / th:.3f})")
+        print(
+            f"[{name}] indexing {docs} docs, median of {args.index_repeats}: harness {docs / th:.0f} docs/s, "
+            f"IndexCollection directly {docs / ta:.0f} docs/s (harness/direct throughput {ta / th:.3f})"
+        )
         index = OUT / f"{name}-idx-h"
         n = sum(1 for _ in open(topics))
         for depth in [int(d) for d in args.depths.split(",")]:
             r = {}
             for tool in ("harness", "simple", "floor"):
-                r[tool] = spawn(tool, index=index, topics=topics, depth=depth, threads=args.threads,
-                                run=OUT / f"{name}-{depth}-{tool}.run")
-            r["harness1"] = spawn("harness", index=index, topics=topics, depth=depth, threads=1,
-                                  run=OUT / f"{name}-{depth}-harness1.run")
+                r[tool] = spawn(
+                    tool,
+                    index=index,
+                    topics=topics,
+                    depth=depth,
+                    threads=args.threads,
+                    run=OUT / f"{name}-{depth}-{tool}.run",
+                )
+            r["harness1"] = spawn(
+                "harness", index=index, topics=topics, depth=depth, threads=1, run=OUT / f"{name}-{depth}-harness1.run"
+            )
             r["procs"] = spawn_parts(args.threads, index=index, topics=topics, depth=depth)
             ok, diff = same_runs(OUT / f"{name}-{depth}-harness.run", OUT / f"{name}-{depth}-simple.run")
             if not ok:
@@ -265,14 +299,18 @@ def main() -> int:
                 return 1
             rows.append((name, depth, n, r, diff))
     print()
-    print(f"| corpus | depth | harness qps | SimpleSearcher qps | harness / Simple | floor qps (1 thread) | harness 1 thread qps "
-          f"| floor / harness (1 thread) | harness {args.threads} processes qps | peak MB harness / Simple / floor |")
+    print(
+        f"| corpus | depth | harness qps | SimpleSearcher qps | harness / Simple | floor qps (1 thread) | harness 1 thread qps "
+        f"| floor / harness (1 thread) | harness {args.threads} processes qps | peak MB harness / Simple / floor |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-    for name, depth, n, r, diff in rows:
+    for name, depth, n, r, _diff in rows:
         q = {k: n / v["seconds"] for k, v in r.items()}
-        print(f"| {name} | {depth} | {q['harness']:.0f} | {q['simple']:.0f} | {q['harness'] / q['simple']:.1f}x | "
-              f"{q['floor']:.0f} | {q['harness1']:.0f} | {q['floor'] / q['harness1']:.2f} | {q['procs']:.0f} | "
-              f"{r['harness']['max_rss_mb']:.0f} / {r['simple']['max_rss_mb']:.0f} / {r['floor']['max_rss_mb']:.0f} |")
+        print(
+            f"| {name} | {depth} | {q['harness']:.0f} | {q['simple']:.0f} | {q['harness'] / q['simple']:.1f}x | "
+            f"{q['floor']:.0f} | {q['harness1']:.0f} | {q['floor'] / q['harness1']:.2f} | {q['procs']:.0f} | "
+            f"{r['harness']['max_rss_mb']:.0f} / {r['simple']['max_rss_mb']:.0f} / {r['floor']['max_rss_mb']:.0f} |"
+        )
     print("\nruns identical to SimpleSearcher's (doc ids, ranks; scores within 1e-4) in every row")
     return 0
 

@@ -67,10 +67,12 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = np.random.default_rng(2024)
     b = rng.uniform(0, 1, n)
-    a = np.clip(b + rng.normal(0.002, 0.15, n), 0, 1)   # a small effect: p neither 0 nor 1
+    a = np.clip(b + rng.normal(0.002, 0.15, n), 0, 1)  # a small effect: p neither 0 nor 1
 
-    print(f"paired randomization test, {n} topics, {B} permutations, best of {args.repeat}; "
-          f"numpy {np.__version__}, {os.cpu_count()} CPUs")
+    print(
+        f"paired randomization test, {n} topics, {B} permutations, best of {args.repeat}; "
+        f"numpy {np.__version__}, {os.cpu_count()} CPUs"
+    )
     rows = []
     t_h, p_h = best_of(args.repeat, stats.randomization, a, b, permutations=B, seed=args.seed)
     rows.append(("harness", t_h, p_h))
@@ -85,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         rows.append(("ranx", None, "not installed: `.venv/bin/pip install ranx` (not a dependency) to include it"))
     else:
-        fisher_randomization_test(a[:100], b[:100], 10, 0.05, args.seed)      # numba compilation
+        fisher_randomization_test(a[:100], b[:100], 10, 0.05, args.seed)  # numba compilation
         t_r, (p_r, _) = best_of(args.repeat, fisher_randomization_test, a, b, B, 0.05, args.seed)
         rows.append(("ranx", t_r, float(p_r)))
 

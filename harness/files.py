@@ -10,7 +10,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import DataError
+from harness.errors import DataError
 
 __all__ = ["atomic_writer", "write_text_atomic", "write_json_atomic", "json_lines"]
 
@@ -22,8 +22,13 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", e
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     text = "b" not in mode
     try:
-        with os.fdopen(fd, mode, encoding=encoding if text else None, errors=errors if text else None,
-                       newline="\n" if text else None) as fh:
+        with os.fdopen(
+            fd,
+            mode,
+            encoding=encoding if text else None,
+            errors=errors if text else None,
+            newline="\n" if text else None,
+        ) as fh:
             yield fh
         os.replace(tmp, path)
     except BaseException:

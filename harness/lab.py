@@ -32,10 +32,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import DataError
+from harness.errors import DataError
 
-__all__ = ["run_lab", "add_lab_arguments", "parse_relevance", "parse_doc_relevance",
-           "resolve_index", "LAB_EXAMPLES", "LAB_CONVENTION", "TREC_CONVENTION"]
+__all__ = [
+    "run_lab",
+    "add_lab_arguments",
+    "parse_relevance",
+    "parse_doc_relevance",
+    "resolve_index",
+    "LAB_EXAMPLES",
+    "LAB_CONVENTION",
+    "TREC_CONVENTION",
+]
 
 LAB_EXAMPLES = """\
   harness lab --index corpora --queries "vector space model" "information retrieval" \\
@@ -48,33 +56,54 @@ LAB_EXAMPLES = """\
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
 """
 
-LAB_CONVENTION = ("the course lab's (rank-position labels): P@k = relevant in top k / min(k, labels); "
-                  "R@k and AP divide by the relevant labels in the list (or R=); nDCG@k's ideal = "
-                  "the same labels sorted; RR = 0 without a relevant label in the top k")
-TREC_CONVENTION = ("trec_eval's (doc-id judgments, the top k as the run): P@k = relevant in top k / k; "
-                   "R@k and AP divide by the judged relevant docs; nDCG@k's ideal ranks every judged doc")
+LAB_CONVENTION = (
+    "the course lab's (rank-position labels): P@k = relevant in top k / min(k, labels); "
+    "R@k and AP divide by the relevant labels in the list (or R=); nDCG@k's ideal = "
+    "the same labels sorted; RR = 0 without a relevant label in the top k"
+)
+TREC_CONVENTION = (
+    "trec_eval's (doc-id judgments, the top k as the run): P@k = relevant in top k / k; "
+    "R@k and AP divide by the judged relevant docs; nDCG@k's ideal ranks every judged doc"
+)
 
 _PARAMS = {"k1": "bm25", "b": "bm25", "mu": "dirichlet", "lambda": "jm"}
 
 
 def add_lab_arguments(p) -> None:
-    from .similarity import MODELS
+    from harness.engine.similarity import MODELS
 
-    p.add_argument("--index", required=True, metavar="PATH",
-                   help="a harness index, an Anserini index, or a folder of .txt files (indexed once, reused)")
+    p.add_argument(
+        "--index",
+        required=True,
+        metavar="PATH",
+        help="a harness index, an Anserini index, or a folder of .txt files (indexed once, reused)",
+    )
     p.add_argument("--queries", nargs="+", required=True, metavar="QUERY", help="query texts")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--relevance", nargs="+", metavar="'QUERY:LABELS'",
-                   help="labels of ranks 1..n per query, e.g. 'vector space model:1,0,1,0' "
-                        "(integers >= 0, '?' = unjudged; optional '; R=N' = relevant docs in the collection)")
-    g.add_argument("--doc-relevance", nargs="+", metavar="'DOCID:LABEL ...'",
-                   help="doc-id judgments, one string per query in --queries order, "
-                        "e.g. 'sample_docs/vsm_mixed.txt:1 sample_docs/boost_vector.txt:2'")
+    g.add_argument(
+        "--relevance",
+        nargs="+",
+        metavar="'QUERY:LABELS'",
+        help="labels of ranks 1..n per query, e.g. 'vector space model:1,0,1,0' "
+        "(integers >= 0, '?' = unjudged; optional '; R=N' = relevant docs in the collection)",
+    )
+    g.add_argument(
+        "--doc-relevance",
+        nargs="+",
+        metavar="'DOCID:LABEL ...'",
+        help="doc-id judgments, one string per query in --queries order, "
+        "e.g. 'sample_docs/vsm_mixed.txt:1 sample_docs/boost_vector.txt:2'",
+    )
     p.add_argument("--similarity", choices=tuple(MODELS), default="bm25", help="default bm25")
     for name, model in _PARAMS.items():
         spec = next(s for s in MODELS[model] if s.name == name)
-        p.add_argument(f"--{name}", type=float, dest=f"param_{name}", metavar=name.upper(),
-                       help=f"{model}: {spec.doc}, default {spec.default:g}")
+        p.add_argument(
+            f"--{name}",
+            type=float,
+            dest=f"param_{name}",
+            metavar=name.upper(),
+            help=f"{model}: {spec.doc}, default {spec.default:g}",
+        )
     p.add_argument("--topk", type=int, default=10, help="results per query, and the k of P@k, R@k, nDCG@k (default 10)")
 
 
@@ -93,18 +122,19 @@ def _query_names(queries: list[str]) -> list[str]:
 def parse_relevance(items: list[str], queries: list[str]):
     """``["QUERY:1,0,1[; R=N]", ...]`` -> :class:`harness.judgments.RankJudgments` keyed by
     query text. Every query named must be one of ``queries``; each at most once."""
-    from .judgments import parse_judgments
+    from harness.metrics.judgments import parse_judgments
 
     mapping: dict[str, dict] = {}
     for item in items:
         query, colon, rest = item.rpartition(":")
         query = query.strip()
         if not colon or not query:
-            raise DataError("--relevance", f"{item!r}: expected 'QUERY:LABELS', e.g. "
-                            f"'{queries[0]}:1,0,1,0,0'")
+            raise DataError("--relevance", f"{item!r}: expected 'QUERY:LABELS', e.g. '{queries[0]}:1,0,1,0,0'")
         if query not in queries:
-            raise DataError("--relevance", f"{item!r} judges query {query!r}, which is not one of "
-                            f"--queries: {', '.join(map(repr, queries))}")
+            raise DataError(
+                "--relevance",
+                f"{item!r} judges query {query!r}, which is not one of --queries: {', '.join(map(repr, queries))}",
+            )
         if query in mapping:
             raise DataError("--relevance", f"query {query!r} is judged twice")
         body, semi, extra = rest.partition(";")
@@ -112,16 +142,20 @@ def parse_relevance(items: list[str], queries: list[str]):
         if semi:
             key, eq, val = extra.strip().partition("=")
             if key.strip() != "R" or not eq:
-                raise DataError("--relevance", f"query {query!r}: after ';' expected 'R=<number>' "
-                                f"(got {extra.strip()!r})")
+                raise DataError(
+                    "--relevance", f"query {query!r}: after ';' expected 'R=<number>' (got {extra.strip()!r})"
+                )
             R = val.strip()
         if not body.strip():
             raise DataError("--relevance", f"query {query!r}: no labels after ':' (expected e.g. 1,0,1)")
-        # harness.judgments reads the text "-1" as its internal "unjudged" code; refuse it here
+        # harness.metrics.judgments reads the text "-1" as its internal "unjudged" code; refuse it here
         for rank, token in enumerate((t for t in re.split(r"[,\s]+", body.strip()) if t), start=1):
             if token.startswith("-"):
-                raise DataError("--relevance", f"topic {query!r}: bad relevance label {token!r} at rank "
-                                f"{rank}; labels are integers >= 0, or '?' for an unjudged doc")
+                raise DataError(
+                    "--relevance",
+                    f"topic {query!r}: bad relevance label {token!r} at rank "
+                    f"{rank}; labels are integers >= 0, or '?' for an unjudged doc",
+                )
         mapping[query] = {"labels": body, "R": R}
     return parse_judgments(mapping, source="--relevance")
 
@@ -129,8 +163,11 @@ def parse_relevance(items: list[str], queries: list[str]):
 def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[str, int]]:
     """One ``"DOCID:LABEL DOCID:LABEL"`` string per query (in order) -> {query: {doc: label}}."""
     if len(items) != len(queries):
-        raise DataError("--doc-relevance", f"{len(items)} string(s) for {len(queries)} queries: give one "
-                        "'DOCID:LABEL ...' string per query, in the order of --queries")
+        raise DataError(
+            "--doc-relevance",
+            f"{len(items)} string(s) for {len(queries)} queries: give one "
+            "'DOCID:LABEL ...' string per query, in the order of --queries",
+        )
     out: dict[str, dict[str, int]] = {}
     for query, item in zip(queries, items):
         judged: dict[str, int] = {}
@@ -141,8 +178,11 @@ def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[
             except ValueError:
                 value = -1
             if not colon or not doc or value < 0:
-                raise DataError("--doc-relevance", f"query {query!r}: bad token {token!r}; expected "
-                                "DOCID:LABEL with an integer label >= 0, e.g. sample_docs/vsm_mixed.txt:1")
+                raise DataError(
+                    "--doc-relevance",
+                    f"query {query!r}: bad token {token!r}; expected "
+                    "DOCID:LABEL with an integer label >= 0, e.g. sample_docs/vsm_mixed.txt:1",
+                )
             if doc in judged:
                 raise DataError("--doc-relevance", f"query {query!r}: document {doc!r} is judged twice")
             judged[doc] = value
@@ -153,7 +193,7 @@ def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[
 
 
 def _similarity(args):
-    from .similarity import Similarity
+    from harness.engine.similarity import Similarity
 
     params = {}
     for name, model in _PARAMS.items():
@@ -173,14 +213,14 @@ def _similarity(args):
 @dataclass(frozen=True)
 class LabIndex:
     path: Path
-    options: object               # harness.index.IndexOptions
-    kind: str                     # "harness" | "anserini" | "text-folder"
+    options: object  # harness.index.IndexOptions
+    kind: str  # "harness" | "anserini" | "text-folder"
     corpus: object | None = None  # harness.collections.Corpus for a text folder
 
 
 def resolve_index(given: str) -> LabIndex:
     """What ``--index`` names; no Java started (a text folder is fingerprinted, not indexed)."""
-    from .index import MANIFEST, IndexOptions, open_manifest
+    from harness.engine.index import MANIFEST, IndexOptions, open_manifest
 
     path = Path(given)
     if not path.exists():
@@ -190,28 +230,33 @@ def resolve_index(given: str) -> LabIndex:
     manifest = open_manifest(path)
     if manifest is not None:
         opts = manifest.get("options") or {}
-        return LabIndex(path, IndexOptions(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords")}), "harness")
+        return LabIndex(
+            path, IndexOptions(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords")}), "harness"
+        )
     if (path / MANIFEST).exists():
         raise DataError(given, f"--index: {MANIFEST} is unreadable; rebuild the index")
     if any(path.glob("segments_*")):
         return LabIndex(path, IndexOptions(), "anserini")
-    from .collections import Corpus
-    from .experiment import indexes_root
-    from .index import index_fingerprint
+    from harness.engine.corpus import Corpus
+    from harness.engine.index import index_fingerprint
+    from harness.experiment import indexes_root
 
     corpus = Corpus(path.resolve(), "text-folder")
     try:
         fp = index_fingerprint(corpus, IndexOptions())
     except DataError:
-        raise DataError(given, "--index: neither an index (no harness-index.json, no Lucene segments_N "
-                        "file) nor a folder of .txt files to index") from None
+        raise DataError(
+            given,
+            "--index: neither an index (no harness-index.json, no Lucene segments_N "
+            "file) nor a folder of .txt files to index",
+        ) from None
     target = indexes_root(path) / f"{corpus.path.stem or 'corpus'}-{fp[:12]}"
     return LabIndex(target, IndexOptions(), "text-folder", corpus)
 
 
 # ------------------------------------------------------------------------------ metrics
 def lab_metrics(labels: np.ndarray, k: int, R: int | None) -> dict[str, float]:
-    from .metrics import lab
+    from harness.metrics import lab
 
     return {
         f"P@{k}": lab.precision(labels, k),
@@ -224,9 +269,9 @@ def lab_metrics(labels: np.ndarray, k: int, R: int | None) -> dict[str, float]:
 
 def trec_metrics(results, judged: dict[str, dict[str, int]], queries: list[str], k: int):
     """Per query {measure: value} (queries without judgments absent) and the means."""
-    from .metrics import EvalPolicy, evaluate
-    from .qrels import Qrels
-    from .runs import Run
+    from harness.formats.qrels import Qrels
+    from harness.formats.runs import Run
+    from harness.metrics import EvalPolicy, evaluate
 
     qid = {q: f"q{i}" for i, q in enumerate(queries, start=1)}
     run = Run.from_ranked({qid[q]: r for q, r in zip(queries, results) if len(r[0])}, source="the lab's ranking")
@@ -247,9 +292,9 @@ def _log(msg: str) -> None:
 
 
 def run_lab(args) -> int:
-    from .index import ensure_index
-    from .progress import Spinner
-    from .search import Searcher
+    from harness.engine.index import ensure_index
+    from harness.engine.search import Searcher
+    from harness.progress import Spinner
 
     # Everything is checked before Java starts.
     queries = _query_names(args.queries)
@@ -266,9 +311,14 @@ def run_lab(args) -> int:
             info = ensure_index(where.corpus, where.options, where.path, log=_log)
         how = f"{'reused' if info.reused else 'built'} from the text folder {args.index}"
     else:
-        how = "harness index" if where.kind == "harness" else (
-            "Anserini index, not built by the harness: queries analysed with Anserini's defaults "
-            "(porter stemmer, stopwords removed)")
+        how = (
+            "harness index"
+            if where.kind == "harness"
+            else (
+                "Anserini index, not built by the harness: queries analysed with Anserini's defaults "
+                "(porter stemmer, stopwords removed)"
+            )
+        )
     k = args.topk
     searcher = Searcher(index_path, where.options)
     try:
@@ -320,6 +370,8 @@ def run_lab(args) -> int:
     elif doc_judgments is not None:
         print(f"mean over {len(per_trec)} judged queries: {_fmt(means_trec)}")
     else:
-        print("metrics: none — they need judgments: pass --relevance 'QUERY:1,0,1,...' (labels of the "
-              "ranks shown) or --doc-relevance 'DOCID:LABEL ...' (one string per query)")
+        print(
+            "metrics: none — they need judgments: pass --relevance 'QUERY:1,0,1,...' (labels of the "
+            "ranks shown) or --doc-relevance 'DOCID:LABEL ...' (one string per query)"
+        )
     return 0

@@ -20,7 +20,7 @@ import time
 
 __all__ = ["Progress", "Spinner", "enabled"]
 
-_CLEAR = "\r\x1b[K"       # back to column 0, erase the line
+_CLEAR = "\r\x1b[K"  # back to column 0, erase the line
 _WIDTH = 28
 _FRAMES = "|/-\\"
 
@@ -73,8 +73,10 @@ class Progress:
         frac = min(self.done / self.total, 1.0) if self.total else 1.0
         fill = int(frac * _WIDTH)
         unit = f" {self.unit}" if self.unit else ""
-        self.stream.write(f"{_CLEAR}{self.label} [{'#' * fill}{'.' * (_WIDTH - fill)}] "
-                          f"{self.done}/{self.total}{unit} {now - self._t0:.1f}s")
+        self.stream.write(
+            f"{_CLEAR}{self.label} [{'#' * fill}{'.' * (_WIDTH - fill)}] "
+            f"{self.done}/{self.total}{unit} {now - self._t0:.1f}s"
+        )
         self.stream.flush()
 
     def close(self) -> None:
@@ -83,7 +85,7 @@ class Progress:
             self.stream.flush()
             self.active = False
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -109,7 +111,7 @@ class Spinner:
             self.stream.flush()
             i += 1
 
-    def __enter__(self) -> "Spinner":
+    def __enter__(self) -> Spinner:
         if self.active:
             self._thread = threading.Thread(target=self._run, daemon=True)
             self._thread.start()

@@ -1,4 +1,4 @@
-"""Compile harness/java/BatchSearcher.java against the bundled Anserini fatjar.
+"""Compile harness/engine/java/BatchSearcher.java against the bundled Anserini fatjar.
 
 The compiled class is committed (users need no Java compiler), with the SHA-256 of the source
 it came from in BatchSearcher.sha256; a test checks that the two agree. Lucene 10 classes are
@@ -12,12 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parents[1] / "harness" / "java"
+HERE = Path(__file__).resolve().parents[1] / "harness" / "engine" / "java"
 
 
 def main() -> int:
     sys.path.insert(0, str(HERE.parents[1]))
-    from harness.lucene import anserini_jar
+    from harness.engine.lucene import anserini_jar
 
     ecj = shutil.which("ecj")
     if not ecj:

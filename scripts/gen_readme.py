@@ -1,11 +1,11 @@
 """Regenerate the README's generated sections from the code, so they cannot drift:
 
-  <!-- BEGIN config-reference -->   harness.config.reference_markdown()
-  <!-- BEGIN measures -->           harness.metrics' measure registry
-  <!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
+<!-- BEGIN config-reference -->   harness.config.reference_markdown()
+<!-- BEGIN measures -->           harness.metrics' measure registry
+<!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
 
-    .venv/bin/python scripts/gen_readme.py          # rewrite README.md
-    .venv/bin/python scripts/gen_readme.py --check  # exit 1 if README.md is stale (tests do this)
+  .venv/bin/python scripts/gen_readme.py          # rewrite README.md
+  .venv/bin/python scripts/gen_readme.py --check  # exit 1 if README.md is stale (tests do this)
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def render(text: str, only: set[str] | None = None) -> str:
         if not pattern.search(text):
             raise SystemExit(f"README.md has no {begin} ... {end} block")
         body = make()
-        text = pattern.sub(lambda m: f"{begin}\n{body}\n{end}", text)
+        text = pattern.sub(lambda m, b=begin, x=body, e=end: f"{b}\n{x}\n{e}", text)
     return text
 
 

@@ -5,9 +5,11 @@ set -eu
 pip="$1"; shift
 here=$(cd "$(dirname "$0")/.." && pwd)
 $pip install --disable-pip-version-check -q -r "$here/requirements.txt"
-# pyserini without its dependencies: they pull torch and transformers, which we never import.
-$pip install --disable-pip-version-check -q --no-deps -r "$here/requirements-nodeps.txt"
 if [ "${1:-}" = "--dev" ]; then
   $pip install --disable-pip-version-check -q -r "$here/requirements-dev.txt"
 fi
 $pip install --disable-pip-version-check -q --no-deps --no-build-isolation -e "$here"
+# pyserini last and without its dependencies: they pull torch and transformers, which we never
+# import (we use only its Anserini jar). Installed last, pip has nothing left to resolve against it,
+# so it prints no "dependency conflicts" report for the dependencies we leave out on purpose.
+$pip install --disable-pip-version-check -q --no-deps -r "$here/requirements-nodeps.txt"

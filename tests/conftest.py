@@ -27,8 +27,8 @@ def shared_path(*parts: str) -> Path:
 @pytest.fixture(scope="session")
 def cranfield_index(tmp_path_factory):
     """Cranfield indexed once per test session with Anserini's defaults."""
-    from harness.collections import Corpus
-    from harness.index import IndexOptions, ensure_index
+    from harness.engine.corpus import Corpus
+    from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
     return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield", log=lambda m: None)
@@ -36,6 +36,6 @@ def cranfield_index(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def cranfield_topics():
-    from harness.topics import read_topics
+    from harness.formats.topics import read_topics
 
     return read_topics(shared_path("collections", "cranfield", "topics.tsv"))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,12 +14,13 @@ import pytest
 
 from .conftest import REPO
 
-HARNESS = [sys.executable, "-m", "harness.cli"]
+HARNESS = [sys.executable, "-m", "harness"]
 
 
 def harness(*args, cwd=REPO, env=None):
-    return subprocess.run([*HARNESS, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=600)
+    return subprocess.run(
+        [*HARNESS, *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600
+    )
 
 
 def demo_copy(tmp_path: Path, **replace: str) -> Path:
@@ -43,8 +44,9 @@ def test_validate_ok():
 
 
 def test_validate_reports_every_problem_without_java(tmp_path):
-    cfg = demo_copy(tmp_path, **{"index: {stemmer: porter": "index: {stemer: porter",
-                                 "jm: {lambda: 0.1}": "jm: {lambda: 0}"})
+    cfg = demo_copy(
+        tmp_path, **{"index: {stemmer: porter": "index: {stemer: porter", "jm: {lambda: 0.1}": "jm: {lambda: 0}"}
+    )
     r = harness("validate", str(cfg), env={"JAVA_HOME": "/nonexistent"})
     assert r.returncode == 2
     assert "index.stemer: unknown key 'stemer'; did you mean 'stemmer'?" in r.stderr
@@ -72,7 +74,12 @@ def test_run_writes_report_and_checks_expectations(tmp_path):
     assert r.returncode == 0, r.stderr
     summary = json.loads((tmp_path / "report" / "summary.json").read_text())
     assert [row["run"] for row in summary["runs"]] == [
-        "bm25(k1=0.9,b=0.4)", "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)", "jm(lambda=0.1)"]
+        "bm25(k1=0.9,b=0.4)",
+        "dirichlet(mu=500)",
+        "dirichlet(mu=1000)",
+        "dirichlet(mu=2000)",
+        "jm(lambda=0.1)",
+    ]
     ap = summary["runs"][0]["AP"]
     # An expectation off by 0.01 fails the run with exit 1 -- after writing the report.
     shutil.rmtree(tmp_path / "report")
@@ -94,7 +101,7 @@ def test_doctor():
 
 # ----------------------------------------------------------------------------- issue 5 commands
 COMMANDS = ("run", "validate", "index", "search", "evaluate", "compare", "lab", "doctor")
-NO_JVM = {"HARNESS_JAVA_OPTS": "-Xno-such-option"}   # any JVM start would fail: proves none starts
+NO_JVM = {"HARNESS_JAVA_OPTS": "-Xno-such-option"}  # any JVM start would fail: proves none starts
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -143,8 +150,15 @@ def test_search_writes_runs_and_no_report(searched):
     tmp, cfg, env, _, _, search = searched
     assert search.returncode == 0, search.stderr
     runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir())
-    assert runs == sorted(["bm25(k1=0.9,b=0.4).trec", "dirichlet(mu=500).trec", "dirichlet(mu=1000).trec",
-                           "dirichlet(mu=2000).trec", "jm(lambda=0.1).trec"])
+    assert runs == sorted(
+        [
+            "bm25(k1=0.9,b=0.4).trec",
+            "dirichlet(mu=500).trec",
+            "dirichlet(mu=1000).trec",
+            "dirichlet(mu=2000).trec",
+            "jm(lambda=0.1).trec",
+        ]
+    )
     assert not (tmp / "report" / "summary.json").exists()
     first = (tmp / "report" / "runs" / runs[0]).read_text().splitlines()[0].split()
     assert first[0] == "1" and first[1] == "Q0" and first[3] == "1" and first[5] == "bm25(k1=0.9,b=0.4)"
@@ -157,7 +171,7 @@ def test_dry_run_reports_reuse_without_starting_java(searched):
         assert r.returncode == 0, r.stderr
         assert "reuse (fingerprint matches)" in r.stdout
         assert r.stdout.count("reuse bm25(k1=0.9,b=0.4).") == 1 and "not cached" not in r.stdout
-    assert not (tmp / "report" / "summary.json").exists()          # nothing written
+    assert not (tmp / "report" / "summary.json").exists()  # nothing written
     # a new run parameter is planned as a search; nothing else changes
     cfg2 = tmp / "dry.yaml"
     cfg2.write_text(cfg.read_text().replace("jm: {lambda: 0.1}", "jm: {lambda: 0.3}"))
@@ -219,8 +233,20 @@ def test_compare_equals_scipy_and_counts(searched):
     tmp, *_ = searched
     runs = tmp / "report" / "runs"
     files = [runs / "bm25(k1=0.9,b=0.4).trec", runs / "dirichlet(mu=1000).trec", runs / "jm(lambda=0.1).trec"]
-    r = harness("compare", *map(str, files), "--qrels", str(REPO / "qrels" / "demo.txt"),
-                "--baseline", str(files[0]), "-m", "AP", "--test", "t", "--correction", "none")
+    r = harness(
+        "compare",
+        *map(str, files),
+        "--qrels",
+        str(REPO / "qrels" / "demo.txt"),
+        "--baseline",
+        str(files[0]),
+        "-m",
+        "AP",
+        "--test",
+        "t",
+        "--correction",
+        "none",
+    )
     assert r.returncode == 0, r.stderr
     qrels = {}
     for line in (REPO / "qrels" / "demo.txt").read_text().splitlines():
@@ -243,7 +269,7 @@ def test_compare_equals_scipy_and_counts(searched):
         assert row[2] == f"{y.mean():.4f}" and row[3] == f"{base.mean():.4f}"
         assert row[4] == f"{y.mean() - base.mean():+.4f}"
         p = stats.ttest_rel(y, base).pvalue
-        assert row[7] == f"{p:.4f}" and row[8] == f"{p:.4f}"     # correction none: p = corrected p
+        assert row[7] == f"{p:.4f}" and row[8] == f"{p:.4f}"  # correction none: p = corrected p
         assert row[9] == f"{(y > base).sum()}/{(y == base).sum()}/{(y < base).sum()}"
     assert "paired t-test; no correction" in r.stdout and "baseline: bm25(k1=0.9,b=0.4); 15 topics" in r.stdout
 
@@ -256,9 +282,15 @@ def test_compare_bad_input_is_exit_2(searched):
     for args, message in [
         ((run, "--qrels", qrels, "--baseline", "nope", "-m", "AP"), "'nope' is neither one of the runs"),
         ((run, "--qrels", qrels, "--baseline", run, "-m", "AP"), "needs at least one run besides the baseline"),
-        ((run, other, "--qrels", qrels + ".missing", "--baseline", run, "-m", "AP"), "demo.txt.missing: file not found"),
+        (
+            (run, other, "--qrels", qrels + ".missing", "--baseline", run, "-m", "AP"),
+            "demo.txt.missing: file not found",
+        ),
         ((run, "--qrels", qrels, "--baseline", "x", "-m", "AP", "--test", "z"), "invalid choice: 'z'"),
-        ((run, other, "--qrels", qrels, "--baseline", run, "-m", "AP", "--alpha", "2"), "alpha must be a number in (0, 1)"),
+        (
+            (run, other, "--qrels", qrels, "--baseline", run, "-m", "AP", "--alpha", "2"),
+            "alpha must be a number in (0, 1)",
+        ),
         ((run, run, "--qrels", qrels, "--baseline", run, "-m", "AP"), "run file given twice"),
     ]:
         r = harness("compare", *args)
@@ -322,8 +354,13 @@ def test_progress_bar_on_a_real_terminal(searched):
     run_file = str(tmp / "report" / "runs" / "bm25(k1=0.9,b=0.4).trec")
     master, slave = pty.openpty()
     try:
-        p = subprocess.run([*HARNESS, "evaluate", run_file, str(REPO / "qrels" / "demo.txt"), "-m", "AP"],
-                           cwd=REPO, stdout=subprocess.PIPE, stderr=slave, timeout=120)
+        p = subprocess.run(
+            [*HARNESS, "evaluate", run_file, str(REPO / "qrels" / "demo.txt"), "-m", "AP"],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            timeout=120,
+        )
         os.close(slave)
         seen = b""
         while True:
@@ -350,4 +387,4 @@ def test_evaluate_duplicates_flag(tmp_path):
     assert r.returncode == 2 and "r.trec:3" in r.stderr and "d1" in r.stderr
     r = harness("evaluate", str(run), str(qrels), "-m", "P@2", "--duplicates", "drop")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "P@2\tall\t0.5000"     # d1 relevant, d2 not: 1/2
+    assert r.stdout.strip() == "P@2\tall\t0.5000"  # d1 relevant, d2 not: 1/2

@@ -1,4 +1,4 @@
-"""harness.compare and the comparison reports: a Dirichlet mu sweep against BM25 on Cranfield
+"""harness.experiment.compare and the comparison reports: a Dirichlet mu sweep against BM25 on Cranfield
 from one config (index built once, nothing recomputed the second time), and the written
 comparisons checked against scipy and statsmodels on the report's own per_topic.csv."""
 
@@ -14,13 +14,13 @@ from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
 from harness import stats
-from harness.compare import aligned_scores, compare_runs, sweeps_of
 from harness.config import CompareSpec, load_config
+from harness.engine.similarity import Similarity
 from harness.errors import DataError
 from harness.experiment import run_experiment
+from harness.experiment.compare import aligned_scores, compare_runs, sweeps_of
 from harness.metrics import EvalPolicy, Evaluation
 from harness.report import write_report
-from harness.similarity import Similarity
 
 from .conftest import REPO
 
@@ -33,8 +33,9 @@ STATSMODELS = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 
 
 def _ev(scores: dict[str, float], measure: str = "AP") -> Evaluation:
-    return Evaluation({measure: dict(scores)}, {measure: float(np.mean(list(scores.values())))},
-                      list(scores), {}, EvalPolicy())
+    return Evaluation(
+        {measure: dict(scores)}, {measure: float(np.mean(list(scores.values())))}, list(scores), {}, EvalPolicy()
+    )
 
 
 def test_aligned_scores_follow_the_first_runs_topic_order():
@@ -54,7 +55,11 @@ def test_runs_on_different_topics_fail_clearly():
 def test_sweeps_are_models_with_several_settings():
     runs = [Similarity.parse(t) for t in (BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "jm(lambda=0.1)")]
     [(model, group, varying)] = sweeps_of(runs)
-    assert (model, [str(r) for r in group], varying) == ("dirichlet", ["dirichlet(mu=500)", "dirichlet(mu=1000)"], ["mu"])
+    assert (model, [str(r) for r in group], varying) == (
+        "dirichlet",
+        ["dirichlet(mu=500)", "dirichlet(mu=1000)"],
+        ["mu"],
+    )
 
 
 def test_compare_runs_equals_stats_on_the_aligned_vectors():
@@ -67,7 +72,9 @@ def test_compare_runs_equals_stats_on_the_aligned_vectors():
     vectors = {n: {"AP": np.array([evs[n].per_topic["AP"][q] for q in qids])} for n in names}
     assert list(got.rows) == stats.compare(vectors, [(BM25, n) for n in names[1:]], ["AP"], spec.policy)
     [sweep] = got.sweeps
-    assert sweep.not_worse["AP"] == tuple(stats.not_worse_than_best({n: vectors[n]["AP"] for n in names[1:]}, spec.policy))
+    assert sweep.not_worse["AP"] == tuple(
+        stats.not_worse_than_best({n: vectors[n]["AP"] for n in names[1:]}, spec.policy)
+    )
     [tuning] = got.tuning
     cv = stats.cross_validate({n: vectors[n]["AP"] for n in names[1:]}, qids, folds=3, seed=42)
     assert tuning.folds == cv.folds and tuning.heldout_mean == cv.heldout_mean
@@ -120,11 +127,15 @@ def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
     assert [r["sha256"] for r in m1["runs"]] == [r["sha256"] for r in m2["runs"]]
     md = (out2 / "summary.md").read_text()
     for r in second.runs:
-        assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[0].endswith("| yes |")
+        assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[
+            0
+        ].endswith("| yes |")
     assert "7 runs (7 reused from the cache)" in (out2 / "report.html").read_text()
     # the same numbers both times
-    assert json.loads((out1 / "comparisons.json").read_text())["comparisons"] == \
-        json.loads((out2 / "comparisons.json").read_text())["comparisons"]
+    assert (
+        json.loads((out1 / "comparisons.json").read_text())["comparisons"]
+        == json.loads((out2 / "comparisons.json").read_text())["comparisons"]
+    )
 
 
 def _per_topic(out) -> dict[str, dict[str, dict[str, float]]]:
@@ -150,7 +161,7 @@ def _check_against_oracles(out, test: str, correction: str, family: str):
     for row in rows:
         base = per_topic[row["baseline"]][row["measure"]]
         run = per_topic[row["run"]][row["measure"]]
-        assert sorted(base) == sorted(run) == sorted(topics)       # aligned on the same topics
+        assert sorted(base) == sorted(run) == sorted(topics)  # aligned on the same topics
         a = np.array([run[q] for q in topics])
         b = np.array([base[q] for q in topics])
         p = sps.ttest_rel(a, b).pvalue if test == "t" else sps.wilcoxon(a, b).pvalue
@@ -162,7 +173,11 @@ def _check_against_oracles(out, test: str, correction: str, family: str):
         assert row["mean_baseline"] == pytest.approx(b.mean(), abs=1e-12)
         assert row["diff"] == pytest.approx(d.mean(), abs=1e-12)
         assert row["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-9)
-        assert (row["wins"], row["ties"], row["losses"]) == (int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum()))
+        assert (row["wins"], row["ties"], row["losses"]) == (
+            int((d > 0).sum()),
+            int((d == 0).sum()),
+            int((d < 0).sum()),
+        )
         lo, hi = stats.bootstrap_ci(a, b, pol["ci_level"], pol["bootstrap_samples"], pol["seed"])
         assert (row["ci_low"], row["ci_high"]) == (lo, hi) and lo <= row["diff"] <= hi
     families: dict = {}
@@ -179,7 +194,7 @@ def _check_against_oracles(out, test: str, correction: str, family: str):
 def test_written_comparisons_equal_scipy_and_statsmodels(sweep):
     _, _, _, out1, _, _ = sweep
     report = _check_against_oracles(out1, "t", "holm", "per-measure")
-    assert any(r["reject"] for r in report["comparisons"])     # Cranfield: BM25 vs mu=4000 differs
+    assert any(r["reject"] for r in report["comparisons"])  # Cranfield: BM25 vs mu=4000 differs
 
 
 def test_written_comparisons_with_wilcoxon_and_bh_over_all(sweep, tmp_path):
@@ -201,7 +216,7 @@ def test_cross_validation_and_not_worse_than_best_in_the_report(sweep):
     assert sorted(q for f in folds for q in f["test_topics"]) == sorted(report["topics"])
     heldout = [per_topic[f["chosen"]]["AP"][q] for f in folds for q in f["test_topics"]]
     assert cv["heldout_mean"] == pytest.approx(np.mean(heldout), abs=1e-12)
-    for f in folds:    # the chosen setting is the best on the other folds' topics
+    for f in folds:  # the chosen setting is the best on the other folds' topics
         train = [q for q in report["topics"] if q not in set(f["test_topics"])]
         means = {f"dirichlet(mu={m})": np.mean([per_topic[f"dirichlet(mu={m})"]["AP"][q] for q in train]) for m in MUS}
         assert f["chosen"] == max(means, key=means.get)

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import Config, anserini_topic_readers, load_config, reference_markdown, SCHEMA
+from harness.config import SCHEMA, Config, load_config, reference_markdown
+from harness.engine.similarity import MODELS
+from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError
-from harness.similarity import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA, TOPICS, QRELS = REPO / "corpora", REPO / "topics" / "demo.tsv", REPO / "qrels" / "demo.txt"
@@ -56,7 +57,10 @@ def only(tmp_path: Path, text: str) -> str:
 def test_demo_config_loads_with_sweep_expanded():
     cfg = load_config(REPO / "configs" / "demo.yaml")
     assert [str(r) for r in cfg.runs] == [
-        "bm25(k1=0.9,b=0.4)", "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)",
+        "bm25(k1=0.9,b=0.4)",
+        "dirichlet(mu=500)",
+        "dirichlet(mu=1000)",
+        "dirichlet(mu=2000)",
         "jm(lambda=0.1)",
     ]
     assert cfg.run_names[0] == "bm25(k1=0.9,b=0.4)"
@@ -79,22 +83,39 @@ def test_defaults_and_runs_only_without_qrels(tmp_path):
 
 
 def test_grid_is_cartesian_in_canonical_parameter_order_and_null_means_defaults(tmp_path):
-    cfg = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", """\
+    cfg = load(
+        tmp_path,
+        BASE.replace(
+            "  - bm25: {k1: 0.9, b: 0.4}",
+            """\
   - bm25: {b: [0.4, 0.75], k1: [0.9, 1.2]}
   - dirichlet: {}
   - jm:
-  - dirichlet: {mu: 2e3}"""))
+  - dirichlet: {mu: 2e3}""",
+        ),
+    )
     assert cfg.run_names == (
-        "bm25(k1=0.9,b=0.4)", "bm25(k1=0.9,b=0.75)", "bm25(k1=1.2,b=0.4)", "bm25(k1=1.2,b=0.75)",
-        "dirichlet(mu=1000)", "jm(lambda=0.1)", "dirichlet(mu=2000)",   # 2e3: a number, not YAML 1.1's string
+        "bm25(k1=0.9,b=0.4)",
+        "bm25(k1=0.9,b=0.75)",
+        "bm25(k1=1.2,b=0.4)",
+        "bm25(k1=1.2,b=0.75)",
+        "dirichlet(mu=1000)",
+        "jm(lambda=0.1)",
+        "dirichlet(mu=2000)",  # 2e3: a number, not YAML 1.1's string
     )
 
 
 def test_duplicate_run_after_expansion_names_both_positions(tmp_path):
-    msg = only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", """\
+    msg = only(
+        tmp_path,
+        BASE.replace(
+            "  - bm25: {k1: 0.9, b: 0.4}",
+            """\
   - dirichlet: {mu: [500, 1000]}
   - bm25: {}
-  - dirichlet: {mu: 1e3}"""))
+  - dirichlet: {mu: 1e3}""",
+        ),
+    )
     assert msg.startswith("c.yaml:7: runs[2]: run dirichlet(mu=1000) is given twice")
     assert "runs[0] (mu[1])" in msg and "runs[2]" in msg
 
@@ -103,8 +124,12 @@ def test_paths_are_relative_to_the_config_file(tmp_path):
     (tmp_path / "topics.tsv").write_text("1\tq\n")
     sub = tmp_path / "configs"
     sub.mkdir()
-    cfg = load(sub, BASE.replace(f"topics: {TOPICS}", "topics: ../topics.tsv").replace(
-        "output: out", "output: ../reports/x\nindex: {path: ../indexes/x}"))
+    cfg = load(
+        sub,
+        BASE.replace(f"topics: {TOPICS}", "topics: ../topics.tsv").replace(
+            "output: out", "output: ../reports/x\nindex: {path: ../indexes/x}"
+        ),
+    )
     assert cfg.topics_path == tmp_path / "topics.tsv"
     assert cfg.output == tmp_path / "reports" / "x" and cfg.index_path == tmp_path / "indexes" / "x"
 
@@ -114,8 +139,9 @@ def test_paths_are_relative_to_the_config_file(tmp_path):
 
 def test_unknown_key_suggests_the_closest_and_lists_valid_keys(tmp_path):
     msg = only(tmp_path, BASE + "index: {stemer: krovetz}\n")
-    assert msg == ("c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? "
-                   "Valid: path, stemmer, stopwords, threads")
+    assert msg == (
+        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, stemmer, stopwords, threads"
+    )
 
 
 def test_misplaced_key_points_to_its_section(tmp_path):
@@ -134,8 +160,12 @@ def test_missing_required_key(tmp_path):
 
 
 def test_jm_lambda_zero(tmp_path):
-    msg = only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}",
-                                      "  - bm25: {k1: 0.9, b: 0.4}\n  - dirichlet: {}\n  - jm: {lambda: 0}"))
+    msg = only(
+        tmp_path,
+        BASE.replace(
+            "  - bm25: {k1: 0.9, b: 0.4}", "  - bm25: {k1: 0.9, b: 0.4}\n  - dirichlet: {}\n  - jm: {lambda: 0}"
+        ),
+    )
     assert msg == "c.yaml:7: runs[2].jm.lambda: must be in (0, 1] (got 0)"
 
 
@@ -152,15 +182,18 @@ def test_unknown_model_and_parameter(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("depth: ten", "depth: expected an integer, got the string 'ten'"),
-    ("depth: 0", "depth: must be an integer >= 1 (got 0)"),
-    ("index: {stopwords: 1}", "index.stopwords: expected true or false, got the integer 1"),
-    ("name: 2024", "name: expected a string, got the integer 2024 (quote it)"),   # replaces name: t
-    ("expect_tolerance: -1", "expect_tolerance: must be a number >= 0 (got -1)"),
-    ("evaluation: {ties: random}", "evaluation.ties: must be one of trec_eval, as-ranked (got 'random')"),
-    ("evaluation: [zero]", "evaluation: expected a mapping with keys ties, missing_topics, got a list"),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("depth: ten", "depth: expected an integer, got the string 'ten'"),
+        ("depth: 0", "depth: must be an integer >= 1 (got 0)"),
+        ("index: {stopwords: 1}", "index.stopwords: expected true or false, got the integer 1"),
+        ("name: 2024", "name: expected a string, got the integer 2024 (quote it)"),  # replaces name: t
+        ("expect_tolerance: -1", "expect_tolerance: must be a number >= 0 (got -1)"),
+        ("evaluation: {ties: random}", "evaluation.ties: must be one of trec_eval, as-ranked (got 'random')"),
+        ("evaluation: [zero]", "evaluation: expected a mapping with keys ties, missing_topics, got a list"),
+    ],
+)
 def test_wrong_types_and_values_say_expected_and_given(tmp_path, line, expected):
     text = (BASE.replace("name: t\n", "") if line.startswith("name:") else BASE) + line + "\n"
     msg = only(tmp_path, text)
@@ -169,9 +202,11 @@ def test_wrong_types_and_values_say_expected_and_given(tmp_path, line, expected)
 
 def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
     assert only(tmp_path, BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}", "runs: bm25")).startswith(
-        "c.yaml:4: runs: expected a list of runs like `- bm25: {k1: 0.9, b: 0.4}`, got the string 'bm25'")
+        "c.yaml:4: runs: expected a list of runs like `- bm25: {k1: 0.9, b: 0.4}`, got the string 'bm25'"
+    )
     assert "runs[0]: expected a one-key mapping" in only(
-        tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}"))
+        tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}")
+    )
 
 
 def test_duplicate_yaml_key(tmp_path):
@@ -186,20 +221,27 @@ needs_jar = pytest.mark.skipif(anserini_topic_readers() is None, reason="no Anse
 
 @needs_jar
 def test_unknown_anserini_topic_reader_lists_readers(tmp_path):
-    msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvInteger'}}"))
+    msg = only(
+        tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvInteger'}}")
+    )
     assert msg.startswith("c.yaml:3: topics.format: unknown Anserini topic reader 'TsvInteger'; did you mean 'TsvInt'?")
     assert "TsvString" in msg and "Trec" in msg
 
 
 @needs_jar
 def test_anserini_reader_is_canonicalised(tmp_path):
-    cfg = load(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvIntTopicReader'}}"))
+    cfg = load(
+        tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvIntTopicReader'}}")
+    )
     assert cfg.topics_format == "anserini:TsvInt"
 
 
 def test_bad_topic_format(tmp_path):
     msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
-    assert msg == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+    assert (
+        msg
+        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+    )
 
 
 # --- measures and expect (need qrels; use harness.metrics.parse_measure) -----------------------
@@ -210,7 +252,7 @@ WITH_QRELS = BASE + f"qrels: {QRELS}\n"
 def test_bad_measure_names_key_and_valid_names(tmp_path):
     msg = only(tmp_path, WITH_QRELS + "measures: [AP, P@ten]\n")
     assert msg.startswith("c.yaml:8: measures[1]: ")
-    assert "P@ten" in msg and "AP" in msg.split("measures[1]: ", 1)[1]   # the valid names are listed
+    assert "P@ten" in msg and "AP" in msg.split("measures[1]: ", 1)[1]  # the valid names are listed
 
 
 def test_measures_or_expect_without_qrels_is_an_error(tmp_path):
@@ -226,8 +268,10 @@ def test_expect_is_canonicalised(tmp_path):
 
 def test_expect_naming_an_unknown_run_lists_the_runs(tmp_path):
     msg = only(tmp_path, WITH_QRELS + 'expect: {"bm25(k1=1.2,b=0.75)": {AP: 0.3}}\n')
-    assert msg == ('c.yaml:8: expect["bm25(k1=1.2,b=0.75)"]: no run bm25(k1=1.2,b=0.75) in this config; '
-                   "its runs are: bm25(k1=0.9,b=0.4)")
+    assert msg == (
+        'c.yaml:8: expect["bm25(k1=1.2,b=0.75)"]: no run bm25(k1=1.2,b=0.75) in this config; '
+        "its runs are: bm25(k1=0.9,b=0.4)"
+    )
 
 
 def test_expect_measure_must_be_measured(tmp_path):
@@ -253,19 +297,30 @@ output: out
 """
     found = problems(tmp_path, text)
     paths = [p.split(": ")[1] for p in found]
-    assert paths == ["name", "collection.path", "collection.format", "index.stemer", "index.threads",
-                     "runs[0].jm.lambda", "runs[1].bm25.k1", "depth"]
+    assert paths == [
+        "name",
+        "collection.path",
+        "collection.format",
+        "index.stemer",
+        "index.threads",
+        "runs[0].jm.lambda",
+        "runs[1].bm25.k1",
+        "depth",
+    ]
     with pytest.raises(ConfigError) as e:
         load(tmp_path, text)
     assert str(e.value).startswith(f"{tmp_path / 'c.yaml'}: 8 problem(s) in the config:")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("", "c.yaml:1: the config is empty"),
-    ("- a\n- b\n", "c.yaml:1: expected a mapping with keys name, collection"),
-    ("name: [x\nruns: 1\n", "c.yaml:2: YAML syntax error"),
-    ("name: a\n---\nname: b\n", "c.yaml:2: YAML syntax error: expected a single document"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("", "c.yaml:1: the config is empty"),
+        ("- a\n- b\n", "c.yaml:1: expected a mapping with keys name, collection"),
+        ("name: [x\nruns: 1\n", "c.yaml:2: YAML syntax error"),
+        ("name: a\n---\nname: b\n", "c.yaml:2: YAML syntax error: expected a single document"),
+    ],
+)
 def test_malformed_files(tmp_path, text, expected):
     assert only(tmp_path, text).startswith(expected)
 
@@ -285,7 +340,7 @@ def test_loading_does_not_import_jnius_or_pyserini(tmp_path):
     code = textwrap.dedent(f"""
         import json, sys
         from harness.config import load_config
-        load_config({str(REPO / 'configs' / 'demo.yaml')!r})
+        load_config({str(REPO / "configs" / "demo.yaml")!r})
         load_config({str(anserini)!r})
         print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('jnius', 'jnius_config', 'pyserini'))))
     """)
@@ -315,12 +370,15 @@ def test_reference_is_generated_from_the_schema():
 from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy  # noqa: E402
 
 # BASE's one run plus a Dirichlet sweep, with qrels: a config that can compare.
-SWEEP = BASE.replace("output: out\n", "") + f"""\
+SWEEP = (
+    BASE.replace("output: out\n", "")
+    + f"""\
   - dirichlet: {{mu: [500, 1000]}}
 qrels: {QRELS}
 measures: [AP, P@10]
 output: out
 """
+)
 
 
 def test_sweep_config_loads():
@@ -328,8 +386,9 @@ def test_sweep_config_loads():
     c = cfg.compare
     assert cfg.run_names[:3] == ("bm25(k1=0.3,b=0.1)", "bm25(k1=0.3,b=0.4)", "bm25(k1=0.3,b=0.9)")
     assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs and c.measures == ("AP", "nDCG@10")
-    assert c.policy == StatsPolicy(test="randomization", permutations=10000, seed=42, correction="holm",
-                                   family="per-measure", alpha=0.05)
+    assert c.policy == StatsPolicy(
+        test="randomization", permutations=10000, seed=42, correction="holm", family="per-measure", alpha=0.05
+    )
     assert c.folds == 3
     assert c.pairs(cfg.run_names) == [("bm25(k1=0.9,b=0.4)", n) for n in cfg.run_names if n != "bm25(k1=0.9,b=0.4)"]
 
@@ -341,35 +400,49 @@ def test_no_compare_key_means_no_comparisons(tmp_path):
 def test_compare_defaults(tmp_path):
     cfg = load(tmp_path, SWEEP + "compare: {}\n")
     c = cfg.compare
-    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs     # the first run
+    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs  # the first run
     assert c.measures == ("AP", "P@10") and c.policy == StatsPolicy() and c.folds is None
 
 
 def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
-    cfg = load(tmp_path, SWEEP + 'compare: {baseline: ["dirichlet(mu=500.0)", "bm25(b=0.4,k1=0.9)"], '
-                                 "measures: [P@10], cross_validation: {}}\n")
+    cfg = load(
+        tmp_path,
+        SWEEP + 'compare: {baseline: ["dirichlet(mu=500.0)", "bm25(b=0.4,k1=0.9)"], '
+        "measures: [P@10], cross_validation: {}}\n",
+    )
     assert cfg.compare.baselines == ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)")
     assert cfg.compare.measures == ("P@10",) and cfg.compare.folds == 5
-    assert cfg.compare.pairs(cfg.run_names) == [      # the two baselines are compared once
-        ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)"), ("dirichlet(mu=500)", "dirichlet(mu=1000)"),
-        ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)")]
+    assert cfg.compare.pairs(cfg.run_names) == [  # the two baselines are compared once
+        ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)"),
+        ("dirichlet(mu=500)", "dirichlet(mu=1000)"),
+        ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)"),
+    ]
     cfg = load(tmp_path, SWEEP + "compare: {baseline: all-pairs, test: wilcoxon, correction: bh, family: all}\n")
     assert cfg.compare.all_pairs and cfg.compare.baselines == ()
     assert len(cfg.compare.pairs(cfg.run_names)) == 3
-    assert (cfg.compare.policy.test, cfg.compare.policy.correction, cfg.compare.policy.family) == ("wilcoxon", "bh", "all")
+    assert (cfg.compare.policy.test, cfg.compare.policy.correction, cfg.compare.policy.family) == (
+        "wilcoxon",
+        "bh",
+        "all",
+    )
 
 
 def test_compare_baseline_not_a_run_lists_the_runs(tmp_path):
     msg = only(tmp_path, SWEEP + 'compare: {baseline: "bm25(k1=1.2)"}\n')
-    assert msg == ("c.yaml:10: compare.baseline: no run bm25(k1=1.2,b=0.4) in this config; its runs are: "
-                   "bm25(k1=0.9,b=0.4), dirichlet(mu=500), dirichlet(mu=1000) (or give all-pairs)")
+    assert msg == (
+        "c.yaml:10: compare.baseline: no run bm25(k1=1.2,b=0.4) in this config; its runs are: "
+        "bm25(k1=0.9,b=0.4), dirichlet(mu=500), dirichlet(mu=1000) (or give all-pairs)"
+    )
     found = problems(tmp_path, SWEEP + 'compare: {baseline: ["dirichlet(mu=500)", "nonsense(", all-pairs]}\n')
     assert any("compare.baseline[1]: not a run name" in p for p in found)
     assert any("compare.baseline[2]: all-pairs compares every pair already" in p for p in found)
 
 
 def test_compare_registries_and_ranges(tmp_path):
-    found = problems(tmp_path, SWEEP + textwrap.dedent("""\
+    found = problems(
+        tmp_path,
+        SWEEP
+        + textwrap.dedent("""\
         compare:
           measures: [AP, nDCG@10]
           test: ttest
@@ -380,7 +453,8 @@ def test_compare_registries_and_ranges(tmp_path):
           permutations: 0
           seed: -3
           cross_validation: {folds: 1}
-    """))
+    """),
+    )
     assert found == [
         "c.yaml:11: compare.measures[1]: nDCG@10 is not computed; add it to `measures` (now: AP, P@10)",
         f"c.yaml:12: compare.test: must be one of {', '.join(TESTS)} (got 'ttest')",
@@ -396,17 +470,22 @@ def test_compare_registries_and_ranges(tmp_path):
 
 def test_compare_needs_qrels_two_runs_and_a_sweep_to_tune(tmp_path):
     assert only(tmp_path, BASE + "compare: {}\n").startswith(
-        "c.yaml:7: compare: needs qrels: runs are compared on their per-topic scores")
+        "c.yaml:7: compare: needs qrels: runs are compared on their per-topic scores"
+    )
     assert "needs at least two runs to compare; the config has one (bm25(k1=0.9,b=0.4))" in only(
-        tmp_path, BASE + f"qrels: {QRELS}\ncompare: {{}}\n")
+        tmp_path, BASE + f"qrels: {QRELS}\ncompare: {{}}\n"
+    )
     two = SWEEP.replace("dirichlet: {mu: [500, 1000]}", "dirichlet: {mu: 500}")
     assert "no model of `runs` has more than one setting, so there is nothing to tune" in only(
-        tmp_path, two + "compare: {cross_validation: {folds: 3}}\n")
+        tmp_path, two + "compare: {cross_validation: {folds: 3}}\n"
+    )
 
 
 def test_compare_unknown_key(tmp_path):
     msg = only(tmp_path, SWEEP + "compare: {tset: t}\n")
-    assert msg.startswith("c.yaml:10: compare.tset: unknown key 'tset'; did you mean 'test'? Valid: baseline, measures, test")
+    assert msg.startswith(
+        "c.yaml:10: compare.tset: unknown key 'tset'; did you mean 'test'? Valid: baseline, measures, test"
+    )
 
 
 def test_reference_documents_the_compare_keys():

@@ -68,7 +68,7 @@ def test_dockerfile_base_java_and_entry_point():
     assert entry.rstrip().endswith('exec harness "$@"')
     assert len(re.findall(r"^[^#\n]*\bharness \"\$@\"$", entry, re.M)) == 2   # as the owner, or as is
     script = (REPO / "pyproject.toml").read_text()
-    assert 'harness = "harness.cli:main"' in script   # the same CLI as .venv/bin/harness
+    assert 'harness = "harness.cli:main"' in script  # the same CLI as .venv/bin/harness
 
 
 def test_dockerfile_installs_like_scripts_setup_sh():
@@ -80,15 +80,15 @@ def test_dockerfile_installs_like_scripts_setup_sh():
     for line in setup.splitlines():
         line = line.strip()
         if line.startswith(local_pip):
-            wanted.append(shlex.split(image_pip + line[len(local_pip):]))
+            wanted.append(shlex.split(image_pip + line[len(local_pip) :]))
         elif line.startswith("scripts/install.sh"):
             argv = shlex.split(line)
             assert argv[1] == local_pip
-            wanted.append(["scripts/install.sh", image_pip])   # "$@" is --dev for the tests only
+            wanted.append(["scripts/install.sh", image_pip])  # "$@" is --dev for the tests only
     assert len(wanted) == 2, setup
     steps = dockerfile_steps()
     run = [shlex.split(part) for i, a in steps if i == "RUN" for part in a.split("&&")]
-    positions = [run.index(w) for w in wanted]        # raises if a step is missing
+    positions = [run.index(w) for w in wanted]  # raises if a step is missing
     assert positions == sorted(positions)
     # install.sh reads these files: each is copied into the image before it runs
     install = (REPO / "scripts" / "install.sh").read_text()
@@ -110,9 +110,9 @@ def test_readme_compose_commands_are_the_lab_examples_and_parse():
     docker = [c for c in commands("Docker") if c.startswith("docker-compose run")]
     prefix = "docker-compose run --rm harness "
     assert all(c.startswith(prefix) for c in docker)
-    lab_via_compose = [c[len(prefix):] for c in docker if c.startswith(prefix + "lab ")]
-    local = [c[len(".venv/bin/harness "):] for c in commands("Lab mode")]
+    lab_via_compose = [c[len(prefix) :] for c in docker if c.startswith(prefix + "lab ")]
+    local = [c[len(".venv/bin/harness ") :] for c in commands("Lab mode")]
     assert [shlex.split(c) for c in lab_via_compose] == [shlex.split(c) for c in local]
     parser = build_parser()
     for c in docker:
-        parser.parse_args(shlex.split(c[len(prefix):]))
+        parser.parse_args(shlex.split(c[len(prefix) :]))

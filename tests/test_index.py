@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from harness.collections import Corpus
+from harness.engine.corpus import Corpus
+from harness.engine.index import MANIFEST, IndexOptions, ensure_index, index_fingerprint
+from harness.engine.search import Searcher
+from harness.engine.similarity import Similarity
 from harness.errors import DataError
-from harness.index import MANIFEST, IndexOptions, ensure_index, index_fingerprint
-from harness.search import Searcher
-from harness.similarity import Similarity
 
 QUIET = {"log": lambda m: None}
 
@@ -22,12 +22,16 @@ def build(tmp_path, fmt, files: dict[str, str], **kw):
 
 
 def test_text_folder_ids_are_relative_paths(tmp_path):
-    info = build(tmp_path, "text-folder", {
-        "sample_docs/vsm_mixed.txt": "vector space model and boolean retrieval",
-        "sample_docs/boost_vector.txt": "boosting query vectors",
-        "other/notes.txt": "cooking pasta",
-        "sample_docs/ignored.md": "vector vector",
-    })
+    info = build(
+        tmp_path,
+        "text-folder",
+        {
+            "sample_docs/vsm_mixed.txt": "vector space model and boolean retrieval",
+            "sample_docs/boost_vector.txt": "boosting query vectors",
+            "other/notes.txt": "cooking pasta",
+            "sample_docs/ignored.md": "vector vector",
+        },
+    )
     assert info.manifest["counters"]["indexed"] == 3
     assert info.manifest["stats"]["documents"] == 3
     s = Searcher(info.path, IndexOptions())
@@ -38,13 +42,20 @@ def test_text_folder_ids_are_relative_paths(tmp_path):
 
 
 def test_trec_and_html_collections(tmp_path):
-    trec = build(tmp_path / "t", "trec", {"a.txt": (
-        "<DOC>\n<DOCNO> FT-1 </DOCNO>\n<TEXT>\nbm25 ranking\n</TEXT>\n</DOC>\n"
-        "<DOC>\n<DOCNO>FT-2</DOCNO>\n<TEXT>\nquery likelihood\n</TEXT>\n</DOC>\n")})
+    trec = build(
+        tmp_path / "t",
+        "trec",
+        {
+            "a.txt": (
+                "<DOC>\n<DOCNO> FT-1 </DOCNO>\n<TEXT>\nbm25 ranking\n</TEXT>\n</DOC>\n"
+                "<DOC>\n<DOCNO>FT-2</DOCNO>\n<TEXT>\nquery likelihood\n</TEXT>\n</DOC>\n"
+            )
+        },
+    )
     assert sorted(Searcher(trec.path, IndexOptions()).ids) == ["FT-1", "FT-2"]
     html = build(tmp_path / "h", "html", {"alpha.html": "<html><body><p>BM25 ranking</p></body></html>"})
     s = Searcher(html.path, IndexOptions())
-    assert list(s.ids) == ["alpha"]                      # Anserini's HtmlCollection drops .html
+    assert list(s.ids) == ["alpha"]  # Anserini's HtmlCollection drops .html
     assert s.search(["ranking"], Similarity.parse("bm25"), 5)[0][0] == ["alpha"]
 
 
@@ -61,7 +72,7 @@ def test_reuse_and_rebuild_on_change(tmp_path):
     src.write_text('{"id": "a", "contents": "apple"}\n{"id": "b", "contents": "banana"}\n')
     rebuilt = ensure_index(corpus, IndexOptions(), tmp_path / "idx", **QUIET)
     assert not rebuilt.reused and rebuilt.manifest["stats"]["documents"] == 2
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []   # no leftovers
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no leftovers
 
 
 def test_bad_jsonl_names_file_and_line_and_leaves_nothing(tmp_path):
@@ -102,7 +113,7 @@ def test_stemmer_and_stopword_options(tmp_path):
 
 
 def test_stats_equal_anserinis(cranfield_index):
-    from harness import lucene
+    from harness.engine import lucene
 
     utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
     reader = utils.getReader(str(cranfield_index.path))
@@ -114,6 +125,8 @@ def test_stats_equal_anserinis(cranfield_index):
 
 
 def test_repeated_doc_id_in_a_collection_is_an_error(tmp_path):
-    info = build(tmp_path, "jsonl", {"c.jsonl": '{"id": "a", "contents": "apple"}\n{"id": "a", "contents": "apple pie"}\n'})
+    info = build(
+        tmp_path, "jsonl", {"c.jsonl": '{"id": "a", "contents": "apple"}\n{"id": "a", "contents": "apple pie"}\n'}
+    )
     with pytest.raises(DataError, match="doc id 'a' occurs more than once"):
         Searcher(info.path, IndexOptions())

@@ -3,7 +3,7 @@ records the source's SHA-256 beside the class when it compiles it)."""
 
 import hashlib
 
-from harness.lucene import JAVA_DIR
+from harness.engine.lucene import JAVA_DIR
 
 
 def test_class_matches_source():

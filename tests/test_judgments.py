@@ -1,17 +1,39 @@
 """Rank-position judgments give the same numbers as the equivalent doc-id qrels."""
-import numpy as np
+
 import pytest
 
 from harness.errors import DataError
-from harness.judgments import (evaluate_judgments, parse_judgments, read_judgments, to_qrels,
-                               to_ranked_labels)
+from harness.formats.qrels import Qrels
+from harness.formats.runs import Run
 from harness.metrics import EvalPolicy, evaluate
-from harness.qrels import Qrels
-from harness.runs import Run
+from harness.metrics.judgments import evaluate_judgments, parse_judgments, read_judgments, to_qrels, to_ranked_labels
 
-MEASURES = ["P@3", "P@10", "R@5", "AP", "AP@5", "nDCG", "nDCG@5", "RR", "RR@2", "Rprec", "bpref",
-            "Success@1", "IPrec@0.5", "11pt", "NumRet", "NumRel", "NumRelRet", "Judged@5",
-            "DCG@5", "CG@5", "F1@5", "nDCG(gain=exp)@5", "AP(rel=2)", "bpref(rel=2)"]
+MEASURES = [
+    "P@3",
+    "P@10",
+    "R@5",
+    "AP",
+    "AP@5",
+    "nDCG",
+    "nDCG@5",
+    "RR",
+    "RR@2",
+    "Rprec",
+    "bpref",
+    "Success@1",
+    "IPrec@0.5",
+    "11pt",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "Judged@5",
+    "DCG@5",
+    "CG@5",
+    "F1@5",
+    "nDCG(gain=exp)@5",
+    "AP(rel=2)",
+    "bpref(rel=2)",
+]
 
 TEXT = """
 # week 2 lab
@@ -41,8 +63,7 @@ def test_rank_judgments_equal_doc_id_qrels():
     ours = evaluate_judgments(j, MEASURES)
     run, qrels = equivalent_qrels_and_run(j)
     ref = evaluate(run, qrels, MEASURES, EvalPolicy(missing_topics="drop"))
-    assert ours.topics == ref.topics == ["vector space model", "boolean retrieval",
-                                         "probabilistic model", "bm25"]
+    assert ours.topics == ref.topics == ["vector space model", "boolean retrieval", "probabilistic model", "bm25"]
     for m in ref.per_topic:
         for t in ref.topics:
             assert ours.per_topic[m][t] == pytest.approx(ref.per_topic[m][t], abs=1e-15), (m, t)
@@ -64,7 +85,7 @@ def test_hand_computed_values():
     assert ev.per_topic["P@3"]["vsm"] == 2 / 3
     assert ev.per_topic["AP"]["vsm"] == (1 + 2 / 3) / 2
     assert ev.per_topic["RR"]["vsm"] == 1.0
-    assert ev.per_topic["Judged@10"]["vsm"] == 1.0        # 5 judged of min(k=10, 5 returned)
+    assert ev.per_topic["Judged@10"]["vsm"] == 1.0  # 5 judged of min(k=10, 5 returned)
     # '?' is unjudged: not relevant, not judged
     ev = evaluate_judgments(parse_judgments("q: ?,1,0,?"), ["Judged@4", "bpref", "P@4"])
     assert ev.per_topic["Judged@4"]["q"] == 0.5
@@ -85,14 +106,17 @@ def test_yaml_mapping_and_file(tmp_path):
     assert to_ranked_labels(j2).labels.tolist() == [1, 0, 1, 0, 1]
 
 
-@pytest.mark.parametrize("text, where", [
-    ("q1: 1,0,x,1", ("q1", "'x'", ":1")),
-    ("q1: 1,0\nq2: 1,-3", ("q2", "'-3'", ":2")),
-    ("q1: 1,0,1; R=1", ("q1", "R=1", ":1")),
-    ("q1: 1,0; X=3", ("q1", "R=", ":1")),
-    ("just labels 1 0 1", ("topic: labels", ":1")),
-    ("q1: 1\nq1: 0", ("judged twice", ":2")),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("q1: 1,0,x,1", ("q1", "'x'", ":1")),
+        ("q1: 1,0\nq2: 1,-3", ("q2", "'-3'", ":2")),
+        ("q1: 1,0,1; R=1", ("q1", "R=1", ":1")),
+        ("q1: 1,0; X=3", ("q1", "R=", ":1")),
+        ("just labels 1 0 1", ("topic: labels", ":1")),
+        ("q1: 1\nq1: 0", ("judged twice", ":2")),
+    ],
+)
 def test_malformed_judgments_name_topic_and_token(text, where):
     with pytest.raises(DataError) as e:
         parse_judgments(text, source="lab.txt")
@@ -122,9 +146,9 @@ def test_cranfield_rank_judgments_equal_trec_eval_on_doc_ids(cranfield_index, cr
     which rank-position judgments do not carry; R says only how many there are.)"""
     import pytrec_eval
 
-    from harness.index import IndexOptions
-    from harness.search import Searcher
-    from harness.similarity import Similarity
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
 
     from .conftest import shared_path
 
@@ -133,15 +157,27 @@ def test_cranfield_rank_judgments_equal_trec_eval_on_doc_ids(cranfield_index, cr
         q, _, d, g = line.split()
         qrels.setdefault(q, {})[d] = int(g)
     ranked = Searcher(cranfield_index.path, IndexOptions()).search(
-        [t for _, t in cranfield_topics], Similarity.parse("bm25"), 1000)
+        [t for _, t in cranfield_topics], Similarity.parse("bm25"), 1000
+    )
     lines = []
     for (qid, _), (docs, _) in zip(cranfield_topics, ranked):
         labels = ",".join(str(qrels[qid][d]) if d in qrels[qid] else "?" for d in docs)
         lines.append(f"{qid}: {labels}; R={sum(1 for g in qrels[qid].values() if g >= 1)}")
-    ours = evaluate_judgments(parse_judgments("\n".join(lines)), ["P@10", "AP", "RR", "R@1000", "Rprec", "bpref", "NumRelRet"])
-    run = {qid: {d: float(s) for d, s in zip(docs, scores)} for (qid, _), (docs, scores) in zip(cranfield_topics, ranked)}
-    names = {"P@10": "P_10", "AP": "map", "RR": "recip_rank", "R@1000": "recall_1000", "Rprec": "Rprec",
-             "bpref": "bpref", "NumRelRet": "num_rel_ret"}
+    ours = evaluate_judgments(
+        parse_judgments("\n".join(lines)), ["P@10", "AP", "RR", "R@1000", "Rprec", "bpref", "NumRelRet"]
+    )
+    run = {
+        qid: {d: float(s) for d, s in zip(docs, scores)} for (qid, _), (docs, scores) in zip(cranfield_topics, ranked)
+    }
+    names = {
+        "P@10": "P_10",
+        "AP": "map",
+        "RR": "recip_rank",
+        "R@1000": "recall_1000",
+        "Rprec": "Rprec",
+        "bpref": "bpref",
+        "NumRelRet": "num_rel_ret",
+    }
     oracle = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(run)
     assert len(oracle) == 225
     for m, name in names.items():

@@ -21,7 +21,7 @@ import pytest
 
 from .conftest import REPO
 
-HARNESS = [sys.executable, "-m", "harness.cli"]
+HARNESS = [sys.executable, "-m", "harness"]
 README = REPO / "README.md"
 
 
@@ -29,7 +29,7 @@ def section(title: str) -> str:
     text = README.read_text()
     start = text.index(f"\n## {title}\n")
     end = text.find("\n## ", start + 1)
-    return text[start:end if end >= 0 else None]
+    return text[start : end if end >= 0 else None]
 
 
 def commands(title: str) -> list[str]:
@@ -48,13 +48,20 @@ def indexes(tmp_path_factory):
 
 
 def shell(cmd: str, cwd=REPO, env=None):
-    return subprocess.run(["bash", "-c", cmd], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=600)
+    return subprocess.run(
+        ["bash", "-c", cmd], cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600
+    )
 
 
 def lab(*args, indexes: Path, cwd=REPO):
-    return subprocess.run([*HARNESS, "lab", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "HARNESS_INDEXES": str(indexes)}, timeout=600)
+    return subprocess.run(
+        [*HARNESS, "lab", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HARNESS_INDEXES": str(indexes)},
+        timeout=600,
+    )
 
 
 # ----------------------------------------------------------------------------- the output
@@ -100,7 +107,7 @@ def by_hand(labels: list[int], k: int) -> dict[str, float]:
 def flag_values(argv: list[str], flag: str) -> list[str]:
     i = argv.index(flag)
     out = []
-    for a in argv[i + 1:]:
+    for a in argv[i + 1 :]:
         if a.startswith("--"):
             break
         out.append(a)
@@ -156,8 +163,16 @@ def test_readme_lab_example(cmd, indexes):
         run = {q: {d: float(k - i) for i, d in enumerate(printed[q]["docs"])} for q in queries}
         ev = pytrec_eval.RelevanceEvaluator(qrels, {"P", "recall", "map", "ndcg_cut", "recip_rank"})
         res = ev.evaluate(run)
-        expected = {q: {f"P@{k}": res[q][f"P_{k}"], f"R@{k}": res[q][f"recall_{k}"], "AP": res[q]["map"],
-                        f"nDCG@{k}": res[q][f"ndcg_cut_{k}"], "RR": res[q]["recip_rank"]} for q in queries}
+        expected = {
+            q: {
+                f"P@{k}": res[q][f"P_{k}"],
+                f"R@{k}": res[q][f"recall_{k}"],
+                "AP": res[q]["map"],
+                f"nDCG@{k}": res[q][f"ndcg_cut_{k}"],
+                "RR": res[q]["recip_rank"],
+            }
+            for q in queries
+        }
         for q in queries:
             close(printed[q]["metrics"], expected[q])
         close(means, {m: sum(e[m] for e in expected.values()) / len(expected) for m in expected[queries[0]]})
@@ -182,36 +197,50 @@ def test_lab_reuses_the_text_folder_index(indexes):
 
 
 # ----------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("extra, message", [
-    (["--relevance", "vector space model:1,0,x,0"], "'vector space model': bad relevance label 'x' at rank 3"),
-    (["--relevance", "vector space model:1,0,-1"], "'vector space model': bad relevance label '-1' at rank 3"),
-    (["--relevance", "vector space model 1,0,1"], "expected 'QUERY:LABELS'"),
-    (["--relevance", "language model:1,0,1"], "judges query 'language model', which is not one of --queries"),
-    (["--relevance", "vector space model:"], "query 'vector space model': no labels"),
-    (["--relevance", "vector space model:1,0; R=x"], "R must be an integer"),
-    (["--doc-relevance", "sample_docs/vsm_mixed.txt=1"], "query 'vector space model': bad token 'sample_docs/vsm_mixed.txt=1'"),
-    (["--doc-relevance", "a.txt:1", "b.txt:1"], "2 string(s) for 1 queries"),
-    (["--mu", "1000"], "--mu: applies to --similarity dirichlet, not bm25"),
-    (["--k1", "-1"], "bm25 k1 must be in [0, inf) (got -1)"),
-    (["--topk", "0"], "--topk: must be an integer >= 1 (got 0)"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--relevance", "vector space model:1,0,x,0"], "'vector space model': bad relevance label 'x' at rank 3"),
+        (["--relevance", "vector space model:1,0,-1"], "'vector space model': bad relevance label '-1' at rank 3"),
+        (["--relevance", "vector space model 1,0,1"], "expected 'QUERY:LABELS'"),
+        (["--relevance", "language model:1,0,1"], "judges query 'language model', which is not one of --queries"),
+        (["--relevance", "vector space model:"], "query 'vector space model': no labels"),
+        (["--relevance", "vector space model:1,0; R=x"], "R must be an integer"),
+        (
+            ["--doc-relevance", "sample_docs/vsm_mixed.txt=1"],
+            "query 'vector space model': bad token 'sample_docs/vsm_mixed.txt=1'",
+        ),
+        (["--doc-relevance", "a.txt:1", "b.txt:1"], "2 string(s) for 1 queries"),
+        (["--mu", "1000"], "--mu: applies to --similarity dirichlet, not bm25"),
+        (["--k1", "-1"], "bm25 k1 must be in [0, inf) (got -1)"),
+        (["--topk", "0"], "--topk: must be an integer >= 1 (got 0)"),
+    ],
+)
 def test_bad_lab_input_is_exit_2_before_java(extra, message, tmp_path):
     indexes = tmp_path / "indexes"
-    r = subprocess.run([*HARNESS, "lab", "--index", "corpora", "--queries", "vector space model", *extra],
-                       cwd=REPO, capture_output=True, text=True, timeout=120,
-                       env={**os.environ, "HARNESS_INDEXES": str(indexes), "HARNESS_JAVA_OPTS": "-Xno-such-option"})
+    r = subprocess.run(
+        [*HARNESS, "lab", "--index", "corpora", "--queries", "vector space model", *extra],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HARNESS_INDEXES": str(indexes), "HARNESS_JAVA_OPTS": "-Xno-such-option"},
+    )
     assert r.returncode == 2, r.stderr
     assert message in r.stderr
     assert r.stderr.startswith("harness: error: ") and "Traceback" not in r.stderr
     assert r.stdout == ""
-    assert not indexes.exists()          # nothing built, nothing written (and no JVM started)
+    assert not indexes.exists()  # nothing built, nothing written (and no JVM started)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--index", "no/such/folder", "--queries", "q"], "no/such/folder: --index: no such folder"),
-    (["--index", "topics", "--queries", "q"], "neither an index"),
-    (["--index", "README.md", "--queries", "q"], "expected a folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--index", "no/such/folder", "--queries", "q"], "no/such/folder: --index: no such folder"),
+        (["--index", "topics", "--queries", "q"], "neither an index"),
+        (["--index", "README.md", "--queries", "q"], "expected a folder"),
+    ],
+)
 def test_bad_index_is_exit_2(args, message, tmp_path):
     r = lab(*args, indexes=tmp_path / "indexes")
     assert r.returncode == 2 and message in r.stderr, r.stderr
@@ -219,9 +248,12 @@ def test_bad_index_is_exit_2(args, message, tmp_path):
 
 
 def test_lab_bad_flags_are_exit_2(tmp_path):
-    for args in (["--index", "corpora"], ["--index", "corpora", "--queries", "q", "--similarity", "tfidf"],
-                 ["--index", "corpora", "--queries", "q", "--relevance", "q:1", "--doc-relevance", "d:1"],
-                 ["--index", "corpora", "--queries", "q", "--topk", "ten"]):
+    for args in (
+        ["--index", "corpora"],
+        ["--index", "corpora", "--queries", "q", "--similarity", "tfidf"],
+        ["--index", "corpora", "--queries", "q", "--relevance", "q:1", "--doc-relevance", "d:1"],
+        ["--index", "corpora", "--queries", "q", "--topk", "ten"],
+    ):
         r = lab(*args, indexes=tmp_path)
         assert r.returncode == 2 and "usage: harness lab" in r.stderr, (args, r.stderr)
 
@@ -256,7 +288,7 @@ def test_readme_command_line_section_runs(tmp_path):
     assert len(list((tmp_path / "reports" / "demo" / "runs").glob("*.trec"))) == 5
     evaluate = next(c for c in cmds if " evaluate " in c)
     assert re.fullmatch(r"AP\tall\t0\.\d{4}\nnDCG@10\tall\t0\.\d{4}\nP@10\tall\t0\.\d{4}\n", outputs[evaluate])
-    assert len(list((tmp_path / "indexes").iterdir())) == 1     # one index, built once, reused
+    assert len(list((tmp_path / "indexes").iterdir())) == 1  # one index, built once, reused
 
 
 def test_lab_on_an_anserini_index_without_a_manifest(indexes, tmp_path):

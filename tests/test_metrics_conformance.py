@@ -5,6 +5,7 @@ tie-break matters), judged topics missing from the run, run topics without judgm
 labels 0-4 plus negative labels, topics without relevant docs, short lists (P@k with fewer
 than k docs), and several relevance thresholds.
 """
+
 import math
 
 import numpy as np
@@ -12,21 +13,53 @@ import pytest
 import pytrec_eval
 
 from harness.errors import DataError
+from harness.formats.qrels import Qrels
+from harness.formats.runs import Run
 from harness.metrics import EvalPolicy, evaluate, parse_measure
 from harness.metrics.measures import trec_eval_name
-from harness.qrels import Qrels
-from harness.runs import Run
 
-MEASURES = ["P@1", "P@5", "P@10", "P@100", "R@5", "R@100", "AP", "AP@5", "AP@100", "nDCG",
-            "nDCG@1", "nDCG@5", "nDCG@10", "nDCG@100", "RR", "Rprec", "bpref", "Success@1",
-            "Success@5", "IPrec@0.0", "IPrec@0.1", "IPrec@0.2", "IPrec@0.3", "IPrec@0.5",
-            "IPrec@0.7", "IPrec@1.0", "IPrec@0.33", "11pt", "NumRet", "NumRel", "NumRelRet"]
+MEASURES = [
+    "P@1",
+    "P@5",
+    "P@10",
+    "P@100",
+    "R@5",
+    "R@100",
+    "AP",
+    "AP@5",
+    "AP@100",
+    "nDCG",
+    "nDCG@1",
+    "nDCG@5",
+    "nDCG@10",
+    "nDCG@100",
+    "RR",
+    "Rprec",
+    "bpref",
+    "Success@1",
+    "Success@5",
+    "IPrec@0.0",
+    "IPrec@0.1",
+    "IPrec@0.2",
+    "IPrec@0.3",
+    "IPrec@0.5",
+    "IPrec@0.7",
+    "IPrec@1.0",
+    "IPrec@0.33",
+    "11pt",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+]
 
 
 # doc ids of mixed lengths (prefixes like d1 < d10, > 8 and > 16 bytes, non-ASCII): the
 # tie-break compares bytes like strcmp
-UNIVERSE = ([f"d{i}" for i in range(150)] + [f"clueweb-{i:012d}" for i in range(150)]
-            + [f"msmarco_passage_{i:04d}_é_{i * 7919 % 1000:05d}" for i in range(100)])
+UNIVERSE = (
+    [f"d{i}" for i in range(150)]
+    + [f"clueweb-{i:012d}" for i in range(150)]
+    + [f"msmarco_passage_{i:04d}_é_{i * 7919 % 1000:05d}" for i in range(100)]
+)
 
 
 def synthetic(seed, n_topics=80):
@@ -36,16 +69,16 @@ def synthetic(seed, n_topics=80):
         q = f"q{t:03d}"
         n = int(rng.integers(1, 120))
         docs = [UNIVERSE[int(x)] for x in rng.choice(400, n, replace=False)]
-        scores = (rng.integers(0, 12, n) / 4).tolist()          # coarse: many ties
-        if t % 9 != 4:                                           # some judged topics missing
+        scores = (rng.integers(0, 12, n) / 4).tolist()  # coarse: many ties
+        if t % 9 != 4:  # some judged topics missing
             run[q] = dict(zip(docs, scores))
-        if t % 10 != 7:                                          # some run topics unjudged
+        if t % 10 != 7:  # some run topics unjudged
             judged = rng.choice(400, int(rng.integers(1, 150)), replace=False)
             labels = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3, 4], len(judged))
             if t % 8 == 0:
-                labels = np.minimum(labels, 0)                   # no relevant doc at all
+                labels = np.minimum(labels, 0)  # no relevant doc at all
             qrels[q] = {UNIVERSE[int(x)]: int(v) for x, v in zip(judged, labels)}
-            qrels[q].setdefault(docs[0], 0)                      # every topic has a label >= 0
+            qrels[q].setdefault(docs[0], 0)  # every topic has a label >= 0
     return run, qrels
 
 
@@ -71,8 +104,7 @@ def assert_same(ours, ref, measures, fill_missing=None):
         assert set(got) == set(expected), m
         bad = {q: (got[q], expected[q]) for q in expected if abs(got[q] - expected[q]) > 1e-12}
         assert not bad, f"{m}: {len(bad)} topics differ, e.g. {list(bad.items())[:3]}"
-        assert ours.means[str(m)] == pytest.approx(sum(expected.values()) / len(expected),
-                                                   abs=1e-12)
+        assert ours.means[str(m)] == pytest.approx(sum(expected.values()) / len(expected), abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -103,9 +135,11 @@ def test_drop_policy_equals_trec_eval_default():
 @pytest.mark.parametrize("level", [2, 3])
 def test_relevance_thresholds(level):
     run, qrels = synthetic(5)
-    measures = [parse_measure(f"{m}(rel={level})" if "@" not in m else
-                              m.replace("@", f"(rel={level})@"))
-                for m in MEASURES if not m.startswith(("NumRet", "nDCG"))]
+    measures = [
+        parse_measure(f"{m}(rel={level})" if "@" not in m else m.replace("@", f"(rel={level})@"))
+        for m in MEASURES
+        if not m.startswith(("NumRet", "nDCG"))
+    ]
     # nDCG ignores the threshold, exactly like trec_eval -l
     measures += [parse_measure(f"nDCG(rel={level})@10"), parse_measure(f"nDCG(rel={level})")]
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
@@ -117,7 +151,7 @@ def test_exp_gain_equals_trec_eval_on_relabelled_qrels():
     measures = [parse_measure("nDCG(gain=exp)"), parse_measure("nDCG(gain=exp)@10")]
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
     # trec_eval's gain is the label: relabel l -> 2**l - 1 to get exponential gain
-    relabelled = {q: {d: (2 ** v - 1 if v > 0 else v) for d, v in j.items()} for q, j in qrels.items()}
+    relabelled = {q: {d: (2**v - 1 if v > 0 else v) for d, v in j.items()} for q, j in qrels.items()}
     ref = pytrec_eval.RelevanceEvaluator(relabelled, {"ndcg", "ndcg_cut.10"}).evaluate(run)
     for m, key in zip(measures, ["ndcg", "ndcg_cut_10"]):
         for q in ref:
@@ -137,12 +171,11 @@ def test_rr_at_k_and_f1_at_k_equal_trec_eval_on_truncated_runs():
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "set_F", "set_P", "set_recall"}).evaluate(top)
     for q, v in ref.items():
         assert ours.per_topic["RR@5"][q] == pytest.approx(v["recip_rank"], abs=1e-12)
-        if len(top[q]) == k:                  # set_F uses P over the returned set, P@k over k
+        if len(top[q]) == k:  # set_F uses P over the returned set, P@k over k
             assert ours.per_topic["F1@5"][q] == pytest.approx(v["set_F"], abs=1e-12)
         else:
             p, r = v["set_P"] * len(top[q]) / k, v["set_recall"]
-            assert ours.per_topic["F1@5"][q] == pytest.approx(2 * p * r / (p + r) if p + r else 0.0,
-                                                              abs=1e-12)
+            assert ours.per_topic["F1@5"][q] == pytest.approx(2 * p * r / (p + r) if p + r else 0.0, abs=1e-12)
 
 
 def test_as_ranked_keeps_the_run_order():
@@ -150,8 +183,7 @@ def test_as_ranked_keeps_the_run_order():
     # the oracle sees the run with scores rewritten to its own order, so no ties remain
     ordered = {q: {d: float(len(s) - i) for i, d in enumerate(s)} for q, s in run.items()}
     measures = [parse_measure(m) for m in ["AP", "nDCG@10", "P@5", "RR", "bpref"]]
-    ours = evaluate(*harness_objects(run, qrels), measures,
-                    EvalPolicy(ties="as-ranked", missing_topics="drop"))
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(ties="as-ranked", missing_topics="drop"))
     assert_same(ours, oracle(ordered, qrels, measures), measures)
     assert ours.audit["ties_reordered"] == 0
 
@@ -167,24 +199,34 @@ def test_unsorted_run_is_sorted_like_trec_eval():
 
 
 def test_no_topics_gives_nan_means_not_an_error():
-    ev = evaluate(Run.from_ranked({"a": (["d"], [1.0])}), Qrels.from_dict({"b": {"d": 1}}),
-                  ["AP"], EvalPolicy(missing_topics="drop"))
+    ev = evaluate(
+        Run.from_ranked({"a": (["d"], [1.0])}),
+        Qrels.from_dict({"b": {"d": 1}}),
+        ["AP"],
+        EvalPolicy(missing_topics="drop"),
+    )
     assert ev.topics == [] and math.isnan(ev.means["AP"])
 
 
 def test_files_end_to_end(tmp_path):
     """read_run + read_qrels + evaluate on TREC files equals pytrec_eval on the same data."""
-    from harness.qrels import read_qrels
-    from harness.runs import read_run
+    from harness.formats.qrels import read_qrels
+    from harness.formats.runs import read_run
+
     run, qrels = synthetic(10)
-    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} {i} {s!r} tag\n" for q, docs in run.items()
-                                          for i, (d, s) in enumerate(docs.items(), start=1)),
-                                  encoding="utf-8")
-    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {v}\n" for q, j in qrels.items()
-                                            for d, v in j.items()), encoding="utf-8")
+    (tmp_path / "run").write_text(
+        "".join(
+            f"{q} Q0 {d} {i} {s!r} tag\n" for q, docs in run.items() for i, (d, s) in enumerate(docs.items(), start=1)
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {v}\n" for q, j in qrels.items() for d, v in j.items()), encoding="utf-8"
+    )
     measures = [parse_measure(m) for m in MEASURES]
-    ours = evaluate(read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels"), measures,
-                    EvalPolicy(missing_topics="drop"))
+    ours = evaluate(
+        read_run(tmp_path / "run"), read_qrels(tmp_path / "qrels"), measures, EvalPolicy(missing_topics="drop")
+    )
     assert_same(ours, oracle(run, qrels, measures), measures)
 
 
@@ -194,7 +236,7 @@ def test_empty_topics_and_empty_runs():
     r = Run.from_ranked({q: (list(d), list(d.values())) for q, d in run.items()})
     ev = evaluate(r, Qrels.from_dict(qrels), ["AP", "RR", "P@1"])
     ref = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", "P.1"}).evaluate({"b": run["b"]})
-    assert ev.per_topic["RR"] == {"b": ref["b"]["recip_rank"], "a": 0.0}       # z > y > x
+    assert ev.per_topic["RR"] == {"b": ref["b"]["recip_rank"], "a": 0.0}  # z > y > x
     assert ev.per_topic["AP"]["b"] == ref["b"]["map"] and ev.audit["judged_missing_from_run"] == 1
     empty = evaluate(Run.from_ranked({}), Qrels.from_dict(qrels), ["AP", "NumRet"])
     assert empty.per_topic["AP"] == {"a": 0.0, "b": 0.0} and empty.means["NumRet"] == 0.0
@@ -203,8 +245,7 @@ def test_empty_topics_and_empty_runs():
 def test_nDCG_threshold_policy_drops_gains_below_rel():
     run, qrels = synthetic(11)
     measures = [parse_measure("nDCG(rel=2)"), parse_measure("nDCG(rel=2)@10")]
-    ours = evaluate(*harness_objects(run, qrels), measures,
-                    EvalPolicy(missing_topics="drop", nDCG_threshold=True))
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop", nDCG_threshold=True))
     cut = {q: {d: (v if v >= 2 else min(v, 0)) for d, v in j.items()} for q, j in qrels.items()}
     ref = pytrec_eval.RelevanceEvaluator(cut, {"ndcg", "ndcg_cut.10"}).evaluate(run)
     for m, key in zip(measures, ["ndcg", "ndcg_cut_10"]):
@@ -215,8 +256,11 @@ def test_nDCG_threshold_policy_drops_gains_below_rel():
 def test_hash_collisions_never_change_a_number(monkeypatch):
     """With a degenerate doc-id hash every (topic, doc) key collides: the join and the
     duplicate check must fall back on the bytes and still agree with trec_eval."""
-    import harness.runs as runs
-    monkeypatch.setattr(runs, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    import harness.formats.runs as runs
+    import harness.formats.tokenizer as tokenizer
+
+    for module in (runs, tokenizer):
+        monkeypatch.setattr(module, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     run, qrels = synthetic(12, n_topics=15)
     measures = [parse_measure(m) for m in ["AP", "nDCG@10", "bpref", "P@5"]]
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
@@ -240,8 +284,9 @@ def test_judged_at_k_like_ir_measures():
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_row_slices_in_parallel_change_nothing(monkeypatch, threads):
     import importlib
+
     ev_module = importlib.import_module("harness.metrics.evaluate")
-    monkeypatch.setattr(ev_module, "_SLICE_ROWS", 50)       # many slices of a few topics
+    monkeypatch.setattr(ev_module, "_SLICE_ROWS", 50)  # many slices of a few topics
     monkeypatch.setenv("HARNESS_THREADS", threads)
     run, qrels = synthetic(13)
     measures = [parse_measure(m) for m in MEASURES]

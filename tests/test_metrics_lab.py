@@ -1,5 +1,6 @@
 """The course lab's functions against every reference case of the lab
 (../shared/lab/course_lab_cases.json): the lab is the oracle here."""
+
 import itertools
 import json
 from pathlib import Path
@@ -7,9 +8,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.judgments import evaluate_judgments, parse_judgments
-from harness.metrics import (average_precision, dcg, evaluate_frame, interpolate, ndcg, precision,
-                             rank_by_scores, recall, reciprocal_rank)
+from harness.metrics import (
+    average_precision,
+    dcg,
+    evaluate_frame,
+    interpolate,
+    ndcg,
+    precision,
+    rank_by_scores,
+    recall,
+    reciprocal_rank,
+)
+from harness.metrics.judgments import evaluate_judgments, parse_judgments
 
 CASES_PATH = Path(__file__).resolve().parents[2] / "shared/lab/course_lab_cases.json"
 
@@ -21,8 +31,7 @@ def load_cases():
 
 
 CASES = load_cases()
-FUNCS = {"precision": precision, "recall": recall, "reciprocal_rank": reciprocal_rank,
-         "dcg": dcg, "ndcg": ndcg}
+FUNCS = {"precision": precision, "recall": recall, "reciprocal_rank": reciprocal_rank, "dcg": dcg, "ndcg": ndcg}
 
 
 def close(actual, case):
@@ -50,7 +59,7 @@ def test_the_same_cases_through_the_registry_measures():
     for kind, name in names.items():
         for case in CASES[kind]:
             if kind == "precision" and case["k"] > len(case["labels"]):
-                continue                       # the lab divides by len(list), trec_eval by k
+                continue  # the lab divides by len(list), trec_eval by k
             labels = ",".join(map(str, case["labels"]))
             ev = evaluate_judgments(parse_judgments(f"t: {labels}"), [f"{name}@{case['k']}"])
             assert close(ev.per_topic[f"{name}@{case['k']}"]["t"], case), (kind, case)
@@ -95,8 +104,7 @@ def test_average_precision_and_ranking_by_scores():
     assert average_precision([0, 0]) == 0.0
     # stable: equal scores keep the given order
     assert rank_by_scores([0, 1, 2, 3], [0.5, 0.9, 0.5, 0.1]).tolist() == [1, 0, 2, 3]
-    assert ndcg([0, 1], ideal_labels=[3, 1, 0]) == pytest.approx(
-        (1 / np.log2(3)) / (3 + 1 / np.log2(3)))
+    assert ndcg([0, 1], ideal_labels=[3, 1, 0]) == pytest.approx((1 / np.log2(3)) / (3 + 1 / np.log2(3)))
 
 
 class Columns(dict):

@@ -1,16 +1,29 @@
 """Measure names: canonical text, round trips, helpful errors; policy validation."""
+
 import pytest
 
 from harness.metrics import MEASURES, EvalPolicy, Measure, parse_measure
 from harness.metrics.measures import trec_eval_name
 
 
-@pytest.mark.parametrize("text, canonical", [
-    ("nDCG@10", "nDCG@10"), ("ndcg@10", "nDCG@10"), ("AP", "AP"), ("map", None),
-    ("P(rel=2)@5", "P(rel=2)@5"), ("P@5(rel=2)", "P(rel=2)@5"), ("P(rel=1)@5", "P@5"),
-    ("nDCG(rel=2,gain=exp)@10", "nDCG(gain=exp,rel=2)@10"), ("IPrec@0.50", "IPrec@0.5"),
-    ("IPrec@1", "IPrec@1.0"), ("11pt", "11pt"), ("Judged@10", "Judged@10"), ("AP@100", "AP@100"),
-])
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("nDCG@10", "nDCG@10"),
+        ("ndcg@10", "nDCG@10"),
+        ("AP", "AP"),
+        ("map", None),
+        ("P(rel=2)@5", "P(rel=2)@5"),
+        ("P@5(rel=2)", "P(rel=2)@5"),
+        ("P(rel=1)@5", "P@5"),
+        ("nDCG(rel=2,gain=exp)@10", "nDCG(gain=exp,rel=2)@10"),
+        ("IPrec@0.50", "IPrec@0.5"),
+        ("IPrec@1", "IPrec@1.0"),
+        ("11pt", "11pt"),
+        ("Judged@10", "Judged@10"),
+        ("AP@100", "AP@100"),
+    ],
+)
 def test_canonical_round_trip(text, canonical):
     if canonical is None:
         with pytest.raises(ValueError, match="valid measures: P@k"):
@@ -21,12 +34,22 @@ def test_canonical_round_trip(text, canonical):
     assert hash(m) == hash(parse_measure(canonical))
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("P", "needs a cut-off"), ("bpref@10", "takes no cut-off"), ("P@0", "integer k >= 1"),
-    ("IPrec@1.5", "0 <= r <= 1"), ("P(gain=exp)@5", "no gain"), ("nDCG(gain=log)", "gain must"),
-    ("AP(rel=0)", "rel must"), ("AP(foo=1)", "bad option"), ("Nope@3", "unknown measure"),
-    ("P@x", "cannot parse"), ("NumRet(rel=2)", "no rel"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        ("P", "needs a cut-off"),
+        ("bpref@10", "takes no cut-off"),
+        ("P@0", "integer k >= 1"),
+        ("IPrec@1.5", "0 <= r <= 1"),
+        ("P(gain=exp)@5", "no gain"),
+        ("nDCG(gain=log)", "gain must"),
+        ("AP(rel=0)", "rel must"),
+        ("AP(foo=1)", "bad option"),
+        ("Nope@3", "unknown measure"),
+        ("P@x", "cannot parse"),
+        ("NumRet(rel=2)", "no rel"),
+    ],
+)
 def test_bad_measures_say_what_is_allowed(text, msg):
     with pytest.raises(ValueError, match=msg):
         parse_measure(text)

@@ -15,8 +15,15 @@ from harness.report import write_report
 
 from .conftest import REPO, shared_path
 
-TREC_EVAL = {"AP": "map", "nDCG@10": "ndcg_cut_10", "P@10": "P_10", "RR": "recip_rank",
-             "R@1000": "recall_1000", "Rprec": "Rprec", "bpref": "bpref"}
+TREC_EVAL = {
+    "AP": "map",
+    "nDCG@10": "ndcg_cut_10",
+    "P@10": "P_10",
+    "RR": "recip_rank",
+    "R@1000": "recall_1000",
+    "Rprec": "Rprec",
+    "bpref": "bpref",
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +60,12 @@ def test_per_topic_equals_trec_eval(cranfield):
         q, _, d, r = line.split()
         qrels.setdefault(q, {})[d] = int(r)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_EVAL.values()))
-    assert [r.name for r in result.runs] == ["bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)", "jm(lambda=0.1)", "jm(lambda=0.7)"]
+    assert [r.name for r in result.runs] == [
+        "bm25(k1=0.9,b=0.4)",
+        "dirichlet(mu=1000)",
+        "jm(lambda=0.1)",
+        "jm(lambda=0.7)",
+    ]
     for r in result.runs:
         oracle = evaluator.evaluate(read_trec(out / "runs" / f"{r.name}.trec"))
         ev = result.evaluations[r.name]
@@ -66,8 +78,15 @@ def test_per_topic_equals_trec_eval(cranfield):
 def test_report_files(cranfield):
     cfg, result, out, _ = cranfield
     assert sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "per_topic.csv", "report.html", "report.tex", "runs", "summary.csv", "summary.json",
-        "summary.md"]
+        "manifest.json",
+        "per_topic.csv",
+        "report.html",
+        "report.tex",
+        "runs",
+        "summary.csv",
+        "summary.json",
+        "summary.md",
+    ]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["index"]["stats"]["documents"] == 1398
     assert manifest["versions"]["anserini"] == "2.3.0"

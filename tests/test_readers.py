@@ -1,10 +1,11 @@
 """Strict TREC run/qrels readers: inline files, errors with line numbers, exact round trips."""
+
 import numpy as np
 import pytest
 
 from harness.errors import DataError
-from harness.qrels import Qrels, read_qrels
-from harness.runs import Run, read_run, write_run
+from harness.formats.qrels import Qrels, read_qrels
+from harness.formats.runs import Run, read_run, write_run
 
 
 def write(tmp_path, text, name="f.txt"):
@@ -14,8 +15,9 @@ def write(tmp_path, text, name="f.txt"):
 
 
 def test_run_columns_and_order(tmp_path):
-    p = write(tmp_path, "q1 Q0 d3 1 2.5 tag\nq1 Q0 d1 2 2.5 tag\nq2 Q0 d9 1 -1e-3 tag\n"
-                        "q1 Q0 d7 3 0.125 tag\n")        # q1 resumes after q2: regrouped
+    p = write(
+        tmp_path, "q1 Q0 d3 1 2.5 tag\nq1 Q0 d1 2 2.5 tag\nq2 Q0 d9 1 -1e-3 tag\nq1 Q0 d7 3 0.125 tag\n"
+    )  # q1 resumes after q2: regrouped
     run = read_run(p)
     assert run.topics() == ["q1", "q2"]
     docs, scores = run.ranked("q1")
@@ -25,27 +27,39 @@ def test_run_columns_and_order(tmp_path):
 
 def test_run_tolerates_tabs_crlf_blank_lines_and_no_final_newline(tmp_path):
     p = write(tmp_path, "q1\tQ0  d1 1 3 t\r\n\r\n\nq1 Q0 d2 2 +2.0 t")
-    assert read_run(p).ranked("q1") [0] == ["d1", "d2"]
+    assert read_run(p).ranked("q1")[0] == ["d1", "d2"]
 
 
 def test_scores_parse_exactly_like_float(tmp_path):
     rng = np.random.default_rng(0)
-    values = np.concatenate([rng.normal(0, 30, 300), rng.random(100) * 1e-7, [0.1, 1 / 3, 2 ** 60,
-                             -0.0, 123456789.123456789, 1e300, 5e-324, np.inf]])
+    values = np.concatenate(
+        [
+            rng.normal(0, 30, 300),
+            rng.random(100) * 1e-7,
+            [0.1, 1 / 3, 2**60, -0.0, 123456789.123456789, 1e300, 5e-324, np.inf],
+        ]
+    )
     texts = [repr(float(v)) for v in values] + ["29.9760", "007.50", "-.5", "3.", "1E5", "1234567890123456789"]
     lines = "".join(f"q Q0 d{i} {i} {t} x\n" for i, t in enumerate(texts))
     got = read_run(write(tmp_path, lines)).ranked("q")[1]
     assert got.tolist() == [float(t) for t in texts]
 
 
-@pytest.mark.parametrize("text, line, msg", [
-    ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 1.0\n", 2, "expected 6"),
-    ("q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 1.0 t extra\n", 3, "got 7"),
-    ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 abc t\n", 2, "'abc'"),
-    ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 nan t\n", 2, "nan"),
-    ("q1 Q0 d1 1 1_0 t\n", 1, "'1_0'"),
-    ("q1 Q0 d1 1 1.0 t\nq2 Q0 d1 1 1.0 t\nq1 Q0 d1 2 0.5 t\n", 3, "duplicate document for topic 'q1', document 'd1' (first seen on line 1)"),
-])
+@pytest.mark.parametrize(
+    "text, line, msg",
+    [
+        ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 1.0\n", 2, "expected 6"),
+        ("q1 Q0 d1 1 1.0 t\n\nq1 Q0 d2 2 1.0 t extra\n", 3, "got 7"),
+        ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 abc t\n", 2, "'abc'"),
+        ("q1 Q0 d1 1 1.0 t\nq1 Q0 d2 2 nan t\n", 2, "nan"),
+        ("q1 Q0 d1 1 1_0 t\n", 1, "'1_0'"),
+        (
+            "q1 Q0 d1 1 1.0 t\nq2 Q0 d1 1 1.0 t\nq1 Q0 d1 2 0.5 t\n",
+            3,
+            "duplicate document for topic 'q1', document 'd1' (first seen on line 1)",
+        ),
+    ],
+)
 def test_run_errors_name_the_line(tmp_path, text, line, msg):
     p = write(tmp_path, text)
     with pytest.raises(DataError) as e:
@@ -70,7 +84,7 @@ def test_write_run_round_trips_exactly_and_atomically(tmp_path):
     for q in run.topics():
         assert back.ranked(q)[0] == run.ranked(q)[0]
         assert back.ranked(q)[1].tolist() == run.ranked(q)[1].tolist()
-    assert [p.name for p in tmp_path.iterdir()] == ["run.txt"]      # no temp file left behind
+    assert [p.name for p in tmp_path.iterdir()] == ["run.txt"]  # no temp file left behind
     with pytest.raises(DataError, match="tag"):
         write_run(out, run, "two words")
 
@@ -82,12 +96,19 @@ def test_qrels_reader(tmp_path):
     assert q.to_dict() == Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d1": -1}}).to_dict()
 
 
-@pytest.mark.parametrize("text, line, msg", [
-    ("q1 0 d1 1\nq1 0 d2\n", 2, "expected 4"),
-    ("q1 0 d1 1\nq1 0 d2 1.5\n", 2, "'1.5'"),
-    ("q1 0 d1 1\nq1 0 d2 x\n", 2, "integer"),
-    ("q1 0 d1 1\nq2 0 d1 1\nq1 0 d1 0\n", 3, "duplicate judgment for topic 'q1', document 'd1' (first seen on line 1)"),
-])
+@pytest.mark.parametrize(
+    "text, line, msg",
+    [
+        ("q1 0 d1 1\nq1 0 d2\n", 2, "expected 4"),
+        ("q1 0 d1 1\nq1 0 d2 1.5\n", 2, "'1.5'"),
+        ("q1 0 d1 1\nq1 0 d2 x\n", 2, "integer"),
+        (
+            "q1 0 d1 1\nq2 0 d1 1\nq1 0 d1 0\n",
+            3,
+            "duplicate judgment for topic 'q1', document 'd1' (first seen on line 1)",
+        ),
+    ],
+)
 def test_qrels_errors_name_the_line(tmp_path, text, line, msg):
     with pytest.raises(DataError) as e:
         read_qrels(write(tmp_path, text))
@@ -103,8 +124,9 @@ def test_missing_file_is_a_data_error(tmp_path):
 def test_blocks_split_lines_correctly(tmp_path, monkeypatch, threads):
     """Tiny blocks force lines to straddle block edges; line numbers stay right, whether the
     blocks are parsed inline or on threads."""
-    import harness.runs as runs
-    monkeypatch.setattr(runs, "_BLOCK", 7)
+    import harness.formats.tokenizer as tokenizer
+
+    monkeypatch.setattr(tokenizer, "_BLOCK", 7)
     monkeypatch.setenv("HARNESS_THREADS", threads)
     text = "".join(f"q{i // 3} Q0 d{i} {i} {i / 7!r} t\n" for i in range(20)) + "q9 Q0 dx 1 oops t\n"
     p = write(tmp_path, text)
@@ -154,11 +176,12 @@ def test_short_fields_at_the_very_end_of_a_file(tmp_path):
 
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_line_numbers_across_irregular_blocks(tmp_path, monkeypatch, threads):
-    import harness.runs as runs
-    monkeypatch.setattr(runs, "_BLOCK", 40)
+    import harness.formats.tokenizer as tokenizer
+
+    monkeypatch.setattr(tokenizer, "_BLOCK", 40)
     monkeypatch.setenv("HARNESS_THREADS", threads)
     lines = [f"q{i % 3}\tQ0  d{i} {i} {i}.5 t\r" if i % 4 else "" for i in range(30)]
-    lines[23] = "q1 Q0 d1 1 1.0 t"                     # duplicate of line 2 (d1, topic q1)
+    lines[23] = "q1 Q0 d1 1 1.0 t"  # duplicate of line 2 (d1, topic q1)
     with pytest.raises(DataError) as e:
         read_run(write(tmp_path, "\n".join(lines) + "\n"))
     assert e.value.line == 24 and "first seen on line 2" in str(e.value)

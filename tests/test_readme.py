@@ -16,7 +16,7 @@ README = (REPO / "README.md").read_text()
 def section(title: str) -> str:
     start = README.index(f"## {title}\n")
     end = README.find("\n## ", start + 1)
-    return README[start:end if end > 0 else None]
+    return README[start : end if end > 0 else None]
 
 
 def test_generated_sections_are_current():
@@ -26,8 +26,9 @@ def test_generated_sections_are_current():
 
 def test_validation_example_is_what_validate_prints():
     block = re.search(r"```\n\$ \.venv/bin/harness validate (\S+)\n(.*?)```", README, re.S)
-    r = subprocess.run([sys.executable, "-m", "harness.cli", "validate", block.group(1)], cwd=REPO,
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "validate", block.group(1)], cwd=REPO, capture_output=True, text=True
+    )
     assert r.returncode == 2
     assert r.stderr == block.group(2)
 
@@ -36,9 +37,17 @@ def test_experiment_commands_run():
     commands = []
     for title in ("Running experiments", "Reproducing Cranfield"):
         for block in re.findall(r"```sh\n(.*?)```", section(title), re.S):
-            commands += [line.split("#")[0].split() for line in block.splitlines() if line.startswith(".venv/bin/harness")]
+            commands += [
+                line.split("#")[0].split() for line in block.splitlines() if line.startswith(".venv/bin/harness")
+            ]
     assert len(commands) >= 4
     for argv in commands:
-        r = subprocess.run([sys.executable, "-m", "harness.cli", *argv[1:]], cwd=REPO, capture_output=True,
-                           text=True, env=os.environ.copy(), timeout=900)
+        r = subprocess.run(
+            [sys.executable, "-m", "harness", *argv[1:]],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+            timeout=900,
+        )
         assert r.returncode == 0, (argv, r.stderr[-2000:])

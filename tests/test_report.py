@@ -29,10 +29,24 @@ EVIL_DOC = "<b>doc&1</b>"
 
 def chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp / 'chromium-profile'}", *args],
-        capture_output=True, text=True, timeout=180, check=True)
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp / 'chromium-profile'}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=True,
+    )
 
 
 def html_escaped(s: str) -> str:
@@ -81,10 +95,19 @@ def evil(tmp_path_factory):
     (tmp / "corpus.jsonl").write_text("".join(json.dumps({"id": i, "contents": t}) + "\n" for i, t in docs))
     topics = [(EVIL_QID, EVIL_TEXT), ("q2", "boundary layer"), ("q3", "supersonic heat"), ("q4", "slipstream lift")]
     (tmp / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics))
-    qrels = [(EVIL_QID, EVIL_DOC, 1), (EVIL_QID, "d4", 1), ("q2", "d2", 1), ("q2", "d5", 2),
-             ("q3", "d3", 1), ("q3", "d6", 1), ("q4", "d4", 2), ("q4", EVIL_DOC, 1)]
+    qrels = [
+        (EVIL_QID, EVIL_DOC, 1),
+        (EVIL_QID, "d4", 1),
+        ("q2", "d2", 1),
+        ("q2", "d5", 2),
+        ("q3", "d3", 1),
+        ("q3", "d6", 1),
+        ("q4", "d4", 2),
+        ("q4", EVIL_DOC, 1),
+    ]
     (tmp / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels))
-    (tmp / "c.yaml").write_text(textwrap.dedent("""\
+    (tmp / "c.yaml").write_text(
+        textwrap.dedent("""\
         name: evil
         collection: {path: corpus.jsonl, format: jsonl}
         index: {path: index}
@@ -100,7 +123,8 @@ def evil(tmp_path_factory):
           permutations: 2000
           cross_validation: {folds: 2}
         output: report
-    """))
+    """)
+    )
     cfg = load_config(tmp / "c.yaml")
     result = run_experiment(cfg, log=lambda m: None)
     out = write_report(result, cfg.output)
@@ -132,7 +156,7 @@ def test_html_renders_in_headless_chromium(evil, tmp_path):
     png = tmp_path / "report.png"
     chromium(tmp_path, f"--screenshot={png}", "--window-size=1280,2000", url)
     assert png_size(png) == (1280, 2000)
-    assert png.stat().st_size > 60_000        # a blank 1280x2000 page compresses to a few KB
+    assert png.stat().st_size > 60_000  # a blank 1280x2000 page compresses to a few KB
     dom = chromium(tmp_path, "--dump-dom", url).stdout
     tags = parse(dom)
     names = [t for t, _ in tags.tags]
@@ -145,17 +169,33 @@ def test_html_renders_in_headless_chromium(evil, tmp_path):
 def test_every_format_is_written(evil):
     tmp, result, out = evil
     assert sorted(p.name for p in out.iterdir()) == [
-        "comparisons.csv", "comparisons.json", "manifest.json", "per_topic.csv", "report.html",
-        "report.tex", "runs", "summary.csv", "summary.json", "summary.md"]
+        "comparisons.csv",
+        "comparisons.json",
+        "manifest.json",
+        "per_topic.csv",
+        "report.html",
+        "report.tex",
+        "runs",
+        "summary.csv",
+        "summary.json",
+        "summary.md",
+    ]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["stats_policy"]["baseline"] == "all-pairs"
     assert manifest["stats_policy"]["text"] == str(result.comparisons.policy)
     page = (out / "report.html").read_text()
-    for needle in (manifest["config"]["sha256"], manifest["qrels"]["sha256"], manifest["index"]["fingerprint"],
-                   str(result.comparisons.policy), "Coverage audit", "judged missing from run", "Provenance"):
+    for needle in (
+        manifest["config"]["sha256"],
+        manifest["qrels"]["sha256"],
+        manifest["index"]["fingerprint"],
+        str(result.comparisons.policy),
+        "Coverage audit",
+        "judged missing from run",
+        "Provenance",
+    ):
         assert html_escaped(needle) in page, needle
     comparisons = json.loads((out / "comparisons.json").read_text())
-    assert len(comparisons["pairs"]) == 6 and len(comparisons["comparisons"]) == 18     # 4 runs, 3 measures
+    assert len(comparisons["pairs"]) == 6 and len(comparisons["comparisons"]) == 18  # 4 runs, 3 measures
     tex = (out / "report.tex").read_text()
     assert r"\begin{tabular}{lrrr}" in tex and "% config " in tex and "sha256" in tex and "% coverage " in tex
     assert comparisons["coverage"] == json.loads((out / "summary.json").read_text())["coverage"]
@@ -180,8 +220,9 @@ def test_runs_only_report_has_html_without_tex(tmp_path, evil):
     text = (src / "c.yaml").read_text().split("measures:")[0].replace("qrels: qrels.txt\n", "")
     for name in ("corpus.jsonl", "topics.tsv"):
         (tmp_path / name).write_bytes((src / name).read_bytes())
-    (tmp_path / "c.yaml").write_text(text.replace("index: {path: index}", f"index: {{path: {src / 'index'}}}")
-                                     + "output: report\n")
+    (tmp_path / "c.yaml").write_text(
+        text.replace("index: {path: index}", f"index: {{path: {src / 'index'}}}") + "output: report\n"
+    )
     cfg = load_config(tmp_path / "c.yaml")
     result = run_experiment(cfg, log=lambda m: None)
     out = write_report(result, cfg.output)
@@ -203,22 +244,22 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")
     assert [t.model for t in c.tuning] == ["bm25", "dirichlet"]
     page = (out / "report.html").read_text()
-    assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page     # metric against parameter
+    assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page  # metric against parameter
     assert "Interpolated precision at recall" in page
-    assert page.count("<svg") == 1 + 2 * 2 + 13                            # PR, sweeps x measures, diffs
+    assert page.count("<svg") == 1 + 2 * 2 + 13  # PR, sweeps x measures, diffs
 
 
 def test_pr_curves_are_the_mean_interpolated_precisions(evil):
     _, result, _ = evil
+    from harness.formats.qrels import read_qrels
     from harness.metrics import evaluate, parse_measure
-    from harness.qrels import read_qrels
 
     qrels = read_qrels(result.config.qrels_path)
     for r in result.runs:
         ev = evaluate(r.run, qrels, [parse_measure("IPrec@0.0"), parse_measure("IPrec@1.0")])
         curve = result.pr_curves[r.name]
         assert len(curve) == 11 and (curve[0], curve[-1]) == (ev.means["IPrec@0.0"], ev.means["IPrec@1.0"])
-        assert all(a >= b for a, b in zip(curve, curve[1:]))     # interpolated: non-increasing
+        assert all(a >= b for a, b in zip(curve, curve[1:]))  # interpolated: non-increasing
 
 
 def test_module_examples():
@@ -228,6 +269,6 @@ def test_module_examples():
 
 def test_readme_example_is_the_sweep_config():
     readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Comparing runs and reports\n"):]
+    section = readme[readme.index("## Comparing runs and reports\n") :]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert block in (REPO / "configs" / "sweep.yaml").read_text()

@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from harness import lucene
-from harness.collections import Corpus
-from harness.index import IndexOptions, ensure_index
-from harness.search import Searcher
-from harness.similarity import Similarity
+from harness.engine import lucene
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.search import Searcher
+from harness.engine.similarity import Similarity
 
 
 def simple_searcher_run(index_path, topics, sim: Similarity, k: int):
@@ -38,7 +38,9 @@ def assert_same_runs(ours, theirs, tol=1e-4):
         assert np.all(np.diff(scores) < 0), f"query {i}: scores not strictly decreasing"
 
 
-@pytest.mark.parametrize("spec", ["bm25(k1=0.9,b=0.4)", "bm25(k1=1.2,b=0.75)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"])
+@pytest.mark.parametrize(
+    "spec", ["bm25(k1=0.9,b=0.4)", "bm25(k1=1.2,b=0.75)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"]
+)
 def test_cranfield_runs_equal_simple_searcher(cranfield_index, cranfield_topics, spec):
     sim = Similarity.parse(spec)
     searcher = Searcher(cranfield_index.path, IndexOptions())
@@ -58,7 +60,9 @@ def lucene_jm_run(index_path, topics, lam: float, k: int):
     searcher = IndexSearcher(reader, signature="(Lorg/apache/lucene/index/IndexReader;)V")
     searcher.setSimilarity(J("org.apache.lucene.search.similarities.LMJelinekMercerSimilarity")(lam))
     SortField = J("org.apache.lucene.search.SortField")
-    sort = J("org.apache.lucene.search.Sort")(SortField.FIELD_SCORE, SortField("id", J("org.apache.lucene.search.SortField$Type").STRING_VAL))
+    sort = J("org.apache.lucene.search.Sort")(
+        SortField.FIELD_SCORE, SortField("id", J("org.apache.lucene.search.SortField$Type").STRING_VAL)
+    )
     analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
     gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
     stored = reader.storedFields()
@@ -84,9 +88,9 @@ def test_query_text_never_raises(cranfield_index):
     odd = ["-dash", "/slip flow/", "?", '"quoted phrase', "(the ?slip? effect)", "a AND OR NOT", "", "the of and"]
     res = searcher.search(odd, Similarity.parse("bm25"), 10)
     assert len(res) == len(odd)
-    assert res[0][0] and res[1][0]          # '-dash' and '/slip flow/' are words, they match
-    assert len(res[6][0]) == 0                          # empty query: no hits
-    assert len(res[7][0]) == 0                          # only stopwords: no hits
+    assert res[0][0] and res[1][0]  # '-dash' and '/slip flow/' are words, they match
+    assert len(res[6][0]) == 0  # empty query: no hits
+    assert len(res[7][0]) == 0  # only stopwords: no hits
 
 
 def test_tie_group_straddling_the_cutoff(tmp_path):
@@ -94,10 +98,12 @@ def test_tie_group_straddling_the_cutoff(tmp_path):
     exactly as SimpleSearcher does, whatever the indexing order or thread count."""
     ids = ["d7", "d10", "d2", "d33", "d1", "d05", "d4"]
     corpus = tmp_path / "tie.jsonl"
-    lines = [{"id": i, "contents": "apple banana"} for i in ids] + [{"id": "z0", "contents": "apple apple banana cherry"}]
+    lines = [{"id": i, "contents": "apple banana"} for i in ids] + [
+        {"id": "z0", "contents": "apple apple banana cherry"}
+    ]
     corpus.write_text("".join(json.dumps(x) + "\n" for x in lines))
     info = ensure_index(Corpus(corpus, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, log=lambda m: None)
-    expected = ["d05", "d1", "d10", "d2"]   # ascending string order of the tied ids
+    expected = ["d05", "d1", "d10", "d2"]  # ascending string order of the tied ids
     for threads in (1, 2):
         searcher = Searcher(info.path, IndexOptions())
         ids_got, scores = searcher.search(["banana"], Similarity.parse("bm25"), 4, threads=threads)[0]
@@ -110,7 +116,7 @@ def test_tie_group_straddling_the_cutoff(tmp_path):
 def test_strictly_decreasing_breaks_every_float32_tie():
     """Above 32, float32 cannot hold Anserini's 1e-6 tie step: equal neighbours remain. They
     become strictly decreasing float64 values within 1e-9 of the originals, order unchanged."""
-    from harness.search import strictly_decreasing
+    from harness.engine.search import strictly_decreasing
 
     rng = np.random.default_rng(0)
     pool = np.array([40.0, 33.5, 32.0, 2.0, 1.0, 1e-30, 0.0, -1e-6, -2.0], dtype=np.float32)
@@ -121,4 +127,8 @@ def test_strictly_decreasing_breaks_every_float32_tie():
         assert np.max(np.abs(out - scores)) < 1e-9
         assert np.array_equal(np.argsort(-out, kind="stable"), np.arange(len(out)))
     assert strictly_decreasing(np.array([3, 3, 3, 1], dtype=np.float32)).tolist() == [
-        3.0, np.nextafter(3.0, 0), np.nextafter(np.nextafter(3.0, 0), 0), 1.0]
+        3.0,
+        np.nextafter(3.0, 0),
+        np.nextafter(np.nextafter(3.0, 0), 0),
+        1.0,
+    ]

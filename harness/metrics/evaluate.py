@@ -3,6 +3,7 @@
 Every policy that changes a number is a field of :class:`EvalPolicy`, echoed in reports, and
 its effect is counted in :attr:`Evaluation.audit`.
 """
+
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
@@ -10,10 +11,11 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from harness.formats.qrels import Qrels
+from harness.formats.runs import Run
+from harness.formats.tokenizer import worker_threads
 from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
 from harness.metrics.measures import Measure, parse_measure
-from harness.qrels import Qrels
-from harness.runs import Run, _threads
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
 
@@ -52,8 +54,9 @@ class EvalPolicy:
         if self.ties not in _TIES:
             raise ValueError(f"EvalPolicy.ties must be one of {', '.join(_TIES)} (got {self.ties!r})")
         if self.missing_topics not in _MISSING:
-            raise ValueError(f"EvalPolicy.missing_topics must be one of {', '.join(_MISSING)} "
-                             f"(got {self.missing_topics!r})")
+            raise ValueError(
+                f"EvalPolicy.missing_topics must be one of {', '.join(_MISSING)} (got {self.missing_topics!r})"
+            )
         if not isinstance(self.nDCG_threshold, bool):
             raise ValueError(f"EvalPolicy.nDCG_threshold must be True or False (got {self.nDCG_threshold!r})")
 
@@ -84,8 +87,13 @@ def _as_measures(measures) -> list[Measure]:
     return out
 
 
-def evaluate_labels(rl: RankedLabels, measures, policy: EvalPolicy = EvalPolicy(),
-                    audit: dict | None = None, zero: np.ndarray | None = None) -> Evaluation:
+def evaluate_labels(
+    rl: RankedLabels,
+    measures,
+    policy: EvalPolicy = EvalPolicy(),
+    audit: dict | None = None,
+    zero: np.ndarray | None = None,
+) -> Evaluation:
     """Score an already-built :class:`RankedLabels` (the shape both judgment kinds share).
     Topics flagged in ``zero`` (judged, missing from the run) score 0 on every measure."""
     measures = _as_measures(measures)
@@ -113,7 +121,7 @@ def _slices(offsets: np.ndarray) -> list[tuple[int, int]]:
 
 def _parallel(fn, items):
     items = list(items)
-    threads = _threads()
+    threads = worker_threads()
     if threads == 1 or len(items) < 2:
         return [fn(*it) for it in items]
     with ThreadPoolExecutor(threads) as pool:
@@ -141,7 +149,7 @@ def _order_rows(run: Run, lo: int, hi: int):
     empty = np.zeros(0, dtype=np.int64)
     if n < 2:
         return empty, empty, 0
-    inner = np.ones(n - 1, dtype=bool)                   # row r+1 continues row r's topic
+    inner = np.ones(n - 1, dtype=bool)  # row r+1 continues row r's topic
     cuts = offsets[(offsets > 0) & (offsets < n)]
     inner[cuts - 1] = False
     topic_of = lambda rows: np.searchsorted(offsets, rows, side="right") - 1
@@ -159,7 +167,7 @@ def _order_rows(run: Run, lo: int, hi: int):
         in_bad = np.zeros(len(offsets), dtype=bool)
         in_bad[bad] = True
         inner &= ~in_bad[topic_of(np.arange(1, n))]
-    tied = np.flatnonzero((s[1:] == s[:-1]) & inner)     # row t+1 ties with row t
+    tied = np.flatnonzero((s[1:] == s[:-1]) & inner)  # row t+1 ties with row t
     if len(tied):
         # tie groups: runs of rows linked by ties; each is re-sorted by doc id descending
         member = np.zeros(n, dtype=bool)
@@ -172,9 +180,9 @@ def _order_rows(run: Run, lo: int, hi: int):
         gid = np.cumsum(gstart) - 1
         gfirst = np.flatnonzero(gstart)
         gend = np.r_[gfirst[1:], len(members)]
-        o = np.lexsort((run.docids[lo + members], gid))   # ascending doc id in each group
+        o = np.lexsort((run.docids[lo + members], gid))  # ascending doc id in each group
         g = gid[o]
-        target = gfirst[g] + gend[g] - 1 - np.arange(len(members))   # reversed: descending
+        target = gfirst[g] + gend[g] - 1 - np.arange(len(members))  # reversed: descending
         dst.append(members[target])
         src.append(members[o])
     if not dst:
@@ -227,10 +235,10 @@ def _join(run: Run, qrels: Qrels, q_of_run: np.ndarray) -> np.ndarray:
             keep = (qsorted[np.minimum(pos, last)] == ck) & (pos <= last)
             pos, cand, ck = pos[keep], cand[keep], ck[keep]
             q = qorder[pos]
-            hit = run.docids[cand] == qrels.docids[q]    # same topic: it is in the key
+            hit = run.docids[cand] == qrels.docids[q]  # same topic: it is in the key
             lab = qrels.labels[q[hit]]
             labels[cand[hit]] = np.where(lab < 0, POOL_UNJUDGED, lab)
-            miss = ~hit                 # a hash collision: try the next entry with that key
+            miss = ~hit  # a hash collision: try the next entry with that key
             pos, cand, ck = pos[miss] + 1, cand[miss], ck[miss]
 
     _parallel(rows, _slices(run.offsets))
@@ -246,8 +254,9 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     measures = _as_measures(measures)
     qtopics = qrels.topics()
     run_topics = run.topics()
-    q_of_run = np.array([qrels.topic_index(t) if qrels.topic_index(t) is not None else -1
-                         for t in run_topics], dtype=np.int64)
+    q_of_run = np.array(
+        [qrels.topic_index(t) if qrels.topic_index(t) is not None else -1 for t in run_topics], dtype=np.int64
+    )
     lens = np.diff(run.offsets)
     answered = (q_of_run >= 0) & (lens > 0)
     # evaluated topics: answered ones in run order, then (zero policy) the missing ones
@@ -262,7 +271,7 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     labels = _join(run, qrels, np.where(answered, q_of_run, -1))
     if moves is not None:
         dst, src = moves
-        labels[dst] = labels[src]                      # fancy-index read copies first
+        labels[dst] = labels[src]  # fancy-index read copies first
     seg_topic = np.full(len(run_topics), -1, dtype=np.int64)
     seg_topic[np.flatnonzero(answered)] = np.arange(int(answered.sum()))
 
@@ -271,8 +280,7 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     np.cumsum(qlens, out=pool_offsets[1:])
     starts = qrels.offsets[eval_q] if len(eval_q) else np.zeros(0, dtype=np.int64)
     pool_rows = np.repeat(starts - pool_offsets[:-1], qlens) + np.arange(int(qlens.sum()))
-    rl = RankedLabels(eval_names, run.offsets, seg_topic, labels, pool_offsets,
-                      qrels.labels[pool_rows])
+    rl = RankedLabels(eval_names, run.offsets, seg_topic, labels, pool_offsets, qrels.labels[pool_rows])
 
     has_rel = np.zeros(len(qtopics), dtype=bool)
     qseg = np.repeat(np.arange(len(qtopics)), np.diff(qrels.offsets))
@@ -290,5 +298,5 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
         "docs_in_run": len(run),
     }
     zero = np.zeros(len(eval_names), dtype=bool)
-    zero[int(answered.sum()):] = True                  # the missing topics come last
+    zero[int(answered.sum()) :] = True  # the missing topics come last
     return evaluate_labels(rl, measures, policy, audit, zero)

@@ -1,7 +1,7 @@
 """Pure numpy kernels: every measure of every topic at once, from ranked label arrays.
 
 The one internal shape, :class:`RankedLabels`, is what both the doc-id path (run + qrels,
-:func:`harness.metrics.evaluate`) and rank-position judgments (:mod:`harness.judgments`) build.
+:func:`harness.metrics.evaluate`) and rank-position judgments (:mod:`harness.metrics.judgments`) build.
 Kernels never loop per document: they pick the few rows that matter (relevant, judged) with
 ``flatnonzero`` and aggregate them per topic with ``bincount``, whose sums run in rank order,
 like trec_eval's loops.
@@ -11,6 +11,7 @@ for a doc not in the qrels, ``-2`` for a doc judged with a negative label ("in t
 unjudged"). Both negatives are non-relevant; bpref skips them; Judged@k (like ir_measures)
 counts every doc that has a qrels entry, -2 included.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ import numpy as np
 from harness.metrics.measures import Measure
 
 NOT_JUDGED, POOL_UNJUDGED = -1, -2
-_ELEVEN = tuple(i / 10 for i in range(11))   # 0.0, 0.1, ..., 1.0 as trec_eval's literals
+_ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
 
 
 @dataclass
@@ -44,11 +45,16 @@ class RankedLabels:
     _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
-    def contiguous(cls, topics, offsets, labels, pool_offsets, pool) -> "RankedLabels":
+    def contiguous(cls, topics, offsets, labels, pool_offsets, pool) -> RankedLabels:
         """One segment per topic, in topic order."""
-        return cls(list(topics), np.asarray(offsets, dtype=np.int64),
-                   np.arange(len(topics), dtype=np.int64), np.asarray(labels, dtype=np.int64),
-                   np.asarray(pool_offsets, dtype=np.int64), np.asarray(pool, dtype=np.int64))
+        return cls(
+            list(topics),
+            np.asarray(offsets, dtype=np.int64),
+            np.arange(len(topics), dtype=np.int64),
+            np.asarray(labels, dtype=np.int64),
+            np.asarray(pool_offsets, dtype=np.int64),
+            np.asarray(pool, dtype=np.int64),
+        )
 
     # -- per-topic counts ----------------------------------------------------------------
     def _pool_topic(self):
@@ -70,8 +76,9 @@ class RankedLabels:
     def num_ret(self) -> np.ndarray:
         if "ret" not in self._cache:
             ok = self.seg_topic >= 0
-            self._cache["ret"] = np.bincount(self.seg_topic[ok], weights=np.diff(self.seg_offsets)[ok],
-                                             minlength=len(self.topics)).astype(np.int64)
+            self._cache["ret"] = np.bincount(
+                self.seg_topic[ok], weights=np.diff(self.seg_offsets)[ok], minlength=len(self.topics)
+            ).astype(np.int64)
         return self._cache["ret"]
 
     def rows(self, lo: int, hi: int | None = None):
@@ -131,7 +138,7 @@ def _ideal_dcg(rl, m, threshold, cutoff):
     pt = rl._pool_topic()
     keep = rl.pool >= lo
     lab, topic = rl.pool[keep], pt[keep]
-    order = np.lexsort((-lab, topic))            # per topic, best label first
+    order = np.lexsort((-lab, topic))  # per topic, best label first
     lab, topic = lab[order], topic[order]
     counts = np.bincount(topic, minlength=len(rl.topics))
     first = np.zeros(len(rl.topics) + 1, dtype=np.int64)
@@ -149,7 +156,7 @@ def _iprec(rl, rel, levels):
     (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
     topic, rank, j, nrr, first = rl.relevant(rel)
     R = rl.num_rel(rel)
-    prec = np.append(j / rank, 0.0)              # sentinel: reduceat needs indices < len
+    prec = np.append(j / rank, 0.0)  # sentinel: reduceat needs indices < len
     T = len(rl.topics)
     out = []
     for level in levels:
@@ -183,7 +190,7 @@ def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np
         if name == "CG":
             return cg
         return _div(dcg, _ideal_dcg(rl, m, nDCG_threshold, k))
-    if name == "Judged":                         # ir_measures: any qrels entry, / min(k, n)
+    if name == "Judged":  # ir_measures: any qrels entry, / min(k, n)
         judged = 0.0
         for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
             topic, rank, _ = rl.rows(lo, hi)
@@ -194,7 +201,7 @@ def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np
             return _iprec(rl, rel, [k])[0]
         vals = _iprec(rl, rel, _ELEVEN)
         total = np.zeros(T)
-        for v in reversed(vals):                 # trec_eval adds from the top level down
+        for v in reversed(vals):  # trec_eval adds from the top level down
             total += v
         return total / len(_ELEVEN)
     topic, rank, j, nrr, first = rl.relevant(rel)
@@ -216,7 +223,7 @@ def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np
     if name == "bpref":
         nonrel_topic, nonrel_rank, _ = rl.rows(0, rel)
         # judged non-relevant docs above each relevant doc, counted per topic
-        nn_first = np.searchsorted(nonrel_topic, np.arange(T))            # sorted by topic
+        nn_first = np.searchsorted(nonrel_topic, np.arange(T))  # sorted by topic
         key_nonrel = nonrel_topic * (1 << 40) + nonrel_rank
         above = np.searchsorted(key_nonrel, topic * (1 << 40) + rank) - nn_first[topic]
         N = rl.num_nonrel(rel)
@@ -234,4 +241,4 @@ def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np
     if name == "F1":
         p, r = hits / k, _div(hits, R)
         return _div(2.0 * p * r, p + r)
-    raise ValueError(f"no kernel for measure {m}")   # the registry and kernels disagree: a bug
+    raise ValueError(f"no kernel for measure {m}")  # the registry and kernels disagree: a bug

@@ -16,14 +16,24 @@ is 0 without a relevant doc in the top k, nDCG is 0 when the ideal DCG is 0.
 >>> round(ndcg([2, 3, 1, 4, 0], 5), 2)
 0.84
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["precision", "recall", "reciprocal_rank", "dcg", "ndcg", "average_precision",
-           "interpolate", "rank_by_scores", "evaluate_frame"]
+__all__ = [
+    "precision",
+    "recall",
+    "reciprocal_rank",
+    "dcg",
+    "ndcg",
+    "average_precision",
+    "interpolate",
+    "rank_by_scores",
+    "evaluate_frame",
+]
 
 
 def _labels(labels) -> np.ndarray:
@@ -64,7 +74,7 @@ def recall(labels: Sequence[float], k: int, *, rel: int = 1, R: int | None = Non
 def reciprocal_rank(labels: Sequence[float], k: int | None = None, *, rel: int = 1) -> float:
     """1 / rank of the first label >= rel within the top k; 0 if there is none."""
     a = _labels(labels)
-    hit = np.flatnonzero(a[:_k(k, len(a))] >= rel)
+    hit = np.flatnonzero(a[: _k(k, len(a))] >= rel)
     return 1.0 / (hit[0] + 1) if len(hit) else 0.0
 
 
@@ -80,13 +90,14 @@ def _gain(a, gain):
 def dcg(labels: Sequence[float], k: int | None = None, *, gain: str = "linear") -> float:
     """Sum over the top k of gain(label) / log2(rank + 1); negative labels gain nothing."""
     a = _labels(labels)
-    a = a[:_k(k, len(a))]
+    a = a[: _k(k, len(a))]
     g = _gain(a, gain)
     return float(np.sum(g / np.log2(np.arange(2, len(a) + 2)))) if len(a) else 0.0
 
 
-def ndcg(labels: Sequence[float], k: int | None = None, *, gain: str = "linear",
-         ideal_labels: Sequence[float] | None = None) -> float:
+def ndcg(
+    labels: Sequence[float], k: int | None = None, *, gain: str = "linear", ideal_labels: Sequence[float] | None = None
+) -> float:
     """DCG@k / ideal DCG@k. The ideal sorts ``ideal_labels`` (default: the same labels; pass
     every judged label of the topic for trec_eval's ideal) in descending order; 0 if it is 0."""
     ideal = -np.sort(-_labels(labels if ideal_labels is None else ideal_labels))
@@ -94,21 +105,19 @@ def ndcg(labels: Sequence[float], k: int | None = None, *, gain: str = "linear",
     return dcg(labels, k, gain=gain) / best if best > 0 else 0.0
 
 
-def average_precision(labels: Sequence[float], k: int | None = None, R: int | None = None, *,
-                      rel: int = 1) -> float:
+def average_precision(labels: Sequence[float], k: int | None = None, R: int | None = None, *, rel: int = 1) -> float:
     """Mean of precision@rank over the relevant ranks in the top k, divided by R (default: the
     relevant labels in the whole list; trec_eval's AP and AP@k pass the judged count)."""
     a = _labels(labels)
     rel_mask = a >= rel
     R = int(np.count_nonzero(rel_mask)) if R is None else R
-    ranks = np.flatnonzero(rel_mask[:_k(k, len(a))]) + 1
+    ranks = np.flatnonzero(rel_mask[: _k(k, len(a))]) + 1
     if not R:
         return 0.0
     return float(np.sum(np.arange(1, len(ranks) + 1) / ranks)) / R
 
 
-def interpolate(precision: Sequence[float], recall: Sequence[float],
-                recall_levels: Sequence[float]) -> list[float]:
+def interpolate(precision: Sequence[float], recall: Sequence[float], recall_levels: Sequence[float]) -> list[float]:
     """For each recall level r, the highest precision observed at any recall >= r (0 if none).
 
     >>> interpolate([1, 0.5, 0.67], [0.5, 0.5, 1.0], [0.0, 0.75])
@@ -117,8 +126,7 @@ def interpolate(precision: Sequence[float], recall: Sequence[float],
     p = np.asarray(precision, dtype=np.float64)
     r = np.asarray(recall, dtype=np.float64)
     if p.shape != r.shape or p.ndim != 1:
-        raise ValueError(f"precision and recall must be flat and of equal length "
-                         f"(got {p.shape} and {r.shape})")
+        raise ValueError(f"precision and recall must be flat and of equal length (got {p.shape} and {r.shape})")
     out = []
     for level in recall_levels:
         sel = p[r >= level]
@@ -135,14 +143,12 @@ def rank_by_scores(labels: Sequence[float], scores: Sequence[float]) -> np.ndarr
     lab = np.asarray(labels)
     s = np.asarray(scores, dtype=np.float64)
     if lab.shape != s.shape or lab.ndim != 1:
-        raise ValueError(f"labels and scores must be flat and of equal length "
-                         f"(got {lab.shape} and {s.shape})")
+        raise ValueError(f"labels and scores must be flat and of equal length (got {lab.shape} and {s.shape})")
     return lab[np.argsort(-s, kind="stable")]
 
 
 _RUN_COLS = {"qid": ("qid", "query_id"), "docid": ("docno", "doc_id", "docid"), "score": ("score",)}
-_QREL_COLS = {"qid": ("qid", "query_id"), "docid": ("docno", "doc_id", "docid"),
-              "label": ("label", "relevance", "rel")}
+_QREL_COLS = {"qid": ("qid", "query_id"), "docid": ("docno", "doc_id", "docid"), "label": ("label", "relevance", "rel")}
 
 
 def _column(frame, role, names, given):
@@ -153,8 +159,7 @@ def _column(frame, role, names, given):
             return np.asarray(frame[name])
         except (KeyError, IndexError, ValueError):
             continue
-    raise ValueError(f"no {role} column: expected one of {', '.join(names)} "
-                     f"(or name it with {role}_col=...)")
+    raise ValueError(f"no {role} column: expected one of {', '.join(names)} (or name it with {role}_col=...)")
 
 
 def _grouped(qids, *cols):
@@ -171,19 +176,18 @@ def _grouped(qids, *cols):
     return (topics, offsets) + tuple(np.asarray(c)[order] for c in cols)
 
 
-def evaluate_frame(run, qrels, measures, policy=None, *, qid_col=None, docid_col=None,
-                   score_col=None, label_col=None):
+def evaluate_frame(run, qrels, measures, policy=None, *, qid_col=None, docid_col=None, score_col=None, label_col=None):
     """Evaluate a run and qrels given as tables with column access (pandas DataFrames, dicts
     of lists, ...): run columns qid/query_id, docno/doc_id/docid, score; qrels columns
     qid/query_id, docno/doc_id/docid, label/relevance/rel. pandas is never imported here.
     Returns an :class:`harness.metrics.Evaluation` (same policies as ``evaluate``)."""
+    from harness.formats.qrels import Qrels
+    from harness.formats.runs import Run
+    from harness.formats.tokenizer import pad8
     from harness.metrics.evaluate import EvalPolicy, evaluate
-    from harness.qrels import Qrels
-    from harness.runs import Run, _pad8
 
     def ids(col):
-        return _pad8(np.char.encode(np.asarray(col).astype(str), "utf-8")) if len(col) else \
-            np.zeros(0, dtype="S8")
+        return pad8(np.char.encode(np.asarray(col).astype(str), "utf-8")) if len(col) else np.zeros(0, dtype="S8")
 
     rq = _column(run, "qid", _RUN_COLS["qid"], qid_col)
     rd = _column(run, "docid", _RUN_COLS["docid"], docid_col)

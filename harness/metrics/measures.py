@@ -9,6 +9,7 @@ to itself: ``P@10``, ``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``
 >>> str(parse_measure("P@5(rel=2)"))
 'P(rel=2)@5'
 """
+
 from __future__ import annotations
 
 import re
@@ -22,67 +23,127 @@ class MeasureInfo:
     """One registry entry: what the family takes and what it means."""
 
     name: str
-    cutoff: str                 # "required", "optional" or "none"
-    options: tuple[str, ...]    # subset of ("rel", "gain")
+    cutoff: str  # "required", "optional" or "none"
+    options: tuple[str, ...]  # subset of ("rel", "gain")
     doc: str
-    trec: str | None = None     # trec_eval measure without cutoff (e.g. "map")
+    trec: str | None = None  # trec_eval measure without cutoff (e.g. "map")
     trec_cut: str | None = None  # trec_eval measure with cutoff (e.g. "map_cut")
     float_cutoff: bool = False
 
 
-MEASURES: dict[str, MeasureInfo] = {m.name: m for m in [
-    MeasureInfo("P", "required", ("rel",),
-                "Precision at k: relevant in the top k / k (k even when fewer are returned, "
-                "as trec_eval P_k).", trec_cut="P"),
-    MeasureInfo("R", "required", ("rel",),
-                "Recall at k: relevant in the top k / relevant judged (0 when none; trec_eval "
-                "recall_k).", trec_cut="recall"),
-    MeasureInfo("F1", "required", ("rel",),
-                "Harmonic mean of P@k and R@k (0 when both are 0). trec_eval has no cut-off F; "
-                "equals its set_F on the run truncated at k when k docs are returned."),
-    MeasureInfo("AP", "optional", ("rel",),
-                "Average precision (trec_eval map); AP@k sums only the top k but still divides "
-                "by all relevant (trec_eval map_cut_k).", trec="map", trec_cut="map_cut"),
-    MeasureInfo("nDCG", "optional", ("rel", "gain"),
-                "Normalised DCG, gain/log2(rank+1), linear gain = label (trec_eval ndcg, "
-                "ndcg_cut_k; the ideal ranks all judged docs, cut at k). Ignores rel= unless "
-                "EvalPolicy(nDCG_threshold=True). gain=exp uses 2**label-1.",
-                trec="ndcg", trec_cut="ndcg_cut"),
-    MeasureInfo("RR", "optional", ("rel",),
-                "Reciprocal rank of the first relevant doc, 0 if none (in the top k for RR@k); "
-                "trec_eval recip_rank.", trec="recip_rank"),
-    MeasureInfo("Rprec", "none", ("rel",),
-                "Precision at rank R, R = relevant judged (trec_eval Rprec).", trec="Rprec"),
-    MeasureInfo("bpref", "none", ("rel",),
-                "Binary preference, trec_eval 9 definition: each retrieved relevant doc scores "
-                "1 - min(n, R)/min(N, R), n = judged non-relevant above it, N = judged "
-                "non-relevant; summed / R.", trec="bpref"),
-    MeasureInfo("Success", "required", ("rel",),
-                "1 if a relevant doc is in the top k, else 0 (trec_eval success_k).",
-                trec_cut="success"),
-    MeasureInfo("IPrec", "required", ("rel",),
-                "Interpolated precision at recall level r in [0, 1]: the best precision at or "
-                "after the c-th relevant doc, c = int(r*R + 0.9) (trec_eval 9.0.x "
-                "iprec_at_recall_r; 0 if fewer than c relevant are returned).",
-                trec_cut="iprec_at_recall", float_cutoff=True),
-    MeasureInfo("11pt", "none", ("rel",),
-                "Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg).",
-                trec="11pt_avg"),
-    MeasureInfo("NumRet", "none", (), "Number of docs returned (trec_eval num_ret).",
-                trec="num_ret"),
-    MeasureInfo("NumRel", "none", ("rel",), "Number of relevant judged docs (trec_eval num_rel).",
-                trec="num_rel"),
-    MeasureInfo("NumRelRet", "none", ("rel",),
-                "Number of relevant docs returned (trec_eval num_rel_ret).", trec="num_rel_ret"),
-    MeasureInfo("Judged", "required", (),
-                "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
-                "ir_measures' Judged@k (0 for an empty list). Not in trec_eval."),
-    MeasureInfo("DCG", "optional", ("rel", "gain"),
-                "Discounted cumulative gain, sum of gain/log2(rank+1) over the top k (not "
-                "normalised; same gains as nDCG)."),
-    MeasureInfo("CG", "optional", ("rel", "gain"),
-                "Cumulative gain: sum of gains over the top k (same gains as nDCG)."),
-]}
+MEASURES: dict[str, MeasureInfo] = {
+    m.name: m
+    for m in [
+        MeasureInfo(
+            "P",
+            "required",
+            ("rel",),
+            "Precision at k: relevant in the top k / k (k even when fewer are returned, as trec_eval P_k).",
+            trec_cut="P",
+        ),
+        MeasureInfo(
+            "R",
+            "required",
+            ("rel",),
+            "Recall at k: relevant in the top k / relevant judged (0 when none; trec_eval recall_k).",
+            trec_cut="recall",
+        ),
+        MeasureInfo(
+            "F1",
+            "required",
+            ("rel",),
+            "Harmonic mean of P@k and R@k (0 when both are 0). trec_eval has no cut-off F; "
+            "equals its set_F on the run truncated at k when k docs are returned.",
+        ),
+        MeasureInfo(
+            "AP",
+            "optional",
+            ("rel",),
+            "Average precision (trec_eval map); AP@k sums only the top k but still divides "
+            "by all relevant (trec_eval map_cut_k).",
+            trec="map",
+            trec_cut="map_cut",
+        ),
+        MeasureInfo(
+            "nDCG",
+            "optional",
+            ("rel", "gain"),
+            "Normalised DCG, gain/log2(rank+1), linear gain = label (trec_eval ndcg, "
+            "ndcg_cut_k; the ideal ranks all judged docs, cut at k). Ignores rel= unless "
+            "EvalPolicy(nDCG_threshold=True). gain=exp uses 2**label-1.",
+            trec="ndcg",
+            trec_cut="ndcg_cut",
+        ),
+        MeasureInfo(
+            "RR",
+            "optional",
+            ("rel",),
+            "Reciprocal rank of the first relevant doc, 0 if none (in the top k for RR@k); trec_eval recip_rank.",
+            trec="recip_rank",
+        ),
+        MeasureInfo(
+            "Rprec", "none", ("rel",), "Precision at rank R, R = relevant judged (trec_eval Rprec).", trec="Rprec"
+        ),
+        MeasureInfo(
+            "bpref",
+            "none",
+            ("rel",),
+            "Binary preference, trec_eval 9 definition: each retrieved relevant doc scores "
+            "1 - min(n, R)/min(N, R), n = judged non-relevant above it, N = judged "
+            "non-relevant; summed / R.",
+            trec="bpref",
+        ),
+        MeasureInfo(
+            "Success",
+            "required",
+            ("rel",),
+            "1 if a relevant doc is in the top k, else 0 (trec_eval success_k).",
+            trec_cut="success",
+        ),
+        MeasureInfo(
+            "IPrec",
+            "required",
+            ("rel",),
+            "Interpolated precision at recall level r in [0, 1]: the best precision at or "
+            "after the c-th relevant doc, c = int(r*R + 0.9) (trec_eval 9.0.x "
+            "iprec_at_recall_r; 0 if fewer than c relevant are returned).",
+            trec_cut="iprec_at_recall",
+            float_cutoff=True,
+        ),
+        MeasureInfo(
+            "11pt",
+            "none",
+            ("rel",),
+            "Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg).",
+            trec="11pt_avg",
+        ),
+        MeasureInfo("NumRet", "none", (), "Number of docs returned (trec_eval num_ret).", trec="num_ret"),
+        MeasureInfo("NumRel", "none", ("rel",), "Number of relevant judged docs (trec_eval num_rel).", trec="num_rel"),
+        MeasureInfo(
+            "NumRelRet",
+            "none",
+            ("rel",),
+            "Number of relevant docs returned (trec_eval num_rel_ret).",
+            trec="num_rel_ret",
+        ),
+        MeasureInfo(
+            "Judged",
+            "required",
+            (),
+            "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
+            "ir_measures' Judged@k (0 for an empty list). Not in trec_eval.",
+        ),
+        MeasureInfo(
+            "DCG",
+            "optional",
+            ("rel", "gain"),
+            "Discounted cumulative gain, sum of gain/log2(rank+1) over the top k (not normalised; same gains as nDCG).",
+        ),
+        MeasureInfo(
+            "CG", "optional", ("rel", "gain"), "Cumulative gain: sum of gains over the top k (same gains as nDCG)."
+        ),
+    ]
+}
 
 _GAINS = ("linear", "exp")
 _LOWER = {k.lower(): k for k in MEASURES}
@@ -139,16 +200,19 @@ class Measure:
 
 
 def _valid() -> str:
-    return ", ".join(f"{n}@k" if i.cutoff == "required" else
-                     f"{n}[@k]" if i.cutoff == "optional" else n for n, i in MEASURES.items())
+    return ", ".join(
+        f"{n}@k" if i.cutoff == "required" else f"{n}[@k]" if i.cutoff == "optional" else n for n, i in MEASURES.items()
+    )
 
 
 def _example(info: MeasureInfo) -> str:
     return "0.5" if info.float_cutoff else "10"
 
 
-_SYNTAX = re.compile(r"(?P<name>[A-Za-z0-9_]+)(?:\((?P<o1>[^()]*)\))?"
-                     r"(?:@(?P<cut>[0-9.]+))?(?:\((?P<o2>[^()]*)\))?")
+_SYNTAX = re.compile(
+    r"(?P<name>[A-Za-z0-9_]+)(?:\((?P<o1>[^()]*)\))?"
+    r"(?:@(?P<cut>[0-9.]+))?(?:\((?P<o2>[^()]*)\))?"
+)
 
 
 def parse_measure(text: str | Measure) -> Measure:
@@ -158,8 +222,10 @@ def parse_measure(text: str | Measure) -> Measure:
         return text
     m = _SYNTAX.fullmatch(str(text).replace(" ", ""))
     if not m:
-        raise ValueError(f"cannot parse measure {text!r}: expected Name, Name@k or "
-                         f"Name(rel=2,gain=exp)@k; valid measures: {_valid()}")
+        raise ValueError(
+            f"cannot parse measure {text!r}: expected Name, Name@k or "
+            f"Name(rel=2,gain=exp)@k; valid measures: {_valid()}"
+        )
     name = _LOWER.get(m["name"].lower())
     if name is None:
         raise ValueError(f"unknown measure {m['name']!r} in {text!r}; valid measures: {_valid()}")
@@ -169,15 +235,19 @@ def parse_measure(text: str | Measure) -> Measure:
         try:
             cutoff = float(m["cut"]) if info.float_cutoff else int(m["cut"])
         except ValueError:
-            raise ValueError(f"bad cut-off {m['cut']!r} in {text!r}: {name} needs "
-                             f"{'a recall level like 0.5' if info.float_cutoff else 'an integer'}") from None
+            raise ValueError(
+                f"bad cut-off {m['cut']!r} in {text!r}: {name} needs "
+                f"{'a recall level like 0.5' if info.float_cutoff else 'an integer'}"
+            ) from None
     kw: dict = {}
     for group in (m["o1"], m["o2"]):
         for part in filter(None, (group or "").split(",")):
             key, eq, val = part.partition("=")
             if not eq or key not in ("rel", "gain"):
-                raise ValueError(f"bad option {part!r} in {text!r}; options are rel=N and "
-                                 f"gain=linear|exp (only for {', '.join(n for n, i in MEASURES.items() if 'gain' in i.options)})")
+                raise ValueError(
+                    f"bad option {part!r} in {text!r}; options are rel=N and "
+                    f"gain=linear|exp (only for {', '.join(n for n, i in MEASURES.items() if 'gain' in i.options)})"
+                )
             if key == "rel":
                 try:
                     kw["rel"] = int(val)
@@ -196,7 +266,7 @@ def trec_eval_name(m: Measure) -> tuple[str, str] | None:
     """
     info = m.info
     if m.gain != "linear":
-        return None          # trec_eval's gain = label; tests map exp gains onto the qrels
+        return None  # trec_eval's gain = label; tests map exp gains onto the qrels
     if m.cutoff is None:
         return (info.trec, info.trec) if info.trec else None
     if info.trec_cut is None:

@@ -17,15 +17,36 @@ import os
 import shutil
 from pathlib import Path
 
-from ..experiment import ExperimentResult
-from .tables import (COMPARISON_FIELDS, audit, comparison_rows, eval_policy, fmt, fmt_d, fmt_p,
-                     provenance, significance_marks, stats_policy, summary_rows)
+from harness.experiment import ExperimentResult
+from harness.report.tables import (
+    COMPARISON_FIELDS,
+    audit,
+    comparison_rows,
+    eval_policy,
+    fmt,
+    fmt_d,
+    fmt_p,
+    provenance,
+    significance_marks,
+    stats_policy,
+    summary_rows,
+)
 
 __all__ = ["write_report", "render_markdown", "summary_rows", "REPORT_FILES"]
 
 # What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels).
-REPORT_FILES = ("summary.md", "summary.csv", "summary.json", "per_topic.csv", "runs/", "manifest.json",
-                "report.html", "report.tex", "comparisons.csv", "comparisons.json")
+REPORT_FILES = (
+    "summary.md",
+    "summary.csv",
+    "summary.json",
+    "per_topic.csv",
+    "runs/",
+    "manifest.json",
+    "report.html",
+    "report.tex",
+    "comparisons.csv",
+    "comparisons.json",
+)
 
 
 def _md(text) -> str:
@@ -39,18 +60,23 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
     w = out.write
     w(f"# {cfg.name}\n\n")
     stats = result.index.manifest.get("stats", {})
-    w(f"Index `{result.index.path}` ({'reused' if result.index.reused else 'built'}; "
-      f"{stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} unique terms; "
-      f"stemmer {cfg.stemmer}, stopwords {'removed' if cfg.stopwords else 'kept'}). "
-      f"{len(result.topics)} topics, depth {cfg.depth}.\n\n")
+    w(
+        f"Index `{result.index.path}` ({'reused' if result.index.reused else 'built'}; "
+        f"{stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} unique terms; "
+        f"stemmer {cfg.stemmer}, stopwords {'removed' if cfg.stopwords else 'kept'}). "
+        f"{len(result.topics)} topics, depth {cfg.depth}.\n\n"
+    )
     if result.evaluations:
         marks = significance_marks(result)
         w("| run | " + " | ".join(cfg.measures) + " |\n")
         w("|---|" + "---:|" * len(cfg.measures) + "\n")
         for row in summary_rows(result):
             name = row["run"] + (f" ({marks.letters[row['run']]})" if marks.letters else "")
-            w(f"| {_md(name)} | " + " | ".join(
-                fmt(row[m]) + "".join(marks.cells.get((row["run"], m), ())) for m in cfg.measures) + " |\n")
+            w(
+                f"| {_md(name)} | "
+                + " | ".join(fmt(row[m]) + "".join(marks.cells.get((row["run"], m), ())) for m in cfg.measures)
+                + " |\n"
+            )
         w("\n")
         for sym, meaning in marks.legend:
             w(f"{sym}: {_md(meaning)}  \n")
@@ -74,7 +100,9 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
         w("No qrels in the config: runs only, no metrics.\n\n")
     w("## Runs\n\n| run | file | topics returned | seconds | reused |\n|---|---|---:|---:|---|\n")
     for r in result.runs:
-        w(f"| {_md(r.name)} | runs/{_md(r.name)}.trec | {len(r.run.topics())} | {r.seconds:.2f} | {'yes' if r.reused else 'no'} |\n")
+        w(
+            f"| {_md(r.name)} | runs/{_md(r.name)}.trec | {len(r.run.topics())} | {r.seconds:.2f} | {'yes' if r.reused else 'no'} |\n"
+        )
     if result.checks:
         w("\n## Expectations\n\n")
         for c in result.checks:
@@ -93,9 +121,15 @@ def _provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     lines = [
         ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
         ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
-        ("index", f"{manifest['index']['path']} (fingerprint {manifest['index']['fingerprint']}, "
-                  f"{'reused' if manifest['index']['reused'] else 'built'})"),
-        ("topics", f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics)"),
+        (
+            "index",
+            f"{manifest['index']['path']} (fingerprint {manifest['index']['fingerprint']}, "
+            f"{'reused' if manifest['index']['reused'] else 'built'})",
+        ),
+        (
+            "topics",
+            f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics)",
+        ),
     ]
     if manifest["qrels"]:
         lines.append(("qrels", f"{manifest['qrels']['path']} (sha256 {manifest['qrels']['sha256']})"))
@@ -107,31 +141,41 @@ def _provenance_lines(manifest: dict) -> list[tuple[str, str]]:
 def _markdown_comparisons(result: ExperimentResult, w) -> None:
     c = result.comparisons
     level = f"{c.policy.ci_level * 100:g}%"
-    w(f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
-      f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
-      "W/T/L: topics where the run wins, ties, loses against the baseline.\n\n")
+    w(
+        f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
+        f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
+        "W/T/L: topics where the run wins, ties, loses against the baseline.\n\n"
+    )
     w(f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI | d | p | corrected p | | W/T/L |\n")
     w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
     for r in c.rows:
-        w(f"| {_md(r.measure)} | {_md(r.baseline)} | {_md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
-          f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {fmt_p(r.p)} | "
-          f"{fmt_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n")
+        w(
+            f"| {_md(r.measure)} | {_md(r.baseline)} | {_md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
+            f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {fmt_p(r.p)} | "
+            f"{fmt_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n"
+        )
     w("\n")
     for sw in c.sweeps:
         w(f"### Sweep: {_md(sw.model)} ({', '.join(sw.varying)})\n\n")
-        w("Settings not significantly worse than the best (by mean), each tested against the best "
-          "and corrected together:\n\n| measure | best | not significantly worse |\n|---|---|---|\n")
+        w(
+            "Settings not significantly worse than the best (by mean), each tested against the best "
+            "and corrected together:\n\n| measure | best | not significantly worse |\n|---|---|---|\n"
+        )
         for m, keep in sw.not_worse.items():
             best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
             w(f"| {_md(m)} | {_md(best)} | {_md(', '.join(keep))} |\n")
         w("\n")
     for t in c.tuning:
         w(f"### Cross-validated {_md(t.model)} on {_md(t.measure)} ({len(t.folds)} folds)\n\n")
-        w("| fold | test topics | chosen on the other folds | train mean | held-out mean |\n|---:|---:|---|---:|---:|\n")
+        w(
+            "| fold | test topics | chosen on the other folds | train mean | held-out mean |\n|---:|---:|---|---:|---:|\n"
+        )
         for f in t.folds:
             w(f"| {f.index + 1} | {len(f.test_topics)} | {_md(f.chosen)} | {f.train_mean:.4f} | {f.test_mean:.4f} |\n")
-        w(f"\nHeld-out {_md(t.measure)}: **{t.heldout_mean:.4f}** (the best fixed setting on all topics, "
-          f"{_md(t.best_fixed)}, scores {t.best_fixed_mean:.4f} by tuning on the test topics).\n\n")
+        w(
+            f"\nHeld-out {_md(t.measure)}: **{t.heldout_mean:.4f}** (the best fixed setting on all topics, "
+            f"{_md(t.best_fixed)}, scores {t.best_fixed_mean:.4f} by tuning on the test topics).\n\n"
+        )
 
 
 def _csv(rows: list[dict], fields: list[str]) -> str:
@@ -155,26 +199,49 @@ def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
         "topics": list(c.topics),
         "pairs": [list(p) for p in c.pairs],
         "comparisons": [{k: _json_number(v) for k, v in row.items()} for row in comparison_rows(result)],
-        "sweeps": [{"model": s.model, "runs": list(s.runs), "varying": list(s.varying),
-                    "not_worse_than_best": {m: list(v) for m, v in s.not_worse.items()}} for s in c.sweeps],
+        "sweeps": [
+            {
+                "model": s.model,
+                "runs": list(s.runs),
+                "varying": list(s.varying),
+                "not_worse_than_best": {m: list(v) for m, v in s.not_worse.items()},
+            }
+            for s in c.sweeps
+        ],
         "cross_validation": [
-            {"model": t.model, "measure": t.measure, "heldout_mean": t.heldout_mean,
-             "best_fixed": t.best_fixed, "best_fixed_mean": t.best_fixed_mean,
-             "folds": [{"fold": f.index + 1, "test_topics": list(f.test_topics), "chosen": f.chosen,
-                        "train_mean": f.train_mean, "test_mean": f.test_mean} for f in t.folds]}
-            for t in c.tuning],
+            {
+                "model": t.model,
+                "measure": t.measure,
+                "heldout_mean": t.heldout_mean,
+                "best_fixed": t.best_fixed,
+                "best_fixed_mean": t.best_fixed_mean,
+                "folds": [
+                    {
+                        "fold": f.index + 1,
+                        "test_topics": list(f.test_topics),
+                        "chosen": f.chosen,
+                        "train_mean": f.train_mean,
+                        "test_mean": f.test_mean,
+                    }
+                    for f in t.folds
+                ],
+            }
+            for t in c.tuning
+        ],
         "coverage": audit(result),
-        "provenance": {"config_sha256": manifest["config"]["sha256"],
-                       "qrels_sha256": (manifest["qrels"] or {}).get("sha256"),
-                       "index_fingerprint": manifest["index"]["fingerprint"],
-                       "runs": {r["name"]: r["sha256"] for r in manifest["runs"]}},
+        "provenance": {
+            "config_sha256": manifest["config"]["sha256"],
+            "qrels_sha256": (manifest["qrels"] or {}).get("sha256"),
+            "index_fingerprint": manifest["index"]["fingerprint"],
+            "runs": {r["name"]: r["sha256"] for r in manifest["runs"]},
+        },
     }
 
 
 def write_report(result: ExperimentResult, out_dir: Path) -> Path:
     """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically."""
-    from .html import render_html
-    from .latex import render_latex
+    from harness.report.html import render_html
+    from harness.report.latex import render_latex
 
     cfg = result.config
     out_dir = Path(out_dir)
@@ -202,8 +269,15 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
             "stats_policy": stats_policy(result),
             "coverage": audit(result),
             "expectations": [
-                {"run": c.run, "measure": c.measure, "expected": c.expected, "actual": c.actual,
-                 "tolerance": c.tolerance, "ok": c.ok} for c in result.checks
+                {
+                    "run": c.run,
+                    "measure": c.measure,
+                    "expected": c.expected,
+                    "actual": c.actual,
+                    "tolerance": c.tolerance,
+                    "ok": c.ok,
+                }
+                for c in result.checks
             ],
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -212,9 +286,12 @@ def write_report(result: ExperimentResult, out_dir: Path) -> Path:
         if result.evaluations:
             (tmp / "report.tex").write_text(render_latex(result, manifest), encoding="utf-8")
         if result.comparisons is not None:
-            (tmp / "comparisons.csv").write_text(_csv(comparison_rows(result), list(COMPARISON_FIELDS)), encoding="utf-8")
+            (tmp / "comparisons.csv").write_text(
+                _csv(comparison_rows(result), list(COMPARISON_FIELDS)), encoding="utf-8"
+            )
             (tmp / "comparisons.json").write_text(
-                json.dumps(_comparisons_json(result, manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+                json.dumps(_comparisons_json(result, manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8"
+            )
         if out_dir.exists():
             old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
             out_dir.rename(old)

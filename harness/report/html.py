@@ -10,10 +10,9 @@ from __future__ import annotations
 import html
 import json
 
-from ..experiment import RECALL_LEVELS, ExperimentResult
-from .svg import bar_chart, line_chart
-from .tables import (audit, eval_policy, fmt, fmt_d, fmt_p, significance_marks, summary_rows,
-                     sweep_series)
+from harness.experiment import RECALL_LEVELS, ExperimentResult
+from harness.report.svg import bar_chart, line_chart
+from harness.report.tables import audit, eval_policy, fmt, fmt_d, fmt_p, significance_marks, summary_rows, sweep_series
 
 __all__ = ["render_html"]
 
@@ -42,17 +41,23 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _table(head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(),
-           row_class: list[str] | None = None) -> str:
+def _table(
+    head: list[str], rows: list[list[str]], numeric: set[int] = frozenset(), row_class: list[str] | None = None
+) -> str:
     """An HTML table; ``head`` and cell texts are escaped here, except cells given as
     ``("html", markup)`` pairs, which the caller built from escaped parts."""
+
     def cell(tag: str, i: int, v) -> str:
         cls = ' class="n"' if i in numeric else ""
         if isinstance(v, tuple) and v[0] == "html":
             return f"<{tag}{cls}>{v[1]}</{tag}>"
         return f"<{tag}{cls}>{_e(v)}</{tag}>"
 
-    out = ['<div class="scroll"><table>', "<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(head)) + "</tr></thead>", "<tbody>"]
+    out = [
+        '<div class="scroll"><table>',
+        "<thead><tr>" + "".join(cell("th", i, h) for i, h in enumerate(head)) + "</tr></thead>",
+        "<tbody>",
+    ]
     for k, row in enumerate(rows):
         cls = f' class="{_e(row_class[k])}"' if row_class and row_class[k] else ""
         out.append(f"<tr{cls}>" + "".join(cell("td", i, v) for i, v in enumerate(row)) + "</tr>")
@@ -86,17 +91,49 @@ def _comparisons(result: ExperimentResult) -> str:
     level = f"{c.policy.ci_level * 100:g}% CI"
     rows, classes = [], []
     for r in c.rows:
-        rows.append([r.measure, r.baseline, r.run, f"{r.mean_baseline:.4f}", f"{r.mean_run:.4f}", f"{r.diff:+.4f}",
-                     f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", fmt_d(r.effect_size), fmt_p(r.p), fmt_p(r.p_corrected),
-                     ("html", '<span class="mark">†</span>') if r.reject else "", f"{r.wins}/{r.ties}/{r.losses}"])
+        rows.append(
+            [
+                r.measure,
+                r.baseline,
+                r.run,
+                f"{r.mean_baseline:.4f}",
+                f"{r.mean_run:.4f}",
+                f"{r.diff:+.4f}",
+                f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]",
+                fmt_d(r.effect_size),
+                fmt_p(r.p),
+                fmt_p(r.p_corrected),
+                ("html", '<span class="mark">†</span>') if r.reject else "",
+                f"{r.wins}/{r.ties}/{r.losses}",
+            ]
+        )
         classes.append("sig" if r.reject else "")
-    return "\n".join([
-        f'<p class="policy">{_e(c.policy)}. {len(c.topics)} topics, paired. '
-        f'<span class="mark">†</span>: significant (corrected p &lt; {_e(f"{c.policy.alpha:g}")}). '
-        "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline.</p>",
-        _table(["measure", "baseline", "run", "baseline mean", "run mean", "diff", level, "d", "p",
-                "corrected p", "", "W/T/L"], rows, numeric={3, 4, 5, 6, 7, 8, 9}, row_class=classes),
-    ])
+    return "\n".join(
+        [
+            f'<p class="policy">{_e(c.policy)}. {len(c.topics)} topics, paired. '
+            f'<span class="mark">†</span>: significant (corrected p &lt; {_e(f"{c.policy.alpha:g}")}). '
+            "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline.</p>",
+            _table(
+                [
+                    "measure",
+                    "baseline",
+                    "run",
+                    "baseline mean",
+                    "run mean",
+                    "diff",
+                    level,
+                    "d",
+                    "p",
+                    "corrected p",
+                    "",
+                    "W/T/L",
+                ],
+                rows,
+                numeric={3, 4, 5, 6, 7, 8, 9},
+                row_class=classes,
+            ),
+        ]
+    )
 
 
 def _sweeps(result: ExperimentResult) -> str:
@@ -107,18 +144,40 @@ def _sweeps(result: ExperimentResult) -> str:
         rows = []
         for m, keep in sw.not_worse.items():
             best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
-            rows.append([m, best, f"{result.evaluations[best].means[m]:.4f}", f"{len(keep)} of {len(sw.runs)}", ", ".join(keep)])
-        out.append(_table(["measure", "best", "mean", "kept", "not significantly worse (each tested against "
-                           "the best, corrected together)"], rows, numeric={2}))
+            rows.append(
+                [m, best, f"{result.evaluations[best].means[m]:.4f}", f"{len(keep)} of {len(sw.runs)}", ", ".join(keep)]
+            )
+        out.append(
+            _table(
+                [
+                    "measure",
+                    "best",
+                    "mean",
+                    "kept",
+                    "not significantly worse (each tested against the best, corrected together)",
+                ],
+                rows,
+                numeric={2},
+            )
+        )
     for t in c.tuning:
         out.append(f"<h3>{_e(t.model)} tuned by {len(t.folds)}-fold cross-validation on {_e(t.measure)}</h3>")
-        rows = [[str(f.index + 1), str(len(f.test_topics)), f.chosen, f"{f.train_mean:.4f}", f"{f.test_mean:.4f}"]
-                for f in t.folds]
-        out.append(_table(["fold", "test topics", "chosen on the other folds", "train mean", "held-out mean"],
-                          rows, numeric={0, 1, 3, 4}))
-        out.append(f"<p>Held-out {_e(t.measure)} over all topics: <strong>{t.heldout_mean:.4f}</strong>. "
-                   f'<span class="muted">The best fixed setting chosen on all topics, {_e(t.best_fixed)}, '
-                   f"scores {t.best_fixed_mean:.4f}, an optimistic figure: it is tuned on the test topics.</span></p>")
+        rows = [
+            [str(f.index + 1), str(len(f.test_topics)), f.chosen, f"{f.train_mean:.4f}", f"{f.test_mean:.4f}"]
+            for f in t.folds
+        ]
+        out.append(
+            _table(
+                ["fold", "test topics", "chosen on the other folds", "train mean", "held-out mean"],
+                rows,
+                numeric={0, 1, 3, 4},
+            )
+        )
+        out.append(
+            f"<p>Held-out {_e(t.measure)} over all topics: <strong>{t.heldout_mean:.4f}</strong>. "
+            f'<span class="muted">The best fixed setting chosen on all topics, {_e(t.best_fixed)}, '
+            f"scores {t.best_fixed_mean:.4f}, an optimistic figure: it is tuned on the test topics.</span></p>"
+        )
     return "\n".join(out)
 
 
@@ -127,9 +186,18 @@ def _plots(result: ExperimentResult) -> str:
     c = result.comparisons
     out = ['<h3>Interpolated precision-recall (11 points, mean over topics)</h3><div class="plots">']
     series = [(name, list(RECALL_LEVELS), list(curve)) for name, curve in result.pr_curves.items()]
-    out.append(line_chart("Interpolated precision at recall", "recall", "precision", series,
-                          x_ticks=[(x, f"{x:.1f}") for x in RECALL_LEVELS], y_range=(0.0, 1.0),
-                          width=640, height=380))
+    out.append(
+        line_chart(
+            "Interpolated precision at recall",
+            "recall",
+            "precision",
+            series,
+            x_ticks=[(x, f"{x:.1f}") for x in RECALL_LEVELS],
+            y_range=(0.0, 1.0),
+            width=640,
+            height=380,
+        )
+    )
     out.append("</div>")
     measures = list(c.measures) if c is not None else list(cfg.measures)
     sweeps = [(m, s) for m in measures for s in sweep_series(result, m)]
@@ -137,10 +205,14 @@ def _plots(result: ExperimentResult) -> str:
         out.append('<h3>Measure against parameter</h3><div class="plots">')
         base = c.baselines[0] if c is not None and c.baselines else None
         for m, (model, xp, lines, ticks) in sweeps:
-            refs = ([(f"{base} (baseline)", result.evaluations[base].means[m])]
-                    if base is not None and not base.startswith(model + "(") else [])
-            out.append(line_chart(f"{m}: {model} by {xp}", xp, m, lines, x_ticks=ticks, references=refs,
-                                  width=380, height=260))
+            refs = (
+                [(f"{base} (baseline)", result.evaluations[base].means[m])]
+                if base is not None and not base.startswith(model + "(")
+                else []
+            )
+            out.append(
+                line_chart(f"{m}: {model} by {xp}", xp, m, lines, x_ticks=ticks, references=refs, width=380, height=260)
+            )
         out.append("</div>")
     if c is not None and c.pairs:
         m = c.measures[0]
@@ -152,8 +224,10 @@ def _plots(result: ExperimentResult) -> str:
         for base, run in c.pairs[:MAX_DIFF_PLOTS]:
             b, r = result.evaluations[base].per_topic[m], result.evaluations[run].per_topic[m]
             diffs = sorted(((r[q] - b[q], q) for q in c.topics), key=lambda x: -x[0])
-            bars = [(q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})")
-                    for d, q in diffs]
+            bars = [
+                (q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})")
+                for d, q in diffs
+            ]
             row = c.row(m, base, run)
             note = f" (p={fmt_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
             out.append(bar_chart(f"{run} − {base}{note}", f"Δ {m}", bars, width=580, height=240))
@@ -166,23 +240,34 @@ def _provenance(manifest: dict) -> str:
     stats = idx.get("stats") or {}
     items = [
         ("config", f"{manifest['config']['path']}", f"sha256 {manifest['config']['sha256']}"),
-        ("index", idx["path"], f"fingerprint {idx['fingerprint']}; {'reused' if idx['reused'] else 'built'}; "
-                               f"{stats.get('documents', '?')} documents"),
+        (
+            "index",
+            idx["path"],
+            f"fingerprint {idx['fingerprint']}; {'reused' if idx['reused'] else 'built'}; "
+            f"{stats.get('documents', '?')} documents",
+        ),
         ("topics", manifest["topics"]["path"], f"{manifest['topics']['format']}, {manifest['topics']['count']} topics"),
     ]
     if manifest["qrels"]:
         items.append(("qrels", manifest["qrels"]["path"], f"sha256 {manifest['qrels']['sha256']}"))
     out = ["<dl>"]
     for k, path, detail in items:
-        out.append(f"<dt>{_e(k)}</dt><dd><code>{_e(path)}</code> <span class=\"muted\">{_e(detail)}</span></dd>")
+        out.append(f'<dt>{_e(k)}</dt><dd><code>{_e(path)}</code> <span class="muted">{_e(detail)}</span></dd>')
     versions = ", ".join(f"{k} {v}" for k, v in manifest["versions"].items())
     out.append(f"<dt>versions</dt><dd>{_e(versions)}</dd>")
     timings = ", ".join(f"{k} {v:.2f} s" for k, v in manifest["timings_seconds"].items())
     out.append(f"<dt>timings</dt><dd>{_e(timings)}</dd></dl>")
-    out.append(_table(["run", "sha256", "reused"], [[r["name"], r["sha256"], "yes" if r["reused"] else "no"]
-                                                      for r in manifest["runs"]]))
-    out.append("<details><summary>The config as parsed</summary><pre>"
-               + _e(json.dumps(manifest["config"]["parsed"], indent=2, default=str)) + "</pre></details>")
+    out.append(
+        _table(
+            ["run", "sha256", "reused"],
+            [[r["name"], r["sha256"], "yes" if r["reused"] else "no"] for r in manifest["runs"]],
+        )
+    )
+    out.append(
+        "<details><summary>The config as parsed</summary><pre>"
+        + _e(json.dumps(manifest["config"]["parsed"], indent=2, default=str))
+        + "</pre></details>"
+    )
     return "\n".join(out)
 
 
@@ -204,26 +289,69 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
         sections.append(("policies", "Policies", _table(["policy", "value"], policies)))
         aud = audit(result)
         keys = list(next(iter(aud.values())))
-        sections.append(("coverage", "Coverage audit", _table(
-            ["run", *(k.replace("_", " ") for k in keys)], [[name, *(str(a[k]) for k in keys)] for name, a in aud.items()],
-            numeric=set(range(1, len(keys) + 1)))))
+        sections.append(
+            (
+                "coverage",
+                "Coverage audit",
+                _table(
+                    ["run", *(k.replace("_", " ") for k in keys)],
+                    [[name, *(str(a[k]) for k in keys)] for name, a in aud.items()],
+                    numeric=set(range(1, len(keys) + 1)),
+                ),
+            )
+        )
     else:
         sections.append(("means", "Mean scores", "<p>No qrels in the config: runs only, no metrics.</p>"))
-    sections.append(("runs", "Runs", _table(
-        ["run", "file", "topics returned", "seconds", "reused"],
-        [[r.name, f"runs/{r.name}.trec", str(len(r.run.topics())), f"{r.seconds:.2f}", "yes" if r.reused else "no"]
-         for r in result.runs], numeric={2, 3})))
+    sections.append(
+        (
+            "runs",
+            "Runs",
+            _table(
+                ["run", "file", "topics returned", "seconds", "reused"],
+                [
+                    [
+                        r.name,
+                        f"runs/{r.name}.trec",
+                        str(len(r.run.topics())),
+                        f"{r.seconds:.2f}",
+                        "yes" if r.reused else "no",
+                    ]
+                    for r in result.runs
+                ],
+                numeric={2, 3},
+            ),
+        )
+    )
     if result.checks:
-        sections.append(("expectations", "Expectations", _table(
-            ["", "run", "measure", "expected", "actual", "delta"],
-            [["OK" if ch.ok else "FAIL", ch.run, ch.measure, f"{ch.expected}", "missing" if ch.actual is None else f"{ch.actual:.6f}",
-              "" if ch.actual is None else f"{ch.actual - ch.expected:+.6f}"] for ch in result.checks], numeric={3, 4, 5})))
+        sections.append(
+            (
+                "expectations",
+                "Expectations",
+                _table(
+                    ["", "run", "measure", "expected", "actual", "delta"],
+                    [
+                        [
+                            "OK" if ch.ok else "FAIL",
+                            ch.run,
+                            ch.measure,
+                            f"{ch.expected}",
+                            "missing" if ch.actual is None else f"{ch.actual:.6f}",
+                            "" if ch.actual is None else f"{ch.actual - ch.expected:+.6f}",
+                        ]
+                        for ch in result.checks
+                    ],
+                    numeric={3, 4, 5},
+                ),
+            )
+        )
     sections.append(("provenance", "Provenance", _provenance(manifest)))
 
-    lead = (f"Index {'reused' if result.index.reused else 'built'}: {stats.get('documents', '?')} documents, "
-            f"{stats.get('unique_terms', '?')} unique terms (stemmer {cfg.stemmer}, stopwords "
-            f"{'removed' if cfg.stopwords else 'kept'}). {len(result.topics)} topics, depth {cfg.depth}, "
-            f"{len(result.runs)} runs ({sum(r.reused for r in result.runs)} reused from the cache).")
+    lead = (
+        f"Index {'reused' if result.index.reused else 'built'}: {stats.get('documents', '?')} documents, "
+        f"{stats.get('unique_terms', '?')} unique terms (stemmer {cfg.stemmer}, stopwords "
+        f"{'removed' if cfg.stopwords else 'kept'}). {len(result.topics)} topics, depth {cfg.depth}, "
+        f"{len(result.runs)} runs ({sum(r.reused for r in result.runs)} reused from the cache)."
+    )
     page = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

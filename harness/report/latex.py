@@ -7,14 +7,25 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 
 from __future__ import annotations
 
-from ..experiment import ExperimentResult
-from .tables import audit, significance_marks, summary_rows
+from harness.experiment import ExperimentResult
+from harness.report.tables import audit, significance_marks, summary_rows
 
 __all__ = ["render_latex", "latex_escape"]
 
-_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-            "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "<": r"\textless{}", ">": r"\textgreater{}"}
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
 _SYMBOLS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
 
 
@@ -46,17 +57,24 @@ def render_latex(result: ExperimentResult, manifest: dict) -> str:
     lines = [
         _comment(f"harness report: {cfg.name} (needs \\usepackage{{booktabs}})"),
         _comment(f"config {manifest['config']['path']} sha256 {manifest['config']['sha256']}"),
-        _comment(f"index {manifest['index']['fingerprint']}; topics {manifest['topics']['path']} "
-                 f"({manifest['topics']['count']}); qrels sha256 {(manifest['qrels'] or {}).get('sha256')}"),
+        _comment(
+            f"index {manifest['index']['fingerprint']}; topics {manifest['topics']['path']} "
+            f"({manifest['topics']['count']}); qrels sha256 {(manifest['qrels'] or {}).get('sha256')}"
+        ),
         _comment("versions " + ", ".join(f"{k} {v}" for k, v in manifest["versions"].items() if k != "java_home")),
         _comment("evaluation " + ", ".join(f"{k}={v}" for k, v in manifest["policy"].items())),
     ]
-    lines += [_comment(f"run {r['name']} sha256 {r['sha256']} ({'reused' if r['reused'] else 'searched'})")
-              for r in manifest["runs"]]
-    lines += [_comment(f"coverage {name}: " + ", ".join(f"{k}={v}" for k, v in a.items()))
-              for name, a in audit(result).items()]
-    caption = (f"Mean scores of {latex_escape(cfg.name)} over {len(result.topics)} topics "
-               f"(depth {cfg.depth}). Best in bold.")
+    lines += [
+        _comment(f"run {r['name']} sha256 {r['sha256']} ({'reused' if r['reused'] else 'searched'})")
+        for r in manifest["runs"]
+    ]
+    lines += [
+        _comment(f"coverage {name}: " + ", ".join(f"{k}={v}" for k, v in a.items()))
+        for name, a in audit(result).items()
+    ]
+    caption = (
+        f"Mean scores of {latex_escape(cfg.name)} over {len(result.topics)} topics (depth {cfg.depth}). Best in bold."
+    )
     if result.comparisons is not None:
         caption += " Statistics: " + latex_escape(str(result.comparisons.policy)) + "."
         for sym, meaning in marks.legend:

@@ -30,7 +30,6 @@ def _style(i: int) -> tuple[str, str]:
     return PALETTE[i % len(PALETTE)], (f' stroke-dasharray="{dash}"' if dash else "")
 
 
-
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
@@ -63,42 +62,55 @@ def _tick_text(v: float) -> str:
 class _Frame:
     """Plot area geometry and the axes, shared by both chart kinds."""
 
-    def __init__(self, width: int, height: int, left: int = 58, right: int = 16, top: int = 30,
-                 bottom: int = 46):
+    def __init__(self, width: int, height: int, left: int = 58, right: int = 16, top: int = 30, bottom: int = 46):
         self.width, self.height = width, height
         self.x0, self.x1 = left, width - right
-        self.y0, self.y1 = height - bottom, top      # y0: bottom of the plot area
+        self.y0, self.y1 = height - bottom, top  # y0: bottom of the plot area
 
     def open(self, title: str, desc: str) -> list[str]:
-        return [f'<svg class="chart" width="{self.width}" height="{self.height}" '
-                f'viewBox="0 0 {self.width} {self.height}" role="img" aria-label="{_e(title)}">',
-                f"<title>{_e(title)}</title><desc>{_e(desc)}</desc>",
-                f'<text x="{self.width / 2:.1f}" y="18" text-anchor="middle" font-size="13" '
-                f'font-weight="bold" {_FONT}>{_e(title)}</text>']
+        return [
+            f'<svg class="chart" width="{self.width}" height="{self.height}" '
+            f'viewBox="0 0 {self.width} {self.height}" role="img" aria-label="{_e(title)}">',
+            f"<title>{_e(title)}</title><desc>{_e(desc)}</desc>",
+            f'<text x="{self.width / 2:.1f}" y="18" text-anchor="middle" font-size="13" '
+            f'font-weight="bold" {_FONT}>{_e(title)}</text>',
+        ]
 
     def y_axis(self, ticks: Sequence[float], ymap, label: str) -> list[str]:
         out = []
         for t in ticks:
             y = ymap(t)
             out.append(f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" stroke="#ddd"/>')
-            out.append(f'<text x="{self.x0 - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="10" '
-                       f'{_FONT}>{_e(_tick_text(t))}</text>')
+            out.append(
+                f'<text x="{self.x0 - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="10" '
+                f"{_FONT}>{_e(_tick_text(t))}</text>"
+            )
         cy = (self.y0 + self.y1) / 2
-        out.append(f'<text x="14" y="{cy:.1f}" text-anchor="middle" font-size="11" {_FONT} '
-                   f'transform="rotate(-90 14 {cy:.1f})">{_e(label)}</text>')
+        out.append(
+            f'<text x="14" y="{cy:.1f}" text-anchor="middle" font-size="11" {_FONT} '
+            f'transform="rotate(-90 14 {cy:.1f})">{_e(label)}</text>'
+        )
         out.append(f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x0}" y2="{self.y1}" stroke="#333"/>')
         return out
 
     def x_label(self, label: str) -> str:
-        return (f'<text x="{(self.x0 + self.x1) / 2:.1f}" y="{self.y0 + 32}" text-anchor="middle" '
-                f'font-size="11" {_FONT}>{_e(label)}</text>')
+        return (
+            f'<text x="{(self.x0 + self.x1) / 2:.1f}" y="{self.y0 + 32}" text-anchor="middle" '
+            f'font-size="11" {_FONT}>{_e(label)}</text>'
+        )
 
 
-def line_chart(title: str, x_label: str, y_label: str,
-               series: Sequence[tuple[str, Sequence[float], Sequence[float]]],
-               x_ticks: Sequence[tuple[float, str]] | None = None,
-               references: Sequence[tuple[str, float]] = (),
-               width: int = 560, height: int = 340, y_range: tuple[float, float] | None = None) -> str:
+def line_chart(
+    title: str,
+    x_label: str,
+    y_label: str,
+    series: Sequence[tuple[str, Sequence[float], Sequence[float]]],
+    x_ticks: Sequence[tuple[float, str]] | None = None,
+    references: Sequence[tuple[str, float]] = (),
+    width: int = 560,
+    height: int = 340,
+    y_range: tuple[float, float] | None = None,
+) -> str:
     """Lines with markers; ``series`` are (name, xs, ys). ``x_ticks`` are (x, label) pairs
     (default: nice ticks); ``references`` are (name, y) drawn as dashed horizontal lines. A legend
     lists every series under the plot."""
@@ -122,42 +134,56 @@ def line_chart(title: str, x_label: str, y_label: str,
     yt = [t for t in nice_ticks(ylo, yhi)]
     ylo, yhi = min(ylo, yt[0]), max(yhi, yt[-1])
     xmap = lambda x: f.x0 + 10 + (x - xlo) / (xhi - xlo) * (f.x1 - f.x0 - 20)  # noqa: E731
-    ymap = lambda y: f.y0 - (y - ylo) / (yhi - ylo) * (f.y0 - f.y1)            # noqa: E731
+    ymap = lambda y: f.y0 - (y - ylo) / (yhi - ylo) * (f.y0 - f.y1)  # noqa: E731
     out = f.open(title, f"{y_label} against {x_label}: " + "; ".join(names))
     out += f.y_axis(yt, ymap, y_label)
     out.append(f'<line x1="{f.x0}" y1="{f.y0}" x2="{f.x1}" y2="{f.y0}" stroke="#333"/>')
-    for x, text in (x_ticks or [(t, _tick_text(t)) for t in nice_ticks(xlo, xhi) if xlo <= t <= xhi]):
+    for x, text in x_ticks or [(t, _tick_text(t)) for t in nice_ticks(xlo, xhi) if xlo <= t <= xhi]:
         px = xmap(x)
         out.append(f'<line x1="{px:.1f}" y1="{f.y0}" x2="{px:.1f}" y2="{f.y0 + 4}" stroke="#333"/>')
-        out.append(f'<text x="{px:.1f}" y="{f.y0 + 16}" text-anchor="middle" font-size="10" '
-                   f'{_FONT}>{_e(text)}</text>')
+        out.append(f'<text x="{px:.1f}" y="{f.y0 + 16}" text-anchor="middle" font-size="10" {_FONT}>{_e(text)}</text>')
     out.append(f.x_label(x_label))
-    for i, (name, y) in enumerate(references):
+    for name, y in references:
         py = ymap(y)
-        out.append(f'<line x1="{f.x0}" y1="{py:.1f}" x2="{f.x1}" y2="{py:.1f}" stroke="#555" '
-                   f'stroke-width="1.5" stroke-dasharray="6 4"><title>{_e(name)}: {_e(f"{y:.4f}")}</title></line>')
+        out.append(
+            f'<line x1="{f.x0}" y1="{py:.1f}" x2="{f.x1}" y2="{py:.1f}" stroke="#555" '
+            f'stroke-width="1.5" stroke-dasharray="6 4"><title>{_e(name)}: {_e(f"{y:.4f}")}</title></line>'
+        )
     for i, (name, xs, ys) in enumerate(series):
         color, dash = _style(i)
         pts = [(xmap(x), ymap(y), x, y) for x, y in zip(xs, ys) if math.isfinite(y)]
-        out.append(f'<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="'
-                   + " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in pts) + '"/>')
+        out.append(
+            f'<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="'
+            + " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in pts)
+            + '"/>'
+        )
         for px, py, x, y in pts:
-            out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{color}">'
-                       f'<title>{_e(name)}: {_e(_tick_text(x))} → {_e(f"{y:.4f}")}</title></circle>')
+            out.append(
+                f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{color}">'
+                f"<title>{_e(name)}: {_e(_tick_text(x))} → {_e(f'{y:.4f}')}</title></circle>"
+            )
     ly = f.y0 + 54
     for i, name in enumerate(names):
         color, dash = _style(i) if i < len(series) else ("#555", ' stroke-dasharray="6 4"')
         lx = f.x0 + (i % cols) * (f.x1 - f.x0) / cols
         y = ly + 16 * (i // cols)
-        out.append(f'<line x1="{lx:.1f}" y1="{y - 4}" x2="{lx + 18:.1f}" y2="{y - 4}" stroke="{color}" '
-                   f'stroke-width="2"{dash}/>')
+        out.append(
+            f'<line x1="{lx:.1f}" y1="{y - 4}" x2="{lx + 18:.1f}" y2="{y - 4}" stroke="{color}" '
+            f'stroke-width="2"{dash}/>'
+        )
         out.append(f'<text x="{lx + 24:.1f}" y="{y}" font-size="11" {_FONT}>{_e(name)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
 
-def bar_chart(title: str, y_label: str, bars: Sequence[tuple[str, float, str]],
-              width: int = 560, height: int = 260, x_label: str = "") -> str:
+def bar_chart(
+    title: str,
+    y_label: str,
+    bars: Sequence[tuple[str, float, str]],
+    width: int = 560,
+    height: int = 260,
+    x_label: str = "",
+) -> str:
     """Vertical bars around 0, in the given order; ``bars`` are (label, value, tooltip). Labels are
     drawn under the bars when they fit; every bar carries its tooltip as an SVG ``<title>``."""
     f = _Frame(width, height)
@@ -167,26 +193,29 @@ def bar_chart(title: str, y_label: str, bars: Sequence[tuple[str, float, str]],
         lo, hi = -0.05, 0.05
     yt = nice_ticks(lo, hi)
     lo, hi = min(lo, yt[0]), max(hi, yt[-1])
-    ymap = lambda y: f.y0 - (y - lo) / (hi - lo) * (f.y0 - f.y1)   # noqa: E731
+    ymap = lambda y: f.y0 - (y - lo) / (hi - lo) * (f.y0 - f.y1)  # noqa: E731
     out = f.open(title, f"{y_label}, one bar per topic ({len(bars)} topics)")
     out += f.y_axis(yt, ymap, y_label)
     n = max(len(bars), 1)
     slot = (f.x1 - f.x0) / n
     gap = slot * 0.15 if slot > 3 else 0.0
     zero = ymap(0.0)
-    for i, (label, v, tip) in enumerate(bars):
+    for i, (_label, v, tip) in enumerate(bars):
         x = f.x0 + i * slot + gap / 2
         top, bottom = (ymap(v), zero) if v >= 0 else (zero, ymap(v))
         color = "#009E73" if v > 0 else ("#D55E00" if v < 0 else "#999")
         h = max(bottom - top, 0.8 if v == 0 else 0.0)
-        out.append(f'<rect x="{x:.2f}" y="{top:.2f}" width="{max(slot - gap, 0.5):.2f}" height="{h:.2f}" '
-                   f'fill="{color}"><title>{_e(tip)}</title></rect>')
+        out.append(
+            f'<rect x="{x:.2f}" y="{top:.2f}" width="{max(slot - gap, 0.5):.2f}" height="{h:.2f}" '
+            f'fill="{color}"><title>{_e(tip)}</title></rect>'
+        )
     out.append(f'<line x1="{f.x0}" y1="{zero:.1f}" x2="{f.x1}" y2="{zero:.1f}" stroke="#333"/>')
     if slot >= 14:
         for i, (label, _, _) in enumerate(bars):
             cx = f.x0 + (i + 0.5) * slot
-            out.append(f'<text x="{cx:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="9" '
-                       f'{_FONT}>{_e(label)}</text>')
+            out.append(
+                f'<text x="{cx:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="9" {_FONT}>{_e(label)}</text>'
+            )
     out.append(f.x_label(x_label or f"topics, sorted by difference ({len(bars)}; hover a bar for its topic)"))
     out.append("</svg>")
     return "\n".join(out)

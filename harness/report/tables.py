@@ -9,14 +9,26 @@ import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from .. import lucene
-from ..compare import sweeps_of
-from ..experiment import ExperimentResult
-from ..similarity import format_number
+from harness.engine import lucene
+from harness.engine.similarity import format_number
+from harness.experiment import ExperimentResult
+from harness.experiment.compare import sweeps_of
 
-__all__ = ["summary_rows", "comparison_rows", "COMPARISON_FIELDS", "Marks", "significance_marks",
-           "sweep_series", "provenance", "eval_policy", "stats_policy", "audit", "fmt", "fmt_p",
-           "fmt_d"]
+__all__ = [
+    "summary_rows",
+    "comparison_rows",
+    "COMPARISON_FIELDS",
+    "Marks",
+    "significance_marks",
+    "sweep_series",
+    "provenance",
+    "eval_policy",
+    "stats_policy",
+    "audit",
+    "fmt",
+    "fmt_p",
+    "fmt_d",
+]
 
 # Markers for "significantly different from baseline i"; LaTeX spellings in report/latex.py.
 SYMBOLS = ("†", "‡", "§", "¶")
@@ -47,9 +59,24 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
     return rows
 
 
-COMPARISON_FIELDS = ("measure", "baseline", "run", "topics", "mean_baseline", "mean_run", "diff",
-                     "ci_low", "ci_high", "effect_size", "p", "p_corrected", "reject", "wins",
-                     "ties", "losses")
+COMPARISON_FIELDS = (
+    "measure",
+    "baseline",
+    "run",
+    "topics",
+    "mean_baseline",
+    "mean_run",
+    "diff",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "p",
+    "p_corrected",
+    "reject",
+    "wins",
+    "ties",
+    "losses",
+)
 
 
 def comparison_rows(result: ExperimentResult) -> list[dict]:
@@ -67,7 +94,7 @@ class Marks:
 
     legend: tuple[tuple[str, str], ...]
     cells: dict
-    letters: dict            # run -> its letter (all-pairs only)
+    letters: dict  # run -> its letter (all-pairs only)
 
 
 def significance_marks(result: ExperimentResult) -> Marks:
@@ -131,9 +158,13 @@ def stats_policy(result: ExperimentResult) -> dict | None:
     if c is None:
         return None
     spec = result.config.compare
-    return {**asdict(c.policy), "text": str(c.policy),
-            "baseline": "all-pairs" if c.all_pairs else list(c.baselines),
-            "measures": list(c.measures), "cross_validation_folds": spec.folds if spec else None}
+    return {
+        **asdict(c.policy),
+        "text": str(c.policy),
+        "baseline": "all-pairs" if c.all_pairs else list(c.baselines),
+        "measures": list(c.measures),
+        "cross_validation_folds": spec.folds if spec else None,
+    }
 
 
 def audit(result: ExperimentResult) -> dict:
@@ -150,14 +181,24 @@ def provenance(result: ExperimentResult) -> dict:
     return {
         "config": {"path": str(cfg.source), "sha256": _sha256(cfg.source), "parsed": cfg.raw},
         "versions": lucene.versions(),
-        "index": {"path": str(result.index.path), "fingerprint": result.index.fingerprint,
-                  "reused": result.index.reused,
-                  **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")}},
+        "index": {
+            "path": str(result.index.path),
+            "fingerprint": result.index.fingerprint,
+            "reused": result.index.reused,
+            **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
+        },
         "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
         "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
         "runs": [
-            {"name": r.name, "file": f"runs/{r.name}.trec", "sha256": _sha256(r.path), "reused": r.reused,
-             "seconds": round(r.seconds, 4), "topics_returned": len(r.run.topics()), "empty_topics": r.empty_topics}
+            {
+                "name": r.name,
+                "file": f"runs/{r.name}.trec",
+                "sha256": _sha256(r.path),
+                "reused": r.reused,
+                "seconds": round(r.seconds, 4),
+                "topics_returned": len(r.run.topics()),
+                "empty_topics": r.empty_topics,
+            }
             for r in result.runs
         ],
         "depth": cfg.depth,

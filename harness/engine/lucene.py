@@ -16,16 +16,15 @@ import importlib.util
 import os
 import platform
 import re
-import sys
 import threading
 from pathlib import Path
 
-from .errors import EngineError
+from harness.errors import EngineError
 
 __all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "versions", "started"]
 
 MIN_JAVA = 21
-JAVA_DIR = Path(__file__).resolve().parent / "java"   # holds harness/BatchSearcher.class
+JAVA_DIR = Path(__file__).resolve().parent / "java"  # holds harness/BatchSearcher.class
 _lock = threading.Lock()
 _autoclass = None
 _java_home: tuple[Path, str] | None = None

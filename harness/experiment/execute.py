@@ -1,56 +1,37 @@
-"""The plan and its execution: config -> index -> runs -> evaluation -> checks.
+"""The execution of a plan: config -> index -> runs -> evaluation -> checks.
 
-Everything here is phased and idempotent. The index is reused when its fingerprint matches;
-a run is reused when the hash of everything that determines it — index fingerprint,
-similarity and parameters, topics, depth, search semantics — names a run file already cached
-beside the index. Rendering lives in ``harness.report``; this module only computes.
+Everything here is phased and idempotent (see :mod:`harness.experiment.plan` for what is reused
+and when). Rendering lives in ``harness.report``; this module only computes.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .collections import Corpus
-from .config import Config
-from .errors import EngineError
-from .index import IndexInfo, IndexOptions, ensure_index, index_fingerprint, open_manifest
-from .similarity import Similarity
+from harness.config import Config
+from harness.engine.index import IndexInfo, ensure_index
+from harness.engine.similarity import Similarity
+from harness.errors import EngineError
+from harness.experiment.plan import RUN_CACHE, plan, run_key
 
 if TYPE_CHECKING:
-    from .compare import Comparisons
+    from harness.experiment.compare import Comparisons
 
-__all__ = ["Plan", "RunResult", "Check", "ExperimentResult", "plan", "run_experiment", "SEARCH_SEMANTICS",
-           "RECALL_LEVELS"]
+__all__ = ["RunResult", "Check", "ExperimentResult", "run_experiment", "RECALL_LEVELS"]
 
-# Changes whenever the search path could produce a different run; part of every run's cache key.
-SEARCH_SEMANTICS = "anserini-bow+sort(score,id)+ties-adjusted+strict/1"
-RUN_CACHE = "harness-runs"
 # Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
-
-
-@dataclass(frozen=True)
-class Plan:
-    config: Config
-    corpus: Corpus
-    options: IndexOptions
-    index_path: Path
-    fingerprint: str
-    index_exists: bool
 
 
 @dataclass
 class RunResult:
     similarity: Similarity
     name: str
-    run: object              # harness.runs.Run
-    path: Path               # the cached run file
+    run: object  # harness.runs.Run
+    path: Path  # the cached run file
     seconds: float
     reused: bool
     empty_topics: list[str]  # topics for which the run returned nothing
@@ -80,10 +61,10 @@ class ExperimentResult:
     index: IndexInfo
     topics: list[tuple[str, str]]
     runs: list[RunResult]
-    evaluations: dict            # run name -> harness.metrics.Evaluation (empty without qrels)
+    evaluations: dict  # run name -> harness.metrics.Evaluation (empty without qrels)
     checks: list[Check]
     timings: dict[str, float] = field(default_factory=dict)
-    comparisons: "Comparisons | None" = None   # when the config has `compare:`
+    comparisons: Comparisons | None = None  # when the config has `compare:`
     # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
     pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
@@ -92,45 +73,12 @@ class ExperimentResult:
         return [c for c in self.checks if not c.ok]
 
 
-def indexes_root(config_source: Path) -> Path:
-    """Where indexes go when the config names no path: $HARNESS_INDEXES, else the nearest
-    `indexes/` folder above the config (the repository's top-level one), else one beside it."""
-    env = os.environ.get("HARNESS_INDEXES")
-    if env:
-        return Path(env).resolve()
-    for parent in config_source.resolve().parents:
-        if (parent / "indexes").is_dir():
-            return parent / "indexes"
-    return config_source.resolve().parent / "indexes"
-
-
-def plan(cfg: Config) -> Plan:
-    corpus = Corpus(cfg.collection_path, cfg.collection_format)
-    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
-    fp = index_fingerprint(corpus, options)
-    if cfg.index_path is not None:
-        path = cfg.index_path
-    else:
-        path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{fp[:12]}"
-
-    manifest = open_manifest(path)
-    return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)
-
-
-def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int) -> str:
-    blob = json.dumps(
-        {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS},
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
-    from .metrics import EvalPolicy, evaluate, parse_measure
-    from .qrels import read_qrels
-    from .runs import Run, read_run, write_run
-    from .search import Searcher
-    from .topics import read_topics
+    from harness.engine.search import Searcher
+    from harness.engine.topics import read_topics
+    from harness.formats.qrels import read_qrels
+    from harness.formats.runs import Run, read_run, write_run
+    from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -143,7 +91,9 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log)
     timings["index"] = time.perf_counter() - t
     stats = info.manifest.get("stats", {})
-    log(f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)")
+    log(
+        f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
+    )
 
     cache = info.path / RUN_CACHE
     cache.mkdir(exist_ok=True)
@@ -169,8 +119,10 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
             results.append(RunResult(sim, name, run, path, seconds, reused, empty))
-            log(f"run {name}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
-                + (f" ({len(empty)} returned nothing)" if empty else ""))
+            log(
+                f"run {name}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
+                + (f" ({len(empty)} returned nothing)" if empty else "")
+            )
     finally:
         if searcher is not None:
             searcher.close()
@@ -191,13 +143,15 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
             curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
         timings["evaluate"] = time.perf_counter() - t
         if cfg.compare is not None:
-            from .compare import compare_runs
+            from harness.experiment.compare import compare_runs
 
             t = time.perf_counter()
             comparisons = compare_runs(cfg.compare, cfg.runs, evaluations)
             timings["compare"] = time.perf_counter() - t
-            log(f"compared {len(comparisons.pairs)} pair(s) on {len(comparisons.measures)} measure(s): "
-                f"{sum(c.reject for c in comparisons.rows)} significant ({comparisons.policy})")
+            log(
+                f"compared {len(comparisons.pairs)} pair(s) on {len(comparisons.measures)} measure(s): "
+                f"{sum(c.reject for c in comparisons.rows)} significant ({comparisons.policy})"
+            )
         for run_name, expected in cfg.expect.items():
             ev = evaluations.get(run_name)
             for measure, value in expected.items():

@@ -26,9 +26,9 @@ __all__ = ["Similarity", "MODELS", "ParamSpec", "format_number"]
 class ParamSpec:
     name: str
     default: float
-    low: float                 # bound on the value
+    low: float  # bound on the value
     high: float
-    low_open: bool = False     # True: low itself is not allowed
+    low_open: bool = False  # True: low itself is not allowed
     high_open: bool = False
     doc: str = ""
 
@@ -43,8 +43,12 @@ class ParamSpec:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return f"must be a number in {self.allowed()} (got {value!r})"
         v = float(value)
-        if math.isnan(v) or v < self.low or v > self.high or (self.low_open and v == self.low) or (
-            self.high_open and v == self.high
+        if (
+            math.isnan(v)
+            or v < self.low
+            or v > self.high
+            or (self.low_open and v == self.low)
+            or (self.high_open and v == self.high)
         ):
             return f"must be in {self.allowed()} (got {format_number(v)})"
         return None
@@ -58,11 +62,23 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec("b", 0.4, 0.0, 1.0, doc="length normalisation (Lucene BM25Similarity b)"),
     ),
     "dirichlet": (
-        ParamSpec("mu", 1000.0, 0.0, math.inf, low_open=True, high_open=True, doc="Dirichlet prior (Lucene LMDirichletSimilarity mu)"),
+        ParamSpec(
+            "mu",
+            1000.0,
+            0.0,
+            math.inf,
+            low_open=True,
+            high_open=True,
+            doc="Dirichlet prior (Lucene LMDirichletSimilarity mu)",
+        ),
     ),
     "jm": (
         ParamSpec(
-            "lambda", 0.1, 0.0, 1.0, low_open=True,
+            "lambda",
+            0.1,
+            0.0,
+            1.0,
+            low_open=True,
             doc="weight of the collection model (Lucene LMJelinekMercerSimilarity lambda)",
         ),
     ),
@@ -90,7 +106,7 @@ class Similarity:
         return dict(self.values)
 
     @classmethod
-    def of(cls, model: str, params: dict[str, float]) -> "Similarity":
+    def of(cls, model: str, params: dict[str, float]) -> Similarity:
         """Build from a model name and (possibly partial) parameters; defaults fill the rest."""
         if model not in MODELS:
             raise ValueError(f"unknown similarity {model!r}; valid: {', '.join(MODELS)}")
@@ -111,7 +127,7 @@ class Similarity:
         return cls(model, tuple(values))
 
     @classmethod
-    def parse(cls, text: str) -> "Similarity":
+    def parse(cls, text: str) -> Similarity:
         m = _SPEC.match(text)
         if not m:
             raise ValueError(f"cannot parse similarity {text!r}; expected e.g. bm25(k1=0.9,b=0.4)")

@@ -18,10 +18,10 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from . import lucene
-from .collections import Corpus, check_jsonl, count_json_lines, fingerprint_files, max_json_lines, stage
-from .errors import DataError, EngineError
-from .files import write_json_atomic
+from harness.engine import lucene
+from harness.engine.corpus import Corpus
+from harness.errors import DataError, EngineError
+from harness.files import write_json_atomic
 
 __all__ = ["IndexOptions", "IndexInfo", "index_fingerprint", "ensure_index", "open_manifest", "MANIFEST"]
 
@@ -33,8 +33,8 @@ INDEX_LAYOUT = 1  # bump when what the harness asks IndexCollection to store cha
 class IndexOptions:
     """What changes the index. Defaults are Anserini's: Porter stemming, English stopwords removed."""
 
-    stemmer: str = "porter"   # porter | krovetz | none
-    stopwords: bool = True    # True: remove Anserini's English stopwords
+    stemmer: str = "porter"  # porter | krovetz | none
+    stopwords: bool = True  # True: remove Anserini's English stopwords
 
     def anserini(self) -> dict:
         return {
@@ -58,7 +58,7 @@ class IndexInfo:
 
 def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
     parts = {
-        "corpus": fingerprint_files(corpus),
+        "corpus": corpus.fingerprint(),
         "collection": corpus.anserini_class,
         "options": options.anserini(),
         "anserini": lucene.anserini_version(),
@@ -81,7 +81,9 @@ def ensure_index(corpus: Corpus, options: IndexOptions, path: Path, *, threads: 
     if manifest is not None and manifest.get("fingerprint") == fp:
         return IndexInfo(path, fp, options, manifest, reused=True)
     if path.exists() and manifest is None:
-        raise DataError(path, f"exists but was not built by the harness (no {MANIFEST}); remove it or choose another index.path")
+        raise DataError(
+            path, f"exists but was not built by the harness (no {MANIFEST}); remove it or choose another index.path"
+        )
     if manifest is not None:
         log(f"index {path}: fingerprint changed, rebuilding")
     manifest = _build(corpus, options, path, fp, threads, log)
@@ -94,14 +96,16 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
     shutil.rmtree(work, ignore_errors=True)
     target = work / "index"
     try:
-        source = stage(corpus, work / "staged")
+        source = corpus.stage(work / "staged")
         log(f"indexing {corpus.path} ({corpus.format}) -> {path}")
         t0 = time.perf_counter()
         counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
         seconds = time.perf_counter() - t0
-        _check_complete(corpus, counters)
+        corpus.check_complete(counters)
         if counters["indexed"] == 0:
-            raise DataError(corpus.path, f"Anserini indexed no documents from the {corpus.format} collection ({counters})")
+            raise DataError(
+                corpus.path, f"Anserini indexed no documents from the {corpus.format} collection ({counters})"
+            )
         manifest = {
             "fingerprint": fp,
             "collection": {"path": str(corpus.path), "format": corpus.format, "anserini_class": corpus.anserini_class},
@@ -125,22 +129,9 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _check_complete(corpus: Corpus, counters: dict) -> None:
-    """Anserini's JsonCollection stops reading a file at its first malformed line and says
-    nothing; when the documents it saw fall short of the lines, find the bad line ourselves."""
-    if corpus.format != "jsonl":
-        return
-    seen = sum(counters.values())
-    bound = max_json_lines(corpus)
-    if bound is None or seen >= bound:
-        return
-    expected = count_json_lines(corpus)   # blank lines make the bound loose: count exactly
-    if seen < expected:
-        check_jsonl(corpus)  # raises DataError naming the file and line
-        raise DataError(corpus.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
-
-
-def _run_index_collection(collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int) -> dict:
+def _run_index_collection(
+    collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int
+) -> dict:
     Args = lucene.jclass("io.anserini.index.IndexCollection$Args")
     IndexCollection = lucene.jclass("io.anserini.index.IndexCollection")
     args = Args()

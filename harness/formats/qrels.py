@@ -5,6 +5,7 @@ are kept: trec_eval reads them as "in the pool but not judged", and so does
 :mod:`harness.metrics` (non-relevant everywhere, skipped by bpref). A (qid, docid) pair given
 twice is an error naming both lines (trec_eval refuses it too).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -12,8 +13,16 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
-from harness.runs import (_LineMap, _TopicColumn, _map_blocks, _dedupe, _fixed_bytes, _pad8,
-                          _parse_ints, topic_doc_keys)
+from harness.formats.tokenizer import (
+    LineMap,
+    TopicColumn,
+    dedupe,
+    fixed_bytes,
+    map_blocks,
+    pad8,
+    parse_ints,
+    topic_doc_keys,
+)
 
 __all__ = ["Qrels", "read_qrels"]
 
@@ -39,8 +48,7 @@ class Qrels:
         self._keys = None
 
     @classmethod
-    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], *,
-                  source: str = "<Qrels.from_dict>") -> "Qrels":
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]], *, source: str = "<Qrels.from_dict>") -> Qrels:
         """Build from ``{qid: {docid: label}}`` (labels must be integers)."""
         topics, lens, ids, labels = [], [], [], []
         for qid, judged in qrels.items():
@@ -48,18 +56,18 @@ class Qrels:
                 raise DataError(source, f"topic id must be a non-empty string (got {qid!r})")
             for doc, lab in judged.items():
                 if not isinstance(doc, str) or len(doc.split()) != 1 or doc != doc.strip():
-                    raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "
-                                    f"without whitespace (got {doc!r})")
+                    raise DataError(
+                        source, f"topic {qid!r}: doc id must be a non-empty string without whitespace (got {doc!r})"
+                    )
                 if isinstance(lab, bool) or not isinstance(lab, (int, np.integer)):
-                    raise DataError(source, f"topic {qid!r}, document {doc!r}: label must be an "
-                                    f"integer (got {lab!r})")
+                    raise DataError(source, f"topic {qid!r}, document {doc!r}: label must be an integer (got {lab!r})")
                 ids.append(doc.encode("utf-8", "surrogateescape"))
                 labels.append(int(lab))
             topics.append(qid)
             lens.append(len(judged))
         offsets = np.zeros(len(topics) + 1, dtype=np.int64)
         np.cumsum(lens, out=offsets[1:])
-        docids = _pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
+        docids = pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
         return cls(topics, offsets, docids, np.array(labels, dtype=np.int64), source)
 
     def topics(self) -> list[str]:
@@ -70,8 +78,10 @@ class Qrels:
         """``{docid: label}`` for one topic."""
         t = self._index[qid]
         lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
-        return {d.decode("utf-8", "surrogateescape"): int(v)
-                for d, v in zip(self.docids[lo:hi].tolist(), self.labels[lo:hi].tolist())}
+        return {
+            d.decode("utf-8", "surrogateescape"): int(v)
+            for d, v in zip(self.docids[lo:hi].tolist(), self.labels[lo:hi].tolist())
+        }
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         return {q: self.judged(q) for q in self._topics}
@@ -96,14 +106,18 @@ def read_qrels(path) -> Qrels:
     """Read a TREC qrels file. :class:`DataError` with the line number for a wrong field count,
     a non-integer label, or a (qid, docid) pair judged twice."""
     source = str(path)
-    topics = _TopicColumn()
-    ids, labels, lines = [], [], _LineMap()
-    def columns(block):
-        return (_TopicColumn.segments(block), _fixed_bytes(block, 2),
-                _parse_ints(block, 3, source, "relevance label (field 4)"), _LineMap.of(block))
+    topics = TopicColumn()
+    ids, labels, lines = [], [], LineMap()
 
-    for line0, (segs, block_ids, block_labels, line_info) in _map_blocks(
-            path, 4, "qrels: qid iter docid rel", columns):
+    def columns(block):
+        return (
+            TopicColumn.segments(block),
+            fixed_bytes(block, 2),
+            parse_ints(block, 3, source, "relevance label (field 4)"),
+            LineMap.of(block),
+        )
+
+    for line0, (segs, block_ids, block_labels, line_info) in map_blocks(path, 4, "qrels: qid iter docid rel", columns):
         topics.add(segs)
         ids.append(block_ids)
         labels.append(block_labels)
@@ -114,5 +128,5 @@ def read_qrels(path) -> Qrels:
     if order is not None:
         docids, lab, lines.order = docids[order], lab[order], order
     qrels = Qrels(names, offsets, docids, lab, source)
-    _dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
+    dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
     return qrels

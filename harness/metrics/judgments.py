@@ -16,6 +16,7 @@ The pool behind each topic (for R, bpref's non-relevant count and the ideal DCG)
 labels of the list plus, when R exceeds the relevant labels in the list, that many unreturned
 relevant docs of grade 1. With a doc-id run, :func:`to_qrels` builds equivalent qrels instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -26,13 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import DataError
+from harness.formats.qrels import Qrels
+from harness.formats.runs import Run
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate_labels
 from harness.metrics.kernels import NOT_JUDGED, RankedLabels
-from harness.qrels import Qrels
-from harness.runs import Run
 
-__all__ = ["RankJudgments", "parse_judgments", "read_judgments", "to_ranked_labels", "to_qrels",
-           "evaluate_judgments"]
+__all__ = ["RankJudgments", "parse_judgments", "read_judgments", "to_ranked_labels", "to_qrels", "evaluate_judgments"]
 
 _UNJUDGED = "?"
 
@@ -56,8 +56,11 @@ def _parse_labels(value, topic: str, source: str, line: int | None) -> np.ndarra
     elif isinstance(value, (list, tuple)):
         tokens = list(value)
     else:
-        raise DataError(source, f"topic {topic!r}: labels must be a list or a string like "
-                        f"'1,0,2' (got {type(value).__name__})", line=line)
+        raise DataError(
+            source,
+            f"topic {topic!r}: labels must be a list or a string like '1,0,2' (got {type(value).__name__})",
+            line=line,
+        )
     out = []
     for i, tok in enumerate(tokens, start=1):
         if isinstance(tok, bool):
@@ -74,9 +77,12 @@ def _parse_labels(value, topic: str, source: str, line: int | None) -> np.ndarra
                 v = None
         # -1 is only the internal code for '?': a written -1 is an error like any negative label
         if v is None or (v < 0 and not unjudged):
-            raise DataError(source, f"topic {topic!r}: bad relevance label {str(tok)!r} at rank {i}; "
-                            f"labels are integers >= 0, or '{_UNJUDGED}' for an unjudged doc",
-                            line=line)
+            raise DataError(
+                source,
+                f"topic {topic!r}: bad relevance label {str(tok)!r} at rank {i}; "
+                f"labels are integers >= 0, or '{_UNJUDGED}' for an unjudged doc",
+                line=line,
+            )
         out.append(v)
     return np.array(out, dtype=np.int64)
 
@@ -87,16 +93,19 @@ def _parse_R(value, topic, source, line):
     except ValueError:
         r = -1
     if isinstance(value, bool) or r < 0:
-        raise DataError(source, f"topic {topic!r}: R must be an integer >= 0 (got {value!r})",
-                        line=line)
+        raise DataError(source, f"topic {topic!r}: R must be an integer >= 0 (got {value!r})", line=line)
     return r
 
 
 def _check(labels, R, topic, source, line):
     in_list = int(np.count_nonzero(labels >= 1))
     if R is not None and R < in_list:
-        raise DataError(source, f"topic {topic!r}: R={R} but the list already has {in_list} "
-                        f"relevant labels; R counts all relevant docs in the collection", line=line)
+        raise DataError(
+            source,
+            f"topic {topic!r}: R={R} but the list already has {in_list} "
+            f"relevant labels; R counts all relevant docs in the collection",
+            line=line,
+        )
 
 
 def parse_judgments(data, *, source: str = "<judgments>") -> RankJudgments:
@@ -111,8 +120,10 @@ def parse_judgments(data, *, source: str = "<judgments>") -> RankJudgments:
             if isinstance(value, Mapping):
                 unknown = set(value) - {"labels", "R"}
                 if unknown or "labels" not in value:
-                    raise DataError(source, f"topic {topic!r}: expected keys 'labels' and "
-                                    f"optionally 'R' (got {sorted(map(str, value))})")
+                    raise DataError(
+                        source,
+                        f"topic {topic!r}: expected keys 'labels' and optionally 'R' (got {sorted(map(str, value))})",
+                    )
                 R = None if value.get("R") is None else _parse_R(value["R"], topic, source, None)
                 value = value["labels"]
             labels[topic] = _parse_labels(value, topic, source, None)
@@ -128,8 +139,7 @@ def parse_judgments(data, *, source: str = "<judgments>") -> RankJudgments:
         topic, colon, rest = line.rpartition(":")
         topic = topic.strip()
         if not colon or not topic:
-            raise DataError(source, f"expected 'topic: labels' (e.g. 'q1: 1,0,2; R=4'), got {raw.strip()!r}",
-                            line=n)
+            raise DataError(source, f"expected 'topic: labels' (e.g. 'q1: 1,0,2; R=4'), got {raw.strip()!r}", line=n)
         if topic in labels:
             raise DataError(source, f"topic {topic!r} is judged twice", line=n)
         body, semi, extra = rest.partition(";")
@@ -137,8 +147,9 @@ def parse_judgments(data, *, source: str = "<judgments>") -> RankJudgments:
         if semi:
             key, eq, val = extra.strip().partition("=")
             if key.strip() != "R" or not eq:
-                raise DataError(source, f"topic {topic!r}: after ';' expected 'R=<number>', "
-                                f"got {extra.strip()!r}", line=n)
+                raise DataError(
+                    source, f"topic {topic!r}: after ';' expected 'R=<number>', got {extra.strip()!r}", line=n
+                )
             R = _parse_R(val, topic, source, n)
         labels[topic] = _parse_labels(body, topic, source, n)
         Rs[topic] = R
@@ -155,12 +166,14 @@ def read_judgments(path) -> RankJudgments:
         raise DataError(str(path), f"cannot read judgments: {e.strerror}") from None
     if path.suffix in (".yaml", ".yml"):
         import yaml
+
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
-            raise DataError(str(path), f"invalid YAML: {getattr(e, 'problem', e)}",
-                            line=mark.line + 1 if mark else None) from None
+            raise DataError(
+                str(path), f"invalid YAML: {getattr(e, 'problem', e)}", line=mark.line + 1 if mark else None
+            ) from None
         if not isinstance(data, Mapping):
             raise DataError(str(path), "expected a mapping of topic -> labels")
         return parse_judgments(data, source=str(path))
@@ -177,8 +190,9 @@ def to_ranked_labels(j: RankJudgments) -> RankedLabels:
     plus the unreturned relevant docs implied by R (grade 1)."""
     topics = j.topics()
     lists = [j.labels[t] for t in topics]
-    pools = [np.concatenate([lab[lab >= 0], np.ones(_extra_relevant(j, t), dtype=np.int64)])
-             for t, lab in zip(topics, lists)]
+    pools = [
+        np.concatenate([lab[lab >= 0], np.ones(_extra_relevant(j, t), dtype=np.int64)]) for t, lab in zip(topics, lists)
+    ]
     offsets = np.zeros(len(topics) + 1, dtype=np.int64)
     np.cumsum([len(x) for x in lists], out=offsets[1:])
     pool_offsets = np.zeros(len(topics) + 1, dtype=np.int64)
@@ -196,8 +210,7 @@ def to_qrels(run: Run, j: RankJudgments) -> Qrels:
         labels = j.labels[topic]
         docs = run.ranked(topic)[0] if run.topic_index(topic) is not None else []
         if len(labels) > len(docs):
-            raise DataError(j.source, f"topic {topic!r}: {len(labels)} labels but the run returns "
-                            f"{len(docs)} docs")
+            raise DataError(j.source, f"topic {topic!r}: {len(labels)} labels but the run returns {len(docs)} docs")
         judged = {d: int(v) for d, v in zip(docs, labels.tolist()) if v >= 0}
         for n in range(_extra_relevant(j, topic)):
             judged[f"<unreturned-{n + 1}>"] = 1
@@ -209,8 +222,10 @@ def evaluate_judgments(j: RankJudgments, measures, policy: EvalPolicy = EvalPoli
     """Every registry measure on rank judgments (the lists are already ranked, so the tie
     policy has nothing to reorder)."""
     rl = to_ranked_labels(j)
-    audit = {"topics_judged": len(rl.topics), "topics_evaluated": len(rl.topics),
-             "judged_without_relevant": int(sum(1 for t in rl.topics
-                                                if not (j.labels[t] >= 1).any() and not j.R[t])),
-             "ties_reordered": 0}
+    audit = {
+        "topics_judged": len(rl.topics),
+        "topics_evaluated": len(rl.topics),
+        "judged_without_relevant": int(sum(1 for t in rl.topics if not (j.labels[t] >= 1).any() and not j.R[t])),
+        "ties_reordered": 0,
+    }
     return evaluate_labels(rl, measures, policy, audit)

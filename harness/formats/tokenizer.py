@@ -1,18 +1,11 @@
-"""TREC run files: a strict, vectorised reader and an atomic writer.
+"""The columnar tokeniser shared by the run and qrels readers.
 
-A run line is ``qid Q0 docid rank score tag``, whitespace-separated. The reader never loops in
-Python per line: it reads the file in large blocks, finds the field boundaries with numpy, and
-turns the columns into arrays (topic segments, fixed-width doc-id bytes, float64 scores). Errors
-name the file and line.
-
-Like trec_eval, the reader ignores the ``Q0``, ``rank`` and ``tag`` columns' values (only their
-presence is checked): the order that counts is decided by the evaluation's tie policy, see
-:class:`harness.metrics.EvalPolicy`. A :class:`Run` keeps each topic's rows in file order.
-
-This module also holds the columnar tokeniser that :mod:`harness.qrels` shares. Blocks of
-lines are parsed on ``HARNESS_THREADS`` threads (default 2; numpy releases the GIL), with the
-results assembled in file order.
+A file is read in large blocks; numpy finds the field boundaries of whole lines and turns columns
+into arrays (topic segments, fixed-width id bytes, numbers) without a Python loop per line.
+Blocks are parsed on ``HARNESS_THREADS`` threads (default 2; numpy releases the GIL) and the
+results are assembled in file order. Errors name the file and line.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -21,25 +14,38 @@ import os
 import queue
 import re
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.files import atomic_writer
 
-__all__ = ["Run", "read_run", "write_run"]
+__all__ = [
+    "LineMap",
+    "TopicColumn",
+    "Column",
+    "map_blocks",
+    "dedupe",
+    "fixed_bytes",
+    "pad8",
+    "parse_ints",
+    "parse_floats",
+    "worker_threads",
+    "file_size",
+    "salts",
+    "id_hash",
+    "topic_doc_keys",
+]
 
-_BLOCK = 16 << 20          # bytes per parsing block: small enough for the caches, bounds memory
+_BLOCK = 16 << 20  # bytes per parsing block: small enough for the caches, bounds memory
 _NL, _SP = 10, 32
 # what strtod accepts, minus nan (which has no place in a ranking) and Python's "1_0"
 _FLOAT_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.I)
 
 
 # --------------------------------------------------------------------------- tokeniser
-_FRONT, _BACK = 16, 8       # padding around a block, so 8-byte loads near its edges stay inside
+_FRONT, _BACK = 16, 8  # padding around a block, so 8-byte loads near its edges stay inside
 
 
 class _Block:
@@ -52,12 +58,13 @@ class _Block:
 
     def __init__(self, buf, delim, first, line0, lines, starts=None):
         self.buf, self.delim, self.first, self.line0, self._lines = buf, delim, first, line0, lines
-        self._starts = starts          # (n, nfields) token starts, when separators vary
+        self._starts = starts  # (n, nfields) token starts, when separators vary
         # words[p]: the 8 bytes just before body position p, as a uint64 (an unaligned view of
         # every 8-byte window, no copy); the padding keeps p - 8 and p + 8 inside the buffer
-        self.words = np.ndarray((len(buf) - _FRONT - 7 + 8,), dtype=np.uint64, buffer=buf,
-                                offset=_FRONT - 8, strides=(1,))
-        self.body = buf[_FRONT:len(buf) - _BACK]
+        self.words = np.ndarray(
+            (len(buf) - _FRONT - 7 + 8,), dtype=np.uint64, buffer=buf, offset=_FRONT - 8, strides=(1,)
+        )
+        self.body = buf[_FRONT : len(buf) - _BACK]
 
     def __len__(self):
         return len(self.delim)
@@ -74,10 +81,10 @@ class _Block:
         return int(self._lines[i]) if self._lines is not None else self.line0 + i + 1
 
     def token(self, f, i) -> bytes:
-        return bytes(self.body[int(self.start(f)[i]):int(self.end(f)[i])])
+        return bytes(self.body[int(self.start(f)[i]) : int(self.end(f)[i])])
 
 
-def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Iterator[tuple]:
+def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed."""
@@ -89,29 +96,29 @@ def _chunks(path, what: str, buffers: "queue.Queue", block: int = _BLOCK) -> Ite
         carry = b""
         while True:
             buf = buffers.get()
-            size = max(block, 2 * len(carry))       # a line longer than a block grows it
+            size = max(block, 2 * len(carry))  # a line longer than a block grows it
             if buf is None or len(buf) < _FRONT + size + _BACK + 1:
                 buf = bytearray(_FRONT + size + _BACK + 1)
-            buf[_FRONT:_FRONT + len(carry)] = carry
-            n = f.readinto(memoryview(buf)[_FRONT + len(carry):_FRONT + size])
+            buf[_FRONT : _FRONT + len(carry)] = carry
+            n = f.readinto(memoryview(buf)[_FRONT + len(carry) : _FRONT + size])
             total = len(carry) + n
             if n == 0:
                 if total == 0:
                     buffers.put(buf)
                     return
-                buf[_FRONT + total] = _NL           # a last line without its newline
+                buf[_FRONT + total] = _NL  # a last line without its newline
                 cut, carry = total + 1, b""
             else:
                 cut = buf.rfind(b"\n", _FRONT, _FRONT + total) + 1 - _FRONT
-                if cut <= 0:                        # no complete line yet
-                    carry = bytes(buf[_FRONT:_FRONT + total])
-                    buffers.put(None)               # keep growing: read the rest of the line
+                if cut <= 0:  # no complete line yet
+                    carry = bytes(buf[_FRONT : _FRONT + total])
+                    buffers.put(None)  # keep growing: read the rest of the line
                     continue
-                carry = bytes(buf[_FRONT + cut:_FRONT + total])
+                carry = bytes(buf[_FRONT + cut : _FRONT + total])
             yield buf, cut
 
 
-def _threads() -> int:
+def worker_threads() -> int:
     """Worker threads for parsing (numpy releases the GIL): HARNESS_THREADS, default 2."""
     try:
         n = int(os.environ.get("HARNESS_THREADS", "2"))
@@ -120,15 +127,15 @@ def _threads() -> int:
     return max(1, min(n, os.cpu_count() or 1))
 
 
-def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
+def map_blocks(path, nfields: int, what: str, fn) -> Iterator:
     """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
     line0 is the number of lines before the block. Blocks are tokenised and processed on a few
     threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
     once its block is done; errors are reported with absolute line numbers."""
     source = str(path)
-    threads = _threads()
+    threads = worker_threads()
     # small files get small blocks: the threads still share the work, memory stays low
-    block = int(min(_BLOCK, max(_file_size(path) // (4 * threads), 1 << 20)))
+    block = int(min(_BLOCK, max(file_size(path) // (4 * threads), 1 << 20)))
     buffers: queue.Queue = queue.Queue()
     for _ in range(threads + 1):
         buffers.put(None)
@@ -150,14 +157,14 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
         except DataError as e:
             if e.line is None:
                 raise
-            message = str(e)[len(f"{e.source}:{e.line}: "):]
+            message = str(e)[len(f"{e.source}:{e.line}: ") :]
             raise DataError(e.source, message, line=line0 + e.line) from None
         before, line0 = line0, line0 + nlines
         return before, r
 
     if threads == 1:
         for chunk in _chunks(path, what, buffers, block):
-            before, r = absolute(lambda: work(*chunk))
+            before, r = absolute(lambda chunk=chunk: work(*chunk))
             if r is not None:
                 yield before, r
         return
@@ -181,7 +188,7 @@ def _map_blocks(path, nfields: int, what: str, fn) -> Iterator:
 
 def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str):
     """Split the lines in ``buf[_FRONT:-_BACK]`` into fields; bytes <= 32 separate tokens."""
-    body = buf[_FRONT:len(buf) - _BACK]
+    body = buf[_FRONT : len(buf) - _BACK]
     is_delim = body <= _SP
     delim = np.flatnonzero(is_delim)
     isnl = body[delim] == _NL
@@ -203,15 +210,18 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
     tstart = np.flatnonzero(edge == 1)
     tend = np.flatnonzero(edge == -1)
     nl_pos = delim[isnl]
-    tline = np.searchsorted(nl_pos, tstart)            # 0-based line index in this block
+    tline = np.searchsorted(nl_pos, tstart)  # 0-based line index in this block
     counts = np.bincount(tline, minlength=nlines)
     bad = np.flatnonzero((counts != nfields) & (counts != 0))
     if len(bad):
         i = int(bad[0])
         lo = int(nl_pos[i - 1]) + 1 if i else 0
-        text = bytes(body[lo:int(nl_pos[i])]).decode("utf-8", "replace").strip()
-        raise DataError(source, f"expected {nfields} whitespace-separated fields ({what} format), "
-                        f"got {int(counts[i])}: {text[:120]!r}", line=line0 + i + 1)
+        text = bytes(body[lo : int(nl_pos[i])]).decode("utf-8", "replace").strip()
+        raise DataError(
+            source,
+            f"expected {nfields} whitespace-separated fields ({what} format), got {int(counts[i])}: {text[:120]!r}",
+            line=line0 + i + 1,
+        )
     if len(tstart) == 0:
         return None, nlines
     starts = tstart.reshape(-1, nfields)
@@ -221,19 +231,19 @@ def _tokenise(buf: np.ndarray, nfields: int, line0: int, source: str, what: str)
 
 
 _U = np.uint64
-_LOWMASK = np.array([(1 << (8 * v)) - 1 for v in range(9)], dtype=np.uint64)   # keep v low bytes
-_HIGHMASK = ~_LOWMASK[::-1].copy()                                             # keep v high bytes
+_LOWMASK = np.array([(1 << (8 * v)) - 1 for v in range(9)], dtype=np.uint64)  # keep v low bytes
+_HIGHMASK = ~_LOWMASK[::-1].copy()  # keep v high bytes
 _ZEROS, _DOTS = _U(0x3030303030303030), _U(0x2E2E2E2E2E2E2E2E)
 _LO7, _F0, _SIX = _U(0x7F7F7F7F7F7F7F7F), _U(0xF0F0F0F0F0F0F0F0), _U(0x0606060606060606)
 
 
-def _fixed_bytes(block: _Block, f: int) -> np.ndarray:
+def fixed_bytes(block: _Block, f: int) -> np.ndarray:
     """Field ``f`` as a fixed-width ``S`` array, NUL-padded to a multiple of 8 bytes (so the
     same memory views as uint64 words for hashing). One 8-byte load per word, no byte loop."""
     start, end = block.start(f), block.end(f)
     length = end - start
     nw = max(-(-int(length.max(initial=1)) // 8), 1)
-    if nw == 1:                    # the common case: every token fits one word
+    if nw == 1:  # the common case: every token fits one word
         return (block.words[start + 8] & _LOWMASK.take(np.minimum(length, 8))).view("S8")
     out = np.empty((len(start), nw), dtype=np.uint64)
     last = len(block.words) - 1
@@ -258,9 +268,9 @@ def _swar8(w):
     return ((x * _U(10000)) + (x >> _U(32))) & _U(0xFFFFFFFF)
 
 
-_FILL = _ZEROS & ~_HIGHMASK                       # '0' in the bytes a mask drops
+_FILL = _ZEROS & ~_HIGHMASK  # '0' in the bytes a mask drops
 _POW10 = 10.0 ** np.arange(23)
-_SLICE = 1 << 16                                  # rows per step: temporaries stay in cache
+_SLICE = 1 << 16  # rows per step: temporaries stay in cache
 
 
 def _parse_numbers(block: _Block, f: int, *, integer: bool):
@@ -287,15 +297,15 @@ def _parse_short(block, start, end, integer):
     neg = first == 45
     body = end - start - (neg | (first == 43))
     b = np.maximum(body, 0)
-    w = (block.words[end] & _HIGHMASK.take(b)) | _FILL.take(b)   # sign and before -> '0'
+    w = (block.words[end] & _HIGHMASK.take(b)) | _FILL.take(b)  # sign and before -> '0'
     if integer:
         ok = (body >= 1) & ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS)
         vals = _swar8(w).astype(np.int64)
         return np.where(neg, -vals, vals), ok
-    zb = _zero_bytes(w ^ _DOTS) >> _U(7)          # 0x01 in the byte holding '.'
+    zb = _zero_bytes(w ^ _DOTS) >> _U(7)  # 0x01 in the byte holding '.'
     ndots = np.bitwise_count(zb)
     has = (zb != 0).astype(np.uint64)
-    below = zb - has                              # the bytes left of the dot (0: no dot)
+    below = zb - has  # the bytes left of the dot (0: no dot)
     w = ((w & below) << _U(8)) | (w & ~(below | (zb * _U(0xFF)))) | (has * _U(0x30))
     frac = ((56 - np.bitwise_count(below).astype(np.int64)) >> 3) * has.astype(np.int64)
     ok = ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS) & (ndots <= 1) & (body > ndots)
@@ -313,20 +323,20 @@ def _parse_long(block, start, end, integer):
     mant = np.zeros(len(start), dtype=np.uint64)
     frac = np.zeros(len(start), dtype=np.int64)
     ndots = np.zeros(len(start), dtype=np.uint64)
-    for k in range(nw):                                  # k = 0 is the rightmost word
+    for k in range(nw):  # k = 0 is the rightmost word
         w = block.words[np.maximum(end - 8 * k, 0)]
         keep = _HIGHMASK.take(np.clip(body - 8 * k, 0, 8))
-        w = (w & keep) | (_ZEROS & ~keep)                # bytes before the token read as '0'
+        w = (w & keep) | (_ZEROS & ~keep)  # bytes before the token read as '0'
         if not integer:
             z = _zero_bytes(w ^ _DOTS)
             has = z != 0
             ndots += np.bitwise_count(z)
             ctz = np.bitwise_count((z & (~z + _U(1))) - _U(1)).astype(np.int64)
             frac = np.where(has, 8 * k + 7 - ctz // 8, frac)
-            w = w + ((z >> _U(7)) << _U(1))              # '.' -> '0'
+            w = w + ((z >> _U(7)) << _U(1))  # '.' -> '0'
         ok &= ((w & _F0) == _ZEROS) & (((w + _SIX) & _F0) == _ZEROS)
         val = _swar8(w)
-        mant = val if k == 0 else mant + val * _U(10 ** 8)
+        mant = val if k == 0 else mant + val * _U(10**8)
     if integer:
         vals = mant.astype(np.int64)
         return np.where(first == 45, -vals, vals), ok
@@ -340,21 +350,24 @@ def _parse_long(block, start, end, integer):
     return np.where(first == 45, -vals, vals), ok
 
 
-def _parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
+def parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     vals, ok = _parse_numbers(block, f, integer=False)
-    slow = np.flatnonzero(~ok)       # exponents, inf, > 15 digits (e.g. repr() of a float64)
+    slow = np.flatnonzero(~ok)  # exponents, inf, > 15 digits (e.g. repr() of a float64)
     if len(slow):
         starts, ends, body = block.start(f)[slow].tolist(), block.end(f)[slow].tolist(), block.body
         for i, a, b in zip(slow.tolist(), starts, ends):
             tok = bytes(body[a:b])
             if not _FLOAT_RE.fullmatch(tok):
-                raise DataError(source, f"{what} must be a decimal number (nan is not allowed), got "
-                                f"{tok.decode('utf-8', 'replace')!r}", line=block.line(i))
+                raise DataError(
+                    source,
+                    f"{what} must be a decimal number (nan is not allowed), got {tok.decode('utf-8', 'replace')!r}",
+                    line=block.line(i),
+                )
             vals[i] = float(tok)
     return vals
 
 
-def _parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
+def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     vals, ok = _parse_numbers(block, f, integer=True)
     bad = np.flatnonzero(~ok)
     if len(bad):
@@ -364,13 +377,13 @@ def _parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     return vals
 
 
-class _LineMap:
+class LineMap:
     """File line of each row, kept per block (no per-row array for regular blocks)."""
 
     def __init__(self):
         self.rows = [0]
         self.info = []
-        self.order = None              # set when rows were regrouped by topic
+        self.order = None  # set when rows were regrouped by topic
 
     @staticmethod
     def of(block: _Block):
@@ -391,7 +404,7 @@ class _LineMap:
         return int(lines[j]) if lines is not None else line0 + j + 1
 
 
-class _TopicColumn:
+class TopicColumn:
     """Accumulates a topic column block by block as segments (topic index, row count)."""
 
     def __init__(self):
@@ -403,7 +416,7 @@ class _TopicColumn:
     @staticmethod
     def segments(block: _Block, f: int = 0):
         """The block's runs of equal topic ids: (names, lengths). Stateless (thread-safe)."""
-        ids = _fixed_bytes(block, f)
+        ids = fixed_bytes(block, f)
         words = ids.view(np.uint64).reshape(len(ids), -1)
         change = words[1:, 0] != words[:-1, 0]
         for k in range(1, words.shape[1]):
@@ -456,19 +469,23 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
     return h
 
 
-def _salts(topics) -> np.ndarray:
-    return np.array([int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"),
-                                                    digest_size=8).digest(), "little")
-                     for t in topics], dtype=np.uint64)
+def salts(topics) -> np.ndarray:
+    return np.array(
+        [
+            int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"), digest_size=8).digest(), "little")
+            for t in topics
+        ],
+        dtype=np.uint64,
+    )
 
 
 def topic_doc_keys(topics: list[str], offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """64-bit (topic, doc) key per row: the doc id hash xor a salt drawn from the topic *name*,
     so a run's and a qrels' keys agree without any mapping between their topic indexes."""
-    keys = np.repeat(_salts(topics), np.diff(offsets))
-    step = 1 << 20                 # in slices: no second run-sized array to fault in
+    keys = np.repeat(salts(topics), np.diff(offsets))
+    step = 1 << 20  # in slices: no second run-sized array to fault in
     for lo in range(0, len(keys), step):
-        keys[lo:lo + step] ^= id_hash(ids[lo:lo + step])
+        keys[lo : lo + step] ^= id_hash(ids[lo : lo + step])
     return keys
 
 
@@ -487,7 +504,7 @@ def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.n
     return np.sort(o[1:][again])
 
 
-def _dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
+def dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
     """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None;
     ``keys`` are the rows' :func:`topic_doc_keys`."""
     if duplicates not in ("error", "drop"):
@@ -513,169 +530,38 @@ def _dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
         doc = ids[i].decode("utf-8", "surrogateescape")
         lo = int(offsets[t])
         first = lo + int(np.flatnonzero(ids[lo:i] == ids[i])[0])
-        where = (f" (first seen on line {lines[first]})" if lines is not None else "")
-        hint = (" Remove them, or read with duplicates='drop' to keep each document's first row."
-                if kind == "document" else " Keep one judgment per document.")
-        raise DataError(source, f"duplicate {kind} for topic {names[t]!r}, document {doc!r}{where}; "
-                        f"{len(dup)} duplicate row(s) in all.{hint}",
-                        line=lines[i] if lines is not None else None)
+        where = f" (first seen on line {lines[first]})" if lines is not None else ""
+        hint = (
+            " Remove them, or read with duplicates='drop' to keep each document's first row."
+            if kind == "document"
+            else " Keep one judgment per document."
+        )
+        raise DataError(
+            source,
+            f"duplicate {kind} for topic {names[t]!r}, document {doc!r}{where}; "
+            f"{len(dup)} duplicate row(s) in all.{hint}",
+            line=lines[i] if lines is not None else None,
+        )
     keep = np.ones(len(ids), dtype=bool)
     keep[dup] = False
     return keep
 
 
-# --------------------------------------------------------------------------- Run
-class Run:
-    """A retrieval run: per topic, the returned documents with their scores, in the run's
-    order (file order for :func:`read_run`, the given order for :meth:`from_ranked`).
-
-    Columnar inside: ``offsets`` (topic segments), ``docids`` (NUL-padded ``S`` array) and
-    ``scores`` (float64), so evaluation never touches Python objects per document.
-
-    >>> run = Run.from_ranked({"q1": (["d2", "d1"], [2.0, 1.0])})
-    >>> run.topics(), run.ranked("q1")[0]
-    (['q1'], ['d2', 'd1'])
-    """
-
-    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys")
-
-    def __init__(self, topics: list[str], offsets: np.ndarray, docids: np.ndarray,
-                 scores: np.ndarray, source: str = "<run>"):
-        self._topics = list(topics)
-        self._index = {t: i for i, t in enumerate(self._topics)}
-        self.offsets = offsets
-        self.docids = docids
-        self.scores = scores
-        self.source = source
-        self._keys = None
-
-    @classmethod
-    def from_ranked(cls, ranked: Mapping[str, tuple[Sequence[str], Sequence[float]]], *,
-                    duplicates: str = "error", source: str = "<Run.from_ranked>") -> "Run":
-        """Build a run from ``{qid: (docids, scores)}``, keeping each topic's order as given."""
-        topics, lens, ids, scores = [], [], [], []
-        for qid, pair in ranked.items():
-            try:
-                docs, sc = pair
-            except (TypeError, ValueError):
-                raise DataError(source, f"topic {qid!r}: expected a (docids, scores) pair") from None
-            sc = np.asarray(sc, dtype=np.float64).ravel()
-            docs = list(docs)
-            if len(docs) != len(sc):
-                raise DataError(source, f"topic {qid!r}: {len(docs)} docids but {len(sc)} scores")
-            if np.isnan(sc).any():
-                raise DataError(source, f"topic {qid!r}: a score is NaN; a ranking needs comparable scores")
-            for d in docs:
-                if not isinstance(d, str) or not d or len(d.split()) != 1:
-                    raise DataError(source, f"topic {qid!r}: doc id must be a non-empty string "
-                                    f"without whitespace (got {d!r})")
-            if not isinstance(qid, str) or not qid:
-                raise DataError(source, f"topic id must be a non-empty string (got {qid!r})")
-            topics.append(qid)
-            lens.append(len(docs))
-            ids.extend(d.encode("utf-8", "surrogateescape") for d in docs)
-            scores.append(sc)
-        offsets = np.zeros(len(topics) + 1, dtype=np.int64)
-        np.cumsum(lens, out=offsets[1:])
-        docids = _pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
-        score_arr = np.concatenate(scores) if scores else np.zeros(0)
-        run = cls(topics, offsets, docids, score_arr, source)
-        return run._deduped(duplicates, None)
-
-    def _deduped(self, duplicates, lines):
-        keep = _dedupe("document", self.source, self._topics, self.offsets, self.docids, lines,
-                       duplicates, self.keys())
-        if keep is None:
-            return self
-        seg = np.repeat(np.arange(len(self._topics)), np.diff(self.offsets))
-        counts = np.bincount(seg[keep], minlength=len(self._topics))
-        offsets = np.zeros_like(self.offsets)
-        np.cumsum(counts, out=offsets[1:])
-        return Run(self._topics, offsets, self.docids[keep], self.scores[keep], self.source)
-
-    def topics(self) -> list[str]:
-        """Topic ids in order of first appearance."""
-        return list(self._topics)
-
-    def ranked(self, qid: str) -> tuple[list[str], np.ndarray]:
-        """The topic's doc ids and float64 scores in the run's order."""
-        try:
-            t = self._index[qid]
-        except KeyError:
-            raise KeyError(f"topic {qid!r} is not in the run {self.source}") from None
-        lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
-        docs = [d.decode("utf-8", "surrogateescape") for d in self.docids[lo:hi].tolist()]
-        return docs, self.scores[lo:hi].copy()
-
-    def keys(self) -> np.ndarray:
-        """Cached 64-bit (topic, doc) keys of the rows (see :func:`topic_doc_keys`)."""
-        if self._keys is None:
-            self._keys = topic_doc_keys(self._topics, self.offsets, self.docids)
-        return self._keys
-
-    def topic_index(self, qid: str) -> int | None:
-        return self._index.get(qid)
-
-    def __len__(self) -> int:
-        return len(self.scores)
-
-    def __repr__(self) -> str:
-        return f"Run({self.source!r}, {len(self._topics)} topics, {len(self)} rows)"
-
-
-def _pad8(ids: np.ndarray) -> np.ndarray:
+def pad8(ids: np.ndarray) -> np.ndarray:
     """Widen an ``S`` array to a multiple of 8 bytes (NUL padding, values unchanged)."""
     w = ids.dtype.itemsize
     w8 = max(-(-w // 8) * 8, 8)
     return ids if w8 == w else ids.astype(f"S{w8}")
 
 
-def read_run(path, *, duplicates: str = "error") -> Run:
-    """Read a TREC run file (``qid Q0 docid rank score tag``).
-
-    Raises :class:`DataError` with the line number for a wrong field count or a non-numeric
-    score, and for a document repeated within a topic (trec_eval refuses those too) unless
-    ``duplicates="drop"``, which keeps each document's first row.
-    """
-    source = str(path)
-    topics = _TopicColumn()
-    size = _file_size(path)
-    ids, scores, lines = _Column(size), _Column(size), _LineMap()
-    keys = _Column(size)
-
-    def columns(block):                    # on a worker thread
-        segs = _TopicColumn.segments(block)
-        block_ids = _fixed_bytes(block, 2)
-        block_keys = np.repeat(_salts(segs[0]), segs[1]) ^ id_hash(block_ids)
-        return (segs, block_ids, _parse_floats(block, 4, source, "score (field 5)"), block_keys,
-                _LineMap.of(block), len(block.body))
-
-    for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes) in _map_blocks(
-            path, 6, "run: qid Q0 docid rank score tag", columns):
-        topics.add(segs)
-        ids.append(block_ids, nbytes)
-        scores.append(block_scores, nbytes)
-        keys.append(block_keys, nbytes)
-        lines.add(line_info, line0)
-    names, offsets, order = topics.grouping()
-    docids = ids.result(np.zeros(0, dtype="S8"))
-    score_arr = scores.result(np.zeros(0))
-    key_arr = keys.result(np.zeros(0, dtype=np.uint64))
-    if order is not None:
-        docids, score_arr, key_arr, lines.order = docids[order], score_arr[order], key_arr[order], order
-    run = Run(names, offsets, docids, score_arr, source)
-    run._keys = key_arr
-    return run._deduped(duplicates, lines)
-
-
-def _file_size(path) -> int:
+def file_size(path) -> int:
     try:
         return os.path.getsize(path)
     except OSError:
         return 0
 
 
-class _Column:
+class Column:
     """A column filled block by block into one array sized from the file size (a final
     concatenation would touch every page of a second run-sized array)."""
 
@@ -688,34 +574,16 @@ class _Column:
         if self.arr is None:
             guess = int(self.file_size / max(part_bytes, 1) * len(part) * 1.02) + 1024
             self.arr = np.empty(max(guess, len(part)), dtype=part.dtype)
-        if part.dtype.itemsize > self.arr.dtype.itemsize:        # wider doc ids: re-widen
+        if part.dtype.itemsize > self.arr.dtype.itemsize:  # wider doc ids: re-widen
             wider = np.empty(len(self.arr), dtype=part.dtype)
-            wider[:self.n] = self.arr[:self.n]
+            wider[: self.n] = self.arr[: self.n]
             self.arr = wider
         if self.n + len(part) > len(self.arr):
             bigger = np.empty(max(2 * len(self.arr), self.n + len(part)), dtype=self.arr.dtype)
-            bigger[:self.n] = self.arr[:self.n]
+            bigger[: self.n] = self.arr[: self.n]
             self.arr = bigger
-        self.arr[self.n:self.n + len(part)] = part
+        self.arr[self.n : self.n + len(part)] = part
         self.n += len(part)
 
     def result(self, empty: np.ndarray) -> np.ndarray:
-        return empty if self.arr is None else self.arr[:self.n]
-
-
-def write_run(path, run: Run, tag: str) -> None:
-    """Write ``run`` as a TREC run file, ranks 1..n in the run's order, atomically (a temp file
-    in the same directory, then ``os.replace``). Scores are written with ``repr(float)``, the
-    shortest text that reads back to the same float64, so nothing is lost."""
-    if not isinstance(tag, str) or len(tag.split()) != 1 or tag != tag.strip():
-        raise DataError(str(path), f"run tag must be one non-empty word without whitespace (got {tag!r})")
-    for qid in run.topics():
-        if len(qid.split()) != 1 or qid != qid.strip():
-            raise DataError(str(path), f"topic id {qid!r} contains whitespace: a TREC run cannot hold it")
-    with atomic_writer(Path(path), errors="surrogateescape") as f:
-        for t, qid in enumerate(run.topics()):
-            lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
-            docs = run.docids[lo:hi].tolist()
-            f.write("".join(
-                f"{qid} Q0 {d.decode('utf-8', 'surrogateescape')} {r} {s!r} {tag}\n"
-                for r, (d, s) in enumerate(zip(docs, run.scores[lo:hi].tolist()), start=1)))
+        return empty if self.arr is None else self.arr[: self.n]

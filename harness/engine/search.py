@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import lucene
-from .errors import DataError, EngineError
-from .index import IndexOptions
-from .similarity import Similarity
+from harness.engine import lucene
+from harness.engine.index import IndexOptions
+from harness.engine.similarity import Similarity
+from harness.errors import DataError, EngineError
 
 __all__ = ["Searcher", "strictly_decreasing"]
 
@@ -41,7 +41,7 @@ def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
         return s
     idx = np.arange(s.size)
     first = np.r_[True, s[1:] != s[:-1]]
-    repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))   # 0, 1, 2... within a tie
+    repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))  # 0, 1, 2... within a tie
     out = s - repeat * np.abs(np.spacing(s))
     if not np.all(out[1:] < out[:-1]):  # not reachable for real scores; keep the guarantee anyway
         out = s.copy()
@@ -73,8 +73,9 @@ class Searcher:
                     dup = d
                     break
                 seen.add(d)
-            raise DataError(index_path, f"doc id {dup!r} occurs more than once in the indexed collection; "
-                            "doc ids must be unique")
+            raise DataError(
+                index_path, f"doc id {dup!r} occurs more than once in the indexed collection; doc ids must be unique"
+            )
         # Tie order = ascending external id in UTF-8 byte order (Lucene's STRING_VAL order);
         # Python compares str by code point, which is the same order.
         ranks = np.empty(len(self.ids), dtype=np.int64)

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import stats
-from .config import CompareSpec
-from .errors import DataError
-from .similarity import Similarity
+from harness import stats
+from harness.config import CompareSpec
+from harness.engine.similarity import Similarity
+from harness.errors import DataError
 
 __all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "sweeps_of", "compare_runs"]
 
@@ -28,9 +28,9 @@ class Sweep:
     worse than the best (``stats.not_worse_than_best``, per compared measure)."""
 
     model: str
-    runs: tuple[str, ...]                       # config order
-    varying: tuple[str, ...]                    # parameters whose value differs between runs
-    not_worse: dict[str, tuple[str, ...]]       # measure -> runs
+    runs: tuple[str, ...]  # config order
+    varying: tuple[str, ...]  # parameters whose value differs between runs
+    not_worse: dict[str, tuple[str, ...]]  # measure -> runs
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ class Tuning:
     model: str
     measure: str
     folds: tuple[stats.Fold, ...]
-    heldout_mean: float            # mean over all topics of the held-out scores
-    best_fixed: str                # the best setting on all topics (chosen by peeking), for reference
+    heldout_mean: float  # mean over all topics of the held-out scores
+    best_fixed: str  # the best setting on all topics (chosen by peeking), for reference
     best_fixed_mean: float
 
 
@@ -49,11 +49,11 @@ class Tuning:
 class Comparisons:
     policy: stats.StatsPolicy
     measures: tuple[str, ...]
-    baselines: tuple[str, ...]     # empty when all_pairs
+    baselines: tuple[str, ...]  # empty when all_pairs
     all_pairs: bool
     pairs: tuple[tuple[str, str], ...]
-    topics: tuple[str, ...]        # the topic order of every per-topic vector
-    rows: tuple[stats.Comparison, ...]   # measures outer, pairs inner (stats.compare's order)
+    topics: tuple[str, ...]  # the topic order of every per-topic vector
+    rows: tuple[stats.Comparison, ...]  # measures outer, pairs inner (stats.compare's order)
     sweeps: tuple[Sweep, ...]
     tuning: tuple[Tuning, ...]
 
@@ -61,8 +61,9 @@ class Comparisons:
         return next((c for c in self.rows if (c.measure, c.baseline, c.run) == (measure, baseline, run)), None)
 
 
-def aligned_scores(evaluations: Mapping[str, object], measures: Sequence[str]
-                   ) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
+def aligned_scores(
+    evaluations: Mapping[str, object], measures: Sequence[str]
+) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
     """(topics, scores[run][measure]) with every vector in the first run's topic order.
 
     Raises DataError when the runs were evaluated on different topics: paired tests need a
@@ -77,14 +78,23 @@ def aligned_scores(evaluations: Mapping[str, object], measures: Sequence[str]
         if len(got) != len(topics) or set(got) != want:
             missing = [q for q in topics if q not in set(got)]
             extra = [q for q in got if q not in want]
-            detail = "; ".join(part for part in (
-                f"missing {len(missing)} topic(s) of {names[0]} (e.g. {', '.join(map(repr, missing[:5]))})" if missing else "",
-                f"{len(extra)} topic(s) {names[0]} lacks (e.g. {', '.join(map(repr, extra[:5]))})" if extra else "",
-            ) if part)
-            raise DataError(f"run {name}", f"evaluated on other topics than {names[0]} ({detail}); "
-                            "runs are compared topic by topic, so they need the same evaluated "
-                            "topics: use `evaluation.missing_topics: zero` (the default), which "
-                            "scores a judged topic a run did not answer as 0")
+            detail = "; ".join(
+                part
+                for part in (
+                    f"missing {len(missing)} topic(s) of {names[0]} (e.g. {', '.join(map(repr, missing[:5]))})"
+                    if missing
+                    else "",
+                    f"{len(extra)} topic(s) {names[0]} lacks (e.g. {', '.join(map(repr, extra[:5]))})" if extra else "",
+                )
+                if part
+            )
+            raise DataError(
+                f"run {name}",
+                f"evaluated on other topics than {names[0]} ({detail}); "
+                "runs are compared topic by topic, so they need the same evaluated "
+                "topics: use `evaluation.missing_topics: zero` (the default), which "
+                "scores a judged topic a run did not answer as 0",
+            )
     scores = {}
     for name in names:
         ev = evaluations[name]
@@ -114,18 +124,31 @@ def compare_runs(spec: CompareSpec, runs: Sequence[Similarity], evaluations: Map
     sweeps, tuning = [], []
     for model, group, varying in sweeps_of(runs):
         group_names = [str(r) for r in group]
-        not_worse = {m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy))
-                     for m in spec.measures}
+        not_worse = {
+            m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy)) for m in spec.measures
+        }
         sweeps.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
         if spec.folds is not None:
             m = spec.measures[0]
             if spec.folds > len(topics):
-                raise DataError("compare.cross_validation.folds", f"{spec.folds} folds need at least "
-                                f"{spec.folds} topics, but {len(topics)} are evaluated; use fewer folds")
+                raise DataError(
+                    "compare.cross_validation.folds",
+                    f"{spec.folds} folds need at least "
+                    f"{spec.folds} topics, but {len(topics)} are evaluated; use fewer folds",
+                )
             by_setting = {n: scores[n][m] for n in group_names}
             cv = stats.cross_validate(by_setting, topics, folds=spec.folds, seed=policy.seed)
             means = {n: float(v.mean()) for n, v in by_setting.items()}
-            best = max(means, key=means.get)          # first of the tied maxima, as cross_validate
+            best = max(means, key=means.get)  # first of the tied maxima, as cross_validate
             tuning.append(Tuning(model, m, cv.folds, cv.heldout_mean, best, means[best]))
-    return Comparisons(policy, tuple(spec.measures), spec.baselines, spec.all_pairs, tuple(pairs),
-                       tuple(topics), tuple(rows), tuple(sweeps), tuple(tuning))
+    return Comparisons(
+        policy,
+        tuple(spec.measures),
+        spec.baselines,
+        spec.all_pairs,
+        tuple(pairs),
+        tuple(topics),
+        tuple(rows),
+        tuple(sweeps),
+        tuple(tuning),
+    )

@@ -1,0 +1,242 @@
+"""Command line: argument parsing only. Each HarnessError subclass carries its exit code:
+
+  0 ok · 1 expectations not met · 2 bad input (config, data, flags) · 3 engine failure (Java/Lucene)
+
+Errors go to stderr without a traceback unless --debug is given. Progress bars go to stderr
+and only when it is a terminal (see harness.progress).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.cli.experiment import cmd_index, cmd_run, cmd_search, cmd_validate
+from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
+from harness.errors import HarnessError
+
+__all__ = ["main", "build_parser"]
+
+EXIT_CODES = """exit codes:
+  0 ok · 1 expectations (expect:) not met · 2 bad input (config, data files, flags) ·
+  3 engine failure (Java, Lucene); errors go to stderr, --debug shows a traceback
+"""
+
+EXAMPLES = (
+    """examples:
+  harness run configs/demo.yaml          build/reuse the index, search, evaluate, write the report
+  harness run --dry-run configs/demo.yaml     what would be built, searched or reused
+  harness validate configs/demo.yaml     check a config without starting Java
+  harness index configs/demo.yaml        build or reuse the index only
+  harness search configs/demo.yaml       index + runs (no evaluation): OUTPUT/runs/*.trec
+  harness evaluate RUN QRELS -m AP nDCG@10 [-q]       trec_eval-like evaluation of a run file
+  harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
+  harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
+  harness doctor                         versions, and whether the JVM starts
+
+"""
+    + EXIT_CODES
+)
+
+
+def _sub(sub, name: str, help: str, examples: str, func):
+    p = sub.add_parser(
+        name,
+        help=help,
+        description=help[0].upper() + help[1:] + ".",
+        epilog="examples:\n" + examples + "\n" + EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(func=func)
+    return p
+
+
+def _config_command(sub, name, help, examples, func, dry_run: str | None):
+    p = _sub(sub, name, help, examples, func)
+    p.add_argument("config", help="the YAML config")
+    if dry_run:
+        p.add_argument("--dry-run", action="store_true", help=dry_run)
+    return p
+
+
+def _policy_flags(p) -> None:
+    p.add_argument(
+        "--ties",
+        choices=("trec_eval", "as-ranked"),
+        default="trec_eval",
+        help="order of equal scores: trec_eval re-sorts by score then doc id (default); "
+        "as-ranked keeps the file's order",
+    )
+    p.add_argument(
+        "--missing-topics",
+        choices=("zero", "drop"),
+        default="zero",
+        help="judged topics the run lacks: count as 0 (trec_eval -c, default) or leave out",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "drop"),
+        default="error",
+        help="a doc listed twice for one topic: an error naming both lines (default), or keep its first row",
+    )
+
+
+_PLAN_HELP = (
+    "print the plan instead: the index path and whether a built index matches its "
+    "fingerprint, each run and whether its cached file exists. Starts no Java, except "
+    "that topics of format trec or anserini:<Reader> are read by Anserini"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from harness.stats import CORRECTIONS, FAMILIES, TESTS
+
+    p = argparse.ArgumentParser(
+        prog="harness",
+        description="Lucene-backed retrieval experiments with exact trec_eval metrics.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    _config_command(
+        sub,
+        "run",
+        "run an experiment config end to end: index, search, evaluate, report",
+        "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n",
+        cmd_run,
+        _PLAN_HELP,
+    )
+    _config_command(
+        sub,
+        "validate",
+        "check a config without starting Java",
+        "  harness validate configs/demo.yaml\n",
+        cmd_validate,
+        None,
+    )
+    _config_command(
+        sub,
+        "index",
+        "build the config's index, or reuse it when its fingerprint matches; "
+        "print its path, fingerprint and statistics",
+        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n",
+        cmd_index,
+        _PLAN_HELP,
+    )
+    _config_command(
+        sub,
+        "search",
+        "index and search (no evaluation); write each run to OUTPUT/runs/<run>.trec",
+        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
+        cmd_search,
+        _PLAN_HELP,
+    )
+
+    e = _sub(
+        sub,
+        "evaluate",
+        "evaluate a TREC run file against qrels, like trec_eval (values equal "
+        "trec_eval -c's); prints 'measure<TAB>all<TAB>value' lines",
+        "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
+        "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
+        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
+        cmd_evaluate,
+    )
+    e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
+    e.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
+    e.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        required=True,
+        metavar="MEASURE",
+        help="measures, e.g. AP nDCG@10 P@10 RR R@1000 (repeatable)",
+    )
+    e.add_argument(
+        "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
+    )
+    _policy_flags(e)
+
+    c = _sub(
+        sub,
+        "compare",
+        "compare runs with a baseline: per-topic scores, paired tests, "
+        "multiple-testing correction, bootstrap CI and wins/ties/losses",
+        "  harness compare reports/demo/runs/*.trec --qrels qrels/demo.txt \\\n"
+        "      --baseline 'bm25(k1=0.9,b=0.4)' -m AP nDCG@10 --test randomization --seed 1\n",
+        cmd_compare,
+    )
+    c.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files; a run's name is its file name without .trec")
+    c.add_argument("--qrels", required=True, help="TREC qrels file")
+    c.add_argument(
+        "--baseline",
+        required=True,
+        metavar="RUN|NAME",
+        help="the baseline: one of the runs (file or name), or another run file",
+    )
+    c.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        required=True,
+        metavar="MEASURE",
+        help="measures (repeatable)",
+    )
+    c.add_argument(
+        "--test",
+        choices=tuple(TESTS),
+        default="t",
+        help="; ".join(f"{k}: {v}" for k, v in TESTS.items()) + " (default t)",
+    )
+    c.add_argument(
+        "--correction",
+        choices=tuple(CORRECTIONS),
+        default="holm",
+        help="; ".join(f"{k}: {v}" for k, v in CORRECTIONS.items()) + " (default holm)",
+    )
+    c.add_argument(
+        "--family",
+        choices=tuple(FAMILIES),
+        default="per-measure",
+        help="the family corrected together: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()),
+    )
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    c.add_argument("--permutations", type=int, default=10_000, help="randomization test resamples (default 10000)")
+    c.add_argument("--seed", type=int, default=42, help="seed of the randomization/bootstrap (default 42)")
+    _policy_flags(c)
+
+    from harness.lab import LAB_EXAMPLES, add_lab_arguments
+
+    lab = _sub(
+        sub,
+        "lab",
+        "the course lab: search an index (or a folder of .txt files, indexed once "
+        "and reused) and print each query's ranking with P@k, R@k, AP, nDCG@k and RR",
+        LAB_EXAMPLES,
+        cmd_lab,
+    )
+    add_lab_arguments(lab)
+
+    _sub(sub, "doctor", "print versions and check that the JVM starts", "  harness doctor\n", cmd_doctor)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except HarnessError as e:
+        if args.debug:
+            raise
+        print(f"harness: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("harness: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,201 @@
+"""The commands that take a config: validate, run, index, search (and their dry runs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from harness.errors import ExpectationError
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------------------ progress
+class _ExperimentProgress:
+    """A log function for run_experiment that draws a spinner while the index is built and a
+    bar over the runs (one step per run), from the lines it logs. Silent unless a terminal."""
+
+    def __init__(self, runs: int):
+        from harness.progress import Progress, Spinner
+
+        self._Progress, self._Spinner = Progress, Spinner
+        self.runs = runs
+        self.spinner = None
+        self.bar = None
+
+    def __call__(self, msg: str) -> None:
+        if msg.startswith("indexing "):
+            _log(msg)
+            self.spinner = self._Spinner("indexing").__enter__()
+            return
+        self._stop_spinner()
+        if msg.startswith("index "):
+            _log(msg)
+            self.bar = self._Progress(self.runs, "searching", unit="runs")
+        elif msg.startswith("run ") and self.bar is not None:
+            self.bar.update()
+            self.bar.write(msg)  # redraws the bar, with the new count, below the line
+        else:
+            (self.bar.write if self.bar else _log)(msg)
+
+    def _stop_spinner(self) -> None:
+        if self.spinner is not None:
+            self.spinner.__exit__(None, None, None)
+            self.spinner = None
+
+    def close(self) -> None:
+        self._stop_spinner()
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run_with_progress(cfg):
+    from harness.experiment import run_experiment
+
+    progress = _ExperimentProgress(len(cfg.runs))
+    try:
+        return run_experiment(cfg, log=progress)
+    finally:
+        progress.close()
+
+
+# ------------------------------------------------------------------------------ the plan
+def _rel(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def print_plan(cfg, command: str) -> None:
+    """What `command` would build, search, reuse and write: the index (and whether a built one
+    matches the fingerprint), and, unless indexing only, each run's cache file. Starts no Java
+    for tsv/jsonl topics (trec and anserini:<Reader> topics are read by Anserini)."""
+    from harness.engine.index import open_manifest
+    from harness.experiment import RUN_CACHE, plan, run_key
+
+    p = plan(cfg)
+    print(f"plan for {cfg.source} (harness {command} --dry-run: nothing is built, searched or written)")
+    print(f"index     {p.index_path}")
+    manifest = open_manifest(p.index_path)
+    if p.index_exists:
+        action = "reuse (fingerprint matches)"
+    elif manifest is not None:
+        action = f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
+    elif p.index_path.exists():
+        action = "error: the folder exists but was not built by the harness"
+    else:
+        action = "build (no index there yet)"
+    print(f"          fingerprint {p.fingerprint[:12]}: {action}")
+    if command == "index":
+        return
+    from harness.engine.topics import read_topics
+
+    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    print(f"topics    {len(topics)} from {_rel(cfg.topics_path)}, depth {cfg.depth}")
+    cache = p.index_path / RUN_CACHE
+    width = max(len(str(s)) for s in cfg.runs)
+    for sim in cfg.runs:
+        key = run_key(p.fingerprint, sim, topics, cfg.depth)
+        path = cache / f"{sim}.{key[:16]}.trec"
+        state = f"reuse {path.name}" if p.index_exists and path.exists() else "search (not cached)"
+        print(f"run       {str(sim):{width}}  {state}")
+    if command == "search":
+        print(f"writes    {cfg.output / 'runs'}/<run>.trec")
+    else:
+        evaluated = (
+            f"evaluate {', '.join(cfg.measures)} against {_rel(cfg.qrels_path)}"
+            if cfg.qrels_path
+            else "no qrels: runs only"
+        )
+        print(f"then      {evaluated}; report -> {cfg.output}")
+
+
+# ------------------------------------------------------------------------------ commands
+def cmd_validate(args) -> int:
+    from harness.config import load_config
+
+    cfg = load_config(args.config)
+    print(f"{args.config}: OK — {len(cfg.runs)} run(s): {', '.join(map(str, cfg.runs))}")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from harness.config import load_config
+    from harness.report import render_markdown, write_report
+
+    cfg = load_config(args.config)
+    if args.dry_run:
+        print_plan(cfg, "run")
+        return 0
+    result = _run_with_progress(cfg)
+    out = write_report(result, cfg.output)
+    print(render_markdown(result))
+    _log(f"report written to {out}")
+    failed = result.failed_checks
+    if failed:
+        raise ExpectationError("expectations not met:\n" + "\n".join(str(c) for c in failed))
+    return 0
+
+
+def cmd_index(args) -> int:
+    from harness.config import load_config
+    from harness.engine.index import ensure_index
+    from harness.experiment import plan
+    from harness.progress import Spinner
+
+    cfg = load_config(args.config)
+    if args.dry_run:
+        print_plan(cfg, "index")
+        return 0
+    p = plan(cfg)
+    t = time.perf_counter()
+    with Spinner("indexing"):
+        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=_log)
+    seconds = time.perf_counter() - t
+    stats = info.manifest.get("stats", {})
+    print(f"index                {info.path}")
+    print(f"status               {'reused' if info.reused else f'built in {seconds:.2f} s'}")
+    print(f"fingerprint          {info.fingerprint}")
+    print(f"collection           {cfg.collection_path} ({cfg.collection_format})")
+    print(f"options              stemmer={p.options.stemmer}, stopwords={'removed' if p.options.stopwords else 'kept'}")
+    for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
+        value = stats.get(key)
+        print(f"{key.replace('_', ' '):20} {'not counted' if value is None else value}")
+    return 0
+
+
+def _copy_atomic(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dst)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_search(args) -> int:
+    from harness.config import load_config
+
+    cfg = load_config(args.config)
+    if args.dry_run:
+        print_plan(cfg, "search")
+        return 0
+    # no qrels: run_experiment then searches (or reuses) and evaluates nothing
+    result = _run_with_progress(replace(cfg, qrels_path=None, expect={}))
+    out = cfg.output / "runs"
+    for r in result.runs:
+        dst = out / f"{r.name}.trec"
+        _copy_atomic(r.path, dst)
+        print(f"{r.name}\t{'reused' if r.reused else 'searched'}\t{dst}")
+    return 0

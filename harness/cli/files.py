@@ -1,0 +1,223 @@
+"""The commands that take files: evaluate and compare run files, the course lab, doctor."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from harness.cli.experiment import _log
+from harness.errors import DataError, EngineError
+
+
+def _fields(path: str) -> int | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.strip():
+                    return len(line.split())
+    except OSError:
+        return None
+    return None
+
+
+def _read_run_and_qrels(run_path: str, qrels_path: str, duplicates: str = "error"):
+    from harness.formats.qrels import read_qrels
+    from harness.formats.runs import read_run
+
+    for path, what in ((run_path, "run"), (qrels_path, "qrels")):
+        if not Path(path).is_file():
+            raise DataError(path, f"{what} file not found")
+    if _fields(run_path) == 4 and _fields(qrels_path) == 6:
+        raise DataError(
+            run_path,
+            "this looks like qrels and the qrels file like a run: the order is RUN QRELS (trec_eval's is qrels first)",
+        )
+    return read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
+
+
+def _measures(texts: list[str]):
+    from harness.metrics import parse_measure
+
+    out = []
+    for text in texts:
+        try:
+            m = parse_measure(text)
+        except ValueError as e:
+            raise DataError("-m", str(e)) from None
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def _eval_policy(args):
+    from harness.metrics import EvalPolicy
+
+    return EvalPolicy(ties=args.ties, missing_topics=args.missing_topics)
+
+
+def cmd_evaluate(args) -> int:
+    from harness.metrics import evaluate
+    from harness.progress import Progress
+
+    measures = _measures(args.measures)
+    policy = _eval_policy(args)
+    with Progress(3, "reading run") as bar:
+        run_path, qrels_path = args.run, args.qrels
+        run, qrels = _read_run_and_qrels(run_path, qrels_path, args.duplicates)
+        bar.update(2, label=f"evaluating {len(measures)} measures")
+        ev = evaluate(run, qrels, measures, policy)
+        bar.update()
+    names = [str(m) for m in measures]
+    if args.per_topic:
+        for topic in sorted(ev.topics):
+            for name in names:
+                print(f"{name}\t{topic}\t{ev.per_topic[name][topic]:.4f}")
+    for name in names:
+        print(f"{name}\tall\t{ev.means[name]:.4f}")
+    a = ev.audit
+    _log(
+        f"# {a['topics_evaluated']} topics evaluated ({a['judged_missing_from_run']} judged topics missing "
+        f"from the run, {a['run_topics_without_judgments']} run topics without judgments); policy: {policy}"
+    )
+    return 0
+
+
+def _compare_inputs(args):
+    """(names, paths) of the runs, baseline first among equals, and the baseline's name."""
+    paths = [Path(p) for p in args.runs]
+    seen = set()
+    for p in paths:
+        if p.resolve() in seen:
+            raise DataError(str(p), "run file given twice")
+        seen.add(p.resolve())
+    names = [p.stem for p in paths]
+    if len(set(names)) < len(names):
+        names = [str(p) for p in paths]  # same stem twice: name runs by their path
+    base = args.baseline
+    matches = [
+        n
+        for n, p in zip(names, paths)
+        if base in (n, str(p)) or (Path(base).exists() and p.exists() and Path(base).resolve() == p.resolve())
+    ]
+    if matches:
+        baseline = matches[0]
+    elif Path(base).is_file():
+        paths.insert(0, Path(base))
+        baseline = Path(base).stem if Path(base).stem not in names else base
+        names.insert(0, baseline)
+    else:
+        raise DataError("--baseline", f"{base!r} is neither one of the runs ({', '.join(names)}) nor a run file")
+    if len(paths) < 2:
+        raise DataError("compare", "needs at least one run besides the baseline")
+    return names, paths, baseline
+
+
+def cmd_compare(args) -> int:
+    import numpy as np
+
+    from harness.formats.qrels import read_qrels
+    from harness.formats.runs import read_run
+    from harness.metrics import evaluate
+    from harness.progress import Progress
+    from harness.stats import StatsPolicy, compare, pairs_against
+
+    measures = _measures(args.measures)
+    names, paths, baseline = _compare_inputs(args)
+    for p in [*paths, Path(args.qrels)]:
+        if not p.is_file():
+            raise DataError(str(p), "file not found")
+    try:
+        stats_policy = StatsPolicy(
+            test=args.test,
+            correction=args.correction,
+            family=args.family,
+            alpha=args.alpha,
+            permutations=args.permutations,
+            seed=args.seed,
+        )
+    except ValueError as e:
+        raise DataError("compare", str(e)) from None
+    policy = _eval_policy(args)
+    qrels = read_qrels(args.qrels)
+    evaluations = {}
+    with Progress(len(paths) + 1, "evaluating runs", unit="steps") as bar:
+        for name, path in zip(names, paths):
+            evaluations[name] = evaluate(read_run(path, duplicates=args.duplicates), qrels, measures, policy)
+            bar.update()
+        common = [
+            t
+            for t in evaluations[baseline].topics
+            if all(t in ev.per_topic[str(measures[0])] for ev in evaluations.values())
+        ]
+        if not common:
+            raise DataError(args.qrels, "no topic is evaluated for every run")
+        scores = {
+            n: {str(m): np.array([ev.per_topic[str(m)][t] for t in common]) for m in measures}
+            for n, ev in evaluations.items()
+        }
+        bar.update(label="testing")
+        rows = compare(scores, pairs_against(baseline, names), [str(m) for m in measures], stats_policy)
+    dropped = max(len(ev.topics) for ev in evaluations.values()) - len(common)
+    print(
+        f"baseline: {baseline}; {len(common)} topics"
+        + (f" ({dropped} not evaluated for every run left out)" if dropped else "")
+    )
+    print(f"statistics: {stats_policy}")
+    print(f"evaluation: {policy}")
+    header = [
+        "measure",
+        "run",
+        "mean",
+        "baseline",
+        "diff",
+        f"{stats_policy.ci_level:.0%} CI",
+        "p",
+        f"p ({args.correction})",
+        "W/T/L",
+        "",
+    ]
+    table = [header]
+    for c in rows:
+        table.append(
+            [
+                c.measure,
+                c.run,
+                f"{c.mean_run:.4f}",
+                f"{c.mean_baseline:.4f}",
+                f"{c.diff:+.4f}",
+                f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]",
+                f"{c.p:.4f}",
+                f"{c.p_corrected:.4f}",
+                f"{c.wins}/{c.ties}/{c.losses}",
+                "*" if c.reject else "",
+            ]
+        )
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    for r in table:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+    print(f"* p ({args.correction}) < alpha = {stats_policy.alpha:g}")
+    return 0
+
+
+def cmd_lab(args) -> int:
+    from harness.lab import run_lab
+
+    return run_lab(args)
+
+
+def cmd_doctor(args) -> int:
+    from harness.engine import lucene
+
+    t = time.perf_counter()
+    try:
+        lucene.jclass("harness.BatchSearcher")
+        jvm = f"started in {time.perf_counter() - t:.2f} s"
+    except EngineError as e:
+        jvm = f"FAILED: {e}"
+    for k, v in lucene.versions(jvm=lucene.started()).items():
+        print(f"{k:10} {v}")
+    print(f"{'jvm':10} {jvm}")
+    return 0 if lucene.started() else 3
+
+
+# ------------------------------------------------------------------------------ the parser

@@ -1,0 +1,15 @@
+"""Experiment configs: a strict YAML schema (``schema``), checked in full before anything runs
+(``load``), and the README's reference generated from the same schema (``reference``).
+
+Validation reads the YAML node tree (so every problem can name its line), rejects duplicate and
+unknown keys, resolves paths relative to the config file, checks that inputs exist, expands run
+sweeps, and collects *every* problem into one :class:`~harness.errors.ConfigError`. It never
+starts Java and never imports pyserini or jnius: Anserini's topic readers are listed from the
+jar's entries with ``zipfile``.
+"""
+
+from harness.config.load import load_config
+from harness.config.reference import reference_markdown
+from harness.config.schema import ALL_PAIRS, SCHEMA, CompareSpec, Config, Key, LocatedProblem
+
+__all__ = ["load_config", "Config", "CompareSpec", "reference_markdown", "SCHEMA", "Key", "LocatedProblem", "ALL_PAIRS"]

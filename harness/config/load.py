@@ -1,0 +1,457 @@
+"""Experiment configs: a strict YAML schema, checked in full before anything runs.
+
+The schema is data: ``SCHEMA`` is a tree of :class:`Key` values (type, required or default,
+allowed values, doc text). Validation walks it, and so does :func:`reference_markdown`, which
+renders the config reference of the README, so the two cannot drift apart.
+
+Validation reads the YAML node tree (so every problem can name its line), rejects duplicate and
+unknown keys, resolves paths relative to the config file, checks that inputs exist, expands run
+sweeps, and collects *every* problem into one :class:`~harness.errors.ConfigError`. It never
+starts Java and never imports pyserini or jnius: Anserini's topic readers are listed from the
+jar's entries with ``zipfile``.
+
+    >>> cfg = load_config("configs/demo.yaml")                      # doctest: +SKIP
+    >>> [str(r) for r in cfg.runs][:2]                              # doctest: +SKIP
+    ['bm25(k1=0.9,b=0.4)', 'dirichlet(mu=500)']
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from harness.config.nodes import (
+    _CHECKS,
+    _INVALID,
+    _check_keys,
+    _check_section,
+    _Ctx,
+    _describe,
+    _expected,
+    _is_null,
+    _items,
+    _number,
+    _string,
+    _suggest,
+    _unknown,
+)
+from harness.config.schema import (
+    ALL_PAIRS,
+    DEFAULT_MEASURES,
+    SCHEMA,
+    CompareSpec,
+    Config,
+    Key,
+    LocatedProblem,
+    _join,
+)
+from harness.engine.similarity import MODELS, Similarity
+from harness.engine.topics import anserini_topic_readers
+from harness.errors import ConfigError
+from harness.stats import StatsPolicy
+
+__all__ = ["load_config"]
+
+
+def _check_topic_format(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _string(ctx, node, path)
+    if v is _INVALID or v in key.choices:
+        return v
+    if not v.startswith("anserini:"):
+        return ctx.problem(
+            path, f"must be one of {', '.join(key.choices)} (got {v!r}){_suggest(v, key.choices[:-1])}", node
+        )
+    reader = v.split(":", 1)[1].strip()
+    reader = reader[: -len("TopicReader")] if reader.endswith("TopicReader") else reader
+    readers = anserini_topic_readers()
+    if readers is None:
+        return ctx.problem(
+            path,
+            f"cannot check Anserini topic reader {reader!r}: no Anserini jar "
+            "found (is pyserini installed?); use tsv, jsonl or trec",
+            node,
+        )
+    if reader not in readers:
+        return ctx.problem(path, _unknown("Anserini topic reader", reader, readers), node)
+    return f"anserini:{reader}"
+
+
+def _check_runs(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    example = "a list of runs like `- bm25: {k1: 0.9, b: 0.4}`"
+    if not isinstance(node, SequenceNode):
+        return _expected(ctx, path, example, node)
+    if not node.value:
+        return ctx.problem(path, f"must list at least one run ({example})", node)
+    expanded: list[tuple[Similarity, str, Node]] = []
+    for i, item in enumerate(node.value):
+        p = f"{path}[{i}]"
+        items = list(_items(item)) if isinstance(item, MappingNode) else []
+        if len(items) != 1 or len(item.value) != 1:
+            _expected(
+                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(MODELS)}", item
+            )
+            continue
+        model, knode, pnode = items[0]
+        if model not in MODELS:
+            ctx.problem(p, _unknown("model", model, MODELS), knode)
+            continue
+        specs = MODELS[model]
+        mp = _join(p, model)
+        values: dict[str, list[tuple[Any, str | None]]] = {}
+        if not _is_null(pnode):
+            if not isinstance(pnode, MappingNode):
+                _expected(
+                    ctx,
+                    mp,
+                    f"a mapping of parameters ({', '.join(s.name for s in specs)}) or null for the defaults",
+                    pnode,
+                )
+                continue
+            for pname, pknode, pvnode in _items(pnode):
+                spec = next((s for s in specs if s.name == pname), None)
+                pp = _join(mp, pname)
+                if spec is None:
+                    valid = [s.name for s in specs]
+                    ctx.problem(pp, _unknown(f"{model} parameter", pname, valid), pknode)
+                    values[pname] = [(_INVALID, None)]
+                    continue
+                elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
+                if not elems:
+                    ctx.problem(pp, "an empty list sweeps nothing; give at least one value", pvnode)
+                vals = []
+                for j, vnode in elems:
+                    ep = pp if j is None else f"{pp}[{j}]"
+                    v = _number(ctx, vnode, ep)
+                    if v is not _INVALID and (why := spec.check(v)):
+                        v = ctx.problem(ep, why, vnode)
+                    vals.append((v, None if j is None else f"{pname}[{j}]"))
+                values[pname] = vals
+        if any(v is _INVALID for vals in values.values() for v, _ in vals) or any(not vals for vals in values.values()):
+            continue
+        grid = [values.get(s.name, [(s.default, None)]) for s in specs]
+        for combo in itertools.product(*grid):
+            sim = Similarity.of(model, {s.name: v for s, (v, _) in zip(specs, combo)})
+            labels = [label for _, label in combo if label]
+            expanded.append((sim, p + (f" ({', '.join(labels)})" if labels else ""), item))
+    first: dict[Similarity, str] = {}
+    for sim, origin, item in expanded:
+        if sim in first:
+            ctx.problem(
+                origin.split(" ")[0], f"run {sim} is given twice: by {first[sim]} and by {origin}; remove one", item
+            )
+        else:
+            first[sim] = origin
+    return tuple(first)
+
+
+def _parse_measure(text: str) -> str:
+    from harness.metrics import parse_measure  # lazily: the config needs only the measure registry
+
+    return str(parse_measure(text))
+
+
+def _check_measures(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    if not isinstance(node, SequenceNode):
+        return _expected(ctx, path, "a list of measure names like [AP, P@10, nDCG@10]", node)
+    out: dict[str, str] = {}
+    problems = len(ctx.problems)
+    for i, item in enumerate(node.value):
+        p = f"{path}[{i}]"
+        text = _string(ctx, item, p)
+        if text is _INVALID:
+            continue
+        try:
+            name = _parse_measure(text)
+        except ValueError as e:
+            ctx.problem(p, str(e), item)
+            continue
+        if name in out:
+            ctx.problem(p, f"{text!r} repeats {out[name]} (both are {name})", item)
+        else:
+            out[name] = p
+    return tuple(out) if len(ctx.problems) == problems else _INVALID
+
+
+def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    """Returns [(canonical run or ALL_PAIRS, path, node)]; checked against the runs in _finish."""
+    example = f'a run name like "bm25(k1=0.9,b=0.4)", a list of them, or {ALL_PAIRS}'
+    items = (
+        [(path, node)]
+        if isinstance(node, ScalarNode)
+        else ([(f"{path}[{i}]", n) for i, n in enumerate(node.value)] if isinstance(node, SequenceNode) else None)
+    )
+    if items is None:
+        return _expected(ctx, path, example, node)
+    if not items:
+        return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
+    out, seen = [], {}
+    for p, n in items:
+        text = _string(ctx, n, p)
+        if text is _INVALID:
+            continue
+        if text == ALL_PAIRS:
+            if len(items) > 1:
+                ctx.problem(p, f"{ALL_PAIRS} compares every pair already; give it alone, not in a list", n)
+            else:
+                out.append((ALL_PAIRS, p, n))
+            continue
+        try:
+            run = str(Similarity.parse(text))
+        except ValueError as e:
+            ctx.problem(p, f"not a run name: {e} (or give {ALL_PAIRS})", n)
+            continue
+        if run in seen:
+            ctx.problem(p, f"names the same run as {seen[run]} ({run})", n)
+            continue
+        seen[run] = p
+        out.append((run, p, n))
+    return out
+
+
+def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    """Returns [(canonical run, path, node, {canonical measure: (value, path, node)})]."""
+    if not isinstance(node, MappingNode):
+        return _expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
+    out = []
+    seen: dict[str, str] = {}
+    for run_text, knode, vnode in _items(node):
+        rp = _join(path, run_text)
+        try:
+            run = str(Similarity.parse(run_text))
+        except ValueError as e:
+            ctx.problem(rp, f"not a run name: {e}", knode)
+            continue
+        if run in seen:
+            ctx.problem(rp, f"names the same run as {seen[run]} ({run})", knode)
+            continue
+        seen[run] = rp
+        if not isinstance(vnode, MappingNode):
+            _expected(ctx, rp, "a mapping {measure: value}", vnode)
+            continue
+        measures: dict[str, tuple[float, str, Node]] = {}
+        for m_text, mknode, mvnode in _items(vnode):
+            mp = _join(rp, m_text)
+            try:
+                m = _parse_measure(m_text)
+            except ValueError as e:
+                ctx.problem(mp, str(e), mknode)
+                continue
+            if m in measures:
+                ctx.problem(mp, f"names the same measure as {measures[m][1]} ({m})", mknode)
+                continue
+            v = _number(ctx, mvnode, mp)
+            if v is not _INVALID:
+                measures[m] = (float(v), mp, mknode)
+        out.append((run, rp, knode, measures))
+    return out
+
+
+_CHECKS.update(
+    {
+        "topic-format": _check_topic_format,
+        "runs": _check_runs,
+        "measures": _check_measures,
+        "expect": _check_expect,
+        "baseline": _check_baseline,
+        "compare-measures": _check_measures,
+    }
+)
+
+
+def _finish(ctx: _Ctx, v: dict) -> dict:
+    """Checks across keys: qrels vs measures/expect, expect vs runs and measures."""
+    if v["qrels"] is None:
+        for k in ("measures", "expect"):
+            if k in ctx.present:
+                ctx.problem(
+                    k,
+                    f"needs qrels: without `qrels` only runs are written and nothing "
+                    f"is measured; add `qrels: <path>` or remove `{k}`",
+                    ctx.nodes[k],
+                )
+        measures: Any = ()
+    elif "measures" in ctx.present:
+        measures = v["measures"]
+    else:
+        measures = tuple(_parse_measure(m) for m in DEFAULT_MEASURES)
+    expect: dict[str, dict[str, float]] = {}
+    if v["qrels"] is not None and isinstance(v["expect"], list):
+        runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
+        for run, rp, knode, ms in v["expect"]:
+            if runs is not None and run not in runs:
+                ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
+            for m, (_value, mp, mknode) in ms.items():
+                if measures is not _INVALID and m not in measures:
+                    ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
+            expect[run] = {m: value for m, (value, _, _) in ms.items()}
+    return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures)}
+
+
+def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
+    """The compare block against the runs and measures of the config."""
+    if "compare" not in ctx.present:
+        return None
+    c = v["compare"]
+    if c is _INVALID:
+        return None
+    ok = True
+    if v["qrels"] is None:
+        ctx.problem(
+            "compare",
+            "needs qrels: runs are compared on their per-topic scores; add `qrels: <path>` or remove `compare`",
+            ctx.nodes["compare"],
+        )
+        return None
+    runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
+    if runs is not None and len(runs) < 2:
+        ctx.problem(
+            "compare",
+            f"needs at least two runs to compare; the config has one ({runs[0]}): "
+            "add runs or a sweep, or remove `compare`",
+            ctx.nodes["compare"],
+        )
+        ok = False
+    baselines: list[str] = []
+    all_pairs = False
+    if "compare.baseline" not in ctx.present:
+        baselines = runs[:1] if runs else []
+    elif c["baseline"] is _INVALID:
+        ok = False
+    else:
+        for run, p, node in c["baseline"]:
+            if run == ALL_PAIRS:
+                all_pairs = True
+            elif runs is not None and run not in runs:
+                ctx.problem(
+                    p, f"no run {run} in this config; its runs are: {', '.join(runs)} (or give {ALL_PAIRS})", node
+                )
+                ok = False
+            else:
+                baselines.append(run)
+    if "compare.measures" not in ctx.present:
+        cmp_measures = measures
+    else:
+        cmp_measures = c["measures"]
+        if cmp_measures is not _INVALID and measures is not _INVALID:
+            for i, m in enumerate(cmp_measures):
+                if m not in measures:
+                    p = f"compare.measures[{i}]"
+                    node = ctx.nodes["compare.measures"].value[i]
+                    ctx.problem(p, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", node)
+                    ok = False
+    folds = None
+    if "compare.cross_validation" in ctx.present:
+        folds = c["cross_validation"]["folds"]
+        if runs is not None:
+            models = [r.model for r in v["runs"]]
+            if all(models.count(m) < 2 for m in models):
+                ctx.problem(
+                    "compare.cross_validation",
+                    "no model of `runs` has more than one "
+                    "setting, so there is nothing to tune; sweep a parameter (e.g. "
+                    "`dirichlet: {mu: [500, 1000, 2000]}`) or remove `cross_validation`",
+                    ctx.nodes["compare.cross_validation"],
+                )
+                ok = False
+    if (
+        not ok
+        or runs is None
+        or any(x is _INVALID for x in (cmp_measures, folds))
+        or any(
+            c[k] is _INVALID
+            for k in ("test", "permutations", "bootstrap_samples", "ci_level", "seed", "correction", "family", "alpha")
+        )
+    ):
+        return None
+    policy = StatsPolicy(
+        test=c["test"],
+        correction=c["correction"],
+        family=c["family"],
+        alpha=c["alpha"],
+        permutations=c["permutations"],
+        bootstrap_samples=c["bootstrap_samples"],
+        ci_level=c["ci_level"],
+        seed=c["seed"],
+    )
+    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_config(path: str | os.PathLike) -> Config:
+    """Read and validate an experiment config; raise ConfigError listing every problem."""
+    source = str(path)
+    file = Path(path).expanduser().resolve()
+
+    def fail(message: str, line: int | None = None):
+        where = f"{source}:{line}" if line else None
+        raise ConfigError(source, [LocatedProblem("", message, where)])
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        fail(f"config file not found: {file}")
+    except (OSError, UnicodeDecodeError) as e:
+        fail(f"cannot read the config file {file}: {e}")
+
+    loader = yaml.SafeLoader(text)
+    try:
+        try:
+            root = loader.get_single_node()
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            detail = " ".join(x for x in (e.context, e.problem) if x)
+            fail(f"YAML syntax error: {detail}", mark.line + 1 if mark else None)
+        top = ", ".join(k.name for k in SCHEMA.keys)
+        if _is_null(root):
+            fail(f"the config is empty; expected a mapping with keys {top}", 1)
+        ctx = _Ctx(source, file.parent, loader)
+        if not isinstance(root, MappingNode):
+            fail(
+                f"expected a mapping with keys {top} at the top level, got {_describe(ctx, root)}",
+                root.start_mark.line + 1,
+            )
+        _check_keys(ctx, root, "", set())
+        values = _check_section(ctx, SCHEMA, root, "")
+        values.update(_finish(ctx, values))
+        if ctx.problems:
+            line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
+            raise ConfigError(source, sorted(ctx.problems, key=line))
+        try:
+            raw = loader.construct_document(root)
+        except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
+            fail(f"cannot read the YAML: {e}")
+    finally:
+        loader.dispose()
+
+    v = values
+    return Config(
+        source=file,
+        name=v["name"],
+        collection_path=v["collection"]["path"],
+        collection_format=v["collection"]["format"],
+        index_path=v["index"]["path"],
+        stemmer=v["index"]["stemmer"],
+        stopwords=v["index"]["stopwords"],
+        index_threads=v["index"]["threads"] or os.cpu_count() or 1,
+        topics_path=v["topics"]["path"],
+        topics_format=v["topics"]["format"],
+        qrels_path=v["qrels"],
+        runs=v["runs"],
+        depth=v["depth"],
+        measures=v["measures"],
+        expect=v["expect"],
+        expect_tolerance=v["expect_tolerance"],
+        ties=v["evaluation"]["ties"],
+        missing_topics=v["evaluation"]["missing_topics"],
+        output=v["output"],
+        raw=raw,
+        compare=v["compare"],
+    )

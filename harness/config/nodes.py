@@ -1,0 +1,299 @@
+"""The validation machinery: walks the YAML node tree (so every problem can name its line) along
+``SCHEMA``, checks the generic kinds of value (sections, strings, choices, booleans, numbers,
+paths), rejects duplicate and unknown keys with a did-you-mean, and records every problem in a
+context instead of stopping at the first."""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from harness.config.schema import Key, LocatedProblem, _join, _range
+from harness.engine.similarity import format_number
+
+# --------------------------------------------------------------------------------------------
+# Validation machinery
+
+_INVALID = object()  # a value that failed its check (the problem is already recorded)
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
+
+
+def _suggest(word: str, valid) -> str:
+    close = difflib.get_close_matches(word, list(valid), n=1, cutoff=0.6)
+    if not close:
+        lower = {v.lower(): v for v in valid}
+        close = [lower[word.lower()]] if word.lower() in lower else []
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _unknown(what: str, word: str, valid, hint: str | None = None) -> str:
+    """'unknown key 'stemer'; did you mean 'stemmer'? Valid: path, stemmer, ...'"""
+    hint = hint or _suggest(word, valid) or "."
+    return f"unknown {what} {word!r}{hint} Valid: {', '.join(valid)}"
+
+
+class _Ctx:
+    def __init__(self, source: str, base: Path, loader: yaml.SafeLoader):
+        self.source = source
+        self.base = base
+        self.loader = loader
+        self.problems: list[LocatedProblem] = []
+        self.present: set[str] = set()  # key paths given in the file
+        self.nodes: dict[str, Node] = {}  # key path -> its value node, for later cross-checks
+
+    def problem(self, path: str, message: str, node: Node | None = None) -> object:
+        where = f"{self.source}:{node.start_mark.line + 1}" if node is not None else None
+        self.problems.append(LocatedProblem(path, message, where))
+        return _INVALID
+
+    def value(self, node: Node, path: str | None = None) -> Any:
+        """The Python value of a scalar node (mappings and lists are returned as nodes).
+        An unreadable scalar (e.g. an unknown !!tag) is a problem at ``path``; None: not reported."""
+        if not isinstance(node, ScalarNode):
+            return node
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except yaml.YAMLError as e:
+            if path is None:
+                return _INVALID
+            return self.problem(path, f"cannot read this value: {getattr(e, 'problem', e)}", node)
+
+
+def _is_null(node: Node | None) -> bool:
+    return node is None or (isinstance(node, ScalarNode) and node.tag == _NULL)
+
+
+def _describe(ctx: _Ctx, node: Node) -> str:
+    if isinstance(node, MappingNode):
+        return "a mapping"
+    if isinstance(node, SequenceNode):
+        return "a list"
+    v = ctx.value(node)
+    if v is _INVALID:
+        return f"{node.tag} {node.value!r}"
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return f"the boolean {str(v).lower()}"
+    if isinstance(v, int):
+        return f"the integer {v}"
+    if isinstance(v, float):
+        return f"the number {v!r}"
+    if isinstance(v, str):
+        return f"the string {v!r}"
+    return f"{type(v).__name__} {node.value!r}"
+
+
+def _items(node: MappingNode):
+    """(key text, key node, value node) of a mapping; later duplicates and non-string keys are
+    skipped here because ``_check_keys`` has already reported them."""
+    seen = set()
+    for k, v in node.value:
+        if isinstance(k, ScalarNode) and k.tag != _MERGE and k.value not in seen:
+            seen.add(k.value)
+            yield k.value, k, v
+
+
+def _check_keys(ctx: _Ctx, node: Node, path: str, visited: set[int]) -> None:
+    """Reject duplicate keys, merge keys and non-scalar keys anywhere in the tree."""
+    if id(node) in visited:  # an alias: checked once
+        return
+    visited.add(id(node))
+    if isinstance(node, MappingNode):
+        first: dict[str, int] = {}
+        for k, v in node.value:
+            if not isinstance(k, ScalarNode):
+                ctx.problem(path, f"keys must be plain strings, got {_describe(ctx, k)}", k)
+            elif k.tag == _MERGE:
+                ctx.problem(path, "YAML merge keys (<<) are not supported; write the keys out", k)
+            elif k.value in first:
+                ctx.problem(
+                    _join(path, k.value),
+                    f"duplicate key {k.value!r} (first given at line {first[k.value]}); give each key once",
+                    k,
+                )
+            else:
+                first[k.value] = k.start_mark.line + 1
+                _check_keys(ctx, v, _join(path, k.value), visited)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            _check_keys(ctx, item, f"{path}[{i}]", visited)
+
+
+def _nested_homes(key: Key, name: str, prefix: str = "") -> list[str]:
+    """Where ``name`` is a valid key deeper inside ``key`` (for 'did you mean index.threads?')."""
+    homes = []
+    for sub in key.keys:
+        if sub.type == "section":
+            here = _join(prefix, sub.name)
+            if sub.key(name):
+                homes.append(_join(here, name))
+            homes += _nested_homes(sub, name, here)
+    return homes
+
+
+def _default(key: Key) -> Any:
+    if key.type == "section":
+        return {k.name: _default(k) for k in key.keys}
+    return key.default
+
+
+def _check(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    return _CHECKS[key.type](ctx, key, node, path)
+
+
+def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    names = [k.name for k in key.keys]
+    if key.shorthand and isinstance(node, ScalarNode) and node.tag == _STR:
+        node = MappingNode(
+            "tag:yaml.org,2002:map",
+            [(ScalarNode(_STR, key.shorthand, node.start_mark, node.end_mark), node)],
+            node.start_mark,
+            node.end_mark,
+        )
+    if not isinstance(node, MappingNode):
+        also = f" (or a string: the {key.shorthand})" if key.shorthand else ""
+        return ctx.problem(
+            path, f"expected a mapping with keys {', '.join(names)}{also}, got {_describe(ctx, node)}", node
+        )
+    given: dict[str, Node] = {}
+    for name, knode, vnode in _items(node):
+        if key.key(name) is None:
+            hint = _suggest(name, names)
+            homes = _nested_homes(key, name)
+            if homes and not hint:
+                hint = f"; did you mean {' or '.join(homes)}?"
+            ctx.problem(_join(path, name), _unknown("key", name, names, hint), knode)
+        else:
+            given[name] = vnode
+    out = {}
+    for sub in key.keys:
+        p = _join(path, sub.name)
+        vnode = given.get(sub.name)
+        if not _is_null(vnode):
+            ctx.present.add(p)
+            ctx.nodes[p] = vnode
+            out[sub.name] = _check(ctx, sub, vnode, p)
+        elif sub.required:
+            got = " (got null)" if vnode is not None else ""
+            out[sub.name] = ctx.problem(
+                p, f"required key is missing{got} ({sub.doc})", vnode if vnode is not None else node
+            )
+        elif sub.type == "section":
+            out[sub.name] = _check_section(
+                ctx, sub, MappingNode("tag:yaml.org,2002:map", [], node.start_mark, node.end_mark), p
+            )
+        else:
+            out[sub.name] = _default(sub)
+    return out
+
+
+def _expected(ctx: _Ctx, path: str, what: str, node: Node) -> object:
+    hint = " (quote it)" if what == "a string" and isinstance(node, ScalarNode) else ""
+    return ctx.problem(path, f"expected {what}, got {_describe(ctx, node)}{hint}", node)
+
+
+def _string(ctx: _Ctx, node: Node, path: str) -> Any:
+    v = ctx.value(node, path)
+    if v is _INVALID:
+        return v
+    if not isinstance(v, str):
+        return _expected(ctx, path, "a string", node)
+    return v
+
+
+def _check_string(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _string(ctx, node, path)
+    if v is not _INVALID and key.pattern and not re.fullmatch(key.pattern, v):
+        return ctx.problem(path, f"must match {key.pattern} (got {v!r})", node)
+    return v
+
+
+def _check_choice(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _string(ctx, node, path)
+    if v is not _INVALID and v not in key.choices:
+        return ctx.problem(path, f"must be one of {', '.join(key.choices)} (got {v!r}){_suggest(v, key.choices)}", node)
+    return v
+
+
+def _check_bool(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = ctx.value(node, path)
+    if v is not _INVALID and not isinstance(v, bool):
+        return _expected(ctx, path, "true or false", node)
+    return v
+
+
+def _number(ctx: _Ctx, node: Node, path: str, integer: bool = False) -> Any:
+    v = ctx.value(node, path)
+    if v is _INVALID:
+        return v
+    # PyYAML (YAML 1.1) reads 1e3 as a string; a plain, unquoted one is meant as a number.
+    if not integer and isinstance(v, str) and node.style is None and _FLOAT.match(v):
+        v = float(v)
+    if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
+        return _expected(ctx, path, "an integer" if integer else "a number", node)
+    if isinstance(v, float) and math.isnan(v):
+        return ctx.problem(path, "must be a number (got nan)", node)
+    return v
+
+
+def _check_int(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _number(ctx, node, path, integer=True)
+    if v is not _INVALID and key.minimum is not None and v < key.minimum:
+        return ctx.problem(path, f"must be an integer >= {format_number(key.minimum)} (got {v})", node)
+    return v
+
+
+def _check_number(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _number(ctx, node, path)
+    if v is _INVALID or key.minimum is None:
+        return v if v is _INVALID else float(v)
+    low, high = key.minimum, math.inf if key.maximum is None else key.maximum
+    inside = low < v < high if key.exclusive else low <= v <= high
+    if not inside:
+        rng = _range(key)
+        return ctx.problem(path, f"must be a number {'in ' if rng[0] in '([' else ''}{rng} (got {v!r})", node)
+    return float(v)
+
+
+def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _string(ctx, node, path)
+    if v is _INVALID:
+        return v
+    if not v.strip():
+        return ctx.problem(path, "must be a path (got an empty string)", node)
+    p = (ctx.base / os.path.expanduser(v)).resolve()
+    kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
+    if not p.exists():
+        if key.must_exist:
+            return ctx.problem(
+                path, f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})", node
+            )
+    elif key.path_kind == "file" and not p.is_file():
+        return ctx.problem(path, f"expected a file, but {p} is a folder", node)
+    elif key.path_kind == "dir" and not p.is_dir():
+        return ctx.problem(path, f"expected a folder, but {p} is a file", node)
+    return p
+
+
+# Checks by Key.type; harness.config.load adds the checks of the config's own kinds of value.
+_CHECKS: dict = {
+    "section": _check_section,
+    "string": _check_string,
+    "choice": _check_choice,
+    "bool": _check_bool,
+    "int": _check_int,
+    "number": _check_number,
+    "path": _check_path,
+}

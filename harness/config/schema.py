@@ -1,0 +1,371 @@
+"""The config schema as data: ``SCHEMA`` is a tree of :class:`Key` values (type, required or
+default, allowed values, doc text), and the validated result types (:class:`Config`,
+:class:`CompareSpec`). Validation (``harness.config.load``) and the README reference
+(``harness.config.reference``) both walk this one tree, so they cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.engine.similarity import Similarity, format_number
+from harness.errors import ConfigProblem
+from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
+
+__all__ = ["Key", "SCHEMA", "Config", "CompareSpec", "LocatedProblem", "DEFAULT_MEASURES", "TOPIC_FORMATS", "ALL_PAIRS"]
+
+# --------------------------------------------------------------------------------------------
+# The schema
+
+
+@dataclass(frozen=True)
+class Key:
+    """One config key. ``type`` selects its check (see ``_CHECKS``) and its reference row.
+
+    Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
+    must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
+    ``shorthand`` may also be written as a plain string, which then sets that one key. Numbers
+    lie in [minimum, maximum], or in (minimum, maximum) when ``exclusive``. ``default_text``
+    describes a default that depends on other keys (for the reference).
+    """
+
+    name: str
+    type: str
+    doc: str
+    required: bool = False
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive: bool = False
+    pattern: str | None = None
+    path_kind: str | None = None
+    must_exist: bool = False
+    keys: tuple[Key, ...] = ()
+    shorthand: str | None = None
+    default_text: str | None = None
+
+    def key(self, name: str) -> Key | None:
+        return next((k for k in self.keys if k.name == name), None)
+
+
+DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
+ALL_PAIRS = "all-pairs"
+
+
+def _registry(reg: dict[str, str]) -> str:
+    return "; ".join(f"`{k}`: {v}" for k, v in reg.items())
+
+
+SCHEMA = Key(
+    "",
+    "section",
+    "An experiment.",
+    required=True,
+    keys=(
+        Key("name", "string", "Experiment name: the report's title.", required=True, pattern=r"[A-Za-z0-9_.-]+"),
+        Key(
+            "collection",
+            "section",
+            "The documents to index.",
+            required=True,
+            keys=(
+                Key("path", "path", "The collection: a file or a folder.", required=True, must_exist=True),
+                Key(
+                    "format",
+                    "choice",
+                    "How the documents are stored (text-folder: one document per "
+                    ".txt file, its id the path relative to `path`).",
+                    required=True,
+                    choices=("jsonl", "trec", "html", "text-folder"),
+                ),
+            ),
+        ),
+        Key(
+            "index",
+            "section",
+            "How the collection is indexed; the defaults follow Anserini.",
+            keys=(
+                Key(
+                    "path",
+                    "path",
+                    "Where the index lives. By default `indexes/<collection name>-<fingerprint>` "
+                    "in the nearest `indexes/` folder above the config (or `$HARNESS_INDEXES`), so configs "
+                    "over the same corpus and options share one index.",
+                    path_kind="dir",
+                ),
+                Key(
+                    "stemmer",
+                    "choice",
+                    "Stemmer of the English analyzer.",
+                    default="porter",
+                    choices=("porter", "krovetz", "none"),
+                ),
+                Key("stopwords", "bool", "Remove English stopwords (Lucene's list, as Anserini does).", default=True),
+                Key(
+                    "threads",
+                    "int",
+                    "Threads for indexing and for searching (one JVM, one index reader; "
+                    "measured faster than one process per core, see README Performance).",
+                    minimum=1,
+                    default_text="the number of CPU cores",
+                ),
+            ),
+        ),
+        Key(
+            "topics",
+            "section",
+            "The queries; a plain string is a path to a tsv file.",
+            required=True,
+            shorthand="path",
+            keys=(
+                Key("path", "path", "The topics file.", required=True, path_kind="file", must_exist=True),
+                Key(
+                    "format",
+                    "topic-format",
+                    "tsv is `qid<TAB>query`; `anserini:<Reader>` uses one of "
+                    "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
+                    default="tsv",
+                    choices=TOPIC_FORMATS,
+                ),
+            ),
+        ),
+        Key(
+            "qrels",
+            "path",
+            "Relevance judgments (TREC qrels). Without them only runs are written, "
+            "and `measures` and `expect` are errors.",
+            path_kind="file",
+            must_exist=True,
+        ),
+        Key(
+            "runs",
+            "runs",
+            "The similarities to run: a list of `{model: {param: value}}`; a list of "
+            "values is a sweep, several lists form a grid; `{}` or null means the defaults.",
+            required=True,
+        ),
+        Key("depth", "int", "Documents retrieved per topic.", default=1000, minimum=1),
+        Key(
+            "measures",
+            "measures",
+            "Measures to compute (canonical names of harness.metrics).",
+            default=DEFAULT_MEASURES,
+        ),
+        Key(
+            "expect",
+            "expect",
+            "Expected scores, `{run: {measure: value}}`; a mismatch fails the "
+            "experiment. Run names are canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`).",
+        ),
+        Key(
+            "expect_tolerance",
+            "number",
+            "Largest allowed |actual - expected| (the default means agreement to 4 decimals).",
+            default=0.00005,
+            minimum=0,
+        ),
+        Key(
+            "evaluation",
+            "section",
+            "Policies that change numbers; all are echoed in the report.",
+            keys=(
+                Key(
+                    "ties",
+                    "choice",
+                    "Order of equal scores: trec_eval re-sorts by score then doc id; "
+                    "as-ranked keeps the engine's order.",
+                    default="trec_eval",
+                    choices=("trec_eval", "as-ranked"),
+                ),
+                Key(
+                    "missing_topics",
+                    "choice",
+                    "Judged topics a run has no results for: zero counts "
+                    "them as 0 (trec_eval -c); drop leaves them out of the mean.",
+                    default="zero",
+                    choices=("zero", "drop"),
+                ),
+            ),
+        ),
+        Key(
+            "compare",
+            "section",
+            "Significance tests between runs (needs qrels and two runs or "
+            "more); without this key nothing is compared. The policy is written into every report.",
+            keys=(
+                Key(
+                    "baseline",
+                    "baseline",
+                    "The run every other run is compared with: a run's name, a "
+                    f"list of names, or `{ALL_PAIRS}` (every pair once, the earlier run as baseline). "
+                    "Names are canonicalised like `expect`'s.",
+                    default_text="the first run",
+                ),
+                Key(
+                    "measures",
+                    "compare-measures",
+                    "Measures compared; the first one also drives cross-validation and the per-topic plots.",
+                    default_text="all of `measures`",
+                ),
+                Key("test", "choice", "Paired test: " + _registry(TESTS) + ".", default="t", choices=tuple(TESTS)),
+                Key("permutations", "int", "Resamples of the randomization test.", default=10_000, minimum=1),
+                Key(
+                    "bootstrap_samples",
+                    "int",
+                    "Resamples of the bootstrap test and of every confidence interval.",
+                    default=10_000,
+                    minimum=1,
+                ),
+                Key(
+                    "ci_level",
+                    "number",
+                    "Level of the percentile bootstrap CI of each difference.",
+                    default=0.95,
+                    minimum=0,
+                    maximum=1,
+                    exclusive=True,
+                ),
+                Key(
+                    "seed",
+                    "int",
+                    "Seed of every resampling (randomization, bootstrap, CI) and of the "
+                    "cross-validation folds: the same config gives the same p-values.",
+                    default=42,
+                    minimum=0,
+                ),
+                Key(
+                    "correction",
+                    "choice",
+                    "Multiple-comparison correction: " + _registry(CORRECTIONS) + ".",
+                    default="holm",
+                    choices=tuple(CORRECTIONS),
+                ),
+                Key(
+                    "family",
+                    "choice",
+                    "The p-values corrected together: " + _registry(FAMILIES) + ".",
+                    default="per-measure",
+                    choices=tuple(FAMILIES),
+                ),
+                Key(
+                    "alpha",
+                    "number",
+                    "Significance level: a difference is significant when its corrected p < alpha.",
+                    default=0.05,
+                    minimum=0,
+                    maximum=1,
+                    exclusive=True,
+                ),
+                Key(
+                    "cross_validation",
+                    "section",
+                    "Tune each swept model (a model with several "
+                    "settings) by k-fold cross-validation over topics on the first compared measure; "
+                    "the report gives each fold's chosen setting and the held-out score. Without this "
+                    "key nothing is tuned.",
+                    keys=(
+                        Key("folds", "int", "Number of folds; topics are assigned by `seed`.", default=5, minimum=2),
+                    ),
+                ),
+            ),
+        ),
+        Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# The result
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """The validated `compare:` block. ``baselines`` is empty when ``all_pairs``."""
+
+    baselines: tuple[str, ...]
+    all_pairs: bool
+    measures: tuple[str, ...]
+    policy: StatsPolicy
+    folds: int | None  # cross-validation folds; None: no cross-validation
+
+    def pairs(self, runs) -> list[tuple[str, str]]:
+        """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several
+        baselines, two baselines are compared once (the earlier one as the baseline), so no
+        test enters the correction family twice."""
+        from harness.stats import all_pairs, pairs_against
+
+        if self.all_pairs:
+            return all_pairs(runs)
+        out: list[tuple[str, str]] = []
+        for b, r in pairs_against(self.baselines, runs):
+            if (r, b) not in out:
+                out.append((b, r))
+        return out
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
+
+    source: Path
+    name: str
+    collection_path: Path
+    collection_format: str
+    index_path: Path | None
+    stemmer: str
+    stopwords: bool
+    index_threads: int
+    topics_path: Path
+    topics_format: str
+    qrels_path: Path | None
+    runs: tuple[Similarity, ...]
+    depth: int
+    measures: tuple[str, ...]
+    expect: dict[str, dict[str, float]]
+    expect_tolerance: float
+    ties: str
+    missing_topics: str
+    output: Path
+    raw: dict = field(compare=False, repr=False)
+    compare: CompareSpec | None = None
+
+    @property
+    def run_names(self) -> tuple[str, ...]:
+        return tuple(str(r) for r in self.runs)
+
+
+class LocatedProblem(ConfigProblem):
+    """A ConfigProblem that also knows where it is: ``configs/x.yaml:12``."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, path: str, message: str, where: str | None = None):
+        super().__init__(path, message)
+        self.where = where
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.where, self.path, self.message) if part)
+
+
+# Helpers shared by validation and the reference
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _join(path: str, key: str) -> str:
+    if _IDENT.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"
+
+
+def _range(key: Key) -> str:
+    """'>= 0', '(0, 1)', '[0, 1]'."""
+    if key.maximum is None:
+        return f"{'>' if key.exclusive else '>='} {format_number(key.minimum)}"
+    lo, hi = "(["[not key.exclusive], ")]"[not key.exclusive]
+    return f"{lo}{format_number(key.minimum)}, {format_number(key.maximum)}{hi}"

@@ -1,0 +1,65 @@
+"""The plan: what an experiment will read, build and reuse, decided by content hashes before any
+work starts (and without Java). The index is reused when its fingerprint matches; a run is reused
+when the hash of everything that determines it names a run file already cached beside the index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.config import Config
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, index_fingerprint, open_manifest
+from harness.engine.similarity import Similarity
+
+__all__ = ["Plan", "plan", "run_key", "indexes_root", "SEARCH_SEMANTICS", "RUN_CACHE"]
+
+# Changes whenever the search path could produce a different run; part of every run's cache key.
+SEARCH_SEMANTICS = "anserini-bow+sort(score,id)+ties-adjusted+strict/1"
+RUN_CACHE = "harness-runs"
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: Config
+    corpus: Corpus
+    options: IndexOptions
+    index_path: Path
+    fingerprint: str
+    index_exists: bool
+
+
+def indexes_root(config_source: Path) -> Path:
+    """Where indexes go when the config names no path: $HARNESS_INDEXES, else the nearest
+    `indexes/` folder above the config (the repository's top-level one), else one beside it."""
+    env = os.environ.get("HARNESS_INDEXES")
+    if env:
+        return Path(env).resolve()
+    for parent in config_source.resolve().parents:
+        if (parent / "indexes").is_dir():
+            return parent / "indexes"
+    return config_source.resolve().parent / "indexes"
+
+
+def plan(cfg: Config) -> Plan:
+    corpus = Corpus(cfg.collection_path, cfg.collection_format)
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    fp = index_fingerprint(corpus, options)
+    if cfg.index_path is not None:
+        path = cfg.index_path
+    else:
+        path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{fp[:12]}"
+
+    manifest = open_manifest(path)
+    return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)
+
+
+def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int) -> str:
+    blob = json.dumps(
+        {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS},
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()

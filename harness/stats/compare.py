@@ -1,0 +1,210 @@
+"""Comparing runs under a declared policy: which test, which correction, which family."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from harness.errors import DataError
+from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
+from harness.stats.paired import TESTS, _count, _one_of, _seed, _vector, cohens_d_paired, paired_t, wilcoxon
+from harness.stats.resampling import bootstrap_ci, bootstrap_test, randomization
+
+
+def paired_test(a, b, test: str = "t", *, permutations: int = 10_000, samples: int = 10_000, seed: int = 42) -> float:
+    """The p-value of the named test (a key of TESTS); ``permutations``/``samples``/``seed`` are
+    used by the randomization and bootstrap tests only."""
+    test = _one_of("test", test, TESTS)
+    if test == "t":
+        return paired_t(a, b)
+    if test == "wilcoxon":
+        return wilcoxon(a, b)
+    if test == "randomization":
+        return randomization(a, b, permutations=permutations, seed=seed)
+    return bootstrap_test(a, b, samples=samples, seed=seed)
+
+
+@dataclass(frozen=True)
+class StatsPolicy:
+    """Everything that decides a reported p-value or interval; echoed in reports as ``str(policy)``.
+
+    >>> print(StatsPolicy())
+    paired t-test; Holm-Bonferroni correction within each measure; alpha=0.05; 95% percentile bootstrap CI (10000 samples, seed 42)
+    """
+
+    test: str = "t"
+    correction: str = "holm"
+    family: str = "per-measure"
+    alpha: float = 0.05
+    permutations: int = 10_000
+    bootstrap_samples: int = 10_000
+    ci_level: float = 0.95
+    seed: int = 42
+
+    def __post_init__(self):
+        _one_of("test", self.test, TESTS)
+        _one_of("correction", self.correction, CORRECTIONS)
+        _one_of("family", self.family, FAMILIES)
+        for name in ("alpha", "ci_level"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
+                raise ValueError(f"{name} must be a number in (0, 1) (got {v!r})")
+        _count("permutations", self.permutations)
+        _count("bootstrap_samples", self.bootstrap_samples)
+        _seed(self.seed)
+
+    def __str__(self) -> str:
+        test = TESTS[self.test]
+        if self.test == "randomization":
+            test += f" ({self.permutations} permutations, seed {self.seed})"
+        elif self.test == "bootstrap":
+            test += f" ({self.bootstrap_samples} samples, seed {self.seed})"
+        corr = CORRECTIONS[self.correction]
+        if self.correction != "none":
+            corr += " " + FAMILIES[self.family]
+        level = f"{self.ci_level * 100:g}%"
+        return (
+            f"{test}; {corr}; alpha={self.alpha:g}; {level} percentile bootstrap CI "
+            f"({self.bootstrap_samples} samples, seed {self.seed})"
+        )
+
+    def pvalue(self, a, b) -> float:
+        return paired_test(
+            a, b, self.test, permutations=self.permutations, samples=self.bootstrap_samples, seed=self.seed
+        )
+
+
+def _policy(policy: StatsPolicy | None, overrides: Mapping[str, object]) -> StatsPolicy:
+    policy = StatsPolicy() if policy is None else policy
+    known = {f.name for f in fields(StatsPolicy)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise TypeError(f"unknown statistics option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
+    return replace(policy, **overrides) if overrides else policy
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One run against one baseline on one measure. ``diff = mean_run - mean_baseline``; the CI,
+    the effect size and the test are all of ``run - baseline`` per topic."""
+
+    measure: str
+    baseline: str
+    run: str
+    topics: int
+    mean_baseline: float
+    mean_run: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    effect_size: float  # paired Cohen's d (d_z), see cohens_d_paired
+    p: float
+    p_corrected: float
+    reject: bool  # p_corrected < alpha
+    wins: int  # topics where run > baseline
+    ties: int
+    losses: int
+
+
+def pairs_against(baselines: str | Sequence[str], runs: Sequence[str]) -> list[tuple[str, str]]:
+    """(baseline, run) for every baseline and every other run, in the given orders.
+
+    >>> pairs_against("bm25", ["bm25", "ql", "rm3"])
+    [('bm25', 'ql'), ('bm25', 'rm3')]
+    """
+    baselines = [baselines] if isinstance(baselines, str) else list(baselines)
+    return [(b, r) for b in baselines for r in runs if r != b]
+
+
+def all_pairs(runs: Sequence[str]) -> list[tuple[str, str]]:
+    """Every unordered pair once, earlier run as the baseline.
+
+    >>> all_pairs(["a", "b", "c"])
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
+    runs = list(runs)
+    return [(runs[i], runs[j]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
+
+
+def compare(
+    scores: Mapping[str, Mapping[str, np.ndarray]],
+    pairs: Sequence[tuple[str, str]],
+    measures: Sequence[str] | None = None,
+    policy: StatsPolicy | None = None,
+    **options,
+) -> list[Comparison]:
+    """Compare runs pairwise on per-topic scores: ``scores[run][measure]`` is a vector over the
+    same topics in the same order for every run. ``pairs`` are (baseline, run); ``measures``
+    defaults to the first baseline's measures in their order. ``options`` override fields of
+    ``policy`` (e.g. ``test="randomization"``).
+
+    Every comparison uses ``policy.seed`` itself, so any reported p-value is reproduced by calling
+    the test alone with that seed, whatever else is in the report. p-values are corrected over the
+    policy's family: each measure across all pairs (``per-measure``), or everything at once (``all``).
+    Returns one record per (measure, pair), measures outer, pairs inner.
+    """
+    policy = _policy(policy, options)
+    pairs = [tuple(p) for p in pairs]
+    if not pairs:
+        raise ValueError("pairs must name at least one (baseline, run) pair")
+    for p in pairs:
+        if len(p) != 2:
+            raise ValueError(f"each pair must be (baseline, run) (got {p!r})")
+        for name in p:
+            if name not in scores:
+                raise DataError(
+                    "scores", f"run {name!r} has no scores; runs with scores: {', '.join(map(repr, scores))}"
+                )
+    if measures is None:
+        measures = list(scores[pairs[0][0]])
+    measures = list(measures)
+
+    rows = []
+    for measure in measures:
+        for base, run in pairs:
+            where_b, where_r = f"scores[{base!r}][{measure!r}]", f"scores[{run!r}][{measure!r}]"
+            for name, where in ((base, where_b), (run, where_r)):
+                if measure not in scores[name]:
+                    raise DataError(
+                        where,
+                        f"run {name!r} has no scores for {measure!r}; it has: "
+                        f"{', '.join(map(repr, scores[name])) or 'none'}",
+                    )
+            x = _vector(scores[base][measure], where_b)
+            y = _vector(scores[run][measure], where_r)
+            if x.size != y.size:
+                raise DataError(
+                    where_r,
+                    f"{y.size} topics, but {where_b} has {x.size}; runs are paired "
+                    "by topic, so every run needs a score for every topic",
+                )
+            lo, hi = bootstrap_ci(y, x, policy.ci_level, policy.bootstrap_samples, policy.seed)
+            rows.append(
+                dict(
+                    measure=measure,
+                    baseline=base,
+                    run=run,
+                    topics=int(x.size),
+                    mean_baseline=float(x.mean()),
+                    mean_run=float(y.mean()),
+                    diff=float((y - x).mean()),
+                    ci_low=lo,
+                    ci_high=hi,
+                    effect_size=cohens_d_paired(y, x),
+                    p=policy.pvalue(y, x),
+                    wins=int(np.count_nonzero(y > x)),
+                    ties=int(np.count_nonzero(y == x)),
+                    losses=int(np.count_nonzero(y < x)),
+                )
+            )
+
+    groups: dict[object, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(r["measure"] if policy.family == "per-measure" else None, []).append(i)
+    adjusted = [0.0] * len(rows)
+    for idx in groups.values():
+        for i, q in zip(idx, correct([rows[i]["p"] for i in idx], policy.correction)):
+            adjusted[i] = float(q)
+    return [Comparison(**r, p_corrected=q, reject=bool(q < policy.alpha)) for r, q in zip(rows, adjusted)]

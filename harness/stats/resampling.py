@@ -1,0 +1,130 @@
+"""Resampling tests and intervals: exact and Monte Carlo randomization (sign-flip) tests, the
+paired bootstrap test and percentile bootstrap CIs. Seeded: the same inputs and seed give the
+same p-value, bit for bit (conventions: ``harness.stats``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.stats.paired import _count, _diff, _seed
+
+# Largest n for which exact_randomization enumerates the 2**n sign patterns.
+EXACT_MAX_TOPICS = 20
+# Relative tolerance for "reaches the observed statistic" (see the module docstring).
+_TIE_TOL = 1e-9
+# Random bytes drawn per block: fixed, so a p-value never depends on available memory.
+_BLOCK_BYTES = 1 << 22
+
+
+def _signed_sums(d: np.ndarray) -> np.ndarray:
+    """sum(s * d) for each of the 2**len(d) sign vectors s."""
+    sums = np.zeros(1)
+    for v in d:
+        sums = np.concatenate((sums + v, sums - v))
+    return sums
+
+
+def _reaches(stats: np.ndarray, observed: float, scale: float) -> int:
+    """How many |stats| reach |observed|, with the float-noise tolerance of the module docstring."""
+    return int(np.count_nonzero(np.abs(stats) >= abs(observed) - _TIE_TOL * scale))
+
+
+def exact_randomization(a, b) -> float:
+    """Exact two-sided p-value of the paired sign-flip test of the mean difference: the share of
+    all 2**n sign patterns whose ``|sum(s * d)|`` reaches ``|sum(d)|`` (the observed pattern
+    included). For n <= EXACT_MAX_TOPICS (20); it is the oracle for :func:`randomization`.
+
+    >>> exact_randomization([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
+    0.25
+    """
+    d = _diff(a, b)
+    if d.size > EXACT_MAX_TOPICS:
+        raise ValueError(
+            f"exact_randomization enumerates 2**n sign patterns, so n must be <= "
+            f"{EXACT_MAX_TOPICS} (got {d.size} topics); use randomization() instead"
+        )
+    sums = _signed_sums(d)
+    return _reaches(sums, float(d.sum()), float(np.abs(d).sum())) / sums.size
+
+
+def _sign_flip_sums(d: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """sum(s * d) for ``permutations`` random sign vectors s, drawn as packed random bits.
+
+    Each byte of randomness holds the signs of 8 topics, so a table per byte position of the 256
+    possible signed sums turns a permutation into n/8 look-ups: no n-by-B sign matrix is built.
+    """
+    nbytes = -(-d.size // 8)
+    padded = np.zeros(nbytes * 8)
+    padded[: d.size] = d  # padding topics add 0 either way
+    bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
+    signs = 2.0 * bits - 1.0  # (256, 8): bit k of v -> sign of topic 8j+k
+    table = (padded.reshape(nbytes, 8) @ signs.T).ravel()  # table[256 j + v]
+    offsets = np.arange(nbytes, dtype=np.intp) * 256
+    nwords = -(-nbytes // 8)
+    rows = max(1, _BLOCK_BYTES // (nwords * 8))
+    out = np.empty(permutations)
+    for start in range(0, permutations, rows):
+        r = min(rows, permutations - start)
+        words = rng.integers(0, 2**64 - 1, size=(r, nwords), dtype=np.uint64, endpoint=True)
+        byts = words.astype("<u8", copy=False).view(np.uint8)[:, :nbytes]
+        out[start : start + r] = table[byts + offsets].sum(axis=1)
+    return out
+
+
+def randomization(a, b, permutations: int = 10_000, seed: int = 42) -> float:
+    """Two-sided p-value of the paired randomization (sign-flip) test of the mean difference.
+
+    Under the null hypothesis each topic's difference is as likely to have had the other sign.
+    ``permutations`` random sign vectors (``default_rng(seed)``) give ``b`` resampled
+    ``|mean(s * d)|`` that reach ``|mean(d)|``; ``p = (b + 1) / (permutations + 1)``.
+    Deterministic for a given seed, n and permutations.
+    """
+    d = _diff(a, b)
+    permutations = _count("permutations", permutations)
+    rng = np.random.default_rng(_seed(seed))
+    sums = _sign_flip_sums(d, permutations, rng)
+    hits = _reaches(sums, float(d.sum()), float(np.abs(d).sum()))
+    return (hits + 1) / (permutations + 1)
+
+
+def _bootstrap_means(d: np.ndarray, samples: int, seed: int) -> np.ndarray:
+    """Means of ``samples`` resamples of d (topics drawn with replacement, ``default_rng(seed)``).
+    Shared by the bootstrap test and CI, so with the same seed they agree with each other."""
+    rng = np.random.default_rng(_seed(seed))
+    n = d.size
+    rows = max(1, (_BLOCK_BYTES // 8) // n)
+    out = np.empty(samples)
+    for start in range(0, samples, rows):
+        r = min(rows, samples - start)
+        out[start : start + r] = d[rng.integers(0, n, size=(r, n))].mean(axis=1)
+    return out
+
+
+def bootstrap_test(a, b, samples: int = 10_000, seed: int = 42) -> float:
+    """Two-sided p-value of the paired bootstrap test of the mean difference.
+
+    The differences are shifted to mean zero (the null hypothesis), resampled ``samples`` times;
+    ``b`` counts resampled ``|mean|`` reaching the observed ``|mean(d)|``;
+    ``p = (b + 1) / (samples + 1)``. It uses the same resamples as :func:`bootstrap_ci` with the
+    same seed.
+    """
+    d = _diff(a, b)
+    samples = _count("samples", samples)
+    observed = float(d.mean())
+    # mean(resample of d - mean(d)) == mean(resample of d) - mean(d): shift after resampling.
+    shifted = _bootstrap_means(d, samples, seed) - observed
+    hits = int(np.count_nonzero(np.abs(shifted) >= abs(observed) - _TIE_TOL * float(np.abs(d).mean())))
+    return (hits + 1) / (samples + 1)
+
+
+def bootstrap_ci(a, b, level: float = 0.95, samples: int = 10_000, seed: int = 42) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of the mean difference ``mean(a - b)``: the
+    ``(1-level)/2`` and ``(1+level)/2`` quantiles (numpy's default, linear interpolation) of the
+    means of ``samples`` resamples of the topics (``default_rng(seed)``)."""
+    d = _diff(a, b)
+    samples = _count("samples", samples)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"level must be a number in (0, 1) (got {level!r})")
+    means = _bootstrap_means(d, samples, seed)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
