@@ -38,7 +38,7 @@ def test_compose_service_volumes_and_command(compose):
     svc = compose["services"]["harness"]
     assert svc["working_dir"] == "/app"
     assert svc["command"] == ["run", "configs/demo.yaml"]
-    assert svc["network_mode"] == "none"              # nothing is downloaded at run time
+    assert svc["network_mode"] == "none"  # nothing is downloaded at run time
     mounts = {}
     for v in svc["volumes"]:
         if isinstance(v, str):
@@ -66,7 +66,7 @@ def test_dockerfile_base_java_and_entry_point():
     assert next(a for i, a in steps if i == "ENTRYPOINT") == '["docker-entrypoint"]'
     entry = (REPO / "scripts" / "docker-entrypoint").read_text()
     assert entry.rstrip().endswith('exec harness "$@"')
-    assert len(re.findall(r"^[^#\n]*\bharness \"\$@\"$", entry, re.M)) == 2   # as the owner, or as is
+    assert len(re.findall(r"^[^#\n]*\bharness \"\$@\"$", entry, re.M)) == 2  # as the owner, or as is
     script = (REPO / "pyproject.toml").read_text()
     assert 'harness = "harness.cli:main"' in script  # the same CLI as .venv/bin/harness
 

