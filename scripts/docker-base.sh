@@ -4,7 +4,8 @@
 # (debian:trixie-slim), so `docker build` finds it locally and never pulls.
 #   scripts/docker-base.sh [--force]
 # A no-op when the engine already has that tag (pulled from a registry, or made here before),
-# unless --force. The root file system is what Debian's own debian:trixie-slim is made of:
+# unless --force. Without mmdebstrap (macOS, Windows) it pulls the tag from the registry instead:
+# Docker's debian:trixie-slim is made the same way from the same archive. The root file system is what Debian's own debian:trixie-slim is made of:
 # the minbase variant (Essential + apt), with documentation, manuals and translations left out
 # by dpkg path excludes that stay in the image, so later apt-get installs leave them out too.
 # Environment:
@@ -34,6 +35,11 @@ esac
 if [ "$force" != "--force" ] && docker image inspect "$tag" >/dev/null 2>&1; then
   echo "docker-base.sh: $tag is already in the engine"
   exit 0
+fi
+
+if ! command -v mmdebstrap >/dev/null; then
+  echo "docker-base.sh: mmdebstrap is not installed (Debian package mmdebstrap); pulling $tag" >&2
+  exec docker pull "$tag"
 fi
 
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}

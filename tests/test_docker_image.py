@@ -25,7 +25,7 @@ from .test_lab import commands
 
 IMAGE = os.environ.get("HARNESS_DOCKER_IMAGE", "")
 DATA = ("configs", "corpora", "topics", "qrels")
-HARNESS = [sys.executable, "-m", "harness.cli"]
+HARNESS = [sys.executable, "-m", "harness"]
 COMPOSE_PREFIX = "docker-compose run --rm harness "
 # As root (CI), the compose working copy is handed to this user first, as a user's checkout
 # is theirs; the container must then write as this user, not as root.
