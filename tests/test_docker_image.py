@@ -79,7 +79,12 @@ def comparable(text: str, root: Path | str) -> str:
     return re.sub(r"python 3\.\d+\.\d+", "python *", text)
 
 
-COMPOSE_NOISE = re.compile(r"^(Creating|Starting|Stopping|Removing) \S+ \.\.\. ?(done)?$")
+# docker-compose's own progress lines: v1 "Creating x_harness_run ... done", v2 "[+] Creating 1/1"
+# and " ✔ Container x  Created" (no network lines: the service has none).
+COMPOSE_NOISE = re.compile(
+    r"^(?:(?:Creating|Starting|Stopping|Removing) \S+ \.\.\. ?(?:done)?"
+    r"|\[\+\] .*|\W*Container \S+ +(?:Creating|Created|Starting|Started|Removing|Removed|Recreated?))$"
+)
 
 
 def harness_stderr(text: str) -> str:
