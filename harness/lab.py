@@ -251,6 +251,13 @@ def resolve_index(given: str) -> LabIndex:
             "file) nor a folder of .txt files to index",
         ) from None
     target = indexes_root(path) / f"{corpus.path.stem or 'corpus'}-{fp[:12]}"
+    from harness.config.paths import write_target_problems
+
+    problems = write_target_problems({"index": target}, {"text folder (--index)": corpus.path}, {"index": "index"})
+    if problems:
+        raise DataError(
+            given, "; ".join(m for _, m in problems) + " (set $HARNESS_INDEXES to where lab indexes may go)"
+        )
     return LabIndex(target, IndexOptions(), "text-folder", corpus)
 
 

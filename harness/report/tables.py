@@ -179,7 +179,11 @@ def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
     return {
-        "config": {"path": str(cfg.source), "sha256": _sha256(cfg.source), "parsed": cfg.raw},
+        "config": {
+            "path": str(cfg.source),
+            "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
+            "parsed": cfg.raw,
+        },
         "versions": lucene.versions(),
         "index": {
             "path": str(result.index.path),
@@ -198,6 +202,7 @@ def provenance(result: ExperimentResult) -> dict:
                 "seconds": round(r.seconds, 4),
                 "topics_returned": len(r.run.topics()),
                 "empty_topics": r.empty_topics,
+                **_tuned_entry(result, r.name),
             }
             for r in result.runs
         ],
@@ -205,4 +210,21 @@ def provenance(result: ExperimentResult) -> dict:
         "policy": eval_policy(result),
         "stats_policy": stats_policy(result),
         "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
+    }
+
+
+def _tuned_entry(result: ExperimentResult, name: str) -> dict:
+    """For a cross-validated run: how it was made (which setting each fold chose)."""
+    tuning = next((t for t in (result.comparisons.tuning if result.comparisons else ()) if t.run == name), None)
+    if tuning is None:
+        return {}
+    return {
+        "cross_validated": {
+            "model": tuning.model,
+            "measure": tuning.measure,
+            "out_of_fold": True,
+            "folds": [
+                {"fold": f.index + 1, "chosen": f.chosen, "test_topics": list(f.test_topics)} for f in tuning.folds
+            ],
+        }
     }

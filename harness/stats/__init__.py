@@ -5,7 +5,9 @@
 ``tuning`` (cross-validation, settings not worse than the best); this package re-exports them.
 
 Pure functions of per-topic score vectors (numpy float arrays paired by topic, in the same order);
-no I/O, no Java, only numpy (scipy and statsmodels are the *test oracles*, not dependencies).
+no I/O, no Java. The t-test, the Wilcoxon test and the bootstrap resamples are scipy.stats'
+(imported on first use); the sign-flip randomization test is hand-written numpy, 43x faster than
+``scipy.stats.permutation_test`` (bench/bench_stats.py). statsmodels is the corrections' test oracle.
 Everything that draws random numbers takes an explicit integer ``seed`` and uses
 ``numpy.random.default_rng(seed)``: the same inputs and seed give the same p-value, bit for bit.
 
@@ -41,7 +43,7 @@ from harness.stats.compare import Comparison, StatsPolicy, all_pairs, compare, p
 from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
 from harness.stats.paired import TESTS, cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
-from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
+from harness.stats.tuning import CrossValidation, CVSpec, Fold, cross_validate, not_worse_than_best
 
 __all__ = [
     "TESTS",
@@ -64,6 +66,7 @@ __all__ = [
     "all_pairs",
     "Fold",
     "CrossValidation",
+    "CVSpec",
     "cross_validate",
     "not_worse_than_best",
 ]
