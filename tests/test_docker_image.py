@@ -203,3 +203,35 @@ def test_compose_readme_commands_equal_local_and_files_are_the_users(image, loca
     assert len(written) > 20
     owners = {(p.lstat().st_uid, p.lstat().st_gid) for p in written}
     assert owners == {(uid, gid)}, owners
+
+
+# The Python API's second README example (a config as a dict, a paired t-test with Holm): pandas
+# and scipy in the image's Python, with the data mounted.
+API = """
+import harness
+result = harness.run({
+    "name": "two-models",
+    "collection": {"path": "corpora", "format": "text-folder"},
+    "topics": "topics/demo.tsv",
+    "qrels": "qrels/demo.txt",
+    "runs": [{"bm25": None}, {"dirichlet": {"mu": 1000}}],
+    "measures": ["AP", "nDCG@10"],
+    "compare": {"test": "t", "correction": "holm"},
+    "output": "reports/two-models",
+})
+print(result.means.to_csv())
+print(result.comparisons.to_csv())
+"""
+
+
+def test_python_api_in_the_image_equals_local(image, tmp_path):
+    local_root = working_copy(tmp_path / "local")
+    want = run([sys.executable, "-c", API], cwd=local_root)
+    assert want.returncode == 0, want.stderr
+    work = working_copy(tmp_path / "container")
+    mounts = [a for d in (*DATA, "indexes", "reports") for a in ("-v", f"{work / d}:/app/{d}")]
+    (work / "reports").mkdir()
+    r = run(["docker", "run", "--rm", "--network", "none", *mounts, "--entrypoint", "python", image, "-c", API])
+    assert r.returncode == 0, r.stderr
+    assert "p_corrected" in want.stdout and r.stdout == want.stdout
+    assert_same_reports(local_root / "reports" / "two-models", work / "reports" / "two-models")
