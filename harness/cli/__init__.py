@@ -33,6 +33,7 @@ EXAMPLES = (
   harness evaluate RUN QRELS -m AP nDCG@10 [-q]       trec_eval-like evaluation of a run file
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
+  harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
   harness doctor                         versions, and whether the JVM starts
   harness schema > harness.schema.json   JSON Schema of configs, for editors
 
@@ -229,6 +230,18 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_lab,
     )
     add_lab_arguments(lab)
+
+    from harness.cli.judge import JUDGE_EXAMPLES, add_judge_arguments, cmd_judge
+
+    j = _sub(
+        sub,
+        "judge",
+        "open a local judging page for the pooled top k of a config's runs (or of lab-style "
+        "queries); every judgment goes at once into a TREC qrels file and the runs' metrics update",
+        JUDGE_EXAMPLES,
+        cmd_judge,
+    )
+    add_judge_arguments(j)
 
     _sub(sub, "doctor", "print versions and check that the JVM starts", "  harness doctor\n", cmd_doctor)
     _sub(

@@ -531,5 +531,6 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         output=v["output"],
         raw=raw,
         compare=v["compare"],
+        explorer_depth=v["report"]["explorer_depth"],
         text=text if in_memory else None,
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from harness.errors import EngineError
 
-__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "versions", "started"]
+__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "versions", "started"]
 
 MIN_JAVA = 21
 JAVA_DIR = Path(__file__).resolve().parent / "java"  # holds harness/BatchSearcher.class
@@ -148,6 +148,15 @@ def jclass(name: str):
         return autoclass(name)
     except Exception as e:
         raise EngineError(f"Java class {name} not available: {e}") from e
+
+
+def cast(name: str, obj):
+    """``obj`` seen as the Java type ``name`` (pyjnius hands out declared types: a TokenStream's
+    ``addAttribute`` returns an ``Attribute``, whose OffsetAttribute methods need the cast)."""
+    _start()
+    from jnius import cast as jcast
+
+    return jcast(name, obj)
 
 
 @functools.lru_cache(maxsize=1)
