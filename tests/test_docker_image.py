@@ -130,8 +130,8 @@ def local(tmp_path_factory):
 
 def test_image_has_one_java_no_installers_and_is_lean(image):
     size = int(docker("image", "inspect", "--format", "{{.Size}}", image))
-    # The target is "at most ~500 MB" (README: Docker gives the measured size, 500 MB with pandas
-    # and scipy); the margin is for patch releases of the pinned wheels and Debian's packages.
+    # The target is "at most ~500 MB" (README: Docker gives the measured size, 506 MB with pandas,
+    # scipy and the judging page's server); the margin is for patch releases of the pinned wheels and Debian's packages.
     assert size <= 520e6, f"{image} is {size / 1e6:.0f} MB (README: Docker)"
     script = (
         "find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
