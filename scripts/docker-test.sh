@@ -7,8 +7,10 @@
 #     exit. Another daemon on the machine is never touched;
 #  3. bootstraps the base (scripts/docker-base.sh) and builds the image (scripts/docker-build.sh,
 #     the only step with a network);
-#  4. runs tests/test_docker_image.py: the demo with `docker run --network none` and through
-#     docker-compose, a lab command through docker-compose, each compared with a local run.
+#  4. prints the image's size and the start time of `docker run ... doctor` (README figures),
+#     then runs tests/test_docker_image.py: the demo with `docker run --network none`, every
+#     `docker-compose run` command of the README (configs, compare, lab) and the Python API in
+#     the image, each compared with a local run; file ownership; one Java; the image's size.
 # Environment: HARNESS_DOCKERD_STORAGE (default overlay2; vfs where overlay mounts are refused,
 # tried by itself when overlay2 fails), and those of docker-base.sh.
 set -euo pipefail
