@@ -4,9 +4,10 @@
 # Local set-ups keep everything; the figures are in the README (Docker, "Size and start").
 set -eu
 site=$1
-# numpy's, scipy's and pandas's own test suites (~92 MB): only np.test(), scipy.test() and
-# pd.test() import them.
-find "$site/numpy" "$site/scipy" "$site/pandas" -type d -name tests -prune -exec rm -rf {} +
+# The packages' own test suites (~103 MB: numpy, scipy, pandas, dask, distributed, tornado...):
+# only their test runners (np.test(), pd.test()...) import them.
+find "$site" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +
+rm -rf "$site/tornado/test"
 # Native libraries inside Anserini's fatjar for its neural query encoders: ONNX Runtime and
 # HuggingFace tokenizers, each for four platforms (~45 MB compressed). Only Anserini's dense and
 # learned-sparse encoders load them, and the harness has no way to call those. Every class

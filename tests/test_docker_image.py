@@ -65,9 +65,9 @@ def working_copy(root: Path, compose: bool = False) -> Path:
     (root / "indexes").mkdir()  # reports/ is left out: the run (or the engine) makes it
     if compose:  # the same compose file, with the image under test
         text = (REPO / "docker-compose.yml").read_text()
-        named = re.findall(r"^ +image: (\S+)$", text, re.M)
+        named = set(re.findall(r"^ +image: (\S+)$", text, re.M))  # the services share one image
         assert len(named) == 1, named
-        (root / "docker-compose.yml").write_text(text.replace(f"image: {named[0]}\n", f"image: {IMAGE}\n"))
+        (root / "docker-compose.yml").write_text(text.replace(f"image: {named.pop()}\n", f"image: {IMAGE}\n"))
     return root
 
 
@@ -80,10 +80,11 @@ def comparable(text: str, root: Path | str) -> str:
 
 
 # docker-compose's own progress lines: v1 "Creating x_harness_run ... done", v2 "[+] Creating 1/1"
-# and " ✔ Container x  Created" (no network lines: the service has none).
+# and " ✔ Container x  Created"; both create the project's cluster network, unused by `harness`.
 COMPOSE_NOISE = re.compile(
     r"^(?:(?:Creating|Starting|Stopping|Removing) \S+ \.\.\. ?(?:done)?"
-    r"|\[\+\] .*|\W*Container \S+ +(?:Creating|Created|Starting|Started|Removing|Removed|Recreated?))$"
+    r"|Creating network \S+ with (?:the default )?driver.*"
+    r"|\[\+\] .*|\W*(?:Container|Network) \S+ +(?:Creating|Created|Starting|Started|Removing|Removed|Recreated?))$"
 )
 
 
@@ -130,9 +131,10 @@ def local(tmp_path_factory):
 
 def test_image_has_one_java_no_installers_and_is_lean(image):
     size = int(docker("image", "inspect", "--format", "{{.Size}}", image))
-    # The target is "at most ~500 MB" (README: Docker gives the measured size, 506 MB with pandas,
-    # scipy and the judging page's server); the margin is for patch releases of the pinned wheels and Debian's packages.
-    assert size <= 520e6, f"{image} is {size / 1e6:.0f} MB (README: Docker)"
+    # The target was "at most ~500 MB" (903 MB before); since then pandas, scipy, the
+    # judging page's server and Dask joined the runtime: 528 MB measured (README: Docker). The
+    # bound catches a regression such as a second Java or a build tool left in (100+ MB).
+    assert size <= 540e6, f"{image} is {size / 1e6:.0f} MB (README: Docker)"
     script = (
         "find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
         "python -c 'import pip' 2>&1 | tail -1; python -c 'import setuptools' 2>&1 | tail -1; "
@@ -192,6 +194,7 @@ def test_compose_readme_commands_equal_local_and_files_are_the_users(image, loca
     env = {"COMPOSE_PROJECT_NAME": f"harnessdockertest{os.getpid()}"}
     for cmd in readme_compose():
         r = run(shlex.split(cmd), cwd=work, env=env)  # exactly as written (no TTY here)
+        run(["docker-compose", "down"], cwd=work, env=env)  # the project's (unused) cluster network
         assert r.returncode == 0, (cmd, r.stderr)
         assert comparable(r.stdout, "/app") == comparable(out[cmd].stdout, root), cmd
         assert comparable(harness_stderr(r.stderr), "/app") == comparable(out[cmd].stderr, root), cmd
