@@ -246,9 +246,11 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")
     assert [t.model for t in c.tuning] == ["bm25", "dirichlet"]
     page = (out / "report.html").read_text()
-    assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page  # metric against parameter
-    assert "Interpolated precision at recall" in page
-    assert page.count("<svg") == 1 + 2 * 2 + 15  # PR, sweeps x measures, diffs (incl. the 2 tuned runs)
+    assert "AP: bm25, k1 × b" in page and "AP: dirichlet by mu" in page  # a grid's heatmap, a line
+    assert "Interpolated precision at recall: bm25 (10 runs)" in page  # 16 runs: one panel per model family
+    # PR panels (bm25, dirichlet), sweeps x measures, CI charts per measure, per-topic diffs (incl. the 2 tuned runs)
+    assert page.count("<svg") == 2 + 2 * 2 + 2 + 15
+    assert page.count('<svg class="chart heatmap"') == 2 and page.count('<svg class="chart interval-chart"') == 2
 
 
 def test_pr_curves_are_the_mean_interpolated_precisions(evil):
