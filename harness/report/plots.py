@@ -194,7 +194,9 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
             if len(varying) == 1:
                 xp = varying[0]
                 pts = sorted((r.params[xp], means[str(r)]) for r in group)
-                line = _styled(styles[str(group[0])], range(len(pts)), [y for _, y in pts], label=model, group="")
+                line = _styled(
+                    styles[str(group[0])], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
+                )
                 refs = [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
                 if model in tuned and tuned[model] in means:
                     cv = styles[tuned[model]]

@@ -341,6 +341,7 @@ def line_chart(
             f'<line class="reference" x1="{f.x0}" y1="{py:.1f}" x2="{f.x1}" y2="{py:.1f}" stroke="{color}" '
             f'stroke-width="1.5" stroke-dasharray="6 4"><title>{_e(name)}: {_e(f"{y:.4f}")}</title></line>'
         )
+    x_names = dict(x_ticks or ())
     for s in lines:
         pts = [(xmap(x), ymap(y), x, y) for x, y in zip(s.xs, s.ys) if math.isfinite(y)]
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
@@ -353,7 +354,7 @@ def line_chart(
             for px, py, x, y in pts:
                 out.append(
                     f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6" fill="{s.color}">'
-                    f"<title>{_e(s.name)}: {_e(_tick_text(x))} → {_e(f'{y:.4f}')}</title></circle>"
+                    f"<title>{_e(s.name)}: {_e(x_names.get(x, _tick_text(x)))} → {_e(f'{y:.4f}')}</title></circle>"
                 )
     out += _legend(placed, f.x0, f.y0 + 40, f.x1 - f.x0)
     out.append("</svg>")
@@ -381,7 +382,8 @@ def bar_chart(
     elif symmetric:
         yt = nice_ticks(0.0, top, count=3)
         yt = [-t for t in reversed(yt[1:])] + yt
-        lo, hi = yt[0], yt[-1]
+        hi = max(yt[-1], top)  # the last tick may be a rounding error below the largest bar
+        lo = -hi
     else:
         lo, hi, yt = axis_range(vals, include=[0.0], pad=0.0)
     ymap = lambda y: f.y0 - (y - lo) / (hi - lo) * (f.y0 - f.y1)  # noqa: E731
