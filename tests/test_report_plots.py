@@ -18,7 +18,7 @@ from playwright.sync_api import sync_playwright
 from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.report import write_report
-from harness.report.plots import MIN_SPAN
+from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
 from .conftest import REPO
@@ -351,3 +351,12 @@ def test_per_topic_panels_each_have_their_own_symmetric_scale(sweep, sweep_page)
         for _, _, (_l, btop, _r, bbottom) in chart["bars"]:
             assert min(grid) - 0.5 <= btop and bbottom <= max(grid) + 0.5
     assert len(scales) >= 3  # the panels' scales differ with their data
+
+
+def test_readme_states_the_plots_constants():
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### The report's plots\n") :]
+    section = section[: section.index("\n## ")]
+    assert f"Up to {SINGLE_CHART_RUNS} runs share one chart" in section
+    assert f"(at most {MAX_DIFF_PLOTS})" in section
+    assert f"at least {MIN_SPAN:g} tall" in section

@@ -142,6 +142,7 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
                 series,
                 x_ticks=ticks,
                 y_range=(lo, hi),
+                bounds=(0.0, 1.0),
                 width=640,
                 height=380,
             )
@@ -173,6 +174,7 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
                 series,
                 x_ticks=ticks,
                 y_range=(lo, hi),
+                bounds=(0.0, 1.0),
                 width=580,
                 height=330,
             )

@@ -319,10 +319,8 @@ def line_chart(
         xlo, xhi = min(xlo, min(t for t, _ in x_ticks)), max(xhi, max(t for t, _ in x_ticks))
     if xhi == xlo:
         xlo, xhi = xlo - 0.5, xhi + 0.5
-    if y_range:
-        ylo, yhi = y_range
-        yt = nice_ticks(ylo, yhi)
-        ylo, yhi = min(ylo, yt[0]), max(yhi, yt[-1])
+    if y_range:  # a range fixed by the caller (panels sharing one scale), widened to round ticks
+        ylo, yhi, yt = axis_range(list(y_range), bounds=bounds, pad=0.0)
     else:
         ylo, yhi, yt = axis_range(ys_all, bounds=bounds, min_span=min_span)
     xmap = lambda x: f.x0 + 10 + (x - xlo) / (xhi - xlo) * (f.x1 - f.x0 - 20)  # noqa: E731
