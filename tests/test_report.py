@@ -17,7 +17,7 @@ import pytest
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import latex, render_markdown, svg, write_report
+from harness.report import latex, plots, render_markdown, svg, write_report
 
 from .conftest import REPO
 
@@ -267,7 +267,7 @@ def test_pr_curves_are_the_mean_interpolated_precisions(evil):
 
 
 def test_module_examples():
-    for module in (svg, latex):
+    for module in (svg, plots, latex):
         assert doctest.testmod(module).failed == 0
 
 

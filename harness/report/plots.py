@@ -45,6 +45,7 @@ from harness.report.svg import (
     interval_chart,
     line_chart,
     shade,
+    text_width,
 )
 from harness.report.tables import fmt_p
 from harness.stats import CORRECTIONS
@@ -84,9 +85,19 @@ def run_models(result: ExperimentResult) -> dict[str, str]:
 
 
 def _setting(name: str, model: str) -> str:
-    """The part of a run's name inside ``model(...)``: "k1=0.9,b=0.4" for "bm25(k1=0.9,b=0.4)"."""
-    if name.startswith(model + "(") and name.endswith(")"):
-        return name[len(model) + 1 : -1].replace(",", ", ") or model
+    """The part of a run's name inside ``model(...)`` when those parentheses close at its end:
+    "k1=0.9, b=0.4" for "bm25(k1=0.9,b=0.4)"; any other name whole.
+
+    >>> _setting("bm25(k1=0.9,b=0.4)", "bm25"), _setting("bm25(k1=0.9)+rm3(terms=10)", "bm25")
+    ('k1=0.9, b=0.4', 'bm25(k1=0.9)+rm3(terms=10)')
+    """
+    if not (name.startswith(model + "(") and name.endswith(")")):
+        return name
+    depth = 0
+    for i, ch in enumerate(name[len(model) :], start=len(model)):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return name[len(model) + 1 : -1].replace(",", ", ") or model if i == len(name) - 1 else name
     return name
 
 
@@ -274,13 +285,14 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
             rows.append((label, r.diff, r.ci_low, r.ci_high, kind, tip))
         if not rows:
             continue
-        against = "" if several else f" − {c.baselines[0]}"
+        against = "" if several else f"run − {c.baselines[0]}, "
+        widest = max(text_width(r[0]) for r in rows)
         out.append(
             interval_chart(
-                f"{m}: run{against}, mean difference and {level} CI (uncorrected)",
-                f"difference in {m}",
+                f"{m}: {against}mean difference and {level} CI (uncorrected)",
+                f"difference in {m}" + (" (run − baseline of each row)" if several else ""),
                 rows[:MAX_INTERVAL_ROWS],
-                width=700,
+                width=round(min(1100, max(700, widest + 440))),
             )
         )
     return out
@@ -312,15 +324,17 @@ def render_plots(result: ExperimentResult) -> str:
     out.append("</div>")
     measures = list(c.measures) if c is not None else list(cfg.measures)
     sweeps = _sweep_plots(result, measures)
+    # all-pairs compares each run with every later one: the later run minus the earlier, as the tables
+    pair = "later − earlier run in config order" if c is not None and c.all_pairs else "run − baseline"
     if sweeps:
         out.append('<h3>Measure against parameter</h3><div class="plots">')
         out += sweeps
         out.append("</div>")
     if c is not None and c.rows:
         corr = CORRECTIONS[c.policy.correction]
-        out.append("<h3>Differences against the baseline, with confidence intervals</h3>")
+        out.append(f"<h3>Differences {'between runs' if c.all_pairs else 'against the baseline'}, with CIs</h3>")
         out.append(
-            f'<p class="muted">Dot: the mean difference (run − baseline); whisker: its {c.policy.ci_level * 100:g}% '
+            f'<p class="muted">Dot: the mean difference ({pair}); whisker: its {c.policy.ci_level * 100:g}% '
             "percentile bootstrap CI on its own, <em>not</em> corrected for multiple comparisons. Filled dots are "
             f"significant after the p-values' {_e(corr)} (corrected p &lt; {c.policy.alpha:g}): green better, "
             "orange-red worse; hollow grey dots are not. An uncorrected whisker may miss 0 for a difference that "
@@ -332,7 +346,7 @@ def render_plots(result: ExperimentResult) -> str:
         out += _interval_plots(result)
         out.append("</div>")
     if c is not None and c.pairs:
-        out.append(f"<h3>Per-topic difference in {_e(c.measures[0])} (run − baseline)</h3>")
+        out.append(f"<h3>Per-topic difference in {_e(c.measures[0])} ({pair})</h3>")
         out.append(
             '<p class="muted">Each panel has its own scale, symmetric around 0: read the tick labels before '
             "comparing panels.</p>"

@@ -177,12 +177,16 @@ class _Frame:
         self.y0, self.y1 = height - bottom, top  # y0: bottom of the plot area
 
     def open(self, title: str, desc: str, kind: str) -> list[str]:
+        # a long title is drawn smaller (down to 10 px), then cut; the <title> keeps it whole
+        size = 13
+        while size > 10 and text_width(title, size) * 1.08 > self.width - 8:
+            size -= 1
         return [
             f'<svg class="chart {kind}" width="{self.width:.0f}" height="{self.height:.0f}" '
             f'viewBox="0 0 {self.width:.0f} {self.height:.0f}" role="img" aria-label="{_e(title)}">',
             f"<title>{_e(title)}</title><desc>{_e(desc)}</desc>",
-            f'<text x="{self.width / 2:.1f}" y="18" text-anchor="middle" font-size="13" '
-            f'font-weight="bold" {_FONT}>{_e(title)}</text>',
+            f'<text class="chart-title" x="{self.width / 2:.1f}" y="18" text-anchor="middle" font-size="{size}" '
+            f'font-weight="bold" {_FONT}>{_e(_fit(title, (self.width - 8) / 1.08, size))}</text>',
         ]
 
     def y_axis(self, ticks: Sequence[float], ymap, label: str, lo: float, hi: float) -> list[str]:
@@ -517,7 +521,7 @@ def interval_chart(
     a whisker from low to high, a vertical line at 0. ``kind`` "better" / "worse" draws a filled
     green / orange-red dot (significant), anything else a hollow grey one. The x axis is zoomed to
     the whiskers and always shows 0."""
-    label_w = min(max([text_width(r[0], 11) for r in rows] + [40]) + 12, width * 0.45)
+    label_w = min(max([text_width(r[0], 11) for r in rows] + [40]) + 12, width - 300)
     row_h = 20
     f = _Frame(width, 30 + row_h * len(rows) + 46, left=label_w, right=20)
     vals = [v for r in rows for v in r[1:4] if math.isfinite(v)]
