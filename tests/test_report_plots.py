@@ -52,6 +52,7 @@ CHARTS_JS = """() => Array.from(document.querySelectorAll('svg.chart')).map(svg 
       title: g.querySelector('title').textContent})),
     grid_size: svg.querySelector('g.cells') ? [+svg.querySelector('g.cells').dataset.rows,
       +svg.querySelector('g.cells').dataset.cols] : null,
+    notes: Array.from(svg.querySelectorAll('text.note')).map(t => t.textContent),
     x_values: Array.from(svg.querySelectorAll('text.x-value')).map(t => t.textContent),
     y_values: Array.from(svg.querySelectorAll('text.y-value')).map(t => t.textContent),
     intervals: Array.from(svg.querySelectorAll('g.interval')).map(g => ({
@@ -284,6 +285,11 @@ def test_the_bm25_grid_is_a_heatmap_of_the_means(sweep, sweep_page):
             r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
             return -(0.299 * r + 0.587 * g + 0.114 * b)
 
+        # the cross-validated run's mean, out of fold, under the grid
+        assert chart["notes"] == [
+            f"bm25(cv:AP,folds=3,seed=42): {means['bm25(cv:AP,folds=3,seed=42)'][measure]:.4f} "
+            "(cross-validated: out-of-fold)"
+        ]
         ordered = sorted(shown.values())
         assert all(darkness(a[1]) <= darkness(b[1]) for a, b in zip(ordered, ordered[1:]))
     lines = [c["title"] for c in charts if c["kind"] == "line-chart" and " by " in c["title"]]
@@ -299,7 +305,8 @@ def test_intervals_agree_with_the_comparisons_table(sweep, sweep_page):
         "AP: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
         "nDCG@10: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
     ]
-    assert "95% CI (uncorrected)" in head  # the table's CI column says the same
+    assert "95% CI (uncorrected)" in head  # the table's CI column says the same, in HTML and Markdown
+    assert "| 95% CI (uncorrected) |" in (report / "summary.md").read_text()
     for chart in intervals:
         measure = chart["title"].split(":")[0]
         mine = [r for r in rows if r["measure"] == measure]

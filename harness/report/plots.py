@@ -229,11 +229,14 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
                     )
                 )
                 continue
-            out += _heatmaps(m, model, group, varying, means, base)
+            notes = [f"baseline {base}: {means[base]:.4f}"] if base is not None and models.get(base) != model else []
+            if model in tuned and tuned[model] in means:
+                notes.append(f"{tuned[model]}: {means[tuned[model]]:.4f} (cross-validated: out-of-fold)")
+            out += _heatmaps(m, model, group, varying, means, base, notes)
     return out
 
 
-def _heatmaps(m: str, model: str, group, varying, means: dict, base: str | None) -> list[str]:
+def _heatmaps(m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str]) -> list[str]:
     xp, yp, rest = varying[0], varying[1], varying[2:]
     xv = sorted({r.params[xp] for r in group})
     yv = sorted({r.params[yp] for r in group})
@@ -263,6 +266,7 @@ def _heatmaps(m: str, model: str, group, varying, means: dict, base: str | None)
                 cells,
                 m,
                 marks,
+                notes=notes,
             )
         )
     return out

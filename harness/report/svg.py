@@ -438,20 +438,21 @@ def heatmap(
     measure: str,
     marks: dict[tuple[int, int], str] | None = None,
     cell: int = 76,
+    notes: Sequence[str] = (),
 ) -> str:
     """A grid of cells, column i = ``x_values[i]``, row j = ``y_values[j]`` (top row first); ``cells``
     maps (i, j) to (value, tooltip); each cell is coloured by its value on this chart's own scale
     (light = lowest, dark = highest, the scale drawn beside) with the value printed in it to 4
     decimals. Missing cells are grey. ``marks`` adds a short text under a cell's value ("best",
-    "baseline") and outlines it."""
+    "baseline") and outlines it. ``notes`` are lines of text under the chart (related values)."""
     marks = marks or {}
     vals = [v for v, _ in cells.values() if math.isfinite(v)]
     vlo, vhi = (min(vals), max(vals)) if vals else (0.0, 1.0)
     left = 28 + max([text_width(v, 10) for v in y_values] + [0]) + 8
     gw, gh = cell * len(x_values), cell * 0.58 * len(y_values)
     ch = gh / max(len(y_values), 1)
-    width = max(left + gw + 90, text_width(title, 13) + 20)
-    f = _Frame(width, 30 + gh + 46, left=left, right=width - left - gw, top=30, bottom=46)
+    width = max([left + gw + 90, text_width(title, 13) + 20] + [text_width(n, 10) + 20 for n in notes])
+    f = _Frame(width, 30 + gh + 46, left=left, right=width - left - gw, top=30, bottom=46, extra=14 * len(notes))
     out = f.open(title, f"{measure} for each {x_label} (columns) and {y_label} (rows)", "heatmap")
     out.append(f'<g class="cells" data-rows="{len(y_values)}" data-cols="{len(x_values)}">')
     for j in range(len(y_values)):
@@ -496,6 +497,8 @@ def heatmap(
         f'transform="rotate(-90 14 {cy:.1f})">{_e(y_label)}</text>'
     )
     out.append(f.x_label(x_label))
+    for k, note in enumerate(notes):
+        out.append(f'<text class="note" x="10" y="{f.y0 + 50 + 14 * k}" font-size="10" {_FONT}>{_e(note)}</text>')
     # the colour scale: ten steps from the lowest to the highest value
     sx, steps = f.x1 + 14, 10
     sh = gh / steps
