@@ -69,6 +69,11 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _num(x: float) -> str:
+    """A number in full precision for a data-* attribute (numpy scalars too): repr of the float."""
+    return repr(float(x))
+
+
 def shade(color: str, t: float) -> str:
     """``color`` mixed with white (t > 0) or black (t < 0) by |t|.
 
@@ -191,7 +196,7 @@ class _Frame:
 
     def y_axis(self, ticks: Sequence[float], ymap, label: str, lo: float, hi: float) -> list[str]:
         # data-y-min/max: the axis's value range, for tests and for readers of the markup
-        out = [f'<g class="y-axis" data-y-min="{lo!r}" data-y-max="{hi!r}">']
+        out = [f'<g class="y-axis" data-y-min="{_num(lo)}" data-y-max="{_num(hi)}">']
         for t in ticks:
             y = ymap(t)
             out.append(f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" stroke="#ddd"/>')
@@ -402,7 +407,7 @@ def bar_chart(
         h = max(bottom - y_top, 0.8 if v == 0 else 0.0)
         out.append(
             f'<rect class="bar" x="{x:.2f}" y="{y_top:.2f}" width="{max(slot - gap, 0.5):.2f}" height="{h:.2f}" '
-            f'fill="{color}" data-value="{v!r}"><title>{_e(tip)}</title></rect>'
+            f'fill="{color}" data-value="{_num(v)}"><title>{_e(tip)}</title></rect>'
         )
     out.append(f'<line x1="{f.x0}" y1="{zero:.1f}" x2="{f.x1}" y2="{zero:.1f}" stroke="#333"/>')
     if top == 0:
@@ -531,7 +536,7 @@ def interval_chart(
     lo, hi, ticks = axis_range(vals, include=[0.0], pad=0.04)
     xmap = lambda x: f.x0 + 8 + (x - lo) / (hi - lo) * (f.x1 - f.x0 - 16)  # noqa: E731
     out = f.open(title, f"{x_label}: {len(rows)} comparisons", "interval-chart")
-    out.append(f'<g class="x-axis" data-x-min="{lo!r}" data-x-max="{hi!r}">')
+    out.append(f'<g class="x-axis" data-x-min="{_num(lo)}" data-x-max="{_num(hi)}">')
     for t in ticks:
         px = xmap(t)
         stroke = "#333" if t == 0 else "#ddd"
@@ -545,7 +550,7 @@ def interval_chart(
         color = {"better": BETTER, "worse": WORSE}.get(kind, NEUTRAL)
         fill = color if kind in ("better", "worse") else "#fff"
         out.append(
-            f'<g class="interval" data-estimate="{est!r}" data-low="{low!r}" data-high="{high!r}" '
+            f'<g class="interval" data-estimate="{_num(est)}" data-low="{_num(low)}" data-high="{_num(high)}" '
             f'data-kind="{_e(kind)}"><title>{_e(tip)}</title>'
             f'<text x="{f.x0 - 6:.1f}" y="{y + 4:.1f}" text-anchor="end" font-size="11" {_FONT}>'
             f"{_e(_fit(label, label_w - 12))}</text>"
