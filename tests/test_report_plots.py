@@ -367,3 +367,29 @@ def test_readme_states_the_plots_constants():
     assert f"Up to {SINGLE_CHART_RUNS} runs share one chart" in section
     assert f"(at most {MAX_DIFF_PLOTS})" in section
     assert f"at least {MIN_SPAN:g} tall" in section
+
+
+def test_a_third_varying_parameter_gives_one_heatmap_per_value():
+    """A model with three swept parameters (none ships yet; similarity families may add one): one
+    heatmap of the first two per value of the third, each cell printing its run's mean."""
+    import html
+    import itertools
+
+    from harness.engine.similarity import Similarity
+    from harness.report.plots import sweep_heatmaps
+
+    group = [
+        Similarity("m", (("a", a), ("b", b), ("c", c)))
+        for a, b, c in itertools.product((0.5, 1.0), (0.1, 0.2, 0.3), (10.0, 20.0))
+    ]
+    means = {str(r): round(0.1 * r.params["a"] + r.params["b"] + r.params["c"] / 1000, 6) for r in group}
+    maps = sweep_heatmaps("AP", "m", group, ["a", "b", "c"], means, None, [])
+    assert len(maps) == 2
+    for svg, c in zip(maps, ("10", "20")):
+        assert f"AP: m, a × b, c={c}</title>" in svg
+        shown = re.findall(r'<title>([^<]*)</title><rect[^>]*/><text class="value"[^>]*>([0-9.]+)</text>', svg)
+        assert len(shown) == 6
+        for title, value in shown:
+            run = html.unescape(title).split(":")[0]
+            assert run.endswith(f"c={c})") and value == f"{means[run]:.4f}"
+        assert svg.count(">best<") == 1

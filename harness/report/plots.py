@@ -52,6 +52,7 @@ from harness.stats import CORRECTIONS
 
 __all__ = [
     "render_plots",
+    "sweep_heatmaps",
     "run_models",
     "run_styles",
     "MAX_DIFF_PLOTS",
@@ -232,11 +233,14 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
             notes = [f"baseline {base}: {means[base]:.4f}"] if base is not None and models.get(base) != model else []
             if model in tuned and tuned[model] in means:
                 notes.append(f"{tuned[model]}: {means[tuned[model]]:.4f} (cross-validated: out-of-fold)")
-            out += _heatmaps(m, model, group, varying, means, base, notes)
+            out += sweep_heatmaps(m, model, group, varying, means, base, notes)
     return out
 
 
-def _heatmaps(m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str]) -> list[str]:
+def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str]) -> list[str]:
+    """Heatmaps of measure ``m`` over the first two ``varying`` parameters of ``group`` (the runs of
+    ``model``), one per combination of the others' values (at most :data:`MAX_HEATMAPS`); ``means``
+    maps run names to means; the best cell and ``base`` are outlined; ``notes`` go under each."""
     xp, yp, rest = varying[0], varying[1], varying[2:]
     xv = sorted({r.params[xp] for r in group})
     yv = sorted({r.params[yp] for r in group})
