@@ -23,7 +23,7 @@ from harness.engine.index import IndexOptions
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError
 
-__all__ = ["Searcher", "strictly_decreasing"]
+__all__ = ["Searcher", "strictly_decreasing", "unpack"]
 
 
 def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
@@ -95,10 +95,12 @@ class Searcher:
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
 
-    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
-        """For each query text, (doc ids, float64 scores) in rank order."""
+    def search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
+        """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
+        and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
+        ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         if not queries:
-            return []
+            return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
         try:
             raw = self._java.search(list(queries), self._similarity(sim), int(depth), int(threads)).tostring()
         except Exception as e:
@@ -108,13 +110,24 @@ class Searcher:
         total = int(counts.sum())
         docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
         scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
-        out = []
-        start = 0
-        for c in counts.tolist():
-            end = start + c
-            out.append((self.ids[docs[start:end]].tolist(), strictly_decreasing(scores[start:end])))
-            start = end
-        return out
+        return counts, docs, scores
+
+    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
+        """For each query text, (doc ids, float64 scores) in rank order."""
+        counts, docs, scores = self.search_arrays(queries, sim, depth, threads)
+        return unpack(counts, self.ids[docs], scores)
 
     def close(self) -> None:
         self._java.close()
+
+
+def unpack(counts: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> list[tuple[list[str], np.ndarray]]:
+    """Per query, (doc ids, strictly decreasing float64 scores) from a batch's compact arrays
+    (``ids``: the hits' external ids, an object array in rank order)."""
+    out = []
+    start = 0
+    for c in counts.tolist():
+        end = start + c
+        out.append((ids[start:end].tolist(), strictly_decreasing(scores[start:end])))
+        start = end
+    return out
