@@ -155,9 +155,13 @@ def _markdown_comparisons(result: ExperimentResult, w) -> None:
     w(
         f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
         f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
-        "W/T/L: topics where the run wins, ties, loses against the baseline.\n\n"
+        "W/T/L: topics where the run wins, ties, loses against the baseline. The CI is each difference's own "
+        "percentile bootstrap interval, not corrected for multiple comparisons.\n\n"
     )
-    w(f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI | d | p | corrected p | | W/T/L |\n")
+    w(
+        f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI (uncorrected) | d | p | "
+        "corrected p | | W/T/L |\n"
+    )
     w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
     for r in c.rows:
         w(
