@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Each does all set-up first.
-.PHONY: demo test lint setup setup-dev java bench clean
+.PHONY: demo test lint setup setup-dev java bench docker docker-test clean
 
 demo: setup
 	.venv/bin/harness run configs/demo.yaml
@@ -26,6 +26,16 @@ bench: setup-dev
 	.venv/bin/python bench/bench_eval.py --sizes 1M,10M
 	.venv/bin/python bench/bench_stats.py
 	.venv/bin/python bench/bench_scale.py
+
+# The Docker image (README "Docker"): the base bootstrapped from the Debian mirror when the
+# engine lacks it, then `docker build` with the host's network.
+docker:
+	scripts/docker-build.sh
+
+# Builds the image (with its own dockerd when no engine is running) and checks it against a
+# local run: scripts/docker-test.sh. CI runs it after `make test`.
+docker-test: setup-dev
+	scripts/docker-test.sh
 
 # Rebuild the small Java search helper (needs the Eclipse compiler `ecj`, Debian package ecj).
 java: setup

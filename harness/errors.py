@@ -4,7 +4,16 @@ says what went wrong, where (file:line or key path), what was given and what is 
 The CLI maps each class to an exit code; nothing else in the package picks exit codes.
 """
 
-__all__ = ["HarnessError", "ConfigError", "DataError", "EngineError", "ExpectationError", "ConfigProblem"]
+__all__ = [
+    "HarnessError",
+    "ConfigError",
+    "DataError",
+    "EngineError",
+    "ExpectationError",
+    "ConfigProblem",
+    "HarnessWarning",
+    "warn",
+]
 
 
 class HarnessError(Exception):
@@ -76,3 +85,16 @@ class ExpectationError(HarnessError):
     """The run finished but a value in the config's ``expect`` block did not match."""
 
     exit_code = 1
+
+
+class HarnessWarning(UserWarning):
+    """Something a user should know before trusting a result, that does not stop the run (a
+    header row skipped, qrels that share few doc ids with the collection...). The CLI prints
+    each as ``harness: warning: ...``; experiments also list them in the report."""
+
+
+def warn(message: str) -> None:
+    """Emit a :class:`HarnessWarning` (a Python warning: the API's callers can filter or record it)."""
+    import warnings
+
+    warnings.warn(HarnessWarning(message), stacklevel=2)

@@ -2,6 +2,7 @@
 
 <!-- BEGIN config-reference -->   harness.config.reference_markdown()
 <!-- BEGIN measures -->           harness.metrics' measure registry
+<!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
 <!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
 
   .venv/bin/python scripts/gen_readme.py          # rewrite README.md
@@ -43,6 +44,36 @@ def measures() -> str:
     return "\n".join(rows)
 
 
+def measure_aliases() -> str:
+    """The names accepted besides the canonical ones, from harness.metrics.measures.ALIASES."""
+    from harness.metrics.measures import ALIASES, parse_measure
+
+    examples = {
+        "map": "map",
+        "map_cut": "map_cut_10",
+        "ndcg_cut": "ndcg_cut_10",
+        "recip_rank": "recip_rank",
+        "mrr": "MRR",
+        "recall": "recall_100",
+        "precision": "precision@10",
+        "prec": "prec@10",
+        "success": "success_1",
+        "iprec_at_recall": "iprec_at_recall_0.50",
+        "11pt_avg": "11pt_avg",
+        "num_ret": "num_ret",
+        "num_rel": "num_rel",
+        "num_rel_ret": "num_rel_ret",
+    }
+    rows = ["| you type | also | is parsed as |", "|---|---|---|"]
+    for alias in ALIASES:
+        ex = examples.get(alias, alias)
+        other = {"map_cut": "`map_cut.10`", "ndcg_cut": "`ndcg_cut.10`", "recall": "`recall.100`, `recall@100`"}
+        rows.append(f"| `{ex}` | {other.get(alias, '')} | `{parse_measure(ex)}` |")
+    rows.append("| `P_5` | `P.5`, `p@5` | `P@5` |")
+    rows.append("| `MAP`, `Map`, `NDCG@10`, `Bpref` | any case of a canonical name | `AP`, `AP`, `nDCG@10`, `bpref` |")
+    return "\n".join(rows)
+
+
 def demo_output() -> str:
     """The summary table of the demo, computed into a temporary folder."""
     from harness.config import load_config
@@ -58,7 +89,12 @@ def demo_output() -> str:
     return "```\n$ make demo\n...\n" + "\n".join(table[:end]) + "\n...\nreport written to reports/demo\n```"
 
 
-SECTIONS = {"config-reference": config_reference, "measures": measures, "demo-output": demo_output}
+SECTIONS = {
+    "config-reference": config_reference,
+    "measures": measures,
+    "measure-aliases": measure_aliases,
+    "demo-output": demo_output,
+}
 
 
 def render(text: str, only: set[str] | None = None) -> str:

@@ -266,8 +266,8 @@ def test_evaluate_bad_input_names_the_problem():
     run, qrels = _synthetic()
     with pytest.raises(DataError, match="no docno column: expected one of docno, doc_id, docid"):
         harness.evaluate(pd.DataFrame({"qid": ["1"], "doc": ["a"], "score": [1.0]}), qrels)
-    with pytest.raises(DataError, match="unknown measure 'MAP'"):
-        harness.evaluate(run, qrels, ["MAP"])
+    with pytest.raises(DataError, match="unknown measure 'MAPP'.*did you mean 'map'"):
+        harness.evaluate(run, qrels, ["MAPP"])
     with pytest.raises(DataError, match="missing_topics must be one of zero, drop"):
         harness.evaluate(run, qrels, missing_topics="skip")
     with pytest.raises(DataError, match="labels must be integers"):

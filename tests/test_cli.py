@@ -210,7 +210,10 @@ def test_evaluate_bad_input_is_exit_2(searched, tmp_path):
     run_file = str(tmp / "report" / "runs" / "bm25(k1=0.9,b=0.4).trec")
     qrels_file = str(REPO / "qrels" / "demo.txt")
     cases = [
-        (("evaluate", run_file, qrels_file, "-m", "MAPP"), "unknown measure 'MAPP'"),
+        (
+            ("evaluate", run_file, qrels_file, "-m", "MAPP"),
+            "unknown measure 'MAPP' in 'MAPP'; did you mean 'map' (= AP)?",
+        ),
         (("evaluate", str(tmp_path / "none.trec"), qrels_file, "-m", "AP"), "none.trec: run file not found"),
         (("evaluate", qrels_file, run_file, "-m", "AP"), "the order is RUN QRELS"),
         (("evaluate", run_file, qrels_file, "-m", "AP", "--ties", "random"), "invalid choice: 'random'"),

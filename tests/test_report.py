@@ -17,7 +17,7 @@ import pytest
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import latex, render_markdown, svg, write_report
+from harness.report import latex, plots, render_markdown, svg, write_report
 
 from .conftest import REPO
 
@@ -246,9 +246,11 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")
     assert [t.model for t in c.tuning] == ["bm25", "dirichlet"]
     page = (out / "report.html").read_text()
-    assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page  # metric against parameter
-    assert "Interpolated precision at recall" in page
-    assert page.count("<svg") == 1 + 2 * 2 + 15  # PR, sweeps x measures, diffs (incl. the 2 tuned runs)
+    assert "AP: bm25, k1 × b" in page and "AP: dirichlet by mu" in page  # a grid's heatmap, a line
+    assert "Interpolated precision at recall: bm25 (10 runs)" in page  # 16 runs: one panel per model family
+    # PR panels (bm25, dirichlet), sweeps x measures, CI charts per measure, per-topic diffs (incl. the 2 tuned runs)
+    assert page.count("<svg") == 2 + 2 * 2 + 2 + 15
+    assert page.count('<svg class="chart heatmap"') == 2 and page.count('<svg class="chart interval-chart"') == 2
 
 
 def test_pr_curves_are_the_mean_interpolated_precisions(evil):
@@ -265,7 +267,7 @@ def test_pr_curves_are_the_mean_interpolated_precisions(evil):
 
 
 def test_module_examples():
-    for module in (svg, latex):
+    for module in (svg, plots, latex):
         assert doctest.testmod(module).failed == 0
 
 

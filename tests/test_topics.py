@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from harness.engine.topics import read_topics
-from harness.errors import DataError
+from harness.errors import DataError, HarnessWarning
 
 
 def test_formats(tmp_path):
@@ -33,3 +33,40 @@ def test_bad_input_names_file_and_line(tmp_path, name, fmt, text, message):
     (tmp_path / name).write_text(text)
     with pytest.raises(DataError, match=message):
         read_topics(tmp_path / name, fmt)
+
+
+TREC = "<top>\n<num> Number: 301\n<title> organized crime\n<desc> Description:\nd\n<narr> Narrative:\nn\n</top>\n"
+
+
+@pytest.mark.parametrize(
+    "name, fmt, data",
+    [
+        ("t.tsv", "tsv", b"301\torganized crime\n"),
+        ("t.jsonl", "jsonl", b'{"qid": "301", "query": "organized crime"}\n'),
+        ("t.trec", "trec", TREC.encode()),  # Anserini's reader gets a copy without the BOM
+        ("t.tsv", "anserini:TsvString", b"301\torganized crime\n"),
+    ],
+)
+def test_a_leading_bom_is_skipped_in_every_format(tmp_path, name, fmt, data):
+    (tmp_path / name).write_bytes(data)
+    plain = read_topics(tmp_path / name, fmt)
+    (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + data)
+    assert read_topics(tmp_path / name, fmt) == plain == [("301", "organized crime")]
+
+
+def test_header_row_is_skipped_with_a_warning(tmp_path):
+    (tmp_path / "h.tsv").write_text("QID\tQuery\n1\tflow\n")
+    with pytest.warns(HarnessWarning, match=r"h\.tsv:1: skipped 'QID\\tQuery': it looks like a header row"):
+        assert read_topics(tmp_path / "h.tsv") == [("1", "flow")]
+    (tmp_path / "n.tsv").write_text("1\tflow\nqid\tquery\n")  # not the first line: a topic (and no warning)
+    assert read_topics(tmp_path / "n.tsv") == [("1", "flow"), ("qid", "query")]
+
+
+def test_anserini_topics_with_an_empty_title_or_a_bad_id_are_errors(tmp_path):
+    (tmp_path / "e.trec").write_text(TREC + TREC.replace("301", "302").replace("organized crime", " "))
+    with pytest.raises(DataError, match=r"e\.trec: topic '302' has an empty title"):
+        read_topics(tmp_path / "e.trec", "trec")
+    (tmp_path / "f.tsv").write_text("1\tflow\n2\t \n")  # Anserini's reader itself fails on it
+    with pytest.raises(DataError, match=r"f\.tsv: Anserini's TsvStringTopicReader could not read it: ") as e:
+        read_topics(tmp_path / "f.tsv", "anserini:TsvString")
+    assert "\tio.anserini" not in str(e.value) and "\n" not in str(e.value)  # no Java stack trace

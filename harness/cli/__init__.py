@@ -13,6 +13,7 @@ import os
 
 from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
+from harness.cli.notes import harness_warnings
 
 __all__ = ["main", "build_parser"]
 
@@ -300,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
 
     with handle_signals():
         try:
-            return args.func(args)
+            with harness_warnings():
+                return args.func(args)
         except BaseException as e:  # every failure is one clean paragraph and an exit code
             if debug or isinstance(e, SystemExit):
                 raise

@@ -32,7 +32,26 @@ def _read_run_and_qrels(run_path: str, qrels_path: str, duplicates: str = "error
             run_path,
             "this looks like qrels and the qrels file like a run: the order is RUN QRELS (trec_eval's is qrels first)",
         )
-    return read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
+    run, qrels = read_run(run_path, duplicates=duplicates), read_qrels(qrels_path)
+    _check_qrels(qrels, qrels_path, [(run_path, run)])
+    return run, qrels
+
+
+def _check_qrels(qrels, qrels_path, runs) -> None:
+    """An empty qrels file is an error; runs sharing no doc id with the qrels get a warning."""
+    import numpy as np
+
+    from harness.errors import warn
+
+    if not qrels.topics():
+        raise DataError(qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    judged = np.unique(qrels.docids)
+    for path, run in runs:
+        if len(run) and not len(np.intersect1d(np.unique(run.docids), judged)):
+            warn(
+                f"{path}: none of its document ids is judged in {qrels_path}: every score will be 0. "
+                "Do the ids match (file names with or without an extension, a prefix)?"
+            )
 
 
 def _measures(texts: list[str]):
@@ -57,6 +76,7 @@ def _eval_policy(args):
 
 def cmd_evaluate(args) -> int:
     from harness.metrics import evaluate
+    from harness.metrics.evaluate import SUMMED
     from harness.progress import Progress
 
     measures = _measures(args.measures)
@@ -68,12 +88,16 @@ def cmd_evaluate(args) -> int:
         ev = evaluate(run, qrels, measures, policy)
         bar.update()
     names = [str(m) for m in measures]
+    # As trec_eval: counts print as integers and their "all" line is the sum over topics.
+    counts = {str(m) for m in measures if m.name in SUMMED}
+    fmt = lambda name, v: f"{v:.0f}" if name in counts else f"{v:.4f}"  # noqa: E731
     if args.per_topic:
         for topic in sorted(ev.topics):
             for name in names:
-                print(f"{name}\t{topic}\t{ev.per_topic[name][topic]:.4f}")
+                print(f"{name}\t{topic}\t{fmt(name, ev.per_topic[name][topic])}")
+    summary = ev.summary
     for name in names:
-        print(f"{name}\tall\t{ev.means[name]:.4f}")
+        print(f"{name}\tall\t{fmt(name, summary[name])}")
     a = ev.audit
     _log(
         f"# {a['topics_evaluated']} topics evaluated ({a['judged_missing_from_run']} judged topics missing "
@@ -139,10 +163,13 @@ def cmd_compare(args) -> int:
         raise DataError("compare", str(e)) from None
     policy = _eval_policy(args)
     qrels = read_qrels(args.qrels)
+    _check_qrels(qrels, args.qrels, [])
     evaluations = {}
     with Progress(len(paths) + 1, "evaluating runs", unit="steps") as bar:
         for name, path in zip(names, paths):
-            evaluations[name] = evaluate(read_run(path, duplicates=args.duplicates), qrels, measures, policy)
+            run = read_run(path, duplicates=args.duplicates)
+            _check_qrels(qrels, args.qrels, [(path, run)])
+            evaluations[name] = evaluate(run, qrels, measures, policy)
             bar.update()
         common = [
             t

@@ -17,7 +17,7 @@ import re
 
 from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
-from harness.metrics.measures import MEASURES
+from harness.metrics.measures import ALIASES, MEASURES
 
 __all__ = ["json_schema", "DIALECT"]
 
@@ -42,7 +42,11 @@ def _measure_pattern() -> str:
             opts = ""
         cut = r"@(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)" if info.float_cutoff else "@[0-9]+"
         cut = {"required": cut, "optional": f"({cut})?", "none": ""}[info.cutoff]
-        forms.append(f"{_nocase(name)}{opts}{cut}{opts if info.cutoff != 'none' else ''}")
+        names = "(" + "|".join(_nocase(n) for n in [name, *(a for a, f in ALIASES.items() if f == name)]) + ")"
+        forms.append(f"{names}{opts}{cut}{opts if info.cutoff != 'none' else ''}")
+        if info.cutoff != "none":  # trec_eval style, no options: P_5, P.5, ndcg_cut_10, iprec_at_recall_0.50
+            trec_cut = r"[_.](0(\.[0-9]+)?|1(\.0+)?)" if info.float_cutoff else "[_.][0-9]+"
+            forms.append(f"{names}{trec_cut}" + ("" if info.cutoff == "required" else "?"))
     return "^(" + "|".join(forms) + ")$"
 
 

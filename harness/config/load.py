@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     _CHECKS,
     _INVALID,
@@ -530,7 +531,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
         )
         return None
     runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
-    if runs is not None and len(runs) < 2:
+    if runs is not None and len(runs) == 1:
         ctx.problem(
             "compare",
             f"needs at least two runs to compare; the config has one ({runs[0]}): "
@@ -718,7 +719,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],
-        index_threads=v["index"]["threads"] or os.cpu_count() or 1,
+        index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],

@@ -250,8 +250,8 @@ def _number(ctx: _Ctx, node: Node, path: str, integer: bool = False) -> Any:
         v = float(v)
     if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
         return _expected(ctx, path, "an integer" if integer else "a number", node)
-    if isinstance(v, float) and math.isnan(v):
-        return ctx.problem(path, "must be a number (got nan)", node)
+    if isinstance(v, float) and not math.isfinite(v):
+        return ctx.problem(path, f"must be a finite number (got {v})", node)
     return v
 
 
@@ -259,6 +259,8 @@ def _check_int(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     v = _number(ctx, node, path, integer=True)
     if v is not _INVALID and key.minimum is not None and v < key.minimum:
         return ctx.problem(path, f"must be an integer >= {format_number(key.minimum)} (got {v})", node)
+    if v is not _INVALID and key.maximum is not None and v > key.maximum:
+        return ctx.problem(path, f"must be an integer <= {key.maximum:,} (got {v:,})", node)
     return v
 
 
@@ -285,6 +287,8 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
         return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
+    if p.exists() and not p.is_file() and not p.is_dir():
+        return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)
     if not p.exists():
         if key.must_exist:
             return ctx.problem(
@@ -295,6 +299,18 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     elif key.path_kind == "dir" and not p.is_dir():
         return ctx.problem(path, f"expected a folder, but {p} is a file", node)
     return p
+
+
+def _special(p: Path) -> str:
+    """'is a FIFO (named pipe)', 'is a character device'... (never opens it)."""
+    from harness.errors import DataError
+    from harness.formats.hygiene import regular_file
+
+    try:
+        regular_file(p)
+    except DataError as e:
+        return str(e).split(": ", 1)[1].split(", not a regular", 1)[0]
+    return "is not a regular file"
 
 
 # Checks by Key.type; harness.config.load adds the checks of the config's own kinds of value.

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
 from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
@@ -126,7 +127,8 @@ SCHEMA = Key(
                     "Threads for indexing and for searching (one JVM, one index reader; "
                     "measured faster than one process per core, see README Performance).",
                     minimum=1,
-                    default_text="the number of CPU cores",
+                    maximum=MAX_THREADS,
+                    default_text="the number of CPU cores (at most 4 x cores are used)",
                 ),
             ),
         ),
@@ -163,7 +165,14 @@ SCHEMA = Key(
             "values is a sweep, several lists form a grid; `{}` or null means the defaults.",
             required=True,
         ),
-        Key("depth", "int", "Documents retrieved per topic.", default=1000, minimum=1),
+        Key(
+            "depth",
+            "int",
+            "Documents retrieved per topic (above the number of documents: all of them).",
+            default=1000,
+            minimum=1,
+            maximum=MAX_DEPTH,
+        ),
         Key(
             "measures",
             "measures",
@@ -227,13 +236,21 @@ SCHEMA = Key(
                     default_text="all of `measures`",
                 ),
                 Key("test", "choice", "Paired test: " + _registry(TESTS) + ".", default="t", choices=tuple(TESTS)),
-                Key("permutations", "int", "Resamples of the randomization test.", default=10_000, minimum=1),
+                Key(
+                    "permutations",
+                    "int",
+                    "Resamples of the randomization test.",
+                    default=10_000,
+                    minimum=1,
+                    maximum=MAX_RESAMPLES,
+                ),
                 Key(
                     "bootstrap_samples",
                     "int",
                     "Resamples of the bootstrap test and of every confidence interval.",
                     default=10_000,
                     minimum=1,
+                    maximum=MAX_RESAMPLES,
                 ),
                 Key(
                     "ci_level",

@@ -14,16 +14,20 @@ file is staged (hard link, else copy) into a folder of its own, since Anserini r
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import DataError
-from harness.files import json_lines
+from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
 
 __all__ = ["FORMATS", "Corpus"]
 
@@ -33,6 +37,11 @@ FORMATS = {
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
 }
+# Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
+# makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
+JSON_STRING_LIMIT = 20_000_000
+DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
+_DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
 _SUFFIXES = {
     "jsonl": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
     "trec": None,  # any file
@@ -54,21 +63,26 @@ class Corpus:
         return FORMATS[self.format]
 
     def files(self) -> list[Path]:
-        """The files that make up the corpus, sorted by relative path (hidden files skipped)."""
+        """The files that make up the corpus, sorted by relative path: what Anserini reads,
+        hidden files and folders included (its walk does not skip them, so neither may the
+        fingerprint); a text folder, which we convert ourselves, skips hidden names.
+
+        Nothing is opened here. Anserini walks the folder itself and opens what it finds, so a
+        FIFO, socket or device anywhere inside (``mkfifo``, a link to ``/dev/zero``) would block
+        or never end: each is an error naming it, as are symlink loops and unreadable entries.
+        Linked folders are followed (each real folder once)."""
         p = self.path
-        if p.is_file():
+        mode = _mode(p, "collection path")
+        if stat.S_ISREG(mode):
             return [p]
-        if not p.is_dir():
-            raise DataError(p, "collection path does not exist")
+        if not stat.S_ISDIR(mode):
+            regular_file(p, "collection file")  # raises: says what it is instead
         suffixes = _SUFFIXES[self.format]
         files = []
-        for root, dirs, names in os.walk(p):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            for n in names:
-                if n.startswith("."):
-                    continue
-                if suffixes is None or n.lower().endswith(suffixes):
-                    files.append(Path(root, n))
+        for f in _walk(p, skip_hidden=self.format == "text-folder"):
+            n = f.name
+            if suffixes is None or n.lower().endswith(suffixes):
+                files.append(f)
         files.sort(key=lambda f: f.relative_to(p).as_posix())
         if not files:
             want = "any file" if suffixes is None else " or ".join(suffixes)
@@ -81,31 +95,38 @@ class Corpus:
         base = self.path if self.path.is_dir() else self.path.parent
         for f in self.files():
             h.update(f.relative_to(base).as_posix().encode() + b"\0")
-            with open(f, "rb") as fh:
-                while chunk := fh.read(1 << 20):
+            try:
+                fh = open(f, "rb")
+            except OSError as e:
+                raise DataError(f, f"cannot read: {e.strerror or e}") from None
+            with fh:
+                while chunk := _read(f, fh, 1 << 20):
                     h.update(chunk)
             h.update(b"\0")
         return h.hexdigest()
 
     def check_jsonl(self) -> None:
-        """Anserini's JsonCollection stops reading a file at its first malformed line and reports
-        nothing; we check every line first, so bad input fails with its file and line."""
+        """Anserini's JsonCollection stops reading a file at its first malformed line (or at a
+        document its JSON parser or Lucene refuses) and reports nothing; we check every line, so
+        bad input fails with its file and line."""
         for f in self.files():
-            opener = gzip.open if f.name.endswith(".gz") else open
-            with opener(f, "rt", encoding="utf-8") as fh:
-                head = fh.read(1)
-                while head.isspace():
-                    head = fh.read(1)
-                fh.seek(0)
-                if head == "[":  # JsonCollection also reads one JSON array of documents per file
+            with _open_binary(f) as fh:
+                head = _read(f, fh, 4096).lstrip()[:1]
+            if head == b"[":  # JsonCollection also reads one JSON array of documents per file
+                with _open_binary(f) as fh:
                     try:
-                        docs = json.load(fh)
+                        docs = json.loads(_read(f, fh, -1))
                     except ValueError as e:
                         raise DataError(f, f"invalid JSON: {e}") from None
-                    for i, doc in enumerate(docs):
-                        _check_doc(f, doc, None, f"document {i}: ")
-                    continue
-                for lineno, doc in json_lines(f, enumerate(fh, start=1)):
+                    except RecursionError:
+                        raise DataError(f, "invalid JSON: nested too deeply") from None
+                if not isinstance(docs, list):
+                    raise DataError(f, "expected a JSON array of documents or one JSON object per line")
+                for i, doc in enumerate(docs):
+                    _check_doc(f, doc, None, f"document {i}: ")
+                continue
+            with _open_binary(f) as fh:
+                for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
                     _check_doc(f, doc, lineno, "")
 
     def _max_json_lines(self) -> int | None:
@@ -114,10 +135,9 @@ class Corpus:
         so the check costs nothing measurable on the happy path."""
         total = 0
         for f in self.files():
-            opener = gzip.open if f.name.endswith(".gz") else open
-            with opener(f, "rb") as fh:
+            with _open_binary(f) as fh:
                 first, last = b"", b"\n"
-                while chunk := fh.read(1 << 22):
+                while chunk := _read(f, fh, 1 << 22):
                     if not first:
                         first = chunk.lstrip()[:1]
                     total += chunk.count(b"\n")
@@ -131,10 +151,26 @@ class Corpus:
         """The exact number of non-blank lines of the JSONL files."""
         total = 0
         for f in self.files():
-            opener = gzip.open if f.name.endswith(".gz") else open
-            with opener(f, "rb") as fh:
-                total += sum(1 for line in fh if line.strip())
+            with _open_binary(f) as fh:
+                total += sum(1 for _, line in numbered_lines(f, fh, limit=DOC_LINE_LIMIT) if line.strip())
         return total
+
+    def _check_docnos(self) -> None:
+        """Every <DOCNO> of a TREC collection must be an id (harness.formats.hygiene.check_id):
+        Lucene refuses an id term over 32,766 bytes, and Anserini then drops the whole file."""
+        for f in self.files():
+            with _open_binary(f) as fh:
+                for lineno, line in numbered_lines(f, fh, limit=DOC_LINE_LIMIT):
+                    for m in _DOCNO.finditer(line):
+                        check_id(f, "<DOCNO>", m.group(1).strip(), lineno)
+
+    def _check_gzip(self) -> None:
+        """Read every .gz file to its end: DataError naming the first corrupt or truncated one."""
+        for f in self.files():
+            if f.name.endswith(".gz"):
+                with _open_binary(f) as fh:
+                    while _read(f, fh, 1 << 22):
+                        pass
 
     def stage(self, staging: Path) -> Path:
         """Return the folder Anserini should read, creating files under `staging` when needed."""
@@ -145,11 +181,22 @@ class Corpus:
             out = staging / "docs.jsonl"
             with open(out, "w", encoding="utf-8") as fh:
                 for f in self.files():
+                    doc_id = check_id(
+                        f, "document id (the file's path in the folder)", f.relative_to(self.path).as_posix()
+                    )
+                    size = f.stat().st_size
+                    if size > 4 * JSON_STRING_LIMIT:  # more than any 20M-character text: never read it
+                        raise DataError(f, _too_long("the text", f"{size:,} bytes"))
                     try:
-                        text = f.read_text(encoding="utf-8")
+                        text = f.read_bytes().decode("utf-8")
                     except UnicodeDecodeError as e:
                         raise DataError(f, f"not UTF-8 text (byte {e.start})") from None
-                    doc_id = f.relative_to(self.path).as_posix()
+                    except OSError as e:
+                        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+                    if text.startswith("\ufeff"):
+                        text = text[1:]
+                    if len(text) > JSON_STRING_LIMIT:
+                        raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
         if self.path.is_file():
@@ -166,6 +213,10 @@ class Corpus:
     def check_complete(self, counters: dict) -> None:
         """Anserini's JsonCollection stops reading a file at its first malformed line and says
         nothing; when the documents it saw fall short of the lines, find the bad line ourselves."""
+        if counters.get("errors") or not counters.get("indexed"):
+            self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
+            if self.format == "trec":
+                self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
         if self.format != "jsonl":
             return
         seen = sum(counters.values())
@@ -178,6 +229,73 @@ class Corpus:
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 
+def _mode(p: Path, what: str) -> int:
+    try:
+        return p.stat().st_mode
+    except FileNotFoundError:
+        if p.is_symlink():
+            raise DataError(p, f"the {what} is a broken symbolic link (to {os.readlink(p)})") from None
+        raise DataError(p, f"the {what} does not exist") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise DataError(p, f"the {what} is a symbolic link loop") from None
+        raise DataError(p, f"cannot read the {what}: {e.strerror or e}") from None
+
+
+def _walk(top: Path, skip_hidden: bool):
+    """Regular files under ``top``, following linked folders once each;
+    any other kind of entry is a DataError naming it."""
+    seen: set[tuple[int, int]] = set()
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        st = folder.stat()
+        if (st.st_dev, st.st_ino) in seen:
+            continue  # a link back to a folder already walked: Anserini would loop here
+        seen.add((st.st_dev, st.st_ino))
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as e:
+            raise DataError(folder, f"cannot list the collection folder: {e.strerror or e}") from None
+        for n in names:
+            if skip_hidden and n.startswith("."):
+                continue
+            entry = folder / n
+            mode = _mode(entry, "collection entry")
+            if stat.S_ISDIR(mode):
+                stack.append(entry)
+            elif stat.S_ISREG(mode):
+                yield entry
+            else:
+                regular_file(entry, "collection file")  # raises: a FIFO, socket or device
+
+
+def _open_binary(f: Path):
+    try:
+        return gzip.open(f, "rb") if f.name.endswith(".gz") else open(f, "rb")
+    except OSError as e:
+        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+
+
+def _read(f: Path, fh, size: int) -> bytes:
+    try:
+        return fh.read(size)
+    except (gzip.BadGzipFile, zlib.error, EOFError) as e:
+        raise DataError(
+            f,
+            f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
+        ) from None
+    except OSError as e:
+        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+
+
+def _too_long(what: str, size: str) -> str:
+    return (
+        f"{what} is {size}; Anserini's JSON reader (Jackson) refuses strings over {JSON_STRING_LIMIT:,} "
+        "characters and then drops the whole file: split or shorten this document"
+    )
+
+
 def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
     if not isinstance(doc, dict):
         raise DataError(f, f'{where}expected a JSON object with "id" and "contents"', line=lineno)
@@ -186,5 +304,11 @@ def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
             got = "missing" if key not in doc else f"a {type(doc[key]).__name__}"
             want = "a string" if key == "contents" else "a string or an integer"
             raise DataError(f, f'{where}"{key}" must be {want} (it is {got})', line=lineno)
-    if "\n" in str(doc["id"]):
-        raise DataError(f, f"{where}doc id {doc['id']!r} contains a line break", line=lineno)
+    check_id(f, f"{where}document id", str(doc["id"]), lineno)
+    for key, value in doc.items():
+        if isinstance(value, str) and len(value) > JSON_STRING_LIMIT:
+            raise DataError(
+                f,
+                f"{where}document {doc['id']!r}: " + _too_long(f'its "{key}"', f"{len(value):,} characters"),
+                line=lineno,
+            )

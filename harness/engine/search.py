@@ -16,12 +16,20 @@ trec_eval evaluates exactly our ranking (the change is ~1e-14, far inside 1e-4).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
 from harness.errors import DataError, EngineError
+from harness.formats.hygiene import id_problem
+
+# Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
+MAX_CLAUSES = 1 << 20
+# What no id may hold besides "\n" (the separator of the id table): see harness.formats.hygiene.
+_BAD_ID_CHAR = re.compile(r"[^\S\n]|[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 __all__ = ["Searcher", "strictly_decreasing", "unpack"]
 
@@ -58,13 +66,29 @@ class Searcher:
         Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
         Batch = lucene.jclass("harness.BatchSearcher")
         try:
+            # Lucene refuses a query of more than 1,024 clauses (one per distinct query term
+            # here), and Anserini leaves that limit as it is, so a long query (a pasted
+            # abstract, a relevance-feedback query) fails there. We raise the process-wide
+            # limit instead: queries of <= 1,024 terms are unchanged, longer ones just run.
+            IndexSearcher = lucene.jclass("org.apache.lucene.search.IndexSearcher")
+            if IndexSearcher.getMaxClauseCount() < MAX_CLAUSES:
+                IndexSearcher.setMaxClauseCount(MAX_CLAUSES)
             analyzer = Analyzer.fromArguments(options.stemmer, not options.stopwords, None)
             self._java = Batch(str(index_path), analyzer)
             raw = self._java.externalIds().tostring()
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
-        self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
+        text = raw.decode("utf-8")
+        self.ids = np.array(text.split("\n")[:-1], dtype=object)
+        if len(self.ids) != self._java.maxDoc() or _BAD_ID_CHAR.search(text):
+            # One pass over all ids: a run file could not hold (or read back) such an id.
+            for d in self.ids.tolist():
+                if (why := id_problem(d)) is not None:
+                    raise DataError(
+                        index_path, f"the collection has a document id {d[:60]!r} that {why}; fix the collection"
+                    )
+            raise DataError(index_path, "a document id contains a line break; fix the collection")
         if len(set(self.ids.tolist())) != len(self.ids):
             # A collection that repeats a doc id would put one document twice into a ranking.
             seen, dup = set(), None
@@ -137,6 +161,9 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         if not queries:
             return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
+        # More hits than documents cannot be returned; Lucene caps the same way, and the cap
+        # keeps BatchSearcher's k + 1 inside Java's int.
+        depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
             reranker, first = self._reranker(sim)
             raw = self._java.search(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -59,6 +60,9 @@ def format_value(v: Value) -> str:
     if isinstance(v, str):
         return v
     return format_number(v)
+
+
+_FLOAT32_MAX = 3.4028234663852886e38  # Java's Float.MAX_VALUE; larger rounds to infinity
 
 
 @dataclass(frozen=True)
@@ -121,6 +125,12 @@ class ParamSpec:
             or (self.high_open and v == self.high)
         ):
             return f"must be {'a' if self.kind == 'int' else 'in'} {self.allowed()} (got {format_number(v)})"
+        # Lucene's similarities take Java floats: the value Lucene sees must be legal too.
+        f = float(struct.unpack("f", struct.pack("f", v))[0]) if abs(v) <= _FLOAT32_MAX else math.inf
+        if math.isinf(f):
+            return f"must be at most {_FLOAT32_MAX:.8g}, the largest Java float (got {format_number(v)})"
+        if (self.low_open and f == self.low) or f < self.low or f > self.high:
+            return f"becomes {format_number(f)} as a Java float, outside {self.allowed()} (got {format_number(v)})"
         return None
 
     def coerce(self, value: Value) -> Value:

@@ -5,12 +5,16 @@ by name (``anserini:Cacm``, ``anserini:TsvString``...), which start the JVM."""
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import zipfile
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import DataError, EngineError
 from harness.formats import topics as plain
+from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
 from harness.formats.topics import TOPIC_FORMATS
 
 __all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
@@ -49,19 +53,44 @@ def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
     readers = anserini_topic_readers() or ()
     if reader not in readers:
         raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(readers)}")
-    cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
-    File = lucene.jclass("java.io.File")
-    try:
-        topics = cls(File(str(path)).toPath()).read()
-    except Exception as e:
-        raise DataError(path, f"Anserini's {reader}TopicReader could not read it: {e}") from None
+    with _clean_copy(path) as readable:  # checked before Java starts
+        cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
+        File = lucene.jclass("java.io.File")
+        try:
+            topics = cls(File(str(readable)).toPath()).read()
+        except Exception as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__  # no Java stack trace
+            raise DataError(path, f"Anserini's {reader}TopicReader could not read it: {first}") from None
     out = []
     for entry in topics.entrySet().toArray():
         fields = entry.getValue()
         text = fields.get("title")
+        qid = check_id(path, "topic id", str(entry.getKey()).strip())
         if text is None:
-            raise DataError(
-                path, f"topic {entry.getKey()} has no title field (fields: {list(fields.keySet().toArray())})"
-            )
-        out.append((str(entry.getKey()), str(text).strip()))
+            raise DataError(path, f"topic {qid} has no title field (fields: {list(fields.keySet().toArray())})")
+        if not str(text).strip():
+            raise DataError(path, f"topic {qid!r} has an empty title (the query text)")
+        out.append((qid, str(text).strip()))
     return out
+
+
+@contextmanager
+def _clean_copy(path: Path):
+    """The file Anserini should read: ``path`` itself once it is known to be a regular UTF-8
+    file with lines under the limit (Java would block on a FIFO and read a 10 GB line); a
+    temporary copy without the byte-order mark when it starts with one (Java keeps it as
+    part of the first tag or id)."""
+    regular_file(path, "topics file")
+    for _ in numbered_lines(path):
+        pass
+    with open(path, "rb") as fh:
+        bom = fh.read(len(BOM)) == BOM
+    if not bom:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="harness-topics-") as tmp:
+        copy = Path(tmp) / path.name
+        with open(path, "rb") as src, open(copy, "wb") as dst:
+            src.seek(len(BOM))
+            shutil.copyfileobj(src, dst)
+        yield copy

@@ -7,6 +7,7 @@ and when). Rendering lives in ``harness.report``; this module only computes.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
-from harness.errors import DataError, EngineError
+from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.experiment.plan import Plan, plan, run_key
 from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
@@ -69,6 +70,8 @@ class ExperimentResult:
     comparisons: Comparisons | None = None  # when the config has `compare:`
     # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
     pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    # what a user should know before trusting the tables (harness.experiment.sanity, readers)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def failed_checks(self) -> list[Check]:
@@ -99,6 +102,22 @@ def open_existing(p: Plan) -> IndexInfo:
 
 
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
+    """Run ``cfg``; every HarnessWarning raised on the way (readers, sanity checks) is collected
+    into ``result.warnings`` and emitted again once the result is complete."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HarnessWarning)
+        result = _run_experiment(cfg, log)
+    for w in caught:
+        if issubclass(w.category, HarnessWarning):
+            result.warnings.append(str(w.message))
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for message in result.warnings:
+        warn(message)
+    return result
+
+
+def _run_experiment(cfg: Config, log) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.formats.qrels import read_qrels
     from harness.formats.runs import Run, read_run, write_run
@@ -109,6 +128,8 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     p = plan(cfg)
     topics = read_topics(cfg.topics_path, cfg.topics_format)
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
+    if qrels is not None and not qrels.topics():
+        raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
     timings["read_inputs"] = time.perf_counter() - t0
 
     from harness.experiment.executors import open_executor
@@ -127,6 +148,12 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
         log(
             f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
         )
+        documents = stats.get("documents")
+        if isinstance(documents, int) and cfg.depth > documents:
+            log(
+                f"note: depth {cfg.depth} exceeds the {documents} documents of the index: "
+                "a topic returns at most all of them"
+            )
 
         t_search = time.perf_counter()
         cache = p.runs_folder
@@ -206,7 +233,25 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     timings["total"] = time.perf_counter() - t0
     if not results:
         raise EngineError("the config produced no runs")
+    if qrels is not None:
+        _sanity(cfg, info, topics, qrels, results, evaluations)
     return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings, comparisons, curves)
+
+
+def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult], evaluations) -> None:
+    from harness.experiment import sanity
+
+    example = next((r.run for r in results if len(r.run)), None)
+    retrieved = [] if example is None else list(dict.fromkeys(example.ranked(example.topics()[0])[0]))[:3]
+    notes = sanity.check_qrels_overlap(qrels, info.path, cfg.qrels_path, retrieved)
+    notes += sanity.check_topics(
+        topics, qrels, cfg.topics_path, cfg.qrels_path, [(r.name, r.empty_topics) for r in results], cfg.missing_topics
+    )
+    if cfg.measures:
+        measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]
+        notes += sanity.check_grid_edges(cfg.runs, evaluations, measure)
+    for n in notes:
+        warn(n)
 
 
 def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, log):

@@ -1,6 +1,12 @@
 """Topic readers for TSV (``qid<TAB>text``) and JSONL, strict and with line numbers. Each returns
 a list of ``(qid, query text)`` in file order; qids are strings, as in run files and qrels.
 
+Hygiene (:mod:`harness.formats.hygiene`): a leading BOM is skipped; lines over 1 MiB, text that
+is not UTF-8, qids with whitespace or control characters, and empty query texts are errors
+naming the file and line. A TSV whose first line looks like a header (``qid<TAB>query``,
+``id<TAB>text``...) has that line skipped with a warning: no topic is called ``qid``, and a
+header is what spreadsheets export.
+
 TREC ``<top>`` files and Anserini's named readers need the JVM, so they live in the engine
 (:mod:`harness.engine.topics`), whose ``read_topics`` accepts every format and delegates these two
 here.
@@ -10,14 +16,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.errors import DataError
-from harness.files import json_lines
+from harness.errors import DataError, warn
+from harness.formats.hygiene import check_id, json_values, numbered_lines
 
-__all__ = ["read_topics", "TOPIC_FORMATS"]
+__all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
 
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
 _JSON_QID = ("qid", "id", "query_id")
 _JSON_TEXT = ("query", "text", "title")
+# A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.
+HEADER_IDS = ("qid", "query_id", "queryid", "query-id", "topic", "topic_id", "topicid", "id", "num", "number", "qno")
+HEADER_TEXTS = ("query", "text", "title", "question", "query_text", "querytext", "topic", "description", "keywords")
 
 
 def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
@@ -36,41 +45,60 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
     return _nonempty(path, topics)
 
 
+def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") -> None:
+    """Write ``(qid, text)`` pairs so that :func:`read_topics` reads them back identically
+    (ids and texts must be what the reader accepts; TSV texts hold no tab or line break)."""
+    import json
+
+    from harness.files import write_text_atomic
+
+    lines = []
+    for qid, text in topics:
+        if fmt == "tsv":
+            lines.append(f"{qid}\t{text}\n")
+        else:
+            lines.append(json.dumps({"qid": qid, "query": text}, ensure_ascii=False) + "\n")
+    write_text_atomic(Path(path), "".join(lines))
+
+
 def _nonempty(path: Path, topics: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if not topics:
         raise DataError(path, "no topics found")
     return topics
 
 
-def _lines(path: Path):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            yield from enumerate(fh, start=1)
-    except UnicodeDecodeError as e:
-        raise DataError(path, f"not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise DataError(path, f"cannot read: {e.strerror}") from None
-
-
-def _add(topics: list, seen: dict, path: Path, lineno: int, qid: str, text: str) -> None:
+def _add(topics: list, seen: dict, path: Path, lineno: int | None, qid: str, text: str) -> None:
     if not qid:
         raise DataError(path, "empty topic id", line=lineno)
+    check_id(path, "topic id", qid, lineno)
+    if not text:
+        raise DataError(path, f"topic {qid!r} has an empty query text", line=lineno)
     if qid in seen:
         raise DataError(path, f"topic {qid!r} already defined on line {seen[qid]}", line=lineno)
     seen[qid] = lineno
     topics.append((qid, text))
 
 
+def is_header(qid: str, text: str) -> bool:
+    return qid.strip().lower() in HEADER_IDS and text.strip().lower() in HEADER_TEXTS
+
+
 def _read_tsv(path: Path) -> list[tuple[str, str]]:
     topics: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
-    for lineno, line in _lines(path):
+    first = True
+    for lineno, line in numbered_lines(path):
         line = line.rstrip("\r\n")
         if not line.strip():
             continue
         qid, tab, text = line.partition("\t")
         if not tab:
             raise DataError(path, f"expected 'qid<TAB>query text', found no tab in {line[:60]!r}", line=lineno)
+        if first and is_header(qid, text):
+            warn(f"{path}:{lineno}: skipped {line[:60]!r}: it looks like a header row, not a topic")
+            first = False
+            continue
+        first = False
         _add(topics, seen, path, lineno, qid.strip(), text.strip())
     return topics
 
@@ -78,7 +106,7 @@ def _read_tsv(path: Path) -> list[tuple[str, str]]:
 def _read_jsonl(path: Path) -> list[tuple[str, str]]:
     topics: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
-    for lineno, obj in json_lines(path, _lines(path)):
+    for lineno, obj in json_values(path, numbered_lines(path)):
         if not isinstance(obj, dict):
             raise DataError(path, "expected a JSON object per line", line=lineno)
         qkey = next((k for k in _JSON_QID if k in obj), None)
@@ -89,5 +117,18 @@ def _read_jsonl(path: Path) -> list[tuple[str, str]]:
                 f"each object needs an id ({' | '.join(_JSON_QID)}) and a text ({' | '.join(_JSON_TEXT)}); got keys {sorted(obj)}",
                 line=lineno,
             )
-        _add(topics, seen, path, lineno, str(obj[qkey]).strip(), str(obj[tkey]).strip())
+        qid, text = obj[qkey], obj[tkey]
+        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            raise DataError(path, f'"{qkey}" must be a string or an integer (it is {_json_type(qid)})', line=lineno)
+        if not isinstance(text, str):
+            raise DataError(path, f'"{tkey}" must be a string (it is {_json_type(text)})', line=lineno)
+        _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
     return topics
+
+
+def _json_type(v) -> str:
+    if v is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+        type(v), type(v).__name__
+    )

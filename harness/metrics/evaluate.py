@@ -17,9 +17,11 @@ from harness.formats.tokenizer import worker_threads
 from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
 from harness.metrics.measures import Measure, parse_measure
 
-__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "SUMMED"]
 
 _TIES = ("trec_eval", "as-ranked")
+# Measures whose trec_eval summary ("all") is a sum over topics, not a mean.
+SUMMED = ("NumRet", "NumRel", "NumRelRet")
 _MISSING = ("zero", "drop")
 
 
@@ -32,9 +34,10 @@ class EvalPolicy:
         trec_eval does; the rank column and file order are ignored. ``"as-ranked"`` keeps the
         run's own order (file order for :func:`harness.runs.read_run`).
     ``missing_topics="zero"``
-        A judged topic the run does not answer scores 0 on every measure (NumRel included,
-        as in trec_eval's sums) and counts in the means (``trec_eval -c``): a system must
-        not look better by not answering. ``"drop"``
+        A judged topic the run does not answer is scored on an empty ranking, as
+        ``trec_eval -c`` does: 0 on every measure except NumRel (its judged relevant documents
+        still count, so the summed NumRel equals trec_eval's), and it counts in the means: a
+        system must not look better by not answering. ``"drop"``
         leaves such topics out, trec_eval's default.
     ``nDCG_threshold=False``
         nDCG/DCG/CG take gains from every label >= 1 and ignore ``rel=`` (trec_eval does);
@@ -75,6 +78,16 @@ class Evaluation:
     policy: EvalPolicy
     measures: list[Measure] = field(default_factory=list)
 
+    @property
+    def summary(self) -> dict[str, float]:
+        """trec_eval's ``all`` values: the sum over topics for the counts ``NumRet``, ``NumRel``
+        and ``NumRelRet`` (trec_eval's "summary figure is sum of individual topics, not
+        average"), the mean (:attr:`means`) for every other measure."""
+        return {
+            name: float(sum(self.per_topic[name].values())) if name.split("(")[0] in SUMMED else mean
+            for name, mean in self.means.items()
+        }
+
 
 def _as_measures(measures) -> list[Measure]:
     if isinstance(measures, (str, Measure)):
@@ -100,7 +113,9 @@ def evaluate_labels(
     per_topic, means = {}, {}
     for m in measures:
         vals = compute(rl, m, nDCG_threshold=policy.nDCG_threshold)
-        if zero is not None:
+        if zero is not None and m.name != "NumRel":
+            # trec_eval -c scores a missing topic on an empty ranking: every measure is 0
+            # except num_rel, which still counts the topic's judged relevant documents.
             vals[zero] = 0.0
         per_topic[str(m)] = dict(zip(rl.topics, vals.tolist()))
         means[str(m)] = float(vals.sum() / len(vals)) if len(vals) else float("nan")

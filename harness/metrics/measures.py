@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Measure", "MeasureInfo", "MEASURES", "parse_measure", "trec_eval_name"]
+__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "trec_eval_name"]
 
 
 @dataclass(frozen=True)
@@ -210,25 +210,84 @@ def _example(info: MeasureInfo) -> str:
 
 
 _SYNTAX = re.compile(
-    r"(?P<name>[A-Za-z0-9_]+)(?:\((?P<o1>[^()]*)\))?"
+    r"(?P<name>[A-Za-z0-9_-]+)(?:\((?P<o1>[^()]*)\))?"
     r"(?:@(?P<cut>[0-9.]+))?(?:\((?P<o2>[^()]*)\))?"
 )
 
 
+# Names people type, lower-cased -> registry family. trec_eval's names (``map``, ``ndcg_cut``,
+# ``recip_rank``...; its cut-off follows ``_`` or ``.``: ``P_5``, ``P.5``, ``ndcg_cut_10``) and
+# common spellings (``MAP``, ``MRR``, ``recall@100``). ir_measures' names are the canonical ones.
+# Only names whose values are *equal* to the family's are listed: trec_eval's ``set_F`` is not
+# F1@k, and ``ndcg_rel``, ``gm_map``, ``infAP``... have no equivalent here.
+ALIASES: dict[str, str] = {
+    "map": "AP",
+    "map_cut": "AP",
+    "ndcg_cut": "nDCG",
+    "recip_rank": "RR",
+    "mrr": "RR",
+    "recall": "R",
+    "precision": "P",
+    "prec": "P",
+    "r-prec": "Rprec",
+    "r_prec": "Rprec",
+    "rprecision": "Rprec",
+    "r-precision": "Rprec",
+    "success": "Success",
+    "iprec_at_recall": "IPrec",
+    "11pt_avg": "11pt",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+}
+# trec_eval style: a family, then "_" or "." and the cut-off (the shortest family that fits).
+_TREC_STYLE = re.compile(r"(?P<name>[A-Za-z0-9_-]+?)(?:[_.](?P<cut>\d+(?:\.\d+)?))?")
+
+
+def _family(word: str) -> str | None:
+    return _LOWER.get(word.lower()) or ALIASES.get(word.lower())
+
+
+def _did_you_mean(word: str) -> str:
+    import difflib
+
+    names = list(MEASURES) + [a for a in ALIASES if len(a) > 2]
+    by_lower = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    target = by_lower[close[0]]
+    canon = _family(target)
+    return f"; did you mean {target!r}" + (f" (= {canon})" if canon != target else "") + "?"
+
+
 def parse_measure(text: str | Measure) -> Measure:
     """Parse ``Name[(opt=v,...)][@cutoff]`` (options may also follow the cut-off). Family
-    names are case-insensitive. Unknown or malformed text -> ValueError listing what is valid."""
+    names are case-insensitive; trec_eval's names and common spellings are accepted too
+    (``map``, ``ndcg_cut_10``, ``P.5``, ``MRR``, see :data:`ALIASES`) and parse to the
+    canonical measure. Unknown or malformed text -> ValueError listing what is valid.
+
+    >>> [str(parse_measure(t)) for t in ("map", "ndcg_cut_10", "P.5", "MRR", "recall@100")]
+    ['AP', 'nDCG@10', 'P@5', 'RR', 'R@100']
+    """
     if isinstance(text, Measure):
         return text
-    m = _SYNTAX.fullmatch(str(text).replace(" ", ""))
+    compact = str(text).replace(" ", "")
+    t = _TREC_STYLE.fullmatch(compact)
+    if t and "@" not in compact and (fam := _family(t["name"])) is not None and _family(compact) is None:
+        compact = fam + (f"@{t['cut']}" if t["cut"] is not None else "")
+    m = _SYNTAX.fullmatch(compact)
     if not m:
         raise ValueError(
             f"cannot parse measure {text!r}: expected Name, Name@k or "
             f"Name(rel=2,gain=exp)@k; valid measures: {_valid()}"
         )
-    name = _LOWER.get(m["name"].lower())
+    name = _family(m["name"])
     if name is None:
-        raise ValueError(f"unknown measure {m['name']!r} in {text!r}; valid measures: {_valid()}")
+        raise ValueError(
+            f"unknown measure {m['name']!r} in {text!r}{_did_you_mean(m['name']) or '.'} Valid measures: {_valid()} "
+            "(trec_eval names such as map, ndcg_cut_10, P_5 and recip_rank are accepted too)"
+        )
     info = MEASURES[name]
     cutoff: int | float | None = None
     if m["cut"] is not None:

@@ -66,6 +66,8 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
         f"stemmer {cfg.stemmer}, stopwords {'removed' if cfg.stopwords else 'kept'}). "
         f"{len(result.topics)} topics, depth {cfg.depth}.\n\n"
     )
+    if result.warnings:
+        w("## Warnings\n\n" + "".join(f"- {_md(m)}\n" for m in result.warnings) + "\n")
     if result.evaluations:
         marks = significance_marks(result)
         w("| run | " + " | ".join(cfg.measures) + " |\n")
@@ -153,9 +155,13 @@ def _markdown_comparisons(result: ExperimentResult, w) -> None:
     w(
         f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
         f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
-        "W/T/L: topics where the run wins, ties, loses against the baseline.\n\n"
+        "W/T/L: topics where the run wins, ties, loses against the baseline. The CI is each difference's own "
+        "percentile bootstrap interval, not corrected for multiple comparisons.\n\n"
     )
-    w(f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI | d | p | corrected p | | W/T/L |\n")
+    w(
+        f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI (uncorrected) | d | p | "
+        "corrected p | | W/T/L |\n"
+    )
     w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
     for r in c.rows:
         w(
@@ -308,6 +314,7 @@ def _write_files(result: ExperimentResult, tmp: Path) -> None:
         "policy": eval_policy(result),
         "stats_policy": stats_policy(result),
         "coverage": audit(result),
+        "warnings": list(result.warnings),
         "expectations": [
             {
                 "run": c.run,

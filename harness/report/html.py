@@ -10,14 +10,11 @@ from __future__ import annotations
 import html
 import json
 
-from harness.experiment import RECALL_LEVELS, ExperimentResult
-from harness.report.svg import bar_chart, line_chart
-from harness.report.tables import audit, eval_policy, fmt, fmt_d, fmt_p, significance_marks, summary_rows, sweep_series
+from harness.experiment import ExperimentResult
+from harness.report.plots import render_plots
+from harness.report.tables import audit, eval_policy, fmt, fmt_d, fmt_p, significance_marks, summary_rows
 
 __all__ = ["render_html"]
-
-# Per-pair difference plots drawn at most (all-pairs over a large sweep would draw hundreds).
-MAX_DIFF_PLOTS = 24
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:0;background:#fafafa}
@@ -196,60 +193,6 @@ def _sweeps(result: ExperimentResult) -> str:
     return "\n".join(out)
 
 
-def _plots(result: ExperimentResult) -> str:
-    cfg = result.config
-    c = result.comparisons
-    out = ['<h3>Interpolated precision-recall (11 points, mean over topics)</h3><div class="plots">']
-    series = [(name, list(RECALL_LEVELS), list(curve)) for name, curve in result.pr_curves.items()]
-    out.append(
-        line_chart(
-            "Interpolated precision at recall",
-            "recall",
-            "precision",
-            series,
-            x_ticks=[(x, f"{x:.1f}") for x in RECALL_LEVELS],
-            y_range=(0.0, 1.0),
-            width=640,
-            height=380,
-        )
-    )
-    out.append("</div>")
-    measures = list(c.measures) if c is not None else list(cfg.measures)
-    sweeps = [(m, s) for m in measures for s in sweep_series(result, m)]
-    if sweeps:
-        out.append('<h3>Measure against parameter</h3><div class="plots">')
-        base = c.baselines[0] if c is not None and c.baselines else None
-        for m, (model, xp, lines, ticks) in sweeps:
-            refs = (
-                [(f"{base} (baseline)", result.evaluations[base].means[m])]
-                if base is not None and not base.startswith(model + "(")
-                else []
-            )
-            out.append(
-                line_chart(f"{m}: {model} by {xp}", xp, m, lines, x_ticks=ticks, references=refs, width=380, height=260)
-            )
-        out.append("</div>")
-    if c is not None and c.pairs:
-        m = c.measures[0]
-        text = dict(result.topics)
-        out.append(f"<h3>Per-topic difference in {_e(m)} (run − baseline)</h3>")
-        if len(c.pairs) > MAX_DIFF_PLOTS:
-            out.append(f'<p class="muted">The first {MAX_DIFF_PLOTS} of {len(c.pairs)} pairs.</p>')
-        out.append('<div class="plots">')
-        for base, run in c.pairs[:MAX_DIFF_PLOTS]:
-            b, r = result.evaluations[base].per_topic[m], result.evaluations[run].per_topic[m]
-            diffs = sorted(((r[q] - b[q], q) for q in c.topics), key=lambda x: -x[0])
-            bars = [
-                (q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})")
-                for d, q in diffs
-            ]
-            row = c.row(m, base, run)
-            note = f" (p={fmt_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
-            out.append(bar_chart(f"{run} − {base}{note}", f"Δ {m}", bars, width=580, height=240))
-        out.append("</div>")
-    return "\n".join(out)
-
-
 def _provenance(manifest: dict) -> str:
     idx = manifest["index"]
     stats = idx.get("stats") or {}
@@ -291,10 +234,13 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
     stats = result.index.manifest.get("stats", {})
     sections: list[tuple[str, str, str]] = []
     if result.evaluations:
+        if result.warnings:
+            items = "".join(f"<li>{html.escape(m)}</li>" for m in result.warnings)
+            sections.append(("warnings", "Warnings", f"<ul>{items}</ul>"))
         sections.append(("means", "Mean scores", _means(result)))
         if result.comparisons is not None:
             sections.append(("comparisons", "Comparisons", _comparisons(result)))
-        sections.append(("plots", "Plots", _plots(result)))
+        sections.append(("plots", "Plots", render_plots(result)))
         if result.comparisons is not None and (result.comparisons.sweeps or result.comparisons.tuning):
             sections.append(("sweeps", "Sweeps and tuning", _sweeps(result)))
         pol = eval_policy(result)

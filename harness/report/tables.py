@@ -10,9 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from harness.engine import lucene
-from harness.engine.similarity import format_value
 from harness.experiment import ExperimentResult
-from harness.experiment.compare import sweeps_of
 
 __all__ = [
     "summary_rows",
@@ -20,7 +18,6 @@ __all__ = [
     "COMPARISON_FIELDS",
     "Marks",
     "significance_marks",
-    "sweep_series",
     "provenance",
     "eval_policy",
     "stats_policy",
@@ -131,24 +128,6 @@ def _letter(i: int) -> str:
         i, r = divmod(i - 1, 26)
         s = chr(97 + r) + s
     return s
-
-
-def sweep_series(result: ExperimentResult, measure: str):
-    """For each swept model: (model, x parameter, [(series name, x values, y means)], x ticks).
-    The x axis is the first parameter that varies; one series per setting of the others."""
-    out = []
-    for model, group, varying in sweeps_of(result.config.runs):
-        if not varying:
-            continue
-        xp, others = varying[0], varying[1:]
-        xs = sorted({r.settings[xp] for r in group})
-        series: dict[str, list[tuple[float, float]]] = {}
-        for r in group:
-            label = ", ".join(f"{p}={format_value(r.settings.get(p, '-'))}" for p in others) or model
-            series.setdefault(label, []).append((xs.index(r.settings[xp]), result.evaluations[str(r)].means[measure]))
-        lines = [(name, [x for x, _ in sorted(pts)], [y for _, y in sorted(pts)]) for name, pts in series.items()]
-        out.append((model, xp, lines, [(i, format_value(x)) for i, x in enumerate(xs)]))
-    return out
 
 
 def eval_policy(result: ExperimentResult) -> dict:

@@ -7,10 +7,11 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from harness.errors import DataError
+from harness.errors import DataError, warn
 from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
 from harness.stats.paired import TESTS, _count, _one_of, _seed, _vector, cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import bootstrap_ci, bootstrap_test, randomization
+from harness.stats.small_n import check_test_for_n, small_sample_note
 
 
 def paired_test(a, b, test: str = "t", *, permutations: int = 10_000, samples: int = 10_000, seed: int = 42) -> float:
@@ -160,6 +161,12 @@ def compare(
     if measures is None:
         measures = list(scores[pairs[0][0]])
     measures = list(measures)
+    sizes = {np.size(v) for m in measures for b, r in pairs for v in (scores[b].get(m, ()), scores[r].get(m, ()))}
+    n = min(sizes) if sizes else 0
+    if n:  # 0: a run lacks the measure, reported below with its name
+        check_test_for_n(policy.test, n)
+        if (note := small_sample_note(n, policy.alpha)) is not None:
+            warn(note)
 
     rows = []
     for measure in measures:

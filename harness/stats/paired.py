@@ -32,9 +32,13 @@ def _seed(seed: object) -> int:
     return int(seed)
 
 
-def _count(name: str, value: object, low: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low} (got {value!r})")
+# Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
+MAX_RESAMPLES = 10_000_000
+
+
+def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high:,}] (got {value!r})")
     return int(value)
 
 

@@ -1,0 +1,41 @@
+"""Upper bounds that the config (and the CLI) check before anything runs, so that no value that
+passes ``validate`` fails later inside Java or exhausts memory. Each says why it is what it is.
+
+- ``depth`` <= 2**31 - 1: Lucene takes the number of hits as a Java ``int``. Above the number
+  of documents in the index it changes nothing: the search returns at most every document
+  (``harness.engine.search`` caps it there, as Lucene's ``IndexSearcher`` does).
+- ``index.threads`` <= 1,024 (an error above); above 4 x the machine's cores it is lowered to
+  4 x cores with a warning: more threads than that only add contention, and a config written
+  on a large server should still run on a laptop.
+- ``compare.permutations`` and ``compare.bootstrap_samples`` <= 10,000,000: p-values resolve to
+  1e-7, and each resample costs memory and time per pair and measure (10**12 would not finish).
+- Similarity parameters must be finite and keep their legal range *as Java floats* (Lucene's
+  similarities take ``float``): ``k1: 1e39`` is infinite there, ``lambda: 1e-50`` is 0
+  (``harness.engine.similarity.ParamSpec.check``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from harness.errors import warn
+from harness.stats.paired import MAX_RESAMPLES as _STATS_MAX
+
+__all__ = ["JAVA_INT_MAX", "MAX_DEPTH", "MAX_THREADS", "MAX_RESAMPLES", "threads_for_machine"]
+
+JAVA_INT_MAX = 2**31 - 1
+MAX_DEPTH = JAVA_INT_MAX
+MAX_THREADS = 1024
+MAX_RESAMPLES = _STATS_MAX  # one bound for the config, the CLI and the API (harness.stats)
+
+
+def threads_for_machine(threads: int | None, source: str = "index.threads") -> int:
+    """The thread count to use: the number of cores when not given; at most 4 x cores (with a
+    warning naming ``source`` when lowered)."""
+    cores = os.cpu_count() or 1
+    if threads is None:
+        return cores
+    if threads > 4 * cores:
+        warn(f"{source}: {threads} threads on a machine with {cores} cores; using {4 * cores} (4 x cores)")
+        return 4 * cores
+    return threads

@@ -1,0 +1,50 @@
+"""Which document ids an index holds, looked up in Lucene's term dictionary of the ``id`` field
+(the field Anserini indexes every document id into), without reading the stored documents.
+
+Used by the sanity checks: qrels whose doc ids are not in the collection (``cats`` judged,
+``cats.txt`` indexed) give all-zero tables. At most :data:`SAMPLE` distinct ids are looked up,
+chosen deterministically (evenly spaced in sorted order), so the check costs well under a second
+whatever the size of the qrels, and gives the same answer every time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.engine import lucene
+from harness.errors import EngineError
+
+__all__ = ["SAMPLE", "sample_ids", "count_in_index"]
+
+SAMPLE = 5000
+
+
+def sample_ids(ids) -> list[str]:
+    """At most SAMPLE of the distinct ``ids``, evenly spaced in sorted order."""
+    distinct = sorted(set(ids))
+    if len(distinct) <= SAMPLE:
+        return distinct
+    step = len(distinct) / SAMPLE
+    return [distinct[int(i * step)] for i in range(SAMPLE)]
+
+
+def count_in_index(index_path: Path, ids: list[str]) -> tuple[int, list[str]]:
+    """(how many of ``ids`` the index holds, up to 3 of those it does not)."""
+    Term = lucene.jclass("org.apache.lucene.index.Term")
+    DirectoryReader = lucene.jclass("org.apache.lucene.index.DirectoryReader")
+    FSDirectory = lucene.jclass("org.apache.lucene.store.FSDirectory")
+    File = lucene.jclass("java.io.File")
+    try:
+        reader = DirectoryReader.open(FSDirectory.open(File(str(index_path)).toPath()))
+    except Exception as e:
+        raise EngineError(f"cannot open index {index_path}: {e}") from e
+    try:
+        found, missing = 0, []
+        for d in ids:
+            if reader.docFreq(Term("id", d)) > 0:
+                found += 1
+            elif len(missing) < 3:
+                missing.append(d)
+        return found, missing
+    finally:
+        reader.close()

@@ -1,0 +1,158 @@
+"""Input hygiene shared by the topic and collection readers: what every line and every id must
+satisfy before it enters a run file, a cache key or Lucene.
+
+- **Only regular files are opened.** A FIFO, socket or device (``/dev/zero``) would block or
+  never end; :func:`regular_file` refuses them before ``open``.
+- **Memory is bounded by the file, not by its longest line.** Lines are read with a limit of
+  :data:`LINE_LIMIT` bytes (1 MiB); a longer line is an error naming its line number.
+- **A leading UTF-8 byte-order mark is skipped** (Windows editors and Excel write one); text
+  must be UTF-8, an error names the line and byte.
+- **Ids can always be written and read back.** Run files and qrels are whitespace-separated
+  lines, so an id (topic or document) must be non-empty, at most :data:`ID_LIMIT` UTF-8 bytes,
+  and hold no whitespace (any Unicode whitespace: space, tab, line breaks, no-break space, line
+  separators) and no control character (C0, DEL, C1: NUL, ESC, ...). :func:`check_id` names the file, line and the offending character.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from harness.errors import DataError
+
+__all__ = ["LINE_LIMIT", "ID_LIMIT", "BOM", "regular_file", "numbered_lines", "json_values", "check_id", "id_problem"]
+
+LINE_LIMIT = 1 << 20  # bytes per line; a topic or a JSONL document line longer than 1 MiB is an error
+ID_LIMIT = 4096  # bytes per id; Lucene itself refuses an indexed term over 32766 bytes
+BOM = b"\xef\xbb\xbf"
+_BAD_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")  # \s: every Unicode whitespace (str.isspace)
+
+
+def regular_file(path: Path, what: str = "file") -> Path:
+    """``path`` when it is a regular file (symlinks followed); else a DataError that says what
+    it is. Never opens it, so a FIFO or a device cannot block the harness."""
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise DataError(path, f"{what} not found") from None
+    except OSError as e:  # ELOOP (symlink loop), EACCES, ENAMETOOLONG...
+        raise DataError(path, f"cannot read the {what}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise DataError(path, f"is {_kind(st.st_mode)}, not a regular {what}; the harness reads only regular files")
+    return path
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def numbered_lines(path: Path, fh=None, limit: int = LINE_LIMIT) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, the line end kept, a leading BOM dropped. ``fh`` is an
+    open binary file (e.g. ``gzip.open``); by default ``path`` is opened after
+    :func:`regular_file`. A line over ``limit`` bytes, or not UTF-8, is a DataError at its line."""
+    if fh is None:
+        regular_file(path)
+        try:
+            fh = open(path, "rb")
+        except OSError as e:
+            raise DataError(path, f"cannot read: {e.strerror or e}") from None
+        with fh:
+            yield from numbered_lines(path, fh, limit)
+        return
+    lineno = 0
+    while True:
+        raw = _readline(path, fh, limit + 1)
+        if not raw:
+            return
+        lineno += 1
+        if lineno == 1 and raw.startswith(BOM):
+            raw = raw[len(BOM) :]
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            raise DataError(
+                path, f"line longer than {limit:,} bytes; not a line of text (is this the right file?)", line=lineno
+            )
+        try:
+            yield lineno, raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DataError(
+                path, f"not UTF-8 text (byte {e.start + 1} of the line: {raw[e.start : e.start + 1]!r})", line=lineno
+            ) from None
+
+
+def _readline(path: Path, fh, size: int) -> bytes:
+    import gzip
+    import zlib
+
+    try:
+        return fh.readline(size)
+    except (gzip.BadGzipFile, zlib.error, EOFError) as e:
+        raise DataError(
+            path,
+            f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
+        ) from None
+    except OSError as e:
+        raise DataError(path, f"cannot read: {e.strerror or e}") from None
+
+
+def json_values(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, object]]:
+    """(line number, parsed value) of each non-blank line; DataError at the first line that is
+    not JSON (too deeply nested included: Python's parser would raise RecursionError)."""
+    for lineno, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except ValueError as e:
+            raise DataError(path, f"invalid JSON: {e}", line=lineno) from None
+        except RecursionError:
+            raise DataError(path, "invalid JSON: nested too deeply", line=lineno) from None
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be an id (None when it can).
+
+    >>> id_problem("q 1")[:30]
+    'contains a space (U+0020): an '
+
+    >>> id_problem("LA010189-0001") is None
+    True
+    """
+    if not value:
+        return "is empty"
+    m = _BAD_ID.search(value)
+    if m:
+        c = m.group()
+        name = {" ": "a space", "\t": "a tab", "\n": "a line break", "\r": "a carriage return", "\x00": "a NUL byte"}
+        what = name.get(c) or (
+            "a line separator" if c in "\u2028\u2029" else "whitespace" if c.isspace() else "a control character"
+        )
+        return (
+            f"contains {what} (U+{ord(c):04X}): an id may hold no whitespace or control character, "
+            "since run and qrels files are whitespace-separated lines"
+        )
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > ID_LIMIT:
+        return f"is {size:,} bytes long; ids may have at most {ID_LIMIT:,}"
+    return None
+
+
+def check_id(source, what: str, value: str, line: int | None = None) -> str:
+    """``value`` if it can be an id, else DataError(source, line) naming ``what`` (e.g. 'topic id')."""
+    why = id_problem(value)
+    if why:
+        shown = value if len(value) <= 60 else value[:60] + "..."
+        raise DataError(source, f"{what} {shown!r} {why}", line=line)
+    return value

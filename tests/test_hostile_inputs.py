@@ -1,0 +1,376 @@
+"""A catalogue of hostile inputs, each run through the real command line in a subprocess with a
+timeout (so a hang fails the test): the exit code is 2 or 3, never a traceback; the message
+names the file and line (or the config key); and nothing outside the output changed.
+
+Each case builds its inputs in a fresh folder from a small valid experiment (3 documents,
+2 topics, qrels) and returns the command line. Cases marked ``java`` get as far as indexing
+(Anserini itself is involved); the others fail before the JVM starts.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+
+DOCS = [
+    {"id": "d1", "contents": "wind tunnel flow over a flat plate"},
+    {"id": "d2", "contents": "boundary layer transition at high speed"},
+    {"id": "d3", "contents": "heat transfer in laminar flow"},
+]
+TOPICS = "1\tflat plate flow\n2\tboundary layer\n"
+QRELS = "1 0 d1 1\n1 0 d3 0\n2 0 d2 1\n"
+
+
+class Case:
+    """A folder with a valid experiment that each case spoils."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        (root / "docs").mkdir()
+        self.write_docs(DOCS)
+        (root / "topics.tsv").write_text(TOPICS)
+        (root / "qrels.txt").write_text(QRELS)
+        self.config = dict(
+            name="hostile",
+            collection={"path": "docs", "format": "jsonl"},
+            topics={"path": "topics.tsv", "format": "tsv"},
+            qrels="qrels.txt",
+            runs=[{"bm25": {"k1": 0.9, "b": 0.4}}],
+            depth=10,
+            measures=["AP"],
+            output="out",
+        )
+
+    def write_docs(self, docs, name="docs.jsonl"):
+        (self.root / "docs" / name).write_text("".join(json.dumps(d) + "\n" for d in docs))
+
+    def yaml(self, extra: str = "", **changes) -> str:
+        cfg = {**self.config, **changes}
+        path = self.root / "c.yaml"
+        path.write_text(json.dumps(cfg) + "\n" + extra)  # JSON is YAML
+        return str(path)
+
+    def run(self, **changes):
+        return ["run", self.yaml(**changes)]
+
+    def validate_yaml(self, text: str):
+        """A config whose lines are given (for errors that name a line)."""
+        given = {line.split(":", 1)[0] for line in text.splitlines()}
+        lines = [f"{k}: {json.dumps(v)}" for k, v in self.config.items() if k not in given]
+        body = "\n".join(lines) + "\n" + text
+        path = self.root / "c.yaml"
+        path.write_text(body)
+        return ["validate", str(path)]
+
+
+def topics(data: bytes, fmt: str = "tsv"):
+    def build(c: Case):
+        name = f"t.{fmt}"
+        (c.root / name).write_bytes(data)
+        return c.run(topics={"path": name, "format": fmt})
+
+    return build
+
+
+def collection(setup, fmt: str = "jsonl"):
+    def build(c: Case):
+        setup(c.root / "docs")
+        return c.run(collection={"path": "docs", "format": fmt})
+
+    return build
+
+
+def text_folder(names: dict[str, bytes]):
+    def build(c: Case):
+        folder = c.root / "txt"
+        folder.mkdir()
+        for n, data in names.items():
+            (folder / n).write_bytes(data)
+        return c.run(collection={"path": "txt", "format": "text-folder"})
+
+    return build
+
+
+def _fifo(folder):
+    os.mkfifo(folder / "pipe.jsonl")
+
+
+def _hidden_fifo(folder):
+    (folder / ".cache").mkdir()
+    os.mkfifo(folder / ".cache" / "x.jsonl")
+
+
+def _loop(folder):
+    os.symlink("loop.jsonl", folder / "loop.jsonl")
+
+
+def _dev_zero(folder):
+    os.symlink("/dev/zero", folder / "zero.jsonl")
+
+
+def _socket(folder):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(str(folder / "sock.jsonl"))
+    s.close()
+
+
+def _corrupt_gz(folder):
+    data = gzip.compress(b"".join(json.dumps(d).encode() + b"\n" for d in DOCS))
+    (folder / "docs.jsonl").unlink()
+    (folder / "docs.jsonl.gz").write_bytes(data[:-12] + b"garbagegarb!")
+
+
+def _docs(docs):
+    def setup(folder):
+        (folder / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+
+    return setup
+
+
+def _run_file(c: Case, text: str) -> str:
+    (c.root / "run.trec").write_text(text)
+    return str(c.root / "run.trec")
+
+
+RUN = "1 Q0 d1 1 2.0 x\n1 Q0 d3 2 1.0 x\n2 Q0 d2 1 3.0 x\n"
+RUN_B = "1 Q0 d3 1 2.0 y\n1 Q0 d1 2 1.0 y\n2 Q0 d2 1 3.0 y\n"
+
+
+def _evaluate(qrels: str, *extra):
+    def build(c: Case):
+        (c.root / "q.txt").write_text(qrels)
+        return ["evaluate", _run_file(c, RUN), str(c.root / "q.txt"), *extra]
+
+    return build
+
+
+def _compare(*extra):
+    def build(c: Case):
+        (c.root / "b.trec").write_text(RUN_B)
+        return ["compare", _run_file(c, RUN), str(c.root / "b.trec"), "--qrels", str(c.root / "qrels.txt"), *extra]
+
+    return build
+
+
+def _yaml(text: str):
+    return lambda c: c.validate_yaml(text)
+
+
+def _config(**changes):
+    return lambda c: ["validate", c.yaml(**changes)]
+
+
+def _with_runs(runs):
+    return _config(runs=runs)
+
+
+# name: (build, exit code, message parts, uses java)
+CASES = {
+    # ---- topics (TSV, JSONL): fail before Java
+    "topic-id-nul": (topics(b"a\x00b\tflow\n"), 2, ["t.tsv:1:", "NUL byte"], False),
+    "topic-id-escape": (topics(b"1\tflow\n\x1b[2J\tplate\n"), 2, ["t.tsv:2:", "control character (U+001B)"], False),
+    "topic-id-space": (topics(b"q 1\tflow\n"), 2, ["t.tsv:1:", "a space"], False),
+    "topic-id-line-separator": (topics("1\u2028x\tflow\n".encode()), 2, ["t.tsv:1:", "line separator"], False),
+    "topic-empty-text": (topics(b"1\tflow\n2\t   \n"), 2, ["t.tsv:2:", "empty query text"], False),
+    "topic-no-tab": (topics(b"1 flow plate\n"), 2, ["t.tsv:1:", "no tab"], False),
+    "topic-huge-line": (topics(b"1\t" + b"x" * (2 << 20) + b"\n"), 2, ["t.tsv:1:", "longer than 1,048,576"], False),
+    "topic-huge-line-no-newline": (topics(b"1\t" + b"y" * (3 << 20)), 2, ["t.tsv:1:", "longer than"], False),
+    "topic-not-utf8": (topics(b"1\tflow\n2\tcaf\xe9\n"), 2, ["t.tsv:2:", "not UTF-8"], False),
+    "topic-duplicate": (topics(b"1\tflow\n1\tplate\n"), 2, ["t.tsv:2:", "already defined on line 1"], False),
+    "topic-only-header": (topics(b"\xef\xbb\xbfqid\tquery\n"), 2, ["t.tsv", "no topics found"], False),
+    "topic-binary": (topics(bytes(range(256)) * 8), 2, ["t.tsv:1:"], False),
+    "jsonl-query-null": (topics(b'{"qid": "1", "query": null}\n', "jsonl"), 2, ["t.jsonl:1:", "null"], False),
+    "jsonl-query-number": (
+        topics(b'{"qid": "1", "query": 42}\n', "jsonl"),
+        2,
+        ["t.jsonl:1:", "must be a string"],
+        False,
+    ),
+    "jsonl-id-bool": (topics(b'{"qid": true, "query": "x"}\n', "jsonl"), 2, ["t.jsonl:1:", "boolean"], False),
+    "jsonl-id-newline": (topics(b'{"qid": "a\\nb", "query": "x"}\n', "jsonl"), 2, ["t.jsonl:1:", "line break"], False),
+    "jsonl-deep-nesting": (topics(b"[" * 200_000 + b"]" * 200_000 + b"\n", "jsonl"), 2, ["t.jsonl:1:", "JSON"], False),
+    "jsonl-not-object": (topics(b'["1", "x"]\n', "jsonl"), 2, ["t.jsonl:1:", "JSON object"], False),
+    "jsonl-empty-query": (topics(b'{"qid": "1", "query": " "}\n', "jsonl"), 2, ["t.jsonl:1:", "empty query"], False),
+    # ---- collections: special files are never opened
+    "collection-fifo": (collection(_fifo), 2, ["pipe.jsonl", "FIFO"], False),
+    "collection-symlink-loop": (collection(_loop), 2, ["loop.jsonl", "symbolic link loop"], False),
+    # Anserini's walk reads hidden files and folders too, so a hidden FIFO would hang it
+    "collection-hidden-fifo": (collection(_hidden_fifo), 2, [".cache/x.jsonl", "FIFO"], False),
+    "collection-dev-zero": (collection(_dev_zero), 2, ["zero.jsonl", "character device"], False),
+    "collection-socket": (collection(_socket), 2, ["sock.jsonl", "socket"], False),
+    "text-folder-newline-name": (text_folder({"a\nb.txt": b"flow"}), 2, ["line break", "document id"], False),
+    "text-folder-space-name": (text_folder({"a b.txt": b"flow"}), 2, ["a space", "'a b.txt'"], False),
+    "text-folder-not-utf8": (text_folder({"a.txt": b"caf\xe9"}), 2, ["a.txt", "not UTF-8"], False),
+    # ---- collections that reach Anserini
+    "collection-corrupt-gz": (collection(_corrupt_gz), 2, ["docs.jsonl.gz", "not a valid compressed file"], True),
+    "collection-doc-over-jackson-limit": (
+        collection(_docs([DOCS[0], {"id": "huge", "contents": "w " * 10_500_000}])),
+        2,
+        ["docs.jsonl:2:", "'huge'", "20,000,000"],
+        True,
+    ),
+    "collection-id-over-lucene-term-limit": (
+        collection(_docs([DOCS[0], {"id": "x" * 40_000, "contents": "flow"}])),
+        2,
+        ["docs.jsonl:2:", "40,000 bytes"],
+        True,
+    ),
+    "trec-docno-over-lucene-term-limit": (
+        collection(
+            lambda folder: (
+                (folder / "docs.jsonl").unlink(),
+                (folder / "a.trec").write_text(
+                    "<DOC>\n<DOCNO>d1</DOCNO>\n<TEXT>\nflow\n</TEXT>\n</DOC>\n"
+                    f"<DOC>\n<DOCNO>{'x' * 40_000}</DOCNO>\n<TEXT>\nplate\n</TEXT>\n</DOC>\n"
+                ),
+            ),
+            "trec",
+        ),
+        2,
+        ["a.trec:8:", "<DOCNO>", "40,000 bytes"],
+        True,
+    ),
+    "collection-id-with-space": (
+        collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
+        2,
+        ["'d 2'", "a space"],
+        True,
+    ),
+    # ---- values Lucene would reject, caught by validate (no Java)
+    "depth-over-java-int": (_yaml("depth: 2147483648\n"), 2, ["c.yaml:8: depth", "<= 2,147,483,647"], False),
+    "bm25-k1-infinite-as-float": (
+        _with_runs([{"bm25": {"k1": 1e39}}]),
+        2,
+        ["runs[0].bm25.k1", "largest Java float"],
+        False,
+    ),
+    "dirichlet-mu-1e300": (_with_runs([{"dirichlet": {"mu": 1e300}}]), 2, ["dirichlet.mu", "Java float"], False),
+    "jm-lambda-zero-as-float": (_with_runs([{"jm": {"lambda": 1e-50}}]), 2, ["jm.lambda", "becomes 0"], False),
+    "threads-100000": (_config(index={"threads": 100000}), 2, ["index.threads", "<= 1,024"], False),
+    "permutations-10e12": (
+        _yaml("compare: {permutations: 1000000000000}\nruns: [{bm25: {k1: [0.9, 1.2]}}]\n"),
+        2,
+        ["c.yaml:8: compare.permutations", "<= 10,000,000"],
+        False,
+    ),
+    "bootstrap-samples-10e12": (
+        _config(compare={"bootstrap_samples": 10**12}, runs=[{"bm25": {"k1": [0.9, 1.2]}}]),
+        2,
+        ["compare.bootstrap_samples", "<= 10,000,000"],
+        False,
+    ),
+    "tolerance-infinite": (_yaml("expect_tolerance: .inf\n"), 2, ["expect_tolerance", "finite"], False),
+    "measure-typo": (_config(measures=["mapp"]), 2, ["measures[0]", "did you mean 'map' (= AP)?"], False),
+    "measure-alias-twice": (_config(measures=["map", "AP"]), 2, ["measures[1]", "both are AP"], False),
+    "topics-path-fifo": (
+        lambda c: (os.mkfifo(c.root / "fifo"), ["validate", c.yaml(topics={"path": "fifo"})])[1],
+        2,
+        ["topics.path", "FIFO"],
+        False,
+    ),
+    "collection-path-is-a-device": (
+        _config(collection={"path": "/dev/zero", "format": "jsonl"}),
+        2,
+        ["collection.path", "character device"],
+        False,
+    ),
+    "topics-path-symlink-loop": (
+        lambda c: (os.symlink("l", c.root / "l"), ["validate", c.yaml(topics={"path": "l"})])[1],
+        2,
+        ["topics.path", "loop"],
+        False,
+    ),
+    # ---- commands on files
+    "evaluate-empty-qrels": (_evaluate(""), 2, ["q.txt", "no judgments"], False),
+    "evaluate-measure-typo": (_evaluate(QRELS, "-m", "ndcg_cutt_10"), 2, ["did you mean 'ndcg_cut'"], False),
+    "compare-permutations-10e12": (
+        _compare("--baseline", "run", "-m", "AP", "--test", "randomization", "--permutations", str(10**12)),
+        2,
+        ["permutations", "10,000,000"],
+        False,
+    ),
+    "compare-bootstrap-on-2-topics": (
+        _compare("--baseline", "run", "-m", "AP", "--test", "bootstrap"),
+        2,
+        ["bootstrap test needs at least 10 topics (got 2)"],
+        False,
+    ),
+}
+# evaluate needs -m; added where a case does not give it
+for _name in ("evaluate-empty-qrels",):
+    _b = CASES[_name][0]
+    CASES[_name] = (lambda c, _b=_b: [*_b(c), "-m", "AP"], *CASES[_name][1:])
+
+
+def snapshot(root: Path, skip=("out", "indexes")) -> dict[str, tuple]:
+    """Every entry under root (outputs excepted): kind, size and a hash of regular files.
+    Entries are lstat-ed, never opened unless regular (a FIFO must not block the test)."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        if rel.parts and rel.parts[0] in skip:
+            continue
+        dirs[:] = [d for d in dirs if not (not rel.parts and d in skip)]
+        for n in files + dirs:
+            p = Path(dirpath, n)
+            st = os.lstat(p)
+            digest = None
+            if stat.S_ISREG(st.st_mode):
+                digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            out[str(p.relative_to(root))] = (stat.S_IFMT(st.st_mode), st.st_size, st.st_mtime_ns, digest)
+    return out
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_hostile_input(name, tmp_path):
+    build, code, parts, _java = CASES[name]
+    case = Case(tmp_path)
+    argv = build(case)
+    before = snapshot(tmp_path)
+    env = {**os.environ, "HARNESS_INDEXES": str(tmp_path / "indexes")}
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert r.returncode == code, (r.returncode, r.stderr[-3000:])
+    assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert "harness: error:" in r.stderr
+    for part in parts:
+        assert part in r.stderr, (part, r.stderr[-3000:])
+    assert snapshot(tmp_path) == before, "an input changed"
+    assert not (tmp_path / "out").exists() or name.startswith("compare"), "a failed run wrote its output"
+
+
+def test_catalogue_size():
+    assert len(CASES) >= 30
+
+
+def test_the_fingerprint_covers_the_hidden_files_anserini_reads(tmp_path):
+    from harness.engine.corpus import Corpus
+
+    (tmp_path / "a.jsonl").write_text(json.dumps(DOCS[0]) + "\n")
+    corpus = Corpus(tmp_path, "jsonl")
+    before = corpus.fingerprint()
+    (tmp_path / ".more.jsonl").write_text(json.dumps(DOCS[1]) + "\n")  # IndexCollection indexes it
+    assert corpus.fingerprint() != before
+    assert [f.name for f in corpus.files()] == [".more.jsonl", "a.jsonl"]
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.txt").write_text("flow")
+    (tmp_path / "t" / ".notes.txt").write_text("not a document")  # a text folder is converted by us
+    assert [f.name for f in Corpus(tmp_path / "t", "text-folder").files()] == ["a.txt"]

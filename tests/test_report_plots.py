@@ -1,0 +1,395 @@
+"""The report's plots in a real browser (Playwright driving Debian's /usr/bin/chromium), checked
+against the report's own data files (summary.csv, per_topic.csv, comparisons.csv, the tables of
+the page): axes zoomed to the data, heatmap cells equal to the means, legends whose entries do
+not overlap, CIs and significance that agree with the comparisons table, per-topic panels on
+their own scales. Every plot is screenshotted into tests/output/plots/ for a person to look at."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import re
+import struct
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from harness.config import load_config
+from harness.experiment import run_experiment
+from harness.report import write_report
+from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
+from harness.report.svg import Series, line_chart
+
+from .conftest import REPO
+
+CHROMIUM = "/usr/bin/chromium"
+OUTPUT = REPO / "tests" / "output" / "plots"
+
+# Every chart's geometry and data attributes, as the browser laid them out.
+CHARTS_JS = """() => Array.from(document.querySelectorAll('svg.chart')).map(svg => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const yAxis = svg.querySelector('g.y-axis');
+  const xAxis = svg.querySelector('g.x-axis');
+  return {
+    kind: svg.getAttribute('class').replace('chart ', ''),
+    title: svg.querySelector('title').textContent,
+    box: box(svg),
+    y: yAxis ? [parseFloat(yAxis.dataset.yMin), parseFloat(yAxis.dataset.yMax)] : null,
+    x: xAxis ? [parseFloat(xAxis.dataset.xMin), parseFloat(xAxis.dataset.xMax)] : null,
+    ticks: Array.from(svg.querySelectorAll('text.tick')).map(t => t.textContent),
+    grid: yAxis ? Array.from(yAxis.querySelectorAll('line[stroke="#ddd"]')).map(box) : [],
+    points: Array.from(svg.querySelectorAll('circle')).map(c => [box(c), c.querySelector('title') ?
+      c.querySelector('title').textContent : '']),
+    lines: Array.from(svg.querySelectorAll('polyline > title')).map(t => t.textContent),
+    references: Array.from(svg.querySelectorAll('line.reference')).map(l => [box(l), l.textContent]),
+    legend: Array.from(svg.querySelectorAll('g.legend-entry, text.legend-group')).map(e => [box(e),
+      (e.tagName === 'text' ? e : e.querySelector('text')).textContent]),
+    bars: Array.from(svg.querySelectorAll('rect.bar')).map(r => [parseFloat(r.dataset.value),
+      r.querySelector('title').textContent, box(r)]),
+    cells: Array.from(svg.querySelectorAll('g.cell')).map(g => ({col: +g.dataset.col, row: +g.dataset.row,
+      value: g.querySelector('text.value').textContent, fill: g.querySelector('rect').getAttribute('fill'),
+      title: g.querySelector('title').textContent})),
+    grid_size: svg.querySelector('g.cells') ? [+svg.querySelector('g.cells').dataset.rows,
+      +svg.querySelector('g.cells').dataset.cols] : null,
+    notes: Array.from(svg.querySelectorAll('text.note')).map(t => t.textContent),
+    x_values: Array.from(svg.querySelectorAll('text.x-value')).map(t => t.textContent),
+    y_values: Array.from(svg.querySelectorAll('text.y-value')).map(t => t.textContent),
+    intervals: Array.from(svg.querySelectorAll('g.interval')).map(g => ({
+      est: parseFloat(g.dataset.estimate), low: parseFloat(g.dataset.low), high: parseFloat(g.dataset.high),
+      kind: g.dataset.kind, fill: g.querySelector('circle').getAttribute('fill'),
+      label: g.querySelector('text').textContent, title: g.querySelector('title').textContent})),
+  };
+})"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+def _report(config: str, tmp: Path):
+    cfg = load_config(REPO / "configs" / config)
+    cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
+    result = run_experiment(cfg, log=lambda m: None)
+    return result, write_report(result, cfg.output)
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    """configs/sweep.yaml: 14 runs (a 3 x 3 bm25 grid, 5 Dirichlet mus) and 2 cross-validated runs."""
+    return _report("sweep.yaml", tmp_path_factory.mktemp("sweep"))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """configs/demo.yaml: 5 runs of three models, no comparisons."""
+    return _report("demo.yaml", tmp_path_factory.mktemp("demo"))
+
+
+def _open(browser, report: Path, name: str):
+    """The report's charts as laid out by Chromium; each one screenshotted to tests/output/plots/."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto((report / "report.html").as_uri())
+    charts = page.evaluate(CHARTS_JS)
+    svgs = page.locator("svg.chart")
+    assert svgs.count() == len(charts) > 0
+    for i, chart in enumerate(charts):
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", chart["title"]).strip("-")[:70]
+        png = OUTPUT / f"{name}-{i:02d}-{slug}.png"
+        svgs.nth(i).screenshot(path=str(png))
+        w, h = struct.unpack(">II", png.read_bytes()[16:24])
+        left, top, right, bottom = chart["box"]
+        assert abs(w - (right - left)) <= 1 and abs(h - (bottom - top)) <= 1, png
+        assert png.stat().st_size > 5_000, png  # not blank
+    tables = page.evaluate(
+        """() => Array.from(document.querySelectorAll('#comparisons tbody tr')).map(tr =>
+             [tr.className, Array.from(tr.cells).map(td => td.textContent)])"""
+    )
+    head = page.evaluate("() => Array.from(document.querySelectorAll('#comparisons thead th')).map(t => t.textContent)")
+    page.close()
+    return charts, tables, head
+
+
+@pytest.fixture(scope="module")
+def sweep_page(browser, sweep):
+    return _open(browser, sweep[1], "sweep")
+
+
+@pytest.fixture(scope="module")
+def demo_page(browser, demo):
+    return _open(browser, demo[1], "demo")
+
+
+def _csv(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _means(report: Path) -> dict[str, dict[str, float]]:
+    return {r["run"]: {k: float(v) for k, v in r.items() if k != "run"} for r in _csv(report / "summary.csv")}
+
+
+def _check_axis(chart: dict, values: list[float], bounds=(0.0, 1.0), min_span=MIN_SPAN) -> None:
+    """The y axis covers the data, stays inside the bounds, and is zoomed: at most about twice the
+    data's span (or the minimum span) tall; every drawn point lies between the outer grid lines."""
+    lo, hi = chart["y"]
+    vmin, vmax = min(values), max(values)
+    assert lo <= vmin and hi >= vmax, (chart["title"], lo, hi, vmin, vmax)
+    assert bounds[0] <= lo and hi <= bounds[1], chart["title"]
+    assert hi - lo <= 2.1 * max(vmax - vmin, min_span), (chart["title"], lo, hi, vmin, vmax)
+    assert lo > 0.0 or vmin < 0.3  # zoomed in: not the whole [0, 1] when the data sit high
+    tops = [g[1] for g in chart["grid"]]
+    for (_l, top, _r, bottom), _ in chart["points"]:
+        assert min(tops) - 0.5 <= (top + bottom) / 2 <= max(tops) + 0.5, chart["title"]
+    for t in chart["ticks"]:
+        assert t != "-0" and float(t) == float(t)  # a number, never "-0"
+
+
+def test_line_charts_are_zoomed_to_their_data(sweep, sweep_page, demo, demo_page):
+    for (result, report), (charts, _, _) in ((sweep, sweep_page), (demo, demo_page)):
+        means = _means(report)
+        pr = [y for curve in result.pr_curves.values() for y in curve]
+        lines = [c for c in charts if c["kind"] == "line-chart"]
+        assert lines
+        for chart in lines:
+            if chart["title"].startswith("Interpolated precision at recall"):
+                _check_axis(chart, pr)  # every PR panel shares one scale: the data of all runs
+                continue
+            measure, model = re.match(r"(\S+): (\w+) by \w+$", chart["title"]).groups()
+            values = [m[measure] for run, m in means.items() if run.startswith(model + "(") and "cv:" not in run]
+            assert len(chart["points"]) == len(values) == (5 if result.config.name == "sweep" else 3)
+            # each point shows a mean of summary.csv
+            assert sorted(float(t.rsplit("→ ", 1)[1]) for _, t in chart["points"]) == [
+                float(f"{v:.4f}") for v in sorted(values)
+            ]
+            refs = [float(t.rsplit(": ", 1)[1]) for _, t in chart["references"]]
+            _check_axis(chart, values + refs)
+
+
+def test_sweep_pr_curves_are_split_by_model_family_with_the_baseline(sweep, sweep_page):
+    result, _ = sweep
+    charts, _, _ = sweep_page
+    pr = [c for c in charts if c["title"].startswith("Interpolated precision at recall")]
+    assert [c["title"] for c in pr] == [
+        "Interpolated precision at recall: bm25 (10 runs)",
+        "Interpolated precision at recall: dirichlet (6 runs)",
+    ]
+    bm25 = [r.name for r in result.runs if r.name.startswith("bm25(")]
+    assert pr[0]["lines"] == bm25  # the 9 settings and the cross-validated run
+    assert pr[1]["lines"] == [r.name for r in result.runs if r.name.startswith("dirichlet(")] + [
+        "bm25(k1=0.9,b=0.4) (baseline)"
+    ]
+    assert [t for _, t in pr[0]["legend"]][0] == "bm25" and "k1=0.9, b=0.4 (baseline)" in [
+        t for _, t in pr[0]["legend"]
+    ]
+    assert pr[0]["y"] == pr[1]["y"]  # the same scale in every panel
+
+
+def _disjoint(a, b) -> bool:
+    return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+def _check_legend(chart: dict) -> None:
+    boxes = chart["legend"]
+    for i, (a, ta) in enumerate(boxes):
+        sl, st, sr, sb = chart["box"]
+        assert sl <= a[0] and a[2] <= sr + 0.5 and st <= a[1] and a[3] <= sb + 0.5, (chart["title"], ta)
+        for b, tb in boxes[i + 1 :]:
+            assert _disjoint(a, b), (chart["title"], ta, tb, a, b)
+
+
+def test_legends_do_not_overlap(sweep_page, demo_page):
+    checked = 0
+    for charts, _, _ in (sweep_page, demo_page):
+        for chart in charts:
+            _check_legend(chart)
+            assert not any(t.endswith("…") for _, t in chart["legend"])  # nothing cut in these reports
+            checked += len(chart["legend"])
+    assert checked > 30
+    demo_pr = next(c for c in demo_page[0] if c["kind"] == "line-chart")
+    # five runs of three models: one legend column per model, entries labelled by setting
+    assert [t for _, t in demo_pr["legend"]] == [
+        "bm25",
+        "k1=0.9, b=0.4",
+        "dirichlet",
+        "mu=500",
+        "mu=1000",
+        "mu=2000",
+        "jm",
+        "lambda=0.1",
+    ]
+
+
+def test_crowded_legends_stay_readable(browser, tmp_path):
+    """Legends of many series with short, long and wide names, grouped (columns per group, long
+    groups split into sub-columns, wrapping onto bands) and ungrouped (equal columns): entries never
+    overlap and stay inside the chart."""
+    labels = {
+        "dirichlet": [f"mu={m}" for m in (10, 50, 100, 250, 500, 1000, 2000, 5000, 10000)],
+        "jm": [f"lambda=0.{i}" for i in range(1, 8)],
+        "WIDE": [f"WWWW mmmm {i}" * (1 + i % 2) for i in range(4)],
+        "bm25": [f"k1={k}, b=0.{b}" for k in (0.3, 0.9, 1.2, 3) for b in (1, 4, 9)],
+        "long": ["x" * 120, "cross-validated (nDCG@10, 10 folds)"],
+    }
+    grouped = [
+        Series(f"{g}({label})", [0, 1], [0.1 * k, 0.02 * i], label=label, group=g)
+        for k, (g, names) in enumerate(labels.items())
+        for i, label in enumerate(names)
+    ]
+    flat = [dataclasses.replace(s, label=s.name, group="") for s in grouped[:20]]
+    charts = []
+    for i, (series, width) in enumerate(((grouped, 560), (grouped, 1100), (flat, 1100), (flat, 380))):
+        svg = line_chart(f"crowded {i}", "x", "y", series, width=width, references=[("a reference", 0.3)])
+        (tmp_path / "c.html").write_text(f"<!DOCTYPE html><html><body>{svg}</body></html>")
+        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page.goto((tmp_path / "c.html").as_uri())
+        chart = page.evaluate(CHARTS_JS)[0]
+        page.locator("svg.chart").screenshot(path=str(OUTPUT / f"crowded-legend-{i}.png"))
+        page.close()
+        _check_legend(chart)
+        charts.append(chart)
+    headers = [t for _, t in charts[0]["legend"] if t in labels or t == "reference"]
+    assert headers == [*labels, "reference"]
+    assert len(charts[0]["legend"]) == len(grouped) + len(labels) + 2
+    assert charts[0]["legend"][-4][1].endswith("…")  # 120 characters cannot fit: cut, full name in the tooltip
+    assert len(charts[2]["legend"]) == 21
+    # with room, columns sit side by side: the wide chart's legend is shorter than the narrow one's
+    height = lambda c: max(b[3] for b, _ in c["legend"]) - min(b[1] for b, _ in c["legend"])  # noqa: E731
+    assert height(charts[1]) < height(charts[0]) and height(charts[2]) < height(charts[3])
+
+
+def test_the_bm25_grid_is_a_heatmap_of_the_means(sweep, sweep_page):
+    _, report = sweep
+    charts, _, _ = sweep_page
+    means = _means(report)
+    maps = [c for c in charts if c["kind"] == "heatmap"]
+    assert [c["title"] for c in maps] == ["AP: bm25, k1 × b", "nDCG@10: bm25, k1 × b"]
+    for chart in maps:
+        measure = chart["title"].split(":")[0]
+        assert chart["grid_size"] == [3, 3] and len(chart["cells"]) == 9
+        assert chart["x_values"] == ["0.3", "0.9", "3"] and chart["y_values"] == ["0.1", "0.4", "0.9"]
+        shown = {}
+        for cell in chart["cells"]:
+            k1, b = chart["x_values"][cell["col"]], chart["y_values"][cell["row"]]
+            run = f"bm25(k1={k1},b={b})"
+            assert cell["value"] == f"{means[run][measure]:.4f}", (run, cell)
+            assert cell["title"].startswith(run)
+            shown[run] = (means[run][measure], cell["fill"])
+
+        def darkness(fill):  # higher means are darker cells
+            r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+            return -(0.299 * r + 0.587 * g + 0.114 * b)
+
+        # the cross-validated run's mean, out of fold, under the grid
+        assert chart["notes"] == [
+            f"bm25(cv:AP,folds=3,seed=42): {means['bm25(cv:AP,folds=3,seed=42)'][measure]:.4f} "
+            "(cross-validated: out-of-fold)"
+        ]
+        ordered = sorted(shown.values())
+        assert all(darkness(a[1]) <= darkness(b[1]) for a, b in zip(ordered, ordered[1:]))
+    lines = [c["title"] for c in charts if c["kind"] == "line-chart" and " by " in c["title"]]
+    assert lines == ["AP: dirichlet by mu", "nDCG@10: dirichlet by mu"]  # a one-parameter sweep stays a line
+
+
+def test_intervals_agree_with_the_comparisons_table(sweep, sweep_page):
+    _, report = sweep
+    charts, table, head = sweep_page
+    rows = _csv(report / "comparisons.csv")
+    intervals = [c for c in charts if c["kind"] == "interval-chart"]
+    assert [c["title"] for c in intervals] == [
+        "AP: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
+        "nDCG@10: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
+    ]
+    assert "95% CI (uncorrected)" in head  # the table's CI column says the same, in HTML and Markdown
+    assert "| 95% CI (uncorrected) |" in (report / "summary.md").read_text()
+    for chart in intervals:
+        measure = chart["title"].split(":")[0]
+        mine = [r for r in rows if r["measure"] == measure]
+        assert len(chart["intervals"]) == len(mine) == 15
+        lo, hi = chart["x"]
+        for iv, r in zip(chart["intervals"], mine):
+            assert iv["label"] == r["run"]
+            assert (iv["est"], iv["low"], iv["high"]) == (float(r["diff"]), float(r["ci_low"]), float(r["ci_high"]))
+            assert lo <= iv["low"] and iv["high"] <= hi
+            significant = r["reject"] == "True"
+            want = ("better" if float(r["diff"]) > 0 else "worse") if significant else "ns"
+            assert iv["kind"] == want and (iv["fill"] != "#fff") == significant
+        assert lo <= 0 <= hi and hi - lo <= 2.1 * (
+            max(i["high"] for i in chart["intervals"] + [{"high": 0}])
+            - min(i["low"] for i in chart["intervals"] + [{"low": 0}])
+        )
+    # the same rows are marked in the table: green (better) or red (worse) exactly where the chart says
+    kinds = {(c["title"].split(":")[0], iv["label"]): iv["kind"] for c in intervals for iv in c["intervals"]}
+    for cls, cells in table:
+        measure, run = cells[0], cells[2]
+        assert {"sig better": "better", "sig worse": "worse", "": "ns"}[cls] == kinds[(measure, run)]
+    # this sweep has uncorrected CIs that miss 0 for differences the Holm correction does not call significant
+    assert any(iv["kind"] == "ns" and iv["high"] < 0 for c in intervals for iv in c["intervals"])
+
+
+def test_per_topic_panels_each_have_their_own_symmetric_scale(sweep, sweep_page):
+    result, report = sweep
+    charts, _, _ = sweep_page
+    per_topic = {}
+    for r in _csv(report / "per_topic.csv"):
+        per_topic[(r["run"], r["qid"])] = float(r["AP"])
+    panels = [c for c in charts if c["kind"] == "bar-chart"]
+    assert len(panels) == len(result.comparisons.pairs) == 15
+    scales = set()
+    for chart, (base, run) in zip(panels, result.comparisons.pairs):
+        assert chart["title"].startswith(f"{run} − {base}")
+        diffs = {q: per_topic[(run, q)] - per_topic[(base, q)] for q in result.comparisons.topics}
+        shown = {re.match(r"topic (\S+):", t).group(1): v for v, t, _ in chart["bars"]}
+        assert shown.keys() == diffs.keys() and all(shown[q] == pytest.approx(d, abs=1e-12) for q, d in diffs.items())
+        assert [v for v, _, _ in chart["bars"]] == sorted(shown.values(), reverse=True)
+        lo, hi = chart["y"]
+        top = max(abs(d) for d in diffs.values())
+        if top == 0:
+            assert chart["ticks"] == []  # "no difference on any topic", no made-up scale
+            continue
+        assert lo == -hi and top <= hi <= 1.7 * top, (chart["title"], lo, hi, top)
+        scales.add(hi)
+        grid = [g[1] for g in chart["grid"]]
+        for _, _, (_l, btop, _r, bbottom) in chart["bars"]:
+            assert min(grid) - 0.5 <= btop and bbottom <= max(grid) + 0.5
+    assert len(scales) >= 3  # the panels' scales differ with their data
+
+
+def test_readme_states_the_plots_constants():
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### The report's plots\n") :]
+    section = section[: section.index("\n## ")]
+    assert f"Up to {SINGLE_CHART_RUNS} runs share one chart" in section
+    assert f"(at most {MAX_DIFF_PLOTS})" in section
+    assert f"at least {MIN_SPAN:g} tall" in section
+
+
+def test_a_third_varying_parameter_gives_one_heatmap_per_value():
+    """A model with three swept parameters (none ships yet; similarity families may add one): one
+    heatmap of the first two per value of the third, each cell printing its run's mean."""
+    import html
+    import itertools
+
+    from harness.engine.similarity import Similarity
+    from harness.report.plots import sweep_heatmaps
+
+    group = [
+        Similarity("m", (("a", a), ("b", b), ("c", c)))
+        for a, b, c in itertools.product((0.5, 1.0), (0.1, 0.2, 0.3), (10.0, 20.0))
+    ]
+    means = {str(r): round(0.1 * r.params["a"] + r.params["b"] + r.params["c"] / 1000, 6) for r in group}
+    maps = sweep_heatmaps("AP", "m", group, ["a", "b", "c"], means, None, [])
+    assert len(maps) == 2
+    for svg, c in zip(maps, ("10", "20")):
+        assert f"AP: m, a × b, c={c}</title>" in svg
+        shown = re.findall(r'<title>([^<]*)</title><rect[^>]*/><text class="value"[^>]*>([0-9.]+)</text>', svg)
+        assert len(shown) == 6
+        for title, value in shown:
+            run = html.unescape(title).split(":")[0]
+            assert run.endswith(f"c={c})") and value == f"{means[run]:.4f}"
+        assert svg.count(">best<") == 1
