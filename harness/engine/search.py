@@ -26,8 +26,9 @@ from harness.errors import DataError, EngineError
 __all__ = ["Searcher", "strictly_decreasing"]
 
 
-def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
+def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
     """Scores in rank order as float64, the j-th repeat of a score lowered by j float64 ulps.
+    ``starts``: where each ranking begins when ``scores`` holds several back to back.
 
     The input is non-increasing (Anserini's adjusted scores), so only equal neighbours need
     fixing; two distinct float32 values are millions of float64 ulps apart, so the lowered
@@ -37,16 +38,21 @@ def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
     [3.0, 2.9999999999999996, 2.999999999999999, 1.0]
     """
     s = scores.astype(np.float64)
-    if s.size < 2 or not np.any(s[1:] >= s[:-1]):
+    within = np.ones(s.size, dtype=bool)  # row i continues the ranking of row i - 1
+    within[:1] = False
+    if starts is not None:
+        within[np.asarray(starts, dtype=np.int64)[np.asarray(starts) < s.size]] = False
+    if s.size < 2 or not np.any((s[1:] >= s[:-1]) & within[1:]):
         return s
     idx = np.arange(s.size)
-    first = np.r_[True, s[1:] != s[:-1]]
+    first = ~within
+    first[1:] |= s[1:] != s[:-1]
     repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))  # 0, 1, 2... within a tie
     out = s - repeat * np.abs(np.spacing(s))
-    if not np.all(out[1:] < out[:-1]):  # not reachable for real scores; keep the guarantee anyway
+    if not np.all((out[1:] < out[:-1]) | ~within[1:]):  # not reachable for real scores; kept anyway
         out = s.copy()
         for i in range(1, out.size):
-            if out[i] >= out[i - 1]:
+            if within[i] and out[i] >= out[i - 1]:
                 out[i] = np.nextafter(out[i - 1], -np.inf)
     return out
 
@@ -64,6 +70,7 @@ class Searcher:
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
+        self._id_bytes = None  # the ids as a NUL-padded S array, made on first search_run
         self.ids = np.array(raw.decode("utf-8").split("\n")[:-1], dtype=object)
         if len(set(self.ids.tolist())) != len(self.ids):
             # A collection that repeats a doc id would put one document twice into a ranking.
@@ -95,10 +102,8 @@ class Searcher:
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
 
-    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
-        """For each query text, (doc ids, float64 scores) in rank order."""
-        if not queries:
-            return []
+    def _search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int):
+        """(hits per query, Lucene docids, float32 scores) of one batch, as numpy arrays."""
         try:
             raw = self._java.search(list(queries), self._similarity(sim), int(depth), int(threads)).tostring()
         except Exception as e:
@@ -108,6 +113,36 @@ class Searcher:
         total = int(counts.sum())
         docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
         scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
+        return counts, docs, scores
+
+    def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
+        """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
+        arrays without a Python object per hit (topics that return nothing are left out)."""
+        from harness.formats.runs import Run
+        from harness.formats.tokenizer import pad8
+
+        if self._id_bytes is None:
+            self._id_bytes = pad8(np.array([d.encode("utf-8", "surrogateescape") for d in self.ids.tolist()], "S"))
+        if topics:
+            counts, docs, scores = self._search_arrays([text for _, text in topics], sim, depth, threads)
+        else:
+            counts, docs, scores = np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.float32)
+        keep = np.flatnonzero(counts > 0)
+        offsets = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(counts[keep], out=offsets[1:])
+        return Run(
+            [topics[i][0] for i in keep.tolist()],
+            offsets,
+            self._id_bytes[docs],
+            strictly_decreasing(scores, offsets[:-1]),
+            source or f"<search {sim}>",
+        )
+
+    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
+        """For each query text, (doc ids, float64 scores) in rank order."""
+        if not queries:
+            return []
+        counts, docs, scores = self._search_arrays(queries, sim, depth, threads)
         out = []
         start = 0
         for c in counts.tolist():

@@ -77,7 +77,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     from harness.engine.search import Searcher
     from harness.engine.topics import read_topics
     from harness.formats.qrels import read_qrels
-    from harness.formats.runs import Run, read_run, write_run
+    from harness.experiment.cache import load_run, store_run
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
@@ -106,14 +106,13 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
             path = cache / f"{name}.{key[:16]}.trec"
             t = time.perf_counter()
             if path.exists():
-                run = read_run(path)
+                run = load_run(path)
                 reused = True
             else:
                 if searcher is None:
                     searcher = Searcher(info.path, p.options)
-                ranked = searcher.search([text for _, text in topics], sim, cfg.depth, threads=cfg.index_threads)
-                run = Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])})
-                write_run(path, run, tag=name)
+                run = searcher.search_run(topics, sim, cfg.depth, threads=cfg.index_threads, source=str(path))
+                store_run(path, run, tag=name)
                 reused = False
             seconds = time.perf_counter() - t
             in_run = set(run.topics())
