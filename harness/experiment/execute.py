@@ -76,8 +76,8 @@ class ExperimentResult:
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     from harness.engine.search import Searcher
     from harness.engine.topics import read_topics
-    from harness.formats.qrels import read_qrels
     from harness.experiment.cache import load_run, store_run
+    from harness.formats.qrels import read_qrels
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
