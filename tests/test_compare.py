@@ -106,9 +106,14 @@ def sweep(tmp_path_factory):
 
 def test_the_sweep_runs_from_one_config(sweep):
     cfg, first, _, _, _, _ = sweep
-    assert [r.name for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS]
-    assert len(first.comparisons.rows) == 3 * len(MUS)
-    assert first.comparisons.pairs == tuple((BM25, f"dirichlet(mu={m})") for m in MUS)
+    # the tuned run (harness.experiment.tuned) follows its sweep's settings
+    assert [r.name for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
+        "dirichlet(cv:AP,folds=5,seed=42)"
+    ]
+    assert len(first.comparisons.rows) == 3 * (len(MUS) + 1)
+    assert first.comparisons.pairs == tuple((BM25, f"dirichlet(mu={m})") for m in MUS) + (
+        (BM25, "dirichlet(cv:AP,folds=5,seed=42)"),
+    )
 
 
 def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
@@ -118,19 +123,20 @@ def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
     assert first.index.path == second.index.path == cfg.index_path
     assert sum(line.startswith("index built") for line in logs) == 1
     assert sum(line.startswith("index reused") for line in logs) == 1
-    assert sum("searched" in line for line in logs if line.startswith("run ")) == len(first.runs)
+    made = ("searched", "assembled")  # a tuned run is assembled from the settings' runs
+    assert sum(any(w in line for w in made) for line in logs if line.startswith("run ")) == len(first.runs)
     assert sum("reused" in line for line in logs if line.startswith("run ")) == len(second.runs)
     # ... and the reports say so
     m1, m2 = (json.loads((o / "manifest.json").read_text()) for o in (out1, out2))
     assert m1["index"]["reused"] is False and m2["index"]["reused"] is True
-    assert [r["reused"] for r in m1["runs"]] == [False] * 7 and [r["reused"] for r in m2["runs"]] == [True] * 7
+    assert [r["reused"] for r in m1["runs"]] == [False] * 8 and [r["reused"] for r in m2["runs"]] == [True] * 8
     assert [r["sha256"] for r in m1["runs"]] == [r["sha256"] for r in m2["runs"]]
     md = (out2 / "summary.md").read_text()
     for r in second.runs:
         assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[
             0
         ].endswith("| yes |")
-    assert "7 runs (7 reused from the cache)" in (out2 / "report.html").read_text()
+    assert "8 runs (8 reused from the cache)" in (out2 / "report.html").read_text()
     # the same numbers both times
     assert (
         json.loads((out1 / "comparisons.json").read_text())["comparisons"]

@@ -195,7 +195,8 @@ def test_every_format_is_written(evil):
     ):
         assert html_escaped(needle) in page, needle
     comparisons = json.loads((out / "comparisons.json").read_text())
-    assert len(comparisons["pairs"]) == 6 and len(comparisons["comparisons"]) == 18  # 4 runs, 3 measures
+    # 4 runs and the 2 tuned runs of the two sweeps: 15 pairs, 3 measures
+    assert len(comparisons["pairs"]) == 15 and len(comparisons["comparisons"]) == 45
     tex = (out / "report.tex").read_text()
     assert r"\begin{tabular}{lrrr}" in tex and "% config " in tex and "sha256" in tex and "% coverage " in tex
     assert comparisons["coverage"] == json.loads((out / "summary.json").read_text())["coverage"]
@@ -208,7 +209,7 @@ def test_all_pairs_marks_the_better_run_with_the_loser_letter(evil):
     from harness.report.tables import significance_marks
 
     marks = significance_marks(result)
-    assert marks.letters == {r.name: "abcd"[i] for i, r in enumerate(result.runs)}
+    assert marks.letters == {r.name: "abcdef"[i] for i, r in enumerate(result.runs)}
     for c in result.comparisons.rows:
         if c.reject:
             winner, loser = (c.run, c.baseline) if c.diff > 0 else (c.baseline, c.run)
@@ -240,13 +241,13 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     result = run_experiment(cfg, log=lambda m: None)
     out = write_report(result, cfg.output)
     c = result.comparisons
-    assert len(c.pairs) == 13 and len(c.rows) == 26
+    assert len(c.pairs) == 15 and len(c.rows) == 30  # 14 runs + 2 tuned runs against the baseline, 2 measures
     assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")
     assert [t.model for t in c.tuning] == ["bm25", "dirichlet"]
     page = (out / "report.html").read_text()
     assert "AP: bm25 by k1" in page and "AP: dirichlet by mu" in page  # metric against parameter
     assert "Interpolated precision at recall" in page
-    assert page.count("<svg") == 1 + 2 * 2 + 13  # PR, sweeps x measures, diffs
+    assert page.count("<svg") == 1 + 2 * 2 + 15  # PR, sweeps x measures, diffs (incl. the 2 tuned runs)
 
 
 def test_pr_curves_are_the_mean_interpolated_precisions(evil):

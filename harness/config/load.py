@@ -52,8 +52,8 @@ from harness.config.schema import (
 )
 from harness.engine.similarity import MODELS, Similarity
 from harness.engine.topics import anserini_topic_readers
-from harness.errors import ConfigError
-from harness.stats import StatsPolicy
+from harness.errors import ConfigError, HarnessError
+from harness.stats import CVSpec, StatsPolicy
 
 __all__ = ["load_config"]
 
@@ -201,7 +201,7 @@ def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
                 out.append((ALL_PAIRS, p, n))
             continue
         try:
-            run = str(Similarity.parse(text))
+            run = _run_name(text)
         except ValueError as e:
             ctx.problem(p, f"not a run name: {e} (or give {ALL_PAIRS})", n)
             continue
@@ -213,6 +213,32 @@ def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
+def _run_name(text: str) -> str:
+    """The canonical name of a run: a similarity (``bm25(k1=0.9,b=0.4)``) or a cross-validated
+    run (``dirichlet(cv:AP,folds=5,seed=42)``, measure canonicalised)."""
+    if "(cv:" in text:
+        spec = CVSpec.parse(text)
+        return str(CVSpec(spec.model, _parse_measure(spec.measure), spec.folds, spec.seed))
+    return str(Similarity.parse(text))
+
+
+def _tuned_names(v: dict, measures: Any) -> list[str]:
+    """The cross-validated runs the config asks for (one per swept model), or [] when it asks for
+    none or the parts they are named from are invalid."""
+    c = v.get("compare")
+    if not isinstance(c, dict) or v["runs"] is _INVALID or c.get("cross_validation") is _INVALID:
+        return []
+    cv = c.get("cross_validation")
+    if not isinstance(cv, dict) or cv.get("folds") in (None, _INVALID) or c.get("seed") is _INVALID:
+        return []
+    cmp = c.get("measures") if c.get("measures") not in (None, _INVALID) else measures
+    if cmp is _INVALID or not cmp:
+        return []
+    models = [r.model for r in v["runs"]]
+    swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
+    return [str(CVSpec(m, cmp[0], cv["folds"], c["seed"])) for m in swept]
+
+
 def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     """Returns [(canonical run, path, node, {canonical measure: (value, path, node)})]."""
     if not isinstance(node, MappingNode):
@@ -222,7 +248,7 @@ def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     for run_text, knode, vnode in _items(node):
         rp = _join(path, run_text)
         try:
-            run = str(Similarity.parse(run_text))
+            run = _run_name(run_text)
         except ValueError as e:
             ctx.problem(rp, f"not a run name: {e}", knode)
             continue
@@ -280,8 +306,9 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
     else:
         measures = tuple(_parse_measure(m) for m in DEFAULT_MEASURES)
     expect: dict[str, dict[str, float]] = {}
+    tuned = _tuned_names(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
+        runs = [str(r) for r in v["runs"]] + tuned if v["runs"] is not _INVALID else None
         for run, rp, knode, ms in v["expect"]:
             if runs is not None and run not in runs:
                 ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
@@ -289,10 +316,10 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
                 if measures is not _INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
-    return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures)}
+    return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures, tuned)}
 
 
-def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
+def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
     """The compare block against the runs and measures of the config."""
     if "compare" not in ctx.present:
         return None
@@ -326,9 +353,11 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
         for run, p, node in c["baseline"]:
             if run == ALL_PAIRS:
                 all_pairs = True
-            elif runs is not None and run not in runs:
+            elif runs is not None and run not in runs + tuned:
                 ctx.problem(
-                    p, f"no run {run} in this config; its runs are: {', '.join(runs)} (or give {ALL_PAIRS})", node
+                    p,
+                    f"no run {run} in this config; its runs are: {', '.join(runs + tuned)} (or give {ALL_PAIRS})",
+                    node,
                 )
                 ok = False
             else:
@@ -358,6 +387,8 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
                     ctx.nodes["compare.cross_validation"],
                 )
                 ok = False
+            elif c["seed"] is not _INVALID and isinstance(folds, int):
+                _check_folds(ctx, v, folds)
     if (
         not ok
         or runs is None
@@ -379,6 +410,26 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any) -> CompareSpec | None:
         seed=c["seed"],
     )
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
+
+
+def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
+    """More folds than judged topics would leave a fold without topics: say so now, not after
+    indexing and searching. Every judged topic is evaluated under `missing_topics: zero` (the
+    default); under `drop` only those a run answers, which is checked again when they are known."""
+    if not isinstance(v.get("qrels"), Path):
+        return
+    from harness.formats.qrels import read_qrels
+
+    try:
+        judged = len(read_qrels(v["qrels"]).topics())
+    except HarnessError:
+        return  # the qrels file's own problem is reported when it is read
+    if folds > judged:
+        ctx.problem(
+            "compare.cross_validation.folds",
+            f"{folds} folds need at least {folds} judged topics, but the qrels judge {judged}; use fewer folds",
+            ctx.nodes.get("compare.cross_validation.folds") or ctx.nodes["compare.cross_validation"],
+        )
 
 
 # --------------------------------------------------------------------------------------------

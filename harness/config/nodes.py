@@ -191,9 +191,14 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
                 p, f"required key is missing{got} ({sub.doc})", vnode if vnode is not None else node
             )
         elif sub.type == "section":
-            out[sub.name] = _check_section(
-                ctx, sub, MappingNode("tag:yaml.org,2002:map", [], node.start_mark, node.end_mark), p
-            )
+            # A section written but left empty (`compare:` or `cross_validation: null`) is there
+            # with its defaults, like `{}`: the user asked for it. Absent, it takes its defaults too,
+            # but a section that switches something on (compare, cross_validation) stays off.
+            if vnode is not None:
+                ctx.present.add(p)
+                ctx.nodes[p] = vnode
+            empty = MappingNode("tag:yaml.org,2002:map", [], (vnode or node).start_mark, (vnode or node).end_mark)
+            out[sub.name] = _check_section(ctx, sub, empty, p)
         else:
             out[sub.name] = _default(sub)
     return out

@@ -265,11 +265,20 @@ SCHEMA = Key(
                     "cross_validation",
                     "section",
                     "Tune each swept model (a model with several "
-                    "settings) by k-fold cross-validation over topics on the first compared measure; "
-                    "the report gives each fold's chosen setting and the held-out score. Without this "
-                    "key nothing is tuned.",
+                    "settings) by k-fold cross-validation over topics on the first compared measure. "
+                    "The tuned system is a run of its own, `model(cv:MEASURE,folds=K,seed=S)`: its file, "
+                    "per-topic (out-of-fold) values and comparisons are written like any run's, and it "
+                    "can be named as a baseline. Without this key nothing is tuned; `cross_validation:` "
+                    "alone means 5 folds.",
                     keys=(
-                        Key("folds", "int", "Number of folds; topics are assigned by `seed`.", default=5, minimum=2),
+                        Key(
+                            "folds",
+                            "int",
+                            "Number of folds, at most the number of judged topics (checked by `validate`); "
+                            "topics are assigned by `seed` (README: *Cross-validation*).",
+                            default=5,
+                            minimum=2,
+                        ),
                     ),
                 ),
             ),

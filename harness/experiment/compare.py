@@ -1,4 +1,5 @@
-"""The `compare:` block computed: paired tests between runs, sweeps, cross-validated tuning.
+"""The `compare:` block computed: paired tests between runs, sweeps, cross-validated tuning
+(the tuning itself: :mod:`harness.experiment.tuned`).
 
 Pure computation over the evaluations of an experiment (no I/O, no Java); the numbers come from
 :mod:`harness.stats`, and rendering lives in :mod:`harness.report`. Runs are paired by topic: every
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,6 +20,9 @@ from harness import stats
 from harness.config import CompareSpec
 from harness.engine.similarity import Similarity
 from harness.errors import DataError
+
+if TYPE_CHECKING:
+    from harness.experiment.tuned import TunedRun
 
 __all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "sweeps_of", "compare_runs"]
 
@@ -43,6 +48,7 @@ class Tuning:
     heldout_mean: float  # mean over all topics of the held-out scores
     best_fixed: str  # the best setting on all topics (chosen by peeking), for reference
     best_fixed_mean: float
+    run: str = ""  # the name of the tuned run (harness.experiment.tuned), a run of the experiment
 
 
 @dataclass(frozen=True)
@@ -113,34 +119,49 @@ def sweeps_of(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], l
     return out
 
 
-def compare_runs(spec: CompareSpec, runs: Sequence[Similarity], evaluations: Mapping[str, object]) -> Comparisons:
-    """Everything the `compare:` block asks for, on the evaluations of ``runs``."""
-    names = [str(r) for r in runs]
+def compare_runs(
+    spec: CompareSpec,
+    runs: Sequence[Similarity],
+    evaluations: Mapping[str, object],
+    tuned: Sequence[TunedRun] | None = None,
+    order: Sequence[str] | None = None,
+) -> Comparisons:
+    """Everything the `compare:` block asks for, on the evaluations of ``runs`` and of the
+    cross-validated runs ``tuned`` (already tuned: see :mod:`harness.experiment.tuned`), which
+    are compared like any other run. ``order`` is the runs' order in tables (default: ``runs``
+    then ``tuned``). Without ``tuned``, the sweeps are tuned here when the spec asks for it, and
+    reported, but the tuned runs (which have no evaluation) are not compared."""
+    names = list(order) if order is not None else [str(r) for r in runs] + [t.name for t in tuned or ()]
     topics, scores = aligned_scores({n: evaluations[n] for n in names}, spec.measures)
+    if tuned is None:
+        tuned = []
+        if spec.folds is not None:
+            from harness.experiment.tuned import tune_sweeps  # tuned.py builds on this module
+
+            if spec.folds > len(topics):
+                raise DataError(
+                    "compare.cross_validation.folds",
+                    f"{spec.folds} folds need at least {spec.folds} topics, but {len(topics)} are evaluated; "
+                    "use fewer folds",
+                )
+            tuned = tune_sweeps(runs, topics, scores, spec.measures[0], spec.folds, spec.policy.seed)
     pairs = spec.pairs(names)
     policy = spec.policy
     rows = stats.compare(scores, pairs, spec.measures, policy) if pairs else []
 
-    sweeps, tuning = [], []
+    sweeps = []
     for model, group, varying in sweeps_of(runs):
         group_names = [str(r) for r in group]
         not_worse = {
             m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy)) for m in spec.measures
         }
         sweeps.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
-        if spec.folds is not None:
-            m = spec.measures[0]
-            if spec.folds > len(topics):
-                raise DataError(
-                    "compare.cross_validation.folds",
-                    f"{spec.folds} folds need at least "
-                    f"{spec.folds} topics, but {len(topics)} are evaluated; use fewer folds",
-                )
-            by_setting = {n: scores[n][m] for n in group_names}
-            cv = stats.cross_validate(by_setting, topics, folds=spec.folds, seed=policy.seed)
-            means = {n: float(v.mean()) for n, v in by_setting.items()}
-            best = max(means, key=means.get)  # first of the tied maxima, as cross_validate
-            tuning.append(Tuning(model, m, cv.folds, cv.heldout_mean, best, means[best]))
+    tuning = []
+    for t in tuned:
+        m = t.spec.measure
+        means = {n: float(scores[n][m].mean()) for n in t.settings}
+        best = max(means, key=means.get)  # first of the tied maxima, as cross_validate
+        tuning.append(Tuning(t.spec.model, m, t.cv.folds, t.cv.heldout_mean, best, means[best], t.name))
     return Comparisons(
         policy,
         tuple(spec.measures),

@@ -16,6 +16,7 @@ from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import EngineError
 from harness.experiment.plan import RUN_CACHE, plan, run_key
+from harness.stats import CVSpec
 
 if TYPE_CHECKING:
     from harness.experiment.compare import Comparisons
@@ -28,7 +29,7 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 @dataclass
 class RunResult:
-    similarity: Similarity
+    similarity: Similarity | CVSpec  # a CVSpec for a cross-validated run (harness.experiment.tuned)
     name: str
     run: object  # harness.runs.Run
     path: Path  # the cached run file
@@ -140,12 +141,20 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
         for r in results:
             evaluations[r.name] = evaluate(r.run, qrels, measures, policy)
             curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
+        tuned = []
+        if cfg.compare is not None and cfg.compare.folds is not None:
+            tuned = _add_tuned_runs(cfg, results, evaluations, [q for q, _ in topics], cache, log)
+            for tr in tuned:
+                evaluations[tr.name] = evaluate(
+                    next(r.run for r in results if r.name == tr.name), qrels, measures, policy
+                )
+                curves[tr.name] = tuple(evaluations[tr.name].means[str(m)] for m in curve)
         timings["evaluate"] = time.perf_counter() - t
         if cfg.compare is not None:
             from harness.experiment.compare import compare_runs
 
             t = time.perf_counter()
-            comparisons = compare_runs(cfg.compare, cfg.runs, evaluations)
+            comparisons = compare_runs(cfg.compare, cfg.runs, evaluations, tuned, [r.name for r in results])
             timings["compare"] = time.perf_counter() - t
             log(
                 f"compared {len(comparisons.pairs)} pair(s) on {len(comparisons.measures)} measure(s): "
@@ -160,3 +169,42 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     if not results:
         raise EngineError("the config produced no runs")
     return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings, comparisons, curves)
+
+
+def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, log):
+    """Tune every swept model by cross-validation and add its tuned run to ``results``, right
+    after the model's last setting; the tuned run's file is cached beside the others under a key
+    of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
+    from harness.errors import DataError
+    from harness.experiment.compare import aligned_scores
+    from harness.experiment.tuned import assemble, tune_sweeps, tuned_key
+    from harness.formats.runs import read_run, write_run
+
+    spec = cfg.compare
+    measure = spec.measures[0]
+    topics, scores = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure])
+    if spec.folds > len(topics):
+        raise DataError(
+            "compare.cross_validation.folds",
+            f"{spec.folds} folds need at least {spec.folds} evaluated topics, but {len(topics)} are evaluated "
+            "(with `missing_topics: drop` only the topics every run answered); use fewer folds",
+        )
+    tuned = tune_sweeps(cfg.runs, topics, scores, measure, spec.folds, spec.policy.seed)
+    by_name = {r.name: r for r in results}
+    for tr in tuned:
+        t = time.perf_counter()
+        key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
+        path = cache / f"{tr.name}.{key[:16]}.trec"
+        reused = path.exists()
+        if reused:
+            run = read_run(path)
+        else:
+            run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
+            write_run(path, run, tag=tr.name)
+        in_run = set(run.topics())
+        empty = [q for q in tr.topics if q not in in_run]
+        last = max(i for i, r in enumerate(results) if r.name in tr.settings)
+        results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
+        chosen = ", ".join(f.chosen for f in tr.cv.folds)
+        log(f"run {tr.name}: {'reused' if reused else 'assembled'} from the folds' choices ({chosen})")
+    return tuned

@@ -80,7 +80,13 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
         w("\n")
         for sym, meaning in marks.legend:
             w(f"{sym}: {_md(meaning)}  \n")
-        if marks.legend:
+        tuned = [t.run for t in result.comparisons.tuning] if result.comparisons is not None else []
+        if tuned:
+            w(
+                f"{_md(', '.join(tuned))}: cross-validated, so out-of-fold: each topic is scored by the "
+                "setting chosen on the other folds (see *Sweeps and tuning*).  \n"
+            )
+        if marks.legend or tuned:
             w("\n")
         if result.comparisons is not None:
             _markdown_comparisons(result, w)
@@ -134,7 +140,10 @@ def _provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     if manifest["qrels"]:
         lines.append(("qrels", f"{manifest['qrels']['path']} (sha256 {manifest['qrels']['sha256']})"))
     for r in manifest["runs"]:
-        lines.append((f"run {r['name']}", f"sha256 {r['sha256']} ({'reused' if r['reused'] else 'searched'})"))
+        made = (
+            "reused" if r["reused"] else "assembled from the folds' choices" if "cross_validated" in r else "searched"
+        )
+        lines.append((f"run {r['name']}", f"sha256 {r['sha256']} ({made})"))
     return lines
 
 
@@ -158,15 +167,16 @@ def _markdown_comparisons(result: ExperimentResult, w) -> None:
     for sw in c.sweeps:
         w(f"### Sweep: {_md(sw.model)} ({', '.join(sw.varying)})\n\n")
         w(
-            "Settings not significantly worse than the best (by mean), each tested against the best "
-            "and corrected together:\n\n| measure | best | not significantly worse |\n|---|---|---|\n"
+            "Settings not significantly different from the best (by mean): each tested against the best "
+            "(two-sided; the best has the highest mean, so a significant difference means worse), "
+            "corrected together:\n\n| measure | best | not significantly different |\n|---|---|---|\n"
         )
         for m, keep in sw.not_worse.items():
             best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
             w(f"| {_md(m)} | {_md(best)} | {_md(', '.join(keep))} |\n")
         w("\n")
     for t in c.tuning:
-        w(f"### Cross-validated {_md(t.model)} on {_md(t.measure)} ({len(t.folds)} folds)\n\n")
+        w(f"### Cross-validated {_md(t.model)} on {_md(t.measure)} ({len(t.folds)} folds): run {_md(t.run)}\n\n")
         w(
             "| fold | test topics | chosen on the other folds | train mean | held-out mean |\n|---:|---:|---|---:|---:|\n"
         )
@@ -174,7 +184,10 @@ def _markdown_comparisons(result: ExperimentResult, w) -> None:
             w(f"| {f.index + 1} | {len(f.test_topics)} | {_md(f.chosen)} | {f.train_mean:.4f} | {f.test_mean:.4f} |\n")
         w(
             f"\nHeld-out {_md(t.measure)}: **{t.heldout_mean:.4f}** (the best fixed setting on all topics, "
-            f"{_md(t.best_fixed)}, scores {t.best_fixed_mean:.4f} by tuning on the test topics).\n\n"
+            f"{_md(t.best_fixed)}, scores {t.best_fixed_mean:.4f} by tuning on the test topics). "
+            f"The run {_md(t.run)} answers each fold's topics with that fold's choice: its values in every "
+            "table are out-of-fold (each topic scored by a setting chosen without it), and it is compared "
+            "like any other run.\n\n"
         )
 
 
@@ -211,6 +224,7 @@ def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
         "cross_validation": [
             {
                 "model": t.model,
+                "run": t.run,
                 "measure": t.measure,
                 "heldout_mean": t.heldout_mean,
                 "best_fixed": t.best_fixed,

@@ -140,7 +140,7 @@ def _sweeps(result: ExperimentResult) -> str:
     c = result.comparisons
     out = []
     for sw in c.sweeps:
-        out.append(f"<h3>{_e(sw.model)}: settings not significantly worse than the best</h3>")
+        out.append(f"<h3>{_e(sw.model)}: settings not significantly different from the best</h3>")
         rows = []
         for m, keep in sw.not_worse.items():
             best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
@@ -154,7 +154,7 @@ def _sweeps(result: ExperimentResult) -> str:
                     "best",
                     "mean",
                     "kept",
-                    "not significantly worse (each tested against the best, corrected together)",
+                    "not significantly different (two-sided, each against the best, corrected together)",
                 ],
                 rows,
                 numeric={2},
@@ -176,7 +176,9 @@ def _sweeps(result: ExperimentResult) -> str:
         out.append(
             f"<p>Held-out {_e(t.measure)} over all topics: <strong>{t.heldout_mean:.4f}</strong>. "
             f'<span class="muted">The best fixed setting chosen on all topics, {_e(t.best_fixed)}, '
-            f"scores {t.best_fixed_mean:.4f}, an optimistic figure: it is tuned on the test topics.</span></p>"
+            f"scores {t.best_fixed_mean:.4f}, an optimistic figure: it is tuned on the test topics.</span> "
+            f"The run <code>{_e(t.run)}</code> answers each fold's topics with that fold's choice: its values "
+            "are out-of-fold, and it is compared like any other run.</p>"
         )
     return "\n".join(out)
 

@@ -198,6 +198,7 @@ def provenance(result: ExperimentResult) -> dict:
                 "seconds": round(r.seconds, 4),
                 "topics_returned": len(r.run.topics()),
                 "empty_topics": r.empty_topics,
+                **_tuned_entry(result, r.name),
             }
             for r in result.runs
         ],
@@ -205,4 +206,21 @@ def provenance(result: ExperimentResult) -> dict:
         "policy": eval_policy(result),
         "stats_policy": stats_policy(result),
         "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
+    }
+
+
+def _tuned_entry(result: ExperimentResult, name: str) -> dict:
+    """For a cross-validated run: how it was made (which setting each fold chose)."""
+    tuning = next((t for t in (result.comparisons.tuning if result.comparisons else ()) if t.run == name), None)
+    if tuning is None:
+        return {}
+    return {
+        "cross_validated": {
+            "model": tuning.model,
+            "measure": tuning.measure,
+            "out_of_fold": True,
+            "folds": [
+                {"fold": f.index + 1, "chosen": f.chosen, "test_topics": list(f.test_topics)} for f in tuning.folds
+            ],
+        }
     }

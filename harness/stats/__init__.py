@@ -41,7 +41,7 @@ from harness.stats.compare import Comparison, StatsPolicy, all_pairs, compare, p
 from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
 from harness.stats.paired import TESTS, cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
-from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
+from harness.stats.tuning import CrossValidation, CVSpec, Fold, cross_validate, not_worse_than_best
 
 __all__ = [
     "TESTS",
@@ -64,6 +64,7 @@ __all__ = [
     "all_pairs",
     "Fold",
     "CrossValidation",
+    "CVSpec",
     "cross_validate",
     "not_worse_than_best",
 ]

@@ -1,0 +1,97 @@
+"""Cross-validated runs: the system a k-fold tuning of a sweep actually evaluates, as a run.
+
+For each swept model (a model with several settings), :func:`harness.stats.cross_validate`
+chooses, on each fold, the setting with the best mean of the first compared measure on the other
+folds. The *tuned run* answers each fold's topics with that fold's chosen setting: its rows for a
+topic are the chosen setting's rows, unchanged (same documents, ranks and scores). So trec_eval on
+its file gives, topic by topic, exactly the held-out values of the cross-validation, and it can be
+compared with any other run by the same tests, in the same correction family.
+
+Its values are out-of-fold: every topic is scored by a setting chosen without it. Topics outside
+the folds (run topics without judgments) are not part of the tuned system and have no rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness import stats
+from harness.engine.similarity import Similarity
+from harness.experiment.compare import sweeps_of
+from harness.formats.runs import Run
+
+__all__ = ["TunedRun", "tune_sweeps", "assemble", "tuned_key"]
+
+
+@dataclass(frozen=True)
+class TunedRun:
+    """A swept model tuned by cross-validation: its name, the settings it chose from, the folds
+    (each with its chosen setting) and the per-topic held-out scores, in ``topics`` order."""
+
+    spec: stats.CVSpec
+    settings: tuple[str, ...]  # the sweep's runs, config order (ties go to the first)
+    topics: tuple[str, ...]  # the evaluated topics the folds are made of
+    cv: stats.CrossValidation
+
+    @property
+    def name(self) -> str:
+        return str(self.spec)
+
+    def chosen(self) -> dict[str, str]:
+        """topic -> the setting that answers it."""
+        return {q: f.chosen for f in self.cv.folds for q in f.test_topics}
+
+
+def tune_sweeps(
+    runs: Sequence[Similarity],
+    topics: Sequence[str],
+    scores: Mapping[str, Mapping[str, np.ndarray]],
+    measure: str,
+    folds: int,
+    seed: int,
+) -> list[TunedRun]:
+    """One TunedRun per swept model of ``runs``; ``scores[run][measure]`` are per-topic vectors in
+    ``topics`` order (``harness.experiment.compare.aligned_scores``)."""
+    out = []
+    for model, group, _varying in sweeps_of(runs):
+        names = [str(r) for r in group]
+        cv = stats.cross_validate({n: scores[n][measure] for n in names}, topics, folds=folds, seed=seed)
+        out.append(TunedRun(stats.CVSpec(model, measure, folds, seed), tuple(names), tuple(topics), cv))
+    return out
+
+
+def assemble(tuned: TunedRun, setting_runs: Mapping[str, Run], topic_order: Sequence[str]) -> Run:
+    """The tuned run: for each topic of the folds, in ``topic_order`` (the experiment's topics,
+    then any other judged topic), the rows of the setting chosen for it."""
+    chosen = tuned.chosen()
+    order = [q for q in topic_order if q in chosen] + sorted(q for q in chosen if q not in set(topic_order))
+    names, lens, ids, scores = [], [], [], []
+    for q in order:
+        run = setting_runs[chosen[q]]
+        t = run.topic_index(q)
+        if t is None:  # the chosen setting returned nothing for q: scored 0 (or dropped) as in it
+            continue
+        lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
+        names.append(q)
+        lens.append(hi - lo)
+        ids.append(run.docids[lo:hi])
+        scores.append(run.scores[lo:hi])
+    offsets = np.concatenate(([0], np.cumsum(lens, dtype=np.int64))).astype(np.int64)
+    docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
+    return Run(names, offsets, docids, np.concatenate(scores) if scores else np.zeros(0), tuned.name)
+
+
+def tuned_key(tuned: TunedRun, setting_keys: Mapping[str, str]) -> str:
+    """Cache key of a tuned run's file: the keys of the runs it draws from and each topic's choice
+    (which already reflect the qrels, the measure, the folds and the seed)."""
+    blob = json.dumps(
+        {"name": tuned.name, "runs": {n: setting_keys[n] for n in tuned.settings}, "chosen": tuned.chosen()},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
