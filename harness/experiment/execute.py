@@ -177,8 +177,8 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
     from harness.errors import DataError
     from harness.experiment.compare import aligned_scores
+    from harness.experiment.cache import load_run, store_run
     from harness.experiment.tuned import assemble, tune_sweeps, tuned_key
-    from harness.formats.runs import read_run, write_run
 
     spec = cfg.compare
     measure = spec.measures[0]
@@ -197,10 +197,10 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
         path = cache / f"{tr.name}.{key[:16]}.trec"
         reused = path.exists()
         if reused:
-            run = read_run(path)
+            run = load_run(path)
         else:
             run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
-            write_run(path, run, tag=tr.name)
+            store_run(path, run, tag=tr.name)
         in_run = set(run.topics())
         empty = [q for q in tr.topics if q not in in_run]
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)
