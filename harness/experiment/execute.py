@@ -176,8 +176,8 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
     from harness.errors import DataError
-    from harness.experiment.compare import aligned_scores
     from harness.experiment.cache import load_run, store_run
+    from harness.experiment.compare import aligned_scores
     from harness.experiment.tuned import assemble, tune_sweeps, tuned_key
 
     spec = cfg.compare
