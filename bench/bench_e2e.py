@@ -61,8 +61,10 @@ sys.path.insert(0, str(HERE))
 
 
 # ----------------------------------------------------------------------------- processes
-def timed(cmd, env=None, stdin=None) -> tuple[float, float, str]:
-    """(wall seconds, peak RSS MB, stdout+stderr) of one fresh process."""
+def timed(cmd, env=None, stdin=None) -> tuple[float, float, str, float]:
+    """(wall seconds, peak RSS MB, stdout+stderr, CPU seconds: user + system) of one fresh
+    process. On a shared machine CPU time is the steadier figure: wall time includes waiting
+    for a core."""
     t = time.perf_counter()
     p = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL, text=True
@@ -73,7 +75,7 @@ def timed(cmd, env=None, stdin=None) -> tuple[float, float, str]:
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode not in (0, 1):
         raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, cmd))}\n{out[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, out
+    return seconds, usage.ru_maxrss / 1024, out, usage.ru_utime + usage.ru_stime
 
 
 def median_of(runs) -> dict:
@@ -82,6 +84,7 @@ def median_of(runs) -> dict:
         "all": [round(r[0], 2) for r in runs],
         "rss_mb": max(r[1] for r in runs),
         "out": runs[-1][2],
+        "cpu": statistics.median(r[3] for r in runs),
     }
 
 
@@ -259,7 +262,7 @@ def bench_evaluate(size, repeat) -> list:
             ours.append(timed(HARNESS + ["evaluate", str(run), str(qrels), "-m", *MEASURES]))
             theirs.append(timed([sys.executable, "-c", PYTREC_SCRIPT, str(run), str(qrels), json.dumps(PYTREC)]))
         ref = json.loads(theirs[-1][2].strip().splitlines()[-1])
-        _, _, out = timed([sys.executable, "-c", HARNESS_MEANS, str(run), str(qrels), json.dumps(MEASURES)])
+        _, _, out, _ = timed([sys.executable, "-c", HARNESS_MEANS, str(run), str(qrels), json.dumps(MEASURES)])
         means = json.loads(out.strip().splitlines()[-1])
         diff = max(abs(means[m] - ref[m]) for m in MEASURES)
         if diff > 1e-12:
@@ -310,10 +313,10 @@ def main() -> int:
 
     if "startup" in parts:
         res = bench_startup(cfg, args.repeat)
-        print("\n| startup (fresh process) | median s | peak MB | JVM |")
-        print("|---|---:|---:|---|")
+        print("\n| startup (fresh process) | median s | CPU s | peak MB | JVM |")
+        print("|---|---:|---:|---:|---|")
         for k, r in res.items():
-            print(f"| `{k}` | {r['seconds']:.3f} | {r['rss_mb']:.0f} | {r.get('jvm', '')} |")
+            print(f"| `{k}` | {r['seconds']:.3f} | {r['cpu']:.3f} | {r['rss_mb']:.0f} | {r.get('jvm', '')} |")
 
     if "run" in parts:
         from bench_search import synth
@@ -324,16 +327,18 @@ def main() -> int:
             (f"synthetic-{args.docs}", scorpus, stopics, None),
         ]
         print(
-            "\n| corpus (depth 1000, BM25) | hits | `harness run` s | SimpleSearcher script s | Simple / harness "
-            "| re-run s (all cached) | run phase: searched s / reused s | peak MB harness / Simple |"
+            "\n| corpus (depth 1000, BM25) | hits | `harness run` s (CPU s) | SimpleSearcher script s (CPU s) "
+            "| Simple / harness: wall (CPU) | re-run s (CPU s), all cached | run phase: searched s / reused s "
+            "| peak MB harness / Simple |"
         )
-        print("|---|---:|---:|---:|---:|---:|---|---|")
+        print("|---|---:|---:|---:|---|---:|---|---|")
         for name, corpus, topics, qrels in data:
             r = bench_run(name, corpus, topics, qrels, args.repeat, args.threads)
             f, a, s = r["first"], r["again"], r["simple"]
             print(
-                f"| {name} | {r['hits']:,} | {f['seconds']:.2f} | {s['seconds']:.2f} | {s['seconds'] / f['seconds']:.1f}x "
-                f"| {a['seconds']:.2f} | {r['search_s']:.2f} / {r['reuse_s']:.3f} ({r['reuse_s'] / r['search_s']:.1%}) "
+                f"| {name} | {r['hits']:,} | {f['seconds']:.2f} ({f['cpu']:.2f}) | {s['seconds']:.2f} ({s['cpu']:.2f}) "
+                f"| {s['seconds'] / f['seconds']:.1f}x ({s['cpu'] / f['cpu']:.1f}x) | {a['seconds']:.2f} ({a['cpu']:.2f}) "
+                f"| {r['search_s']:.2f} / {r['reuse_s']:.3f} ({r['reuse_s'] / r['search_s']:.1%}) "
                 f"| {f['rss_mb']:.0f} / {s['rss_mb']:.0f} |",
                 flush=True,
             )
@@ -343,15 +348,16 @@ def main() -> int:
 
     if "evaluate" in parts:
         print(
-            "\n| run lines | score format | MB | `harness evaluate` s | pytrec_eval s | time ratio | peak MB harness "
-            "/ pytrec_eval | memory ratio | max mean diff |"
+            "\n| run lines | score format | MB | `harness evaluate` s (CPU s) | pytrec_eval s (CPU s) "
+            "| time ratio: wall (CPU) | peak MB harness / pytrec_eval | memory ratio | max mean diff |"
         )
-        print("|---|---|---:|---:|---:|---:|---|---:|---:|")
+        print("|---|---|---:|---:|---:|---|---|---:|---:|")
         for size in args.sizes.split(","):
             for size_, fmt, mb, o, t, diff in bench_evaluate(size, args.repeat):
                 print(
-                    f"| {size_} | {fmt} | {mb:.0f} | {o['seconds']:.2f} | {t['seconds']:.2f} | "
-                    f"{o['seconds'] / t['seconds']:.3f} | {o['rss_mb']:.0f} / {t['rss_mb']:.0f} | "
+                    f"| {size_} | {fmt} | {mb:.0f} | {o['seconds']:.2f} ({o['cpu']:.2f}) | {t['seconds']:.2f} "
+                    f"({t['cpu']:.2f}) | {o['seconds'] / t['seconds']:.3f} ({o['cpu'] / t['cpu']:.3f}) "
+                    f"| {o['rss_mb']:.0f} / {t['rss_mb']:.0f} | "
                     f"{o['rss_mb'] / t['rss_mb']:.3f} | {diff:.1e} |",
                     flush=True,
                 )
