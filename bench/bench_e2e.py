@@ -133,7 +133,7 @@ def config(d: Path, name, corpus, topics, qrels, threads) -> Path:
         "runs:",
         "  - bm25: {k1: 0.9, b: 0.4}",
         "depth: 1000",
-        "measures: [AP, P@10, nDCG@10]",
+        "measures: [AP, P@10, nDCG@10]" if qrels else "",
         f"output: {d / 'report'}",
     ]
     cfg.write_text("\n".join(lines) + "\n")
