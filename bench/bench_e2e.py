@@ -141,11 +141,15 @@ def config(d: Path, name, corpus, topics, qrels, threads) -> Path:
 
 
 def same_runs(a: Path, b: Path) -> float:
-    ra = [l.split() for l in open(a)]
-    rb = [l.split() for l in open(b)]
-    if len(ra) != len(rb) or any(x[:4] != y[:4] for x, y in zip(ra, rb)):
-        raise SystemExit(f"RUNS DIFFER: {a} vs {b}")
-    diff = max((abs(float(x[4]) - float(y[4])) for x, y in zip(ra, rb)), default=0.0)
+    """Max score difference of two runs with the same (qid, Q0, docid, rank) lines. Streams
+    both files: this process stays small, since a child's peak RSS starts from its parent's."""
+    diff = 0.0
+    with open(a) as fa, open(b) as fb:
+        for n, (x, y) in enumerate(zip(fa, fb, strict=True), start=1):
+            x, y = x.split(), y.split()
+            if x[:4] != y[:4]:
+                raise SystemExit(f"RUNS DIFFER on line {n}: {a} vs {b}")
+            diff = max(diff, abs(float(x[4]) - float(y[4])))
     if diff > 1e-4:
         raise SystemExit(f"RUNS DIFFER in scores by {diff}: {a} vs {b}")
     return diff
@@ -192,13 +196,19 @@ def bench_run(name, corpus, topics, qrels, repeat, threads) -> dict:
 
 # ----------------------------------------------------------------------------- evaluation
 def ensure_runs(size: str) -> tuple[dict, Path]:
+    """:func:`make_runs` in a child process (this one must stay small, see same_runs)."""
+    subprocess.run([sys.executable, __file__, "--make-data", size], check=True)
+    return make_runs(size, write=False)
+
+
+def make_runs(size: str, write: bool = True) -> tuple[dict, Path]:
     """The generator's run (4 decimals) and the same scores written in the other formats.
     Scores get a tiny deterministic offset (a function of the score, so ties stay ties) to
     need all 17 digits, as float64 scores written by Python tools do."""
     queries, seed = SIZES[size]
     name = f"eval{size}"
     base, qrels = OUT / f"{name}.run1", OUT / f"{name}.qrels"
-    if not (base.exists() and qrels.exists()):
+    if write and not (base.exists() and qrels.exists()):
         OUT.mkdir(parents=True, exist_ok=True)
         gen = [sys.executable, str(GEN), "--name", name, "--queries", str(queries), "--depth", "1000"]
         subprocess.run(gen + ["--seed", str(seed), "--out", str(OUT)], check=True, stdout=subprocess.DEVNULL)
@@ -211,7 +221,7 @@ def ensure_runs(size: str) -> tuple[dict, Path]:
     for fmt, fn in fmts.items():
         p = OUT / f"{name}.{fmt.replace(' ', '')}.run"
         paths[fmt] = p
-        if p.exists():
+        if p.exists() or not write:
             continue
         tmp = p.with_suffix(".tmp")
         with open(base) as src, open(tmp, "w") as dst:
@@ -304,7 +314,11 @@ def main() -> int:
     ap.add_argument("--docs", type=int, default=200_000)
     ap.add_argument("--topics", type=int, default=2_000)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--make-data", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_data:
+        make_runs(args.make_data)
+        return 0
     parts = args.parts.split(",")
     OUT.mkdir(parents=True, exist_ok=True)
     print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} repeat={args.repeat} threads={args.threads}")
