@@ -1,6 +1,24 @@
 """harness: a Lucene-backed retrieval experiment harness.
 
 Importing it is instant and needs no Java: the JVM starts on first use, in ``harness.engine.lucene``.
+The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``similarities``,
+``measures``; see :mod:`harness.api`) is loaded on first attribute access, so ``import harness``
+imports neither pandas nor scipy.
 """
 
 __version__ = "0.1.0"
+
+_API = ("run", "evaluate", "compare", "search", "similarities", "measures", "Result")
+__all__ = [*_API, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from harness import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_API})

@@ -1,27 +1,71 @@
-"""File helpers. Output is atomic: every file is written to a temporary sibling and renamed
-into place, so a crash or an error never leaves a half-written file where a complete one is
-expected. Input: JSON lines parsed with the file and line of the first bad one."""
+"""File helpers. Output is atomic: every file is written to a temporary sibling, flushed to disk
+(fsync) and renamed into place, so a crash, a kill or an error never leaves a half-written file
+where a complete one is expected. Input: JSON lines parsed with the file and line of the first
+bad one.
+
+A temporary file is named ``.<name>.<pid>.<random>.tmp`` and stays locked (flock) by its
+writer until it has been renamed, so :func:`remove_stale_temp_files` can tell the leftovers of
+a killed process (lock free) from a file another process is writing right now (lock held).
+"""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import DataError
 
-__all__ = ["atomic_writer", "write_text_atomic", "write_json_atomic", "json_lines"]
+__all__ = [
+    "atomic_writer",
+    "write_text_atomic",
+    "write_json_atomic",
+    "fsync_dir",
+    "remove_stale_temp_files",
+    "json_lines",
+]
+
+_TEMP_FILE = re.compile(r"^\..+\.\d+\.[^.]+\.tmp$")
+
+
+_UMASK: int | None = None
+
+
+def _umask() -> int:
+    global _UMASK
+    if _UMASK is None:
+        _UMASK = os.umask(0o022)
+        os.umask(_UMASK)
+    return _UMASK
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename inside ``path`` durable (POSIX: the directory entry is data of the folder)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems (and /proc-like ones) refuse fsync on folders
+        pass
+    finally:
+        os.close(fd)
 
 
 @contextmanager
 def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", errors: str | None = None):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     text = "b" not in mode
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode
+        fcntl.flock(fd, fcntl.LOCK_EX)  # ours until renamed: not stale while we write it
         with os.fdopen(
             fd,
             mode,
@@ -30,7 +74,10 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", e
             newline="\n" if text else None,
         ) as fh:
             yield fh
-        os.replace(tmp, path)
+            fh.flush()
+            os.fsync(fh.fileno())
+            os.replace(tmp, path)  # while still locked: a sweeper never removes a finished file
+        fsync_dir(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -46,6 +93,40 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, obj) -> None:
     write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+
+
+def remove_stale_temp_files(folder: Path, log=None) -> list[Path]:
+    """Remove the ``.tmp`` files :func:`atomic_writer` left in ``folder`` when its process was
+    killed. A file whose lock another process holds is being written and is left alone."""
+    removed: list[Path] = []
+    try:
+        names = [n for n in os.listdir(folder) if _TEMP_FILE.match(n)]
+    except OSError:
+        return removed
+    for name in names:
+        p = Path(folder) / name
+        try:
+            fd = os.open(p, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue  # renamed meanwhile, a folder, or a symlink: not ours to judge
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live writer holds it
+            st = os.fstat(fd)
+            try:
+                same = os.stat(p, follow_symlinks=False)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == (same.st_dev, same.st_ino):
+                os.unlink(p)
+                removed.append(p)
+        finally:
+            os.close(fd)
+    if removed and log is not None:
+        log(f"note: removed {len(removed)} temporary file(s) left in {folder} by an interrupted run")
+    return removed
 
 
 def json_lines(source, numbered_lines):

@@ -40,6 +40,8 @@ __all__ = [
     "parse_relevance",
     "parse_doc_relevance",
     "resolve_index",
+    "lab_qid",
+    "read_lab_qrels",
     "LAB_EXAMPLES",
     "LAB_CONVENTION",
     "TREC_CONVENTION",
@@ -94,6 +96,19 @@ def add_lab_arguments(p) -> None:
         help="doc-id judgments, one string per query in --queries order, "
         "e.g. 'sample_docs/vsm_mixed.txt:1 sample_docs/boost_vector.txt:2'",
     )
+    g.add_argument(
+        "--qrels",
+        metavar="FILE",
+        help="doc-id judgments from a TREC qrels file, e.g. one written by --judge "
+        "(a query's topic id is its words joined by '_': 'vector_space_model')",
+    )
+    p.add_argument(
+        "--judge",
+        metavar="QRELS",
+        help="after printing, open the judging page for these queries (pool: the top k) and write "
+        "judgments to the qrels file QRELS (created, or appended to); see `harness judge --help`",
+    )
+    p.add_argument("--port", type=int, default=8765, help="with --judge: the page's port on 127.0.0.1 (default 8765)")
     p.add_argument("--similarity", choices=tuple(MODELS), default="bm25", help="default bm25")
     for name, model in _PARAMS.items():
         spec = next(s for s in MODELS[model] if s.name == name)
@@ -192,6 +207,33 @@ def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[
     return out
 
 
+def lab_qid(query: str) -> str:
+    """The topic id of a lab query in a qrels file: its words joined by ``_``.
+
+    >>> lab_qid("vector  space model")
+    'vector_space_model'
+    """
+    return "_".join(query.split())
+
+
+def read_lab_qrels(path: str, queries: list[str]) -> dict[str, dict[str, int]]:
+    """{query: {doc: label}} from a qrels file whose topic ids are :func:`lab_qid` of the queries."""
+    from harness.formats.qrels import read_qrels
+
+    if not Path(path).is_file():
+        raise DataError(path, "--qrels: file not found")
+    qrels = read_qrels(path)
+    have = set(qrels.topics())
+    out = {q: qrels.judged(lab_qid(q)) for q in queries if lab_qid(q) in have}
+    if not out:
+        raise DataError(
+            path,
+            f"--qrels: no judgments for any of the queries (topic ids expected: "
+            f"{', '.join(lab_qid(q) for q in queries)})",
+        )
+    return out
+
+
 def _similarity(args):
     from harness.engine.similarity import Similarity
 
@@ -251,6 +293,13 @@ def resolve_index(given: str) -> LabIndex:
             "file) nor a folder of .txt files to index",
         ) from None
     target = indexes_root(path) / f"{corpus.path.stem or 'corpus'}-{fp[:12]}"
+    from harness.config.paths import write_target_problems
+
+    problems = write_target_problems({"index": target}, {"text folder (--index)": corpus.path}, {"index": "index"})
+    if problems:
+        raise DataError(
+            given, "; ".join(m for _, m in problems) + " (set $HARNESS_INDEXES to where lab indexes may go)"
+        )
     return LabIndex(target, IndexOptions(), "text-folder", corpus)
 
 
@@ -303,6 +352,8 @@ def run_lab(args) -> int:
     sim = _similarity(args)
     rank_judgments = parse_relevance(args.relevance, queries) if args.relevance else None
     doc_judgments = parse_doc_relevance(args.doc_relevance, queries) if args.doc_relevance else None
+    if getattr(args, "qrels", None):
+        doc_judgments = read_lab_qrels(args.qrels, queries)
     where = resolve_index(args.index)
 
     index_path = where.path

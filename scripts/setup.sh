@@ -9,5 +9,8 @@ if [ -x .venv/bin/python ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]
 py=$(scripts/find-python)
 [ -x .venv/bin/python ] || "$py" -m venv .venv
 .venv/bin/python -m pip install --disable-pip-version-check -q --upgrade pip setuptools
+# pyserini (installed --no-deps) goes last; out of the way while the rest is updated, pip has no
+# reason to print its resolver report about the dependencies we leave out on purpose.
+.venv/bin/python -m pip uninstall --disable-pip-version-check -y -q pyserini >/dev/null 2>&1 || true
 scripts/install.sh ".venv/bin/python -m pip" "$@"
 echo "$want" > "$stamp"

@@ -51,3 +51,79 @@ def test_experiment_commands_run():
             timeout=900,
         )
         assert r.returncode == 0, (argv, r.stderr[-2000:])
+
+
+def _repo_copy(tmp_path):
+    """The sample data and configs in a temporary folder with its own indexes/."""
+    import shutil
+
+    for d in ("configs", "corpora", "topics", "qrels"):
+        shutil.copytree(REPO / d, tmp_path / d)
+    (tmp_path / "indexes").mkdir()
+    return tmp_path
+
+
+def _csv(path):
+    import csv
+
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_python_api_examples_run_and_equal_the_cli(tmp_path, monkeypatch):
+    import yaml
+
+    blocks = re.findall(r"```python\n(.*?)```", section("Python API"), re.S)
+    assert len(blocks) >= 6
+    tmp = _repo_copy(tmp_path)
+    monkeypatch.chdir(tmp)
+    monkeypatch.delenv("HARNESS_INDEXES", raising=False)
+    ns: dict = {}
+    results = []  # each Result the blocks make, in order
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"README.md Python API block {i + 1}", "exec"), ns)
+        if "result" in ns and all(ns["result"] is not r for r in results):
+            results.append(ns["result"])
+    demo, two = results
+    assert demo.output == tmp / "reports" / "demo"
+    assert ns["table"].attrs["policy"].startswith("Wilcoxon signed-rank test; Holm-Bonferroni")
+
+    # the same configs through the command line
+    (tmp / "two.yaml").write_text(yaml.safe_dump({**two.experiment.config.raw, "output": "reports/two-cli"}))
+    for config in ("configs/demo.yaml", "two.yaml"):
+        r = subprocess.run([sys.executable, "-m", "harness", "run", config], cwd=tmp, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+    for result, out in ((demo, tmp / "reports" / "demo"), (two, tmp / "reports" / "two-cli")):
+        for row in _csv(out / "summary.csv"):
+            for m in result.means.columns:
+                assert result.means.loc[row["run"], m] == float(row[m]), (row["run"], m)
+    comp = _csv(tmp / "reports" / "two-cli" / "comparisons.csv")
+    assert [float(r["p"]) for r in comp] == two.comparisons["p"].tolist()
+    assert [float(r["p_corrected"]) for r in comp] == two.comparisons["p_corrected"].tolist()
+    # the evaluate example's file is the CLI's run
+    per_topic = ns["bm25"]
+    assert per_topic[per_topic["measure"] == "AP"]["value"].mean() == demo.means.loc["bm25(k1=0.9,b=0.4)", "AP"]
+
+
+def test_editor_support_header_and_schema(tmp_path):
+    import json
+
+    import jsonschema
+    import yaml
+
+    text = section("Config reference")
+    header = re.search(r"```yaml\n(# yaml-language-server: \$schema=(\S+))\n", text)
+    command = re.search(r"```sh\n\.venv/bin/harness schema > (\S+)\n```", text)
+    assert header and command
+    tmp = _repo_copy(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "harness", "schema"], cwd=tmp, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    target = tmp / command.group(1)
+    target.write_text(r.stdout)
+    config = tmp / "configs" / "demo.yaml"
+    config.write_text(header.group(1) + "\n" + config.read_text())
+    assert (config.parent / header.group(2)).resolve() == target.resolve()  # the header finds the schema
+    schema = json.loads(target.read_text())
+    jsonschema.validate(yaml.safe_load(config.read_text()), schema)
+    r = subprocess.run([sys.executable, "-m", "harness", "validate", str(config)], cwd=tmp, capture_output=True)
+    assert r.returncode == 0, r.stderr

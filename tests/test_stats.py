@@ -67,6 +67,44 @@ def test_wilcoxon_covers_scipys_three_paths():
         ), _path
 
 
+def _wilcoxon_by_enumeration(d: list[str]) -> Fraction:
+    """Two-sided Wilcoxon p by enumerating every sign pattern of the tie-averaged ranks of the
+    non-zero differences, in rational arithmetic (zeros dropped: zero_method="wilcox")."""
+    q = [Fraction(x) for x in d if Fraction(x) != 0]
+    absq = sorted(abs(x) for x in q)
+    rank = {v: Fraction(sum(i + 1 for i, w in enumerate(absq) if w == v), absq.count(v)) for v in set(absq)}
+    ranks = [rank[abs(x)] for x in q]
+    r_plus = sum(r for r, x in zip(ranks, q) if x > 0)
+    sums = [sum(r for r, s in zip(ranks, signs) if s) for signs in itertools.product((0, 1), repeat=len(q))]
+    low, high = sum(t <= r_plus for t in sums), sum(t >= r_plus for t in sums)
+    return min(Fraction(1), 2 * Fraction(min(low, high), len(sums)))
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize(
+    "d",
+    [
+        ["0.3", "-0.1", "0.25", "0.4", "0.05", "-0.2", "0.6", "0.35"],  # exact null distribution
+        ["0.1", "-0.1", "0.2", "0.2", "0.3", "0", "-0.4", "0.5", "0.1", "0.6"],  # ties and a zero: sign flips
+        ["0.5", "0.4", "0.3", "0.2", "0.1", "0.05", "0.01"],  # every sign positive
+    ],
+)
+def test_wilcoxon_equals_enumeration(d):
+    """An oracle that is not scipy: exact enumeration (scipy's method for n <= 50 without ties or
+    zeros, and for n <= 13 with them)."""
+    x = np.array([float(v) for v in d])
+    assert stats.wilcoxon(x, np.zeros_like(x)) == pytest.approx(float(_wilcoxon_by_enumeration(d)), rel=1e-12)
+
+
+def test_paired_t_equals_statsmodels():
+    """statsmodels' one-sample t-test of the differences (another code path than ttest_rel)."""
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    for a, b in T_PAIRS[:10]:
+        _, p, _ = DescrStatsW(a - b).ttest_mean(0)
+        assert stats.paired_t(a, b) == pytest.approx(p, rel=1e-9)
+
+
 def test_identical_runs():
     a = np.array([0.1, 0.5, 0.3])
     assert stats.wilcoxon(a, a) == 1.0  # scipy: NaN / error; documented choice

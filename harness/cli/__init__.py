@@ -9,17 +9,18 @@ and only when it is a terminal (see harness.progress).
 from __future__ import annotations
 
 import argparse
-import sys
 
-from harness.cli.experiment import cmd_index, cmd_run, cmd_search, cmd_validate
+from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
-from harness.errors import HarnessError
 
 __all__ = ["main", "build_parser"]
 
+_DEBUG_PARENT: argparse.ArgumentParser | None = None
+
 EXIT_CODES = """exit codes:
   0 ok · 1 expectations (expect:) not met · 2 bad input (config, data files, flags) ·
-  3 engine failure (Java, Lucene); errors go to stderr, --debug shows a traceback
+  3 environment (Java, Lucene, full disk, permissions, memory); errors go to stderr,
+  --debug shows a traceback; 130/143 interrupted (Ctrl-C / SIGTERM: previous outputs intact)
 """
 
 EXAMPLES = (
@@ -32,7 +33,9 @@ EXAMPLES = (
   harness evaluate RUN QRELS -m AP nDCG@10 [-q]       trec_eval-like evaluation of a run file
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
+  harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
   harness doctor                         versions, and whether the JVM starts
+  harness schema > harness.schema.json   JSON Schema of configs, for editors
 
 """
     + EXIT_CODES
@@ -42,6 +45,7 @@ EXAMPLES = (
 def _sub(sub, name: str, help: str, examples: str, func):
     p = sub.add_parser(
         name,
+        parents=[_DEBUG_PARENT],
         help=help,
         description=help[0].upper() + help[1:] + ".",
         epilog="examples:\n" + examples + "\n" + EXIT_CODES,
@@ -97,8 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    p.add_argument("--debug", action="store_true", help="show tracebacks (accepted before or after the command)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    global _DEBUG_PARENT
+    _DEBUG_PARENT = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: the subcommand's --debug sets args.debug only when given, never resets the top one
+    _DEBUG_PARENT.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
 
     _config_command(
         sub,
@@ -223,20 +231,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_lab_arguments(lab)
 
+    from harness.cli.judge import JUDGE_EXAMPLES, add_judge_arguments, cmd_judge
+
+    j = _sub(
+        sub,
+        "judge",
+        "open a local judging page for the pooled top k of a config's runs (or of lab-style "
+        "queries); every judgment goes at once into a TREC qrels file and the runs' metrics update",
+        JUDGE_EXAMPLES,
+        cmd_judge,
+    )
+    add_judge_arguments(j)
+
     _sub(sub, "doctor", "print versions and check that the JVM starts", "  harness doctor\n", cmd_doctor)
+    _sub(
+        sub,
+        "schema",
+        "print the JSON Schema of experiment configs (for editors: completion and checking)",
+        "  harness schema > configs/harness.schema.json\n"
+        "  then start a config with: # yaml-language-server: $schema=harness.schema.json\n",
+        cmd_schema,
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except HarnessError as e:
-        if args.debug:
-            raise
-        print(f"harness: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return 130
+    debug = bool(getattr(args, "debug", False))
+    from harness.cli.failures import handle_signals, report_failure
+
+    with handle_signals():
+        try:
+            return args.func(args)
+        except BaseException as e:  # every failure is one clean paragraph and an exit code
+            if debug or isinstance(e, SystemExit):
+                raise
+            return report_failure(e)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from harness.errors import ExpectationError
+from harness.errors import DataError, ExpectationError
+from harness.files import remove_stale_temp_files
 
 
 def _log(msg: str) -> None:
@@ -127,6 +127,15 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    import json
+
+    from harness.config.json_schema import json_schema
+
+    print(json.dumps(json_schema(), indent=2))
+    return 0
+
+
 def cmd_run(args) -> int:
     from harness.config import load_config
     from harness.report import render_markdown, write_report
@@ -135,8 +144,12 @@ def cmd_run(args) -> int:
     if args.dry_run:
         print_plan(cfg, "run")
         return 0
-    result = _run_with_progress(cfg)
-    out = write_report(result, cfg.output)
+    from harness.folders import locked
+
+    # The output's lock for the whole run: a second run of the same config waits, then reuses.
+    with locked(cfg.output, log=_log):
+        result = _run_with_progress(cfg)
+        out = write_report(result, cfg.output, log=_log)
     print(render_markdown(result))
     _log(f"report written to {out}")
     failed = result.failed_checks
@@ -173,15 +186,10 @@ def cmd_index(args) -> int:
 
 
 def _copy_atomic(src: Path, dst: Path) -> None:
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=f".{dst.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from harness.files import atomic_writer
+
+    with open(src, "rb") as fin, atomic_writer(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
 
 
 def cmd_search(args) -> int:
@@ -191,11 +199,32 @@ def cmd_search(args) -> int:
     if args.dry_run:
         print_plan(cfg, "search")
         return 0
-    # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-    result = _run_with_progress(replace(cfg, qrels_path=None, expect={}))
-    out = cfg.output / "runs"
-    for r in result.runs:
-        dst = out / f"{r.name}.trec"
-        _copy_atomic(r.path, dst)
-        print(f"{r.name}\t{'reused' if r.reused else 'searched'}\t{dst}")
+    from harness.folders import OUTPUT_MARKER, clean_interrupted, locked, read_marker, write_marker
+
+    with locked(cfg.output, log=_log):
+        clean_interrupted(cfg.output, _log)
+        # no qrels: run_experiment then searches (or reuses) and evaluates nothing
+        result = _run_with_progress(replace(cfg, qrels_path=None, expect={}))
+        out = cfg.output / "runs"
+        # The runs go into the output folder (a report folder keeps its other files): the marker
+        # lists each before it is written, so the folder stays one the harness may replace.
+        if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
+            from harness.config.paths import write_target_problems
+
+            problems = write_target_problems({"output": cfg.output}, {})
+            if problems:
+                raise DataError(cfg.output, "; ".join(m for _, m in problems))
+        from harness.folders import is_legacy_report, listed_entries
+
+        marker = read_marker(cfg.output) or {
+            # a report of an earlier version: its files become the harness's in the new marker
+            "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
+        }
+        names = [f"runs/{r.name}.trec" for r in result.runs]
+        write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
+        remove_stale_temp_files(out, _log)
+        for r in result.runs:
+            dst = out / f"{r.name}.trec"
+            _copy_atomic(r.path, dst)
+            print(f"{r.name}\t{'reused' if r.reused else 'searched'}\t{dst}")
     return 0

@@ -412,6 +412,26 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
 
 
+def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
+    """The output and index folders against the inputs, home, root and checkouts (config/paths.py)."""
+    from harness.config.paths import write_target_problems
+
+    targets = {"output": v["output"]}
+    if isinstance(v["index"], dict) and v["index"]["path"] not in (None, _INVALID):
+        targets["index.path"] = v["index"]["path"]
+    targets = {k: p for k, p in targets.items() if isinstance(p, Path)}
+    inputs = {"config file": file}
+    for name, p in (
+        ("collection", v["collection"]["path"] if isinstance(v["collection"], dict) else None),
+        ("topics", v["topics"]["path"] if isinstance(v["topics"], dict) else None),
+        ("qrels", v["qrels"]),
+    ):
+        if isinstance(p, Path):
+            inputs[name] = p
+    for key, message in write_target_problems(targets, inputs, {"index.path": "index"}):
+        ctx.problem(key, message, ctx.nodes.get(key))
+
+
 def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
     """More folds than judged topics would leave a fold without topics: say so now, not after
     indexing and searching. Every judged topic is evaluated under `missing_topics: zero` (the
@@ -436,21 +456,26 @@ def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike) -> Config:
-    """Read and validate an experiment config; raise ConfigError listing every problem."""
+def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
+    """Read and validate an experiment config; raise ConfigError listing every problem.
+
+    ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
+    ``path`` then only names it and places it: relative paths resolve against its folder."""
     source = str(path)
     file = Path(path).expanduser().resolve()
+    in_memory = text is not None
 
     def fail(message: str, line: int | None = None):
         where = f"{source}:{line}" if line else None
         raise ConfigError(source, [LocatedProblem("", message, where)])
 
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        fail(f"config file not found: {file}")
-    except (OSError, UnicodeDecodeError) as e:
-        fail(f"cannot read the config file {file}: {e}")
+    if not in_memory:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            fail(f"config file not found: {file}")
+        except (OSError, UnicodeDecodeError) as e:
+            fail(f"cannot read the config file {file}: {e}")
 
     loader = yaml.SafeLoader(text)
     try:
@@ -472,6 +497,7 @@ def load_config(path: str | os.PathLike) -> Config:
         _check_keys(ctx, root, "", set())
         values = _check_section(ctx, SCHEMA, root, "")
         values.update(_finish(ctx, values))
+        _check_write_targets(ctx, values, file)
         if ctx.problems:
             line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
             raise ConfigError(source, sorted(ctx.problems, key=line))
@@ -505,4 +531,6 @@ def load_config(path: str | os.PathLike) -> Config:
         output=v["output"],
         raw=raw,
         compare=v["compare"],
+        explorer_depth=v["report"]["explorer_depth"],
+        text=text if in_memory else None,
     )

@@ -278,7 +278,10 @@ def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
         return v
     if not v.strip():
         return ctx.problem(path, "must be a path (got an empty string)", node)
-    p = (ctx.base / os.path.expanduser(v)).resolve()
+    try:
+        p = (ctx.base / os.path.expanduser(v)).resolve()
+    except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
+        return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
     if not p.exists():
         if key.must_exist:

@@ -283,6 +283,20 @@ SCHEMA = Key(
                 ),
             ),
         ),
+        Key(
+            "report",
+            "section",
+            "What report.html shows beyond the tables.",
+            keys=(
+                Key(
+                    "explorer_depth",
+                    "int",
+                    "Results per run shown for each topic in the report's topic explorer (0: no explorer).",
+                    default=20,
+                    minimum=0,
+                ),
+            ),
+        ),
         Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
     ),
 )
@@ -342,6 +356,8 @@ class Config:
     output: Path
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
+    explorer_depth: int = 20  # report.explorer_depth
+    text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
 
     @property
     def run_names(self) -> tuple[str, ...]:

@@ -3,17 +3,16 @@
 The fingerprint covers the corpus (every file's path and bytes), the index options, the
 document generator and store flags, and the Anserini version. A built index holds a manifest,
 ``harness-index.json``, with the fingerprint, the counters IndexCollection reported and the
-index statistics. An index is built in a temporary folder beside its destination and renamed
-into place only when complete, so an interrupted build never leaves a half index that would
-be reused.
+index statistics, and is the marker that the harness built the folder (only such a folder is
+ever replaced). An index is built in a temporary folder beside its destination and swapped into
+place in one step only when complete, so an interrupted build never leaves a half index that
+would be reused, and a rebuild keeps the old index until then (see harness.folders).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +21,15 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.errors import DataError, EngineError
 from harness.files import write_json_atomic
+from harness.folders import (
+    clean_interrupted,
+    fsync_tree,
+    locked,
+    remove_tree,
+    replace_folder,
+    sweep_interrupted,
+    temp_sibling,
+)
 
 __all__ = ["IndexOptions", "IndexInfo", "index_fingerprint", "ensure_index", "open_manifest", "MANIFEST"]
 
@@ -75,26 +83,36 @@ def open_manifest(path: Path) -> dict | None:
 
 
 def ensure_index(corpus: Corpus, options: IndexOptions, path: Path, *, threads: int = 2, log=print) -> IndexInfo:
-    """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there."""
-    fp = index_fingerprint(corpus, options)
-    manifest = open_manifest(path)
-    if manifest is not None and manifest.get("fingerprint") == fp:
-        return IndexInfo(path, fp, options, manifest, reused=True)
-    if path.exists() and manifest is None:
-        raise DataError(
-            path, f"exists but was not built by the harness (no {MANIFEST}); remove it or choose another index.path"
-        )
-    if manifest is not None:
-        log(f"index {path}: fingerprint changed, rebuilding")
-    manifest = _build(corpus, options, path, fp, threads, log)
-    return IndexInfo(path, fp, options, manifest, reused=False)
+    """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there.
+
+    Under the lock of `path` (a second process building the same index waits, then reuses it).
+    Leftovers of interrupted builds beside it are removed first. The old index stays in place,
+    usable, until the new one is complete; then one atomic swap (harness.folders)."""
+    path = Path(path).resolve()
+    with locked(path, log=log):
+        clean_interrupted(path, log)
+        sweep_interrupted(path.parent, log)  # e.g. a killed build of another fingerprint's index
+        fp = index_fingerprint(corpus, options)
+        manifest = open_manifest(path)
+        if manifest is not None and manifest.get("fingerprint") == fp:
+            return IndexInfo(path, fp, options, manifest, reused=True)
+        if path.exists() and manifest is None and (not path.is_dir() or any(path.iterdir())):
+            raise DataError(
+                path,
+                f"exists but was not built by the harness (no {MANIFEST}); the harness replaces only "
+                "folders it created: remove it yourself or choose another index.path",
+            )
+        if manifest is not None:
+            log(f"index {path}: fingerprint changed, rebuilding (the old index stays until the new one is complete)")
+        manifest = _build(corpus, options, path, fp, threads, log)
+        return IndexInfo(path, fp, options, manifest, reused=False)
 
 
 def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, log) -> dict:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    work = path.parent / f".{path.name}.building-{os.getpid()}"
-    shutil.rmtree(work, ignore_errors=True)
+    work = temp_sibling(path, "building")
+    remove_tree(work)
     target = work / "index"
+    previous = None
     try:
         source = corpus.stage(work / "staged")
         log(f"indexing {corpus.path} ({corpus.format}) -> {path}")
@@ -118,15 +136,17 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
             "seconds": round(seconds, 3),
             "threads": threads,
         }
-        write_json_atomic(target / MANIFEST, manifest)
-        if path.exists():
-            old = path.parent / f".{path.name}.old-{os.getpid()}"
-            path.rename(old)
-            shutil.rmtree(old, ignore_errors=True)
-        target.rename(path)
+        fsync_tree(target)
+        write_json_atomic(target / MANIFEST, manifest)  # last: its presence says the index is complete
+        previous = replace_folder(target, path)  # the old index (if any) now sits in `work`
         return manifest
+    except BaseException:
+        clean_interrupted(path)  # a swap cut between the two renames of the fallback: the old index back
+        raise
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
+        if previous is not None and previous != target:
+            remove_tree(previous)
 
 
 def _run_index_collection(

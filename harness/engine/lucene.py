@@ -21,7 +21,7 @@ from pathlib import Path
 
 from harness.errors import EngineError
 
-__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "versions", "started"]
+__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "versions", "started"]
 
 MIN_JAVA = 21
 JAVA_DIR = Path(__file__).resolve().parent / "java"  # holds harness/BatchSearcher.class
@@ -109,11 +109,36 @@ def _start():
                     "--enable-native-access=ALL-UNNAMED",
                     *opts,
                 )
+            handlers = _python_signal_handlers()
             from jnius import autoclass
+
+            _restore_signal_handlers(handlers)
         except Exception as e:  # the JVM failing to start has many faces (missing libjvm, bad option)
             raise EngineError(f"could not start the JVM from {home}: {e}") from e
         _autoclass = autoclass
         return autoclass
+
+
+def _python_signal_handlers() -> dict:
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+
+
+def _restore_signal_handlers(handlers: dict) -> None:
+    """The JVM replaces the process's SIGINT/SIGTERM/SIGHUP handlers when it starts (Ctrl-C was
+    then ignored and SIGTERM skipped every cleanup); put Python's back, so an interrupt raises
+    in Python and the harness cleans up (harness.cli.failures)."""
+    import signal
+
+    for sig, handler in handlers.items():
+        if handler is not None:
+            try:
+                signal.signal(sig, handler)
+            except (OSError, ValueError, TypeError):
+                pass
 
 
 def jclass(name: str):
@@ -123,6 +148,15 @@ def jclass(name: str):
         return autoclass(name)
     except Exception as e:
         raise EngineError(f"Java class {name} not available: {e}") from e
+
+
+def cast(name: str, obj):
+    """``obj`` seen as the Java type ``name`` (pyjnius hands out declared types: a TokenStream's
+    ``addAttribute`` returns an ``Attribute``, whose OffsetAttribute methods need the cast)."""
+    _start()
+    from jnius import cast as jcast
+
+    return jcast(name, obj)
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,6 +16,7 @@ from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import EngineError
 from harness.experiment.plan import RUN_CACHE, plan, run_key
+from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
 
     cache = info.path / RUN_CACHE
     cache.mkdir(exist_ok=True)
+    remove_stale_temp_files(cache, log)  # run files a killed process was writing
     searcher = None
     results: list[RunResult] = []
     try:

@@ -52,9 +52,25 @@ def plan(cfg: Config) -> Plan:
         path = cfg.index_path
     else:
         path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{fp[:12]}"
+        _check_default_index(cfg, path)
 
     manifest = open_manifest(path)
     return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)
+
+
+def _check_default_index(cfg: Config, path: Path) -> None:
+    """The default index folder gets the checks `index.path` gets at validation (config/paths.py)."""
+    from harness.config.paths import write_target_problems
+    from harness.errors import ConfigError, ConfigProblem
+
+    inputs = {"config file": cfg.source, "collection": cfg.collection_path, "topics": cfg.topics_path}
+    if cfg.qrels_path is not None:
+        inputs["qrels"] = cfg.qrels_path
+    problems = write_target_problems({"index": path, "output": cfg.output}, inputs, {"index": "index"})
+    problems = [(k, m) for k, m in problems if k == "index"]  # the output's own: checked at load
+    if problems:
+        where = "the default index folder (set `index.path` or $HARNESS_INDEXES to choose another)"
+        raise ConfigError(str(cfg.source), [ConfigProblem(where, m) for _, m in problems])
 
 
 def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int) -> str:

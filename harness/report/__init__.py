@@ -1,7 +1,8 @@
 """Rendering only: an ExperimentResult in, report files out.
 
 ``write_report`` builds the whole report in a temporary sibling folder and swaps it into place
-at the end, so a failure never leaves a half-written report (the previous one stays intact).
+in one atomic step at the end, so a failure or a kill never leaves a half-written report (the
+previous one stays intact); see :mod:`harness.folders`.
 Markdown and CSV/JSON are written here; ``tables`` holds the values every format shows (rows,
 significance marks, the provenance manifest), ``html`` the self-contained page with ``svg``
 plots, ``latex`` the booktabs table.
@@ -13,7 +14,6 @@ import csv
 import io
 import json
 import math
-import os
 import shutil
 from pathlib import Path
 
@@ -252,67 +252,84 @@ def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
     }
 
 
-def write_report(result: ExperimentResult, out_dir: Path) -> Path:
-    """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically."""
+def write_report(result: ExperimentResult, out_dir: Path, log=None) -> Path:
+    """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically.
+
+    The report is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
+    that lists its files, flushed to disk, and swapped with the previous folder in one step
+    (:func:`harness.folders.replace_folder`), under the folder's lock. A folder the harness did
+    not write is never replaced (checked again here: the config check may be minutes old)."""
+    from harness.config.paths import write_target_problems
+    from harness.errors import DataError
+    from harness.folders import clean_interrupted, locked, remove_tree, replace_folder, temp_sibling
+
+    out_dir = Path(out_dir).resolve()
+    with locked(out_dir, log=log):
+        clean_interrupted(out_dir, log)
+        problems = write_target_problems({"output": out_dir}, {})
+        if problems:
+            raise DataError(out_dir, "; ".join(m for _, m in problems))
+        tmp = temp_sibling(out_dir, "writing")
+        remove_tree(tmp)
+        try:
+            _write_files(result, tmp)
+            previous = replace_folder(tmp, out_dir)
+        except BaseException:
+            remove_tree(tmp)
+            clean_interrupted(out_dir)  # cut between the two renames of the fallback: previous back
+            raise
+        if previous is not None:
+            remove_tree(previous)
+    return out_dir
+
+
+def _write_files(result: ExperimentResult, tmp: Path) -> None:
+    from harness.folders import OUTPUT_MARKER, fsync_tree, write_marker
     from harness.report.html import render_html
     from harness.report.latex import render_latex
 
     cfg = result.config
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.writing-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        (tmp / "runs").mkdir(parents=True)
-        for r in result.runs:
-            shutil.copyfile(r.path, tmp / "runs" / f"{r.name}.trec")
-        manifest = provenance(result)
-        (tmp / "summary.md").write_text(render_markdown(result, manifest), encoding="utf-8")
-        rows = summary_rows(result)
-        (tmp / "summary.csv").write_text(_csv(rows, ["run", *cfg.measures]), encoding="utf-8")
-        per_topic = []
-        for name, ev in result.evaluations.items():
-            for qid in ev.topics:
-                per_topic.append({"run": name, "qid": qid, **{m: ev.per_topic[m].get(qid) for m in cfg.measures}})
-        (tmp / "per_topic.csv").write_text(_csv(per_topic, ["run", "qid", *cfg.measures]), encoding="utf-8")
-        summary = {
-            "name": cfg.name,
-            "measures": list(cfg.measures),
-            "runs": rows,
-            "policy": eval_policy(result),
-            "stats_policy": stats_policy(result),
-            "coverage": audit(result),
-            "expectations": [
-                {
-                    "run": c.run,
-                    "measure": c.measure,
-                    "expected": c.expected,
-                    "actual": c.actual,
-                    "tolerance": c.tolerance,
-                    "ok": c.ok,
-                }
-                for c in result.checks
-            ],
-        }
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-        (tmp / "report.html").write_text(render_html(result, manifest), encoding="utf-8")
-        if result.evaluations:
-            (tmp / "report.tex").write_text(render_latex(result, manifest), encoding="utf-8")
-        if result.comparisons is not None:
-            (tmp / "comparisons.csv").write_text(
-                _csv(comparison_rows(result), list(COMPARISON_FIELDS)), encoding="utf-8"
-            )
-            (tmp / "comparisons.json").write_text(
-                json.dumps(_comparisons_json(result, manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8"
-            )
-        if out_dir.exists():
-            old = out_dir.parent / f".{out_dir.name}.old-{os.getpid()}"
-            out_dir.rename(old)
-            tmp.rename(out_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out_dir
+    (tmp / "runs").mkdir(parents=True)
+    for r in result.runs:
+        shutil.copyfile(r.path, tmp / "runs" / f"{r.name}.trec")
+    manifest = provenance(result)
+    (tmp / "summary.md").write_text(render_markdown(result, manifest), encoding="utf-8")
+    rows = summary_rows(result)
+    (tmp / "summary.csv").write_text(_csv(rows, ["run", *cfg.measures]), encoding="utf-8")
+    per_topic = []
+    for name, ev in result.evaluations.items():
+        for qid in ev.topics:
+            per_topic.append({"run": name, "qid": qid, **{m: ev.per_topic[m].get(qid) for m in cfg.measures}})
+    (tmp / "per_topic.csv").write_text(_csv(per_topic, ["run", "qid", *cfg.measures]), encoding="utf-8")
+    summary = {
+        "name": cfg.name,
+        "measures": list(cfg.measures),
+        "runs": rows,
+        "policy": eval_policy(result),
+        "stats_policy": stats_policy(result),
+        "coverage": audit(result),
+        "expectations": [
+            {
+                "run": c.run,
+                "measure": c.measure,
+                "expected": c.expected,
+                "actual": c.actual,
+                "tolerance": c.tolerance,
+                "ok": c.ok,
+            }
+            for c in result.checks
+        ],
+    }
+    (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    (tmp / "report.html").write_text(render_html(result, manifest), encoding="utf-8")
+    if result.evaluations:
+        (tmp / "report.tex").write_text(render_latex(result, manifest), encoding="utf-8")
+    if result.comparisons is not None:
+        (tmp / "comparisons.csv").write_text(_csv(comparison_rows(result), list(COMPARISON_FIELDS)), encoding="utf-8")
+        (tmp / "comparisons.json").write_text(
+            json.dumps(_comparisons_json(result, manifest), indent=2, allow_nan=False) + "\n", encoding="utf-8"
+        )
+    files = [str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and p.name != OUTPUT_MARKER]
+    write_marker(tmp, "report", files)
+    fsync_tree(tmp)

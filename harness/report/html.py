@@ -28,12 +28,22 @@ table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nu
 th,td{padding:3px 9px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
 th{background:#f2f2f2;font-weight:600}td.n,th.n{text-align:right}td.n{white-space:nowrap}
 .scroll{overflow-x:auto;max-width:100%}pre{white-space:pre-wrap;word-break:break-all}
-tr.sig td{background:#eef7f1}td.best{font-weight:700}
+tr.sig.better td{background:#eef7f1}tr.sig.worse td{background:#fcecea}td.best{font-weight:700}
 .mark{color:#b03000;font-weight:700}.muted{color:#666}.policy{background:#f5f7fb;border-left:3px solid #0072B2;padding:6px 10px}
 .plots{display:flex;flex-wrap:wrap;gap:12px}.chart{background:#fff;border:1px solid #e4e4e4}
 code{font-size:12.5px;background:#f3f3f3;padding:0 3px;word-break:break-all}
 nav a{margin-right:12px;color:#0072B2;text-decoration:none}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}dt{font-weight:600}dd{margin:0}
+details.topic{border:1px solid #e4e4e4;border-radius:4px;margin:6px 0;padding:2px 10px}
+details.topic>summary{cursor:pointer;padding:4px 0;font-weight:600}details.topic[open]>summary{border-bottom:1px solid #eee}
+summary:focus-visible,a:focus-visible{outline:3px solid #0072B2;outline-offset:2px}
+.cols{display:flex;gap:14px;overflow-x:auto}.col{flex:1 1 0;min-width:300px}.col h4{margin:8px 0 4px;font-size:13.5px}
+ol.hits{list-style:none;padding:0;margin:0}ol.hits li{border-left:4px solid #ccc;padding:3px 8px;margin:4px 0;font-size:13px}
+ol.hits li.rel{border-left-color:#009E73;background:#f2faf6}ol.hits li.non{border-left-color:#999}
+ol.hits li.unj{border-left-color:#E69F00;border-left-style:dashed}
+.rank{display:inline-block;min-width:2em;font-weight:700}.score{color:#555}.judg{font-style:italic}
+.move{font-weight:700;margin-left:6px}.move.up,td.up{color:#007a55}.move.down,td.down{color:#b03000}.move.same{color:#777}
+.snip{color:#333;margin-top:2px}mark{background:#ffe08a;padding:0 1px}.topicnav a{margin-right:14px}
 """
 
 
@@ -88,7 +98,7 @@ def _means(result: ExperimentResult) -> str:
 
 def _comparisons(result: ExperimentResult) -> str:
     c = result.comparisons
-    level = f"{c.policy.ci_level * 100:g}% CI"
+    level = f"{c.policy.ci_level * 100:g}% CI (uncorrected)"
     rows, classes = [], []
     for r in c.rows:
         rows.append(
@@ -107,12 +117,15 @@ def _comparisons(result: ExperimentResult) -> str:
                 f"{r.wins}/{r.ties}/{r.losses}",
             ]
         )
-        classes.append("sig" if r.reject else "")
+        classes.append(("sig better" if r.diff > 0 else "sig worse") if r.reject else "")
     return "\n".join(
         [
             f'<p class="policy">{_e(c.policy)}. {len(c.topics)} topics, paired. '
             f'<span class="mark">†</span>: significant (corrected p &lt; {_e(f"{c.policy.alpha:g}")}). '
-            "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline.</p>",
+            "d: paired Cohen's d. W/T/L: topics where the run wins, ties, loses against the baseline. "
+            "Significant rows are green where the run is better than the baseline, red where it is worse. "
+            "The CI is the percentile bootstrap interval of each difference on its own, not corrected "
+            "for the multiple comparisons the p-values are corrected for.</p>",
             _table(
                 [
                     "measure",
@@ -304,6 +317,10 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
         )
     else:
         sections.append(("means", "Mean scores", "<p>No qrels in the config: runs only, no metrics.</p>"))
+    if cfg.explorer_depth > 0:
+        from harness.report.explorer import render_explorer
+
+        sections.append(("explorer", "Topic explorer", render_explorer(result, cfg.explorer_depth)))
     sections.append(
         (
             "runs",

@@ -56,7 +56,13 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 
 def _tick_text(v: float) -> str:
-    return f"{v:.4g}"
+    """A tick label; values that round to zero print as "0", never "-0".
+
+    >>> _tick_text(-1e-17), _tick_text(-0.0), _tick_text(0.25)
+    ('0', '0', '0.25')
+    """
+    text = f"{v:.4g}"
+    return "0" if abs(v) < 1e-12 or float(text) == 0 else text
 
 
 class _Frame:

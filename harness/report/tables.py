@@ -179,7 +179,11 @@ def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
     return {
-        "config": {"path": str(cfg.source), "sha256": _sha256(cfg.source), "parsed": cfg.raw},
+        "config": {
+            "path": str(cfg.source),
+            "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
+            "parsed": cfg.raw,
+        },
         "versions": lucene.versions(),
         "index": {
             "path": str(result.index.path),

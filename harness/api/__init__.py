@@ -1,0 +1,17 @@
+"""The Python API: the harness in a notebook, with pandas DataFrames in and out.
+
+``import harness`` exposes these lazily (see ``harness/__init__.py``), so importing the package
+stays instant; this module imports pandas.
+
+- :func:`run` — an experiment config (path, YAML string or dict) run exactly as ``harness run``;
+- :func:`evaluate` — a run against qrels (files, DataFrames or dicts): trec_eval's numbers;
+- :func:`compare` — paired tests and corrections on per-topic scores from any source;
+- :func:`search` — ad-hoc queries against an index;
+- :func:`similarities`, :func:`measures` — the registries as tables.
+"""
+
+from harness.api.evaluation import compare, evaluate
+from harness.api.experiment import Result, run
+from harness.api.retrieval import measures, search, similarities
+
+__all__ = ["run", "evaluate", "compare", "search", "similarities", "measures", "Result"]

@@ -1,0 +1,210 @@
+"""``harness.evaluate`` and ``harness.compare``: trec_eval's numbers and the harness's paired
+tests on tables from any source."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
+from harness.config.schema import ALL_PAIRS, DEFAULT_MEASURES
+from harness.errors import DataError
+from harness.report.tables import COMPARISON_FIELDS
+
+__all__ = ["evaluate", "compare"]
+
+
+def _measures(measures, what: str = "measures"):
+    from harness.metrics import parse_measure
+
+    if isinstance(measures, str):
+        measures = [measures]
+    out = []
+    for m in measures:
+        try:
+            m = parse_measure(m)
+        except ValueError as e:
+            raise DataError(what, str(e)) from None
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise DataError(what, "no measures given, e.g. ['AP', 'nDCG@10']")
+    return out
+
+
+def evaluate(
+    run,
+    qrels,
+    measures: str | Sequence[str] = DEFAULT_MEASURES,
+    *,
+    name: str | None = None,
+    ties: str = "trec_eval",
+    missing_topics: str = "zero",
+    nDCG_threshold: bool = False,
+    duplicates: str = "error",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
+
+    ``run``: a TREC run file, a DataFrame (``qid``/``query_id``, ``docno``/``doc_id``, ``score``;
+    ``rank`` orders rows when present) or a pytrec_eval dict ``{qid: {docno: score}}``.
+    ``qrels``: a TREC qrels file, a DataFrame (``qid``/``query_id``, ``docno``/``doc_id``,
+    ``label``/``relevance``) or ``{qid: {docno: label}}``. ``measures``: harness names
+    (``AP``, ``nDCG@10``, ``P@10``, ...). The policies are ``harness evaluate``'s flags:
+    ``ties`` (trec_eval | as-ranked), ``missing_topics`` (zero = trec_eval -c | drop),
+    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables).
+
+    ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
+    after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
+    per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
+    The policy and the topic counts are in ``means.attrs``.
+    """
+    from harness.metrics import EvalPolicy
+    from harness.metrics import evaluate as evaluate_run
+
+    try:
+        policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
+    except ValueError as e:
+        raise DataError("policy", str(e)) from None
+    if duplicates not in ("error", "drop"):
+        raise DataError("duplicates", f"must be 'error' or 'drop' (got {duplicates!r})")
+    ms = _measures(measures)
+    if name is None:
+        name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"
+    ev = evaluate_run(as_run(run, "run", duplicates), as_qrels(qrels), ms, policy)
+    per_topic = long_per_topic(name, ev, ms)
+    means = means_frame({name: ev.means}, ms)
+    means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
+    per_topic.attrs = dict(means.attrs)
+    return per_topic, means
+
+
+def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
+    """(run, qid, measure, value) from a long table (PyTerrier's perquery ``name``, ir_measures'
+    ``query_id``) or a wide one (run, qid and one column per measure)."""
+    if not isinstance(per_topic, pd.DataFrame):
+        raise DataError("per_topic", f"expected a DataFrame (got {type(per_topic).__name__})")
+    what = "per_topic"
+    run, qid = column(per_topic, "run", what), column(per_topic, "qid", what)
+    measure = column(per_topic, "measure", what, required=False)
+    if measure is None:
+        values = [c for c in per_topic.columns if c not in (run, qid)]
+        df = per_topic.melt(id_vars=[run, qid], value_vars=values, var_name="measure", value_name="value")
+        df = df.rename(columns={run: "run", qid: "qid"})
+    else:
+        df = per_topic.rename(
+            columns={run: "run", qid: "qid", measure: "measure", column(per_topic, "value", what): "value"}
+        )[["run", "qid", "measure", "value"]]
+    df = df.astype({"run": str, "qid": str, "measure": str})
+    df["value"] = pd.to_numeric(df["value"], errors="coerce")
+    if df["value"].isna().any():
+        bad = df[df["value"].isna()].iloc[0]
+        raise DataError(what, f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: value is not a number")
+    dup = df.duplicated(["run", "qid", "measure"])
+    if dup.any():
+        bad = df[dup].iloc[0]
+        raise DataError(what, f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: given twice")
+    return df
+
+
+def compare(
+    per_topic: pd.DataFrame,
+    baseline: str | Sequence[str] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    *,
+    measures: str | Sequence[str] | None = None,
+    runs: Sequence[str] | None = None,
+    family: str = "per-measure",
+    alpha: float = 0.05,
+    permutations: int = 10_000,
+    bootstrap_samples: int = 10_000,
+    ci_level: float = 0.95,
+    seed: int = 42,
+) -> pd.DataFrame:
+    """Paired tests of runs against a baseline on per-topic scores from any source: the long
+    table of :func:`evaluate` or ``Result.per_topic`` (``run``, ``qid``, ``measure``, ``value``),
+    PyTerrier's ``pt.Experiment(..., perquery=True)`` (``name`` for the run), ir_measures'
+    per-query results as a DataFrame (``query_id``), or a wide table (run, qid, one column per
+    measure).
+
+    ``baseline``: a run name, a list of names, or ``"all-pairs"`` (default: the first run).
+    ``test``: t | wilcoxon | randomization | bootstrap; ``correction``: none | bonferroni |
+    holm | bh, over ``family`` (per-measure | all). Runs are paired topic by topic and must share
+    their topics, taken in the order they first appear for the first run: the seeded resamples
+    (CI, randomization, bootstrap) depend on that order, and ``Result.per_topic`` keeps the
+    report's, so ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. Returns one row per (measure, baseline, run) with the columns of the report's
+    ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
+    """
+    from harness import stats
+
+    df = _long(per_topic)
+    names = list(dict.fromkeys(df["run"]))
+    if runs is not None:
+        runs = [runs] if isinstance(runs, str) else list(runs)
+        unknown = [r for r in runs if r not in names]
+        if unknown:
+            raise DataError("runs", f"no run named {unknown[0]!r}; runs: {', '.join(names)}")
+        names = runs
+    if len(names) < 2:
+        raise DataError("per_topic", f"needs two runs or more to compare (got {', '.join(names) or 'none'})")
+    if measures is None:
+        measures = list(dict.fromkeys(df["measure"]))
+    else:
+        measures = [measures] if isinstance(measures, str) else list(measures)
+        unknown = [m for m in measures if m not in set(df["measure"])]
+        if unknown:
+            raise DataError(
+                "measures", f"no scores for {unknown[0]!r}; measures: {', '.join(dict.fromkeys(df['measure']))}"
+            )
+
+    if baseline is None:
+        pairs = stats.pairs_against(names[0], names)
+    elif baseline == ALL_PAIRS:
+        pairs = stats.all_pairs(names)
+    else:
+        bases = [baseline] if isinstance(baseline, str) else list(baseline)
+        for b in bases:
+            if b not in names:
+                raise DataError("baseline", f"no run named {b!r}; runs: {', '.join(names)} (or 'all-pairs')")
+        pairs = []
+        for b, r in stats.pairs_against(bases, names):
+            if (r, b) not in pairs:
+                pairs.append((b, r))
+
+    scores: dict[str, dict[str, np.ndarray]] = {n: {} for n in names}
+    for m in measures:
+        wide = df[df["measure"] == m].pivot(index="qid", columns="run", values="value")
+        order = list(dict.fromkeys(df.loc[(df["measure"] == m) & (df["run"] == names[0]), "qid"]))
+        for n in names:
+            got = wide[n].dropna() if n in wide else pd.Series(dtype=float)
+            missing = [q for q in order if q not in got.index]
+            extra = [q for q in got.index if q not in set(order)]
+            if missing or extra:
+                q, whose = (missing[0], names[0]) if missing else (extra[0], n)
+                raise DataError(
+                    "per_topic",
+                    f"{m}: run {n!r} and run {names[0]!r} differ in their topics (topic {q!r} is scored "
+                    f"for {whose!r} only); paired tests need every run scored on the same topics",
+                )
+            scores[n][m] = got.loc[order].to_numpy(dtype=np.float64)
+    try:
+        policy = stats.StatsPolicy(
+            test=test,
+            correction=correction,
+            family=family,
+            alpha=alpha,
+            permutations=permutations,
+            bootstrap_samples=bootstrap_samples,
+            ci_level=ci_level,
+            seed=seed,
+        )
+    except ValueError as e:
+        raise DataError("compare", str(e)) from None
+    rows = stats.compare(scores, pairs, measures, policy)
+    out = pd.DataFrame([{f: getattr(r, f) for f in COMPARISON_FIELDS} for r in rows], columns=list(COMPARISON_FIELDS))
+    out.attrs = {"policy": str(policy)}
+    return out

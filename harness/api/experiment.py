@@ -1,0 +1,168 @@
+"""``harness.run(config)``: an experiment exactly as ``harness run`` does it, as DataFrames."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from harness.api.frames import long_per_topic, means_frame, run_frame
+from harness.errors import ConfigError
+from harness.report.tables import COMPARISON_FIELDS
+
+__all__ = ["run", "Result"]
+
+# The name an in-memory config goes by in errors and in manifest.json: a file that does not
+# exist, in the current directory, which is where its relative paths resolve.
+IN_MEMORY = "<config>"
+
+
+class _Runs(Mapping):
+    """run name -> DataFrame (qid, docno, rank, score), built on first access."""
+
+    def __init__(self, results):
+        self._results = {r.name: r for r in results}
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._results:
+            raise KeyError(f"no run {name!r}; runs: {', '.join(self._results)}")
+        if name not in self._frames:
+            self._frames[name] = run_frame(self._results[name].run)
+        return self._frames[name]
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def __repr__(self) -> str:
+        return f"<runs: {', '.join(self._results)}>"
+
+
+class Result:
+    """What ``harness.run`` returns. The numbers are the report's (``output`` holds the same
+    files ``harness run`` writes):
+
+    - ``means``: one row per run (index ``run``), one column per measure of the config;
+    - ``per_topic``: long, ``run``, ``qid``, ``measure``, ``value`` (the config's measures);
+    - ``comparisons``: one row per (measure, baseline, run), the columns of ``comparisons.csv``
+      (empty without ``compare:``; ``attrs["policy"]`` states the policy);
+    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in ``runs/<name>.trec``;
+    - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks and whether each is ok;
+    - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
+    - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.
+    """
+
+    def __init__(self, experiment, output: Path):
+        self.experiment = experiment
+        self.output = Path(output)
+        cfg = experiment.config
+        self.name = cfg.name
+        self.measures = list(cfg.measures)
+        self.index = experiment.index.path
+        self.runs = _Runs(experiment.runs)
+        self.topics = pd.DataFrame(experiment.topics, columns=["qid", "query"])
+        self.manifest = json.loads((self.output / "manifest.json").read_text(encoding="utf-8"))
+        evs = experiment.evaluations
+        names = [r.name for r in experiment.runs]
+        self.means = means_frame({n: evs[n].means for n in names}, self.measures) if evs else _no_means(names)
+        self.per_topic = (
+            pd.concat([long_per_topic(n, evs[n], self.measures) for n in names], ignore_index=True)
+            if evs
+            else pd.DataFrame(columns=["run", "qid", "measure", "value"])
+        )
+        rows = experiment.comparisons.rows if experiment.comparisons is not None else ()
+        self.comparisons = pd.DataFrame(
+            [{f: getattr(r, f) for f in COMPARISON_FIELDS} for r in rows], columns=list(COMPARISON_FIELDS)
+        )
+        if experiment.comparisons is not None:
+            self.comparisons.attrs = {"policy": str(experiment.comparisons.policy)}
+        self.checks = pd.DataFrame(
+            [(c.run, c.measure, c.expected, c.actual, c.tolerance, c.ok) for c in experiment.checks],
+            columns=["run", "measure", "expected", "actual", "tolerance", "ok"],
+        )
+
+    @property
+    def ok(self) -> bool:
+        """False when an ``expect:`` check failed (``harness run`` would exit 1)."""
+        return not self.experiment.failed_checks
+
+    def __repr__(self) -> str:
+        return f"<harness.Result {self.name}: {len(self.runs)} run(s), report in {self.output}>\n{self.means.round(4)}"
+
+    def _repr_html_(self) -> str:
+        parts = [f"<p><b>{html.escape(self.name)}</b>: {len(self.runs)} run(s), {len(self.topics)} topics; "]
+        parts.append(f"report in <code>{html.escape(str(self.output))}</code></p>")
+        parts.append(self.means.to_html(float_format=lambda x: f"{x:.4f}", na_rep="", escape=True))
+        if len(self.comparisons):
+            shown = self.comparisons[["measure", "baseline", "run", "diff", "p", "p_corrected", "reject"]]
+            parts.append(f"<p>{html.escape(self.comparisons.attrs.get('policy', ''))}</p>")
+            parts.append(shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", escape=True))
+        failed = self.experiment.failed_checks
+        if failed:
+            parts.append("<pre>" + html.escape("\n".join(str(c) for c in failed)) + "</pre>")
+        return "\n".join(parts)
+
+
+def _no_means(names) -> pd.DataFrame:
+    df = pd.DataFrame(index=names)
+    df.index.name = "run"
+    return df
+
+
+def _load(config):
+    """A validated Config from a path, a YAML string or a dict."""
+    import yaml
+
+    from harness.config import load_config
+
+    if isinstance(config, os.PathLike):
+        return load_config(config)
+    if isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
+        return load_config(config)  # a path (a one-line YAML mapping has a colon and is no file)
+    if isinstance(config, Mapping):
+        try:
+            text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+        except yaml.YAMLError as e:
+            raise ConfigError(IN_MEMORY, [_problem(f"the dict cannot be written as YAML: {e}")]) from None
+    elif isinstance(config, str):
+        text = config
+    else:
+        raise TypeError(f"config must be a path, a YAML string or a dict (got {type(config).__name__})")
+    return load_config(Path.cwd() / IN_MEMORY, text=text)
+
+
+def _problem(message: str):
+    from harness.config import LocatedProblem
+
+    return LocatedProblem("", message)
+
+
+def run(config, *, verbose: bool = False) -> Result:
+    """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
+    reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
+    return its tables as a :class:`Result`.
+
+    ``config`` is a path to a YAML file (its relative paths resolve against the file's folder,
+    as on the command line), or the config itself as a YAML string or a dict, whose relative
+    paths resolve against the current directory (where the config would be if it were a file:
+    indexes go to the nearest ``indexes/`` folder above it, as for a file there). A config is
+    validated in full before anything runs (:class:`~harness.errors.ConfigError` lists every
+    problem). Unmet ``expect:`` checks do not raise: see ``Result.ok`` and ``Result.checks``.
+    ``verbose`` prints the progress lines ``harness run`` prints to stderr.
+    """
+    from harness.experiment import run_experiment
+    from harness.report import write_report
+
+    cfg = _load(config)
+    log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if verbose else (lambda msg: None)
+    result = run_experiment(cfg, log=log)
+    out = write_report(result, cfg.output)
+    return Result(result, out)

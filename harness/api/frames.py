@@ -1,0 +1,189 @@
+"""Tables in, harness objects out, and back: the Python API's conversions.
+
+Inputs follow PyTerrier's column names (``qid``, ``docno``, ``score``, ``rank``, ``label``,
+``query``) and accept ir_measures' (``query_id``, ``doc_id``, ``relevance``) and
+pytrec_eval's dicts (``{qid: {docno: score}}`` runs, ``{qid: {docno: label}}`` qrels). Every
+bad input is a :class:`~harness.errors.DataError` naming the argument and the column or key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from harness.errors import DataError
+from harness.formats.qrels import Qrels, read_qrels
+from harness.formats.runs import Run, read_run
+from harness.formats.tokenizer import pad8
+
+__all__ = ["as_run", "as_qrels", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
+
+# role -> accepted column names, PyTerrier's first
+COLUMNS = {
+    "qid": ("qid", "query_id"),
+    "docno": ("docno", "doc_id", "docid"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "label": ("label", "relevance", "rel"),
+    "run": ("run", "name", "system"),
+    "measure": ("measure",),
+    "value": ("value",),
+    "query": ("query", "text"),
+}
+
+
+def column(df: pd.DataFrame, role: str, what: str, required: bool = True) -> str | None:
+    """The name of the column of ``df`` that plays ``role`` (see COLUMNS)."""
+    for name in COLUMNS[role]:
+        if name in df.columns:
+            return name
+    if required:
+        raise DataError(
+            what,
+            f"no {role} column: expected one of {', '.join(COLUMNS[role])} (columns given: {', '.join(map(str, df.columns))})",
+        )
+    return None
+
+
+def _ids(values, what: str, role: str) -> np.ndarray:
+    s = pd.Series(values)
+    if s.isna().any():
+        raise DataError(what, f"column {role} has a missing value at row {int(np.flatnonzero(s.isna())[0])}")
+    s = s.astype(str)
+    bad = np.flatnonzero(((s == "") | s.str.contains(r"\s", regex=True)).to_numpy())
+    if bad.size:
+        raise DataError(
+            what,
+            f"column {role}, row {int(bad[0])}: ids must be non-empty and without whitespace (got {s.iloc[bad[0]]!r})",
+        )
+    return s.to_numpy(dtype=object)
+
+
+def _grouped(qids: np.ndarray, *cols: np.ndarray):
+    """Rows grouped by qid, topics in order of first appearance, rows in their order (stable)."""
+    codes, topics = pd.factorize(qids, sort=False)
+    order = np.argsort(codes, kind="stable")
+    offsets = np.zeros(len(topics) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(codes, minlength=len(topics)), out=offsets[1:])
+    return [str(t) for t in topics], offsets, *(c[order] for c in cols)
+
+
+def _encode(docs: np.ndarray) -> np.ndarray:
+    if not len(docs):
+        return np.zeros(0, dtype="S8")
+    return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in docs], dtype="S"))
+
+
+def _path(x) -> Path | None:
+    return Path(x) if isinstance(x, (str, os.PathLike)) else None
+
+
+def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
+    """A :class:`Run` from a TREC run file path, a DataFrame (qid, docno, score; rows ordered
+    by ``rank`` when that column exists, else in row order) or a ``{qid: {docno: score}}`` dict."""
+    if isinstance(run, Run):
+        return run
+    path = _path(run)
+    if path is not None:
+        if not path.is_file():
+            raise DataError(str(path), f"{what} file not found")
+        return read_run(path, duplicates=duplicates)
+    if isinstance(run, Mapping):
+        rows = []
+        for qid, docs in run.items():
+            if not isinstance(docs, Mapping):
+                raise DataError(what, f"topic {qid!r}: expected {{docno: score}} (got {type(docs).__name__})")
+            rows += [(qid, d, s) for d, s in docs.items()]
+        run = pd.DataFrame(rows, columns=["qid", "docno", "score"])
+        what = f"{what} (dict)"
+    if not isinstance(run, pd.DataFrame):
+        raise DataError(
+            what,
+            f"expected a run file path, a DataFrame or a {{qid: {{docno: score}}}} dict (got {type(run).__name__})",
+        )
+    df = run
+    scores = pd.to_numeric(df[column(df, "score", what)], errors="coerce").to_numpy(dtype=np.float64)
+    if np.isnan(scores).any():
+        raise DataError(what, f"column score: row {int(np.flatnonzero(np.isnan(scores))[0])} is not a number")
+    qids = _ids(df[column(df, "qid", what)], what, "qid")
+    docs = _ids(df[column(df, "docno", what)], what, "docno")
+    rank = column(df, "rank", what, required=False)
+    if rank is not None:  # rows by rank within each topic; topics stay in order of first appearance
+        ranks = pd.to_numeric(df[rank], errors="coerce").to_numpy(dtype=np.float64)
+        if np.isnan(ranks).any():
+            raise DataError(what, f"column rank: row {int(np.flatnonzero(np.isnan(ranks))[0])} is not a number")
+        order = np.lexsort((ranks, pd.factorize(qids, sort=False)[0]))
+        qids, docs, scores = qids[order], docs[order], scores[order]
+    topics, offsets, docs, scores = _grouped(qids, docs, scores)
+    return Run(topics, offsets, _encode(docs), scores, what)._deduped(duplicates, None)
+
+
+def as_qrels(qrels, what: str = "qrels") -> Qrels:
+    """:class:`Qrels` from a TREC qrels path, a DataFrame (qid, docno, label) or a
+    ``{qid: {docno: label}}`` dict. Labels must be integers."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    path = _path(qrels)
+    if path is not None:
+        if not path.is_file():
+            raise DataError(str(path), f"{what} file not found")
+        return read_qrels(path)
+    if isinstance(qrels, Mapping):
+        return Qrels.from_dict({str(q): dict(j) for q, j in qrels.items()}, source=f"{what} (dict)")
+    if not isinstance(qrels, pd.DataFrame):
+        raise DataError(
+            what,
+            f"expected a qrels file path, a DataFrame or a {{qid: {{docno: label}}}} dict (got {type(qrels).__name__})",
+        )
+    df = qrels
+    labels = pd.to_numeric(df[column(df, "label", what)], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(np.isnan(labels) | (labels != np.round(labels)))
+    if bad.size:
+        raise DataError(what, f"column label, row {int(bad[0])}: labels must be integers (got {labels[bad[0]]!r})")
+    qids = _ids(df[column(df, "qid", what)], what, "qid")
+    docs = _ids(df[column(df, "docno", what)], what, "docno")
+    topics, offsets, docs, labels = _grouped(qids, docs, labels.astype(np.int64))
+    q = Qrels(topics, offsets, _encode(docs), labels, what)
+    dup = pd.Series(q.keys()).duplicated()
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        raise DataError(what, f"document {docs[i]!r} is judged twice for one topic")
+    return q
+
+
+def run_frame(run: Run) -> pd.DataFrame:
+    """PyTerrier's result columns: qid, docno, rank (1, 2, ... in the run's order, as in the
+    TREC run file) and score."""
+    n = np.diff(run.offsets)
+    topics = np.repeat(np.array(run.topics(), dtype=object), n)
+    ranks = np.arange(len(run)) - np.repeat(run.offsets[:-1], n) + 1
+    docs = [d.decode("utf-8", "surrogateescape") for d in run.docids.tolist()]
+    return pd.DataFrame({"qid": topics, "docno": docs, "rank": ranks.astype(np.int64), "score": run.scores})
+
+
+def long_per_topic(name: str, ev, measures) -> pd.DataFrame:
+    """An Evaluation's per-topic values, long: run, qid, measure, value (topics in evaluation
+    order, measures in the given order)."""
+    parts = []
+    for m in measures:
+        values = ev.per_topic[str(m)]
+        parts.append(
+            pd.DataFrame(
+                {"run": name, "qid": list(values), "measure": str(m), "value": np.fromiter(values.values(), float)}
+            )
+        )
+    if not parts:
+        return pd.DataFrame(columns=["run", "qid", "measure", "value"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def means_frame(means: Mapping[str, Mapping[str, float]], measures) -> pd.DataFrame:
+    """One row per run (the index, named ``run``), one column per measure."""
+    names = [str(m) for m in measures]
+    df = pd.DataFrame([[means[r][m] for m in names] for r in means], index=list(means), columns=names)
+    df.index.name = "run"
+    return df

@@ -1,0 +1,142 @@
+"""``harness.search`` for ad-hoc querying from a notebook, and the registries as tables."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+
+import pandas as pd
+
+from harness.api.frames import column
+from harness.errors import DataError
+
+__all__ = ["search", "similarities", "measures"]
+
+
+def _queries(queries) -> list[tuple[str, str]]:
+    """(qid, text) pairs from a string, a list of strings (qids "1", "2", ...), a dict
+    {qid: text} or a DataFrame with qid and query columns (PyTerrier's topics)."""
+    if isinstance(queries, str):
+        pairs = [("1", queries)]
+    elif isinstance(queries, Mapping):
+        pairs = [(str(q), t) for q, t in queries.items()]
+    elif isinstance(queries, pd.DataFrame):
+        q, t = column(queries, "qid", "queries"), column(queries, "query", "queries")
+        pairs = [(str(a), b) for a, b in zip(queries[q], queries[t])]
+    else:
+        try:
+            pairs = [(str(i), t) for i, t in enumerate(queries, start=1)]
+        except TypeError:
+            raise DataError(
+                "queries", f"expected a string, a list of strings, a dict or a DataFrame (got {type(queries).__name__})"
+            ) from None
+    seen = set()
+    for qid, text in pairs:
+        if not isinstance(text, str) or not text.strip():
+            raise DataError("queries", f"query {qid!r}: expected a non-empty text (got {text!r})")
+        if qid in seen:
+            raise DataError("queries", f"query id {qid!r} is given twice")
+        seen.add(qid)
+    if not pairs:
+        raise DataError("queries", "no queries given")
+    return pairs
+
+
+def _similarity(similarity, params):
+    from harness.engine.similarity import Similarity
+
+    try:
+        if isinstance(similarity, Similarity):
+            base = similarity
+        else:
+            base = Similarity.parse(str(similarity))
+        return Similarity.of(base.model, {**base.params, **params}) if params else base
+    except ValueError as e:
+        raise DataError("similarity", str(e)) from None
+
+
+def search(
+    index,
+    queries,
+    similarity="bm25",
+    k: int = 10,
+    *,
+    text: bool = False,
+    threads: int = 2,
+    verbose: bool = False,
+    **params: float,
+) -> pd.DataFrame:
+    """Search an index and return PyTerrier's result columns: ``qid``, ``query``, ``docno``,
+    ``rank`` (1, 2, ...), ``score``, and ``text`` (the stored document text) when ``text=True``.
+
+    ``index``: a harness index folder, any Anserini index, a folder of ``.txt`` files (indexed
+    once into ``indexes/`` and reused while its fingerprint matches, as ``harness lab`` does),
+    or a :class:`Result` (its index). ``queries``: a string, a list of strings (qids "1", "2",
+    ...), a dict ``{qid: text}`` or a DataFrame with ``qid`` and ``query`` columns.
+    ``similarity``: a spec such as ``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"dirichlet"``,
+    and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
+    harness run's: Anserini's exact semantics (see README "Retrieval semantics").
+    """
+    from harness.engine.index import ensure_index
+    from harness.engine.search import Searcher
+    from harness.lab import resolve_index
+
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise DataError("k", f"must be an integer >= 1 (got {k!r})")
+    pairs = _queries(queries)
+    sim = _similarity(similarity, params)
+    from harness.api.experiment import Result
+
+    given = str(index.index if isinstance(index, Result) else index)
+    try:
+        where = resolve_index(given)
+    except DataError as e:  # the lab's messages name its flag; here the argument is `index`
+        raise DataError(e.source, str(e)[len(e.source) + 2 :].replace("--index: ", "index: ")) from None
+    if where.kind == "text-folder":
+        log = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else (lambda m: None)
+        ensure_index(where.corpus, where.options, where.path, log=log)
+    searcher = Searcher(where.path, where.options)
+    try:
+        ranked = searcher.search([t for _, t in pairs], sim, k, threads=threads)
+    finally:
+        searcher.close()
+    rows = [
+        (qid, query, doc, rank, score)
+        for (qid, query), (docs, scores) in zip(pairs, ranked)
+        for rank, (doc, score) in enumerate(zip(docs, scores.tolist()), start=1)
+    ]
+    df = pd.DataFrame(rows, columns=["qid", "query", "docno", "rank", "score"])
+    df = df.astype({"rank": "int64", "score": "float64"})
+    if text:
+        from harness.engine.documents import stored_texts
+
+        texts = stored_texts(where.path, df["docno"].tolist())
+        df["text"] = df["docno"].map(texts)
+    df.attrs = {"index": str(where.path), "similarity": str(sim)}
+    return df
+
+
+def similarities() -> pd.DataFrame:
+    """The similarity models and their parameters, from the engine's registry: ``model``,
+    ``parameter``, ``default``, ``allowed``, ``doc``."""
+    from harness.engine.similarity import MODELS
+
+    return pd.DataFrame(
+        [(model, s.name, s.default, s.allowed(), s.doc) for model, specs in MODELS.items() for s in specs],
+        columns=["model", "parameter", "default", "allowed", "doc"],
+    )
+
+
+def measures() -> pd.DataFrame:
+    """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
+    (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
+    from harness.metrics import MEASURES
+
+    def trec(info):
+        names = [n for n in (info.trec, info.trec_cut and f"{info.trec_cut}_k") if n]
+        return " / ".join(names)
+
+    return pd.DataFrame(
+        [(m.name, m.cutoff, ", ".join(m.options), trec(m), m.doc) for m in MEASURES.values()],
+        columns=["measure", "cutoff", "options", "trec_eval", "doc"],
+    )

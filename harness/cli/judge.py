@@ -1,0 +1,101 @@
+"""``harness judge`` and ``harness lab --judge``: argument checks, then the judging page.
+
+Everything that can be wrong with the flags (the address, the qrels file's contents, the runs
+named) is checked before Java starts."""
+
+from __future__ import annotations
+
+import sys
+
+from harness.errors import DataError
+
+JUDGE_EXAMPLES = """\
+  harness judge configs/demo.yaml --qrels my-qrels.txt \\
+      --runs 'bm25(k1=0.9,b=0.4)' 'dirichlet(mu=1000)' --depth 10
+  harness judge --index corpora --queries "vector space model" "language model" \\
+      --similarity bm25 'dirichlet(mu=1000)' --depth 10 --qrels my-qrels.txt
+  harness judge configs/demo.yaml --qrels my-qrels.txt --port 9000
+"""
+
+
+def add_judge_arguments(p) -> None:
+    p.add_argument("config", nargs="?", help="an experiment config: judge the pool of its runs on its topics")
+    p.add_argument(
+        "--qrels",
+        required=True,
+        metavar="FILE",
+        help="the TREC qrels file to write: created if missing; an existing file's judgments are "
+        "loaded and shown, new ones appended, a changed one rewritten in place (atomically)",
+    )
+    p.add_argument("--runs", nargs="+", metavar="RUN", help="with CONFIG: only these runs (default: all)")
+    p.add_argument("--depth", type=int, default=10, help="pool depth: the top K of each run (default 10)")
+    p.add_argument("--index", metavar="PATH", help="lab style: an index or a folder of .txt files (as harness lab)")
+    p.add_argument("--queries", nargs="+", metavar="QUERY", help="lab style: query texts (topic id: words joined by _)")
+    p.add_argument(
+        "--similarity",
+        nargs="+",
+        metavar="SIM",
+        default=["bm25"],
+        help="lab style: similarities, a model (bm25, dirichlet, jm) or a spec like 'dirichlet(mu=1000)' (default bm25)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not a loopback address (the page has no login and writes files)",
+    )
+
+
+def _similarities(texts: list[str]):
+    from harness.engine.similarity import Similarity
+
+    out = []
+    for text in texts:
+        try:
+            out.append(Similarity.parse(text) if "(" in text else Similarity.of(text, {}))
+        except ValueError as e:
+            raise DataError("--similarity", str(e)) from None
+    return out
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_judge(args) -> int:
+    from harness.judge import session as js
+    from harness.judge.server import check_host, serve
+    from harness.judge.store import QrelsStore
+
+    if args.depth < 1:
+        raise DataError("--depth", f"must be an integer >= 1 (got {args.depth})")
+    lab_style = args.index is not None or args.queries is not None
+    if args.config and lab_style:
+        raise DataError("--index", "give either a CONFIG or --index with --queries, not both")
+    if not args.config and not (args.index and args.queries):
+        raise DataError("judge", "give a CONFIG, or --index PATH and --queries QUERY... (lab style)")
+    check_host(args.host, args.allow_remote)
+    store = QrelsStore(args.qrels)
+    if args.config:
+        from harness.config import load_config
+
+        cfg = load_config(args.config)
+        session = js.from_config(cfg, args.runs, args.depth, log=_log)
+    else:
+        if args.runs:
+            raise DataError("--runs", "applies to a CONFIG; in lab style name --similarity instead")
+        session = js.from_lab(args.index, args.queries, _similarities(args.similarity), args.depth, log=_log)
+    return serve(session, store, args.host, args.port, args.allow_remote)
+
+
+def lab_judge(args) -> int:
+    """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
+    from harness.judge import session as js
+    from harness.judge.server import serve
+    from harness.judge.store import QrelsStore
+    from harness.lab import _similarity
+
+    store = QrelsStore(args.judge)
+    session = js.from_lab(args.index, args.queries, [_similarity(args)], args.topk, log=_log)
+    return serve(session, store, "127.0.0.1", args.port)

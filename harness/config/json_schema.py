@@ -1,0 +1,140 @@
+"""A JSON Schema (draft 2020-12) of experiment configs, generated from ``SCHEMA``, the similarity
+registry and the measure registry: the same sources as validation and the README's reference.
+
+Editors use it for completion and checking (``harness schema``; README "Editor support"). It
+checks the shape (keys, types, choices, ranges, measure syntax); what needs the file system or
+the other keys (paths exist, ``expect`` names runs of the config) is ``harness validate``'s job.
+
+>>> s = json_schema()
+>>> s["properties"]["depth"]
+{'description': 'Documents retrieved per topic.', 'type': 'integer', 'minimum': 1, 'default': 1000}
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
+from harness.engine.similarity import MODELS, ParamSpec
+from harness.metrics.measures import MEASURES
+
+__all__ = ["json_schema", "DIALECT"]
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _nocase(name: str) -> str:
+    """A regex matching ``name`` in any case (ECMA-262 patterns have no inline flags)."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in name)
+
+
+def _measure_pattern() -> str:
+    """Name[(options)][@cut-off][(options)] as parse_measure reads it: per family, the cut-off
+    required, optional or absent (a recall level in [0, 1] for IPrec), and only its options."""
+    option = {"rel": "rel=[1-9][0-9]*", "gain": "gain=(linear|exp)"}
+    forms = []
+    for name, info in MEASURES.items():
+        if info.options:
+            one = "(" + "|".join(option[o] for o in info.options) + ")"
+            opts = rf"(\({one}(,{one})*\))?"
+        else:
+            opts = ""
+        cut = r"@(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)" if info.float_cutoff else "@[0-9]+"
+        cut = {"required": cut, "optional": f"({cut})?", "none": ""}[info.cutoff]
+        forms.append(f"{_nocase(name)}{opts}{cut}{opts if info.cutoff != 'none' else ''}")
+    return "^(" + "|".join(forms) + ")$"
+
+
+def _number(spec: ParamSpec) -> dict:
+    out: dict = {"type": "number", ("exclusiveMinimum" if spec.low_open else "minimum"): spec.low}
+    if not math.isinf(spec.high):
+        out["exclusiveMaximum" if spec.high_open else "maximum"] = spec.high
+    return out
+
+
+def _runs() -> dict:
+    models = []
+    for model, specs in MODELS.items():
+        params = {
+            s.name: {
+                "description": f"{s.doc}; default {s.default:g}; a list is a sweep",
+                "oneOf": [_number(s), {"type": "array", "items": _number(s), "minItems": 1}],
+            }
+            for s in specs
+        }
+        body = {"type": "object", "properties": params, "additionalProperties": False}
+        models.append(
+            {
+                "type": "object",
+                "properties": {model: {"anyOf": [{"type": "null"}, body]}},
+                "required": [model],
+                "additionalProperties": False,
+            }
+        )
+    return {"type": "array", "minItems": 1, "items": {"oneOf": models}}
+
+
+def _key(key: Key) -> dict:
+    out: dict = {"description": key.doc}
+    t = key.type
+    if t == "section":
+        obj = {
+            "type": "object",
+            "properties": {k.name: _key(k) for k in key.keys},
+            "additionalProperties": False,
+        }
+        required = [k.name for k in key.keys if k.required]
+        if required:
+            obj["required"] = required
+        if key is SCHEMA:
+            out.update(obj)
+        else:  # a section written but left empty (`compare:`) is there with its defaults
+            out["anyOf"] = [{"type": "null"}, obj] + ([{"type": "string", "minLength": 1}] if key.shorthand else [])
+    elif t == "string":
+        out.update(type="string", pattern=f"^({key.pattern})$" if key.pattern else ".")
+    elif t == "choice":
+        out["enum"] = list(key.choices)
+    elif t == "bool":
+        out["type"] = "boolean"
+    elif t in ("int", "number"):
+        out["type"] = "integer" if t == "int" else "number"
+        if key.minimum is not None:
+            out["exclusiveMinimum" if key.exclusive else "minimum"] = key.minimum
+        if key.maximum is not None:
+            out["exclusiveMaximum" if key.exclusive else "maximum"] = key.maximum
+    elif t == "path":
+        out.update(type="string", minLength=1)
+    elif t == "topic-format":
+        plain = [f for f in TOPIC_FORMATS if not f.startswith("anserini:")]
+        out["anyOf"] = [{"enum": plain}, {"type": "string", "pattern": r"^anserini:\S+$"}]
+    elif t == "runs":
+        out.update(_runs())
+    elif t in ("measures", "compare-measures"):
+        out.update(type="array", items={"type": "string", "pattern": _measure_pattern()}, minItems=1)
+    elif t == "expect":
+        out.update(type="object", additionalProperties={"type": "object", "additionalProperties": {"type": "number"}})
+    elif t == "baseline":
+        out["anyOf"] = [
+            {"type": "string", "minLength": 1, "examples": [ALL_PAIRS]},
+            {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        ]
+    else:  # a new Key type must say what it is here
+        raise ValueError(f"no JSON Schema for config key type {t!r}")
+    if key.default is not None and t != "section":
+        out["default"] = list(key.default) if isinstance(key.default, tuple) else key.default
+    return out
+
+
+def json_schema() -> dict:
+    """The config schema as a JSON Schema document (a dict; ``json.dumps`` it)."""
+    root = _key(SCHEMA)
+    return {
+        "$schema": DIALECT,
+        "$id": "harness-config.schema.json",
+        "title": "harness experiment config",
+        **root,
+        "description": "An experiment config of the harness. Generated by `harness schema` from "
+        "harness.config.SCHEMA; `harness validate` checks what a schema cannot (paths exist, "
+        "run names in expect and compare.baseline).",
+    }

@@ -1,0 +1,178 @@
+"""Stored documents and the analyzer's view of a text: what the explorer and the judging page show.
+
+Indexes are built with ``storeRaw`` (:meth:`harness.engine.index.IndexOptions.anserini`), so every
+document's original text is in the index. :meth:`Documents.text` gives what a person reads: the
+``contents`` of a JSON document (formats jsonl and text-folder), the raw document otherwise (TREC
+or HTML markup included; renderers escape it, so it shows as text).
+
+Highlighting follows the analyzer, not the spelling: :meth:`Documents.tokens` runs the index's
+own analyzer (the one every query goes through) over a text and returns each token's term and
+character offsets, and a word is highlighted when its term is one of the query's terms. Under
+Porter stemming the query "model" thus marks "models" and "modelling", and a stopword in the
+query marks nothing, exactly as Lucene matched them.
+
+The pure helpers (:func:`match_spans`, :func:`snippet`, :func:`segments`) need no Java.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.engine import lucene
+from harness.errors import EngineError
+
+__all__ = ["Token", "Documents", "stored_texts", "match_spans", "snippet", "segments", "MAX_ANALYZED_CHARS"]
+
+# Text analyzed per document for highlighting (the rest is shown unhighlighted): pyjnius costs
+# about 27 us per token (measured on Cranfield, 36k tokens in 0.97 s), so a 1 MB document would
+# take seconds; 50,000 characters covers whole documents of the usual test collections.
+MAX_ANALYZED_CHARS = 50_000
+_TERM = "org.apache.lucene.analysis.tokenattributes.CharTermAttribute"
+_OFFSET = "org.apache.lucene.analysis.tokenattributes.OffsetAttribute"
+
+
+@dataclass(frozen=True)
+class Token:
+    term: str  # the analyzed term (stemmed, lower-cased)
+    start: int  # character offsets into the text analyzed
+    end: int
+
+
+class Documents:
+    """An index's stored documents and its analyzer (Anserini's DefaultEnglishAnalyzer with the
+    index's stemmer and stopword options). Open it once; :meth:`close` it when done."""
+
+    def __init__(self, index_path, options):
+        try:
+            Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
+            self._analyzer = Analyzer.fromArguments(options.stemmer, not options.stopwords, None)
+            self._utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+            self._reader = self._utils.getReader(str(index_path))
+            self._term_class = lucene.jclass(_TERM)
+            self._offset_class = lucene.jclass(_OFFSET)
+        except EngineError:
+            raise
+        except Exception as e:
+            raise EngineError(f"cannot open index {index_path}: {e}") from e
+
+    def raw(self, docid: str) -> str | None:
+        """The document as stored (None when the index has no such id)."""
+        raw = self._utils.documentRaw(self._reader, docid)
+        return None if raw is None else str(raw)
+
+    def text(self, docid: str) -> str | None:
+        """What a person reads: a JSON document's ``contents``, else the raw document."""
+        raw = self.raw(docid)
+        if raw is None:
+            return None
+        if raw.lstrip().startswith("{"):
+            try:
+                doc = json.loads(raw)
+            except ValueError:
+                return raw
+            if isinstance(doc, dict) and isinstance(doc.get("contents"), str):
+                return doc["contents"]
+        return raw
+
+    def tokens(self, text: str, limit: int = MAX_ANALYZED_CHARS) -> list[Token]:
+        """The analyzer's tokens of ``text[:limit]``: term and character offsets, in order."""
+        stream = self._analyzer.tokenStream("contents", text[:limit])
+        try:
+            term = lucene.cast(_TERM, stream.addAttribute(self._term_class))
+            offset = lucene.cast(_OFFSET, stream.addAttribute(self._offset_class))
+            stream.reset()
+            out = []
+            while stream.incrementToken():
+                out.append(Token(term.toString(), offset.startOffset(), offset.endOffset()))
+            stream.end()
+        finally:
+            stream.close()
+        return out
+
+    def analyze(self, text: str) -> list[str]:
+        """The analyzed terms of a text (a query's terms as Lucene searches them)."""
+        return [t.term for t in self.tokens(text)]
+
+    def close(self) -> None:
+        self._reader.close()
+
+
+def stored_texts(index_path: str | Path, docids: Iterable[str]) -> dict[str, str | None]:
+    """``{docid: text}`` for each given doc id (None when the index has no such document or
+    stored no text for it). Opens the index once; starts the JVM if it is not running."""
+    from harness.engine.index import IndexOptions
+
+    docs = Documents(index_path, IndexOptions())
+    try:
+        out: dict[str, str | None] = {}
+        for d in docids:
+            if d not in out:
+                out[d] = docs.text(d)
+        return out
+    finally:
+        docs.close()
+
+
+def match_spans(tokens: list[Token], terms) -> list[tuple[int, int, str]]:
+    """(start, end, term) of every token whose term is one of ``terms``.
+
+    >>> match_spans([Token("model", 0, 6), Token("space", 7, 12)], {"model"})
+    [(0, 6, 'model')]
+    """
+    want = set(terms)
+    return [(t.start, t.end, t.term) for t in tokens if t.term in want]
+
+
+def snippet(text: str, spans: list[tuple[int, int, str]], width: int = 240) -> tuple[int, int]:
+    """(start, end) of a window of about ``width`` characters holding the most distinct matched
+    terms (the earliest such window), widened to word boundaries; the text's start without matches.
+
+    >>> text = "a b c " * 100 + "the vector space model"
+    >>> s, e = snippet(text, [(len(text) - 5, len(text), "model")], width=40)
+    >>> text[s:e].endswith("space model") and e - s <= 50
+    True
+    """
+    n = len(text)
+    if n <= width:
+        return 0, n
+    best, best_count = 0, 0
+    for i, (s0, _, _) in enumerate(spans):
+        lo = max(0, s0 - width // 4)
+        count = len({t for s, e, t in spans[i:] if e <= lo + width})
+        if count > best_count:
+            best, best_count = lo, count
+    start = best
+    if start > 0:  # start on a word: step past the partial word before the window
+        space = text.find(" ", start, min(n, start + 30))
+        if space != -1 and not any(s <= space < e for s, e, _ in spans):
+            start = space + 1
+    end = min(n, start + width)
+    if end < n:
+        space = text.rfind(" ", max(start, end - 30), end)
+        if space > start:
+            end = space
+    return start, end
+
+
+def segments(text: str, spans: list[tuple[int, int, str]], start: int = 0, end: int | None = None):
+    """``text[start:end]`` as (piece, highlighted) pairs, for renderers to escape and mark up.
+
+    >>> segments("a model b", [(2, 7, "model")])
+    [('a ', False), ('model', True), (' b', False)]
+    """
+    end = len(text) if end is None else end
+    out, pos = [], start
+    for s, e, _ in spans:
+        if e <= pos or s >= end:
+            continue
+        s = max(s, pos)
+        if s > pos:
+            out.append((text[pos:s], False))
+        out.append((text[s : min(e, end)], True))
+        pos = min(e, end)
+    if pos < end:
+        out.append((text[pos:end], False))
+    return out

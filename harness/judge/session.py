@@ -1,0 +1,174 @@
+"""What the judging page shows, prepared once before the server starts: topics, the pool of each
+topic, every pooled document's text and analyzer tokens, and the runs to evaluate.
+
+All Java work (index, search, stored documents, analysis) happens here, on the main thread; the
+server afterwards only reads these values and the qrels file, so it never touches the JVM.
+
+**The pool and its order.** A topic's pool is the union of each run's top ``depth`` documents. It
+is shown in the order of a keyed hash, ``sha256("harness-judge\\0" + qid + "\\0" + docid)``: the
+order depends on nothing but the topic and the document, so it tells the judge neither which run
+found a document nor at which rank, and it is the same on every reload and restart.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from dataclasses import dataclass, field
+
+from harness.engine.documents import Documents, Token
+from harness.errors import DataError
+
+__all__ = ["Topic", "JudgeSession", "pool_order", "from_config", "from_lab", "metrics"]
+
+POOL_KEY = "harness-judge"
+
+
+def pool_order(qid: str, docs) -> list[str]:
+    """``docs`` (deduplicated) in the keyed-hash order described above.
+
+    >>> pool_order("1", ["b", "a", "b"]) == sorted({"a", "b"}, key=lambda d: hashlib.sha256(
+    ...     f"harness-judge\\0" f"1\\0{d}".encode()).hexdigest())
+    True
+    """
+    key = lambda d: hashlib.sha256(f"{POOL_KEY}\0{qid}\0{d}".encode("utf-8", "surrogateescape")).hexdigest()
+    return sorted(dict.fromkeys(docs), key=key)
+
+
+@dataclass(frozen=True)
+class Topic:
+    qid: str
+    text: str
+    terms: tuple[str, ...]  # the query's analyzed terms
+    pool: tuple[str, ...]  # doc ids in pool order
+
+
+@dataclass
+class JudgeSession:
+    name: str
+    topics: list[Topic]
+    runs: dict  # run name -> harness.formats.runs.Run (evaluated against the judgments)
+    measures: tuple[str, ...]
+    depth: int
+    texts: dict[str, str] = field(default_factory=dict)  # doc id -> text shown
+    tokens: dict[str, list[Token]] = field(default_factory=dict)  # doc id -> analyzer tokens
+    note: str = ""  # how the runs were made, shown on the page
+
+    def topic(self, i: int) -> Topic:
+        return self.topics[i]
+
+
+def _pools(topics, runs: dict, depth: int) -> list[list[str]]:
+    out = []
+    for qid, _ in topics:
+        docs = []
+        for run in runs.values():
+            if run.topic_index(qid) is not None:
+                docs += run.ranked(qid)[0][:depth]
+        out.append(pool_order(qid, docs))
+    return out
+
+
+def _fill(session: JudgeSession, topics, pools, index_path, options) -> JudgeSession:
+    docs = Documents(index_path, options)
+    try:
+        for (qid, text), pool in zip(topics, pools):
+            session.topics.append(Topic(qid, text, tuple(docs.analyze(text)), tuple(pool)))
+            for d in pool:
+                if d not in session.texts:
+                    body = docs.text(d)
+                    session.texts[d] = "(not in the index)" if body is None else body
+                    session.tokens[d] = docs.tokens(session.texts[d]) if body is not None else []
+    finally:
+        docs.close()
+    return session
+
+
+def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession:
+    """The config's runs (all, or those named), searched or reused from the run cache as
+    ``harness run`` does; the config's own qrels are not read."""
+    from harness.engine.similarity import Similarity
+    from harness.experiment import run_experiment
+
+    runs = cfg.runs
+    if run_names:
+        want = []
+        for name in run_names:
+            try:
+                sim = Similarity.parse(name)
+            except ValueError as e:
+                raise DataError("--runs", str(e)) from None
+            if sim not in cfg.runs:
+                raise DataError(
+                    "--runs", f"{name!r} is not a run of {cfg.source}; its runs: {', '.join(map(str, cfg.runs))}"
+                )
+            want.append(sim)
+        runs = tuple(dict.fromkeys(want))
+    cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
+    result = run_experiment(cfg, log=log)
+    by_name = {r.name: r.run for r in result.runs}
+    session = JudgeSession(
+        cfg.name,
+        [],
+        by_name,
+        tuple(cfg.measures),
+        depth,
+        note=f"runs of {cfg.source.name} searched to depth {cfg.depth}; pool: top {depth} of each",
+    )
+    return _fill(session, result.topics, _pools(result.topics, by_name, depth), result.index.path, result.index.options)
+
+
+def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=print) -> JudgeSession:
+    """``harness lab``'s queries on its index with each similarity; the runs are each top
+    ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
+    from harness.engine.index import ensure_index
+    from harness.engine.search import Searcher
+    from harness.formats.runs import Run
+    from harness.lab import lab_qid, resolve_index
+
+    ids: dict[str, str] = {}
+    for q in queries:
+        qid = lab_qid(q)
+        if not qid:
+            raise DataError("--queries", "an empty query was given")
+        if qid in ids:
+            raise DataError("--queries", f"queries {ids[qid]!r} and {q!r} get the same topic id {qid!r}")
+        ids[qid] = q
+    topics = list((qid, q) for qid, q in ids.items())
+    where = resolve_index(index)
+    if where.kind == "text-folder":
+        ensure_index(where.corpus, where.options, where.path, log=log)
+    searcher = Searcher(where.path, where.options)
+    runs = {}
+    try:
+        for sim in dict.fromkeys(similarities):
+            ranked = searcher.search([q for _, q in topics], sim, depth)
+            runs[str(sim)] = Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])})
+    finally:
+        searcher.close()
+    measures = (f"P@{depth}", f"R@{depth}", "AP", f"nDCG@{depth}", "RR")
+    session = JudgeSession(
+        "lab", [], runs, measures, depth, note=f"the top {depth} of each similarity is the run (the lab's convention)"
+    )
+    return _fill(session, topics, _pools(topics, runs, depth), where.path, where.options)
+
+
+def metrics(session: JudgeSession, judgments: dict[str, dict[str, int]]):
+    """Each run evaluated against the judgments so far, exactly as ``harness evaluate`` (and
+    trec_eval -c) would with the qrels file: over the topics with at least one judgment, a
+    judged topic a run did not answer scoring 0. Returns (judged topic ids, {run: means},
+    {run: {measure: {qid: value}}})."""
+    from harness.formats.qrels import Qrels
+    from harness.metrics import EvalPolicy, evaluate
+
+    shown = {t.qid for t in session.topics}
+    judged = {q: j for q, j in judgments.items() if q in shown and j}
+    if not judged:
+        return [], {}, {}
+    qrels = Qrels.from_dict(judged, source="the judgments")
+    means, per_topic = {}, {}
+    for name, run in session.runs.items():
+        ev = evaluate(run, qrels, list(session.measures), EvalPolicy())
+        means[name] = dict(ev.means)
+        per_topic[name] = {m: dict(ev.per_topic[m]) for m in session.measures}
+    return [t.qid for t in session.topics if t.qid in judged], means, per_topic

@@ -1,0 +1,128 @@
+"""`harness schema`: a JSON Schema (checked by the jsonschema package) that every shipped config
+satisfies, that rejects tests/configs/bad.yaml where `harness validate` does, and that agrees
+with the harness's own validation on measures and mutated configs."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import jsonschema
+import pytest
+import yaml
+
+from harness.config import SCHEMA, load_config
+from harness.config.json_schema import json_schema
+from harness.errors import ConfigError
+from harness.metrics import MEASURES, parse_measure
+
+from .conftest import REPO
+
+SHIPPED = sorted(p for p in [*REPO.glob("configs/*.yaml"), *REPO.glob("tests/configs/*.yaml")] if p.name != "bad.yaml")
+
+
+@pytest.fixture(scope="module")
+def validator():
+    r = subprocess.run([sys.executable, "-m", "harness", "schema"], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    schema = json.loads(r.stdout)
+    assert schema == json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_every_shipped_config_is_valid(validator):
+    assert len(SHIPPED) >= 4
+    for path in SHIPPED:
+        errors = [
+            f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(yaml.safe_load(path.read_text()))
+        ]
+        assert not errors, (path, errors)
+
+
+def test_bad_yaml_is_rejected_at_the_keys_validate_names(validator):
+    bad = REPO / "tests" / "configs" / "bad.yaml"
+    where = sorted(tuple(e.absolute_path) for e in validator.iter_errors(yaml.safe_load(bad.read_text())))
+    assert where == [("index",), ("measures", 2), ("runs", 1)]
+    with pytest.raises(ConfigError) as e:
+        load_config(bad)
+    assert [p.path for p in e.value.problems] == ["index.stemer", "runs[1].jm.lambda", "measures[2]"]
+
+
+def test_measure_syntax_agrees_with_parse_measure(validator):
+    pattern = validator.schema["properties"]["measures"]["items"]["pattern"]
+    check = jsonschema.Draft202012Validator({"type": "string", "pattern": pattern})
+    texts = ["MAP", "ap", "P", "P@", "P@10x", "nDCG(gain=exp)@10", "ndcg_cut_10", "Rprec@5", "IPrec@0.5", "bpref"]
+    for name in MEASURES:
+        texts += [name, name.lower(), f"{name}@10", f"{name}(rel=2)", f"{name}@5(rel=2)", f"{name.upper()}@3"]
+    accepted = 0
+    for text in texts:
+        try:
+            parse_measure(text)
+            ok = True
+        except ValueError:
+            ok = False
+        assert check.is_valid(text) == ok, text
+        accepted += ok
+    assert 0 < accepted < len(texts)
+
+
+MUTATIONS = [
+    ("depth", 0),
+    ("depth", "ten"),
+    ("name", "two words"),
+    ("collection", {"path": "../corpora", "format": "pdf"}),
+    ("runs", []),
+    ("runs", [{"bm25": {"k1": -1}}]),
+    ("runs", [{"bm25": {"mu": 3}}]),
+    ("runs", [{"tfidf": None}]),
+    ("runs", [{"dirichlet": {"mu": [500, 0]}}]),
+    ("evaluation", {"ties": "random"}),
+    ("compare", {"test": "z"}),
+    ("compare", {"alpha": 1}),
+    ("compare", {"cross_validation": {"folds": 1}}),
+    ("topics", {"path": "../topics/demo.tsv", "format": "csv"}),
+    ("surprise", 1),
+]
+VALID = [
+    ("runs", [{"bm25": None}, {"jm": {"lambda": [0.1, 1]}}]),
+    ("topics", "../topics/demo.tsv"),
+    ("compare", {"baseline": ["bm25(k1=0.9,b=0.4)", "jm(lambda=0.1)"], "test": "wilcoxon", "seed": 0}),
+    ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),
+    ("compare", None),
+    ("compare", {"cross_validation": None}),
+    ("evaluation", {}),
+]
+
+
+@pytest.mark.parametrize("key, value", MUTATIONS + VALID)
+def test_schema_and_validation_agree(validator, key, value, tmp_path):
+    cfg = yaml.safe_load((REPO / "configs" / "demo.yaml").read_text())
+    cfg = copy.deepcopy(cfg)
+    cfg[key] = value
+    (tmp_path / "configs").mkdir()
+    for d in ("corpora", "topics", "qrels"):
+        (tmp_path / d).symlink_to(REPO / d)
+    path = tmp_path / "configs" / "x.yaml"
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    try:
+        load_config(path)
+        ours = True
+    except ConfigError:
+        ours = False
+    assert validator.is_valid(cfg) == ours == ((key, value) in VALID)
+
+
+def test_every_key_is_documented():
+    schema = json_schema()
+
+    def walk(key, node):
+        for sub in key.keys:
+            child = node["properties"][sub.name]
+            assert child["description"] == sub.doc
+            if sub.type == "section":
+                walk(sub, child["anyOf"][1])
+
+    walk(SCHEMA, schema)
