@@ -122,6 +122,9 @@ def cranfield_x10(d: Path) -> tuple[Path, Path]:
     return topics, qrels
 
 
+EXPLORER = None  # --explorer-depth: report.explorer_depth in the configs (None: the default)
+
+
 def config(d: Path, name, corpus, topics, qrels, threads) -> Path:
     cfg = d / "config.yaml"
     lines = [
@@ -135,6 +138,7 @@ def config(d: Path, name, corpus, topics, qrels, threads) -> Path:
         "depth: 1000",
         "measures: [AP, P@10, nDCG@10]" if qrels else "",
         f"output: {d / 'report'}",
+        *([f"report: {{explorer_depth: {EXPLORER}}}"] if EXPLORER is not None else []),
     ]
     cfg.write_text("\n".join(lines) + "\n")
     return cfg
@@ -314,14 +318,22 @@ def main() -> int:
     ap.add_argument("--docs", type=int, default=200_000)
     ap.add_argument("--topics", type=int, default=2_000)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--explorer-depth", type=int, help="report.explorer_depth of the `harness run` configs (0: no topic explorer)"
+    )
     ap.add_argument("--make-data", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    global EXPLORER
+    EXPLORER = args.explorer_depth
     if args.make_data:
         make_runs(args.make_data)
         return 0
     parts = args.parts.split(",")
     OUT.mkdir(parents=True, exist_ok=True)
-    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} repeat={args.repeat} threads={args.threads}")
+    print(
+        f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} repeat={args.repeat} threads={args.threads} "
+        f"explorer_depth={'default' if EXPLORER is None else EXPLORER}"
+    )
     ctopics, cqrels = cranfield_x10(OUT / "cranfield-x10")
     cfg = config(OUT / "cranfield-x10", "cranfield-x10", CRANFIELD / "corpus.jsonl", ctopics, cqrels, args.threads)
 
