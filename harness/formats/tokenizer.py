@@ -238,11 +238,11 @@ def _tokenise(buf: np.ndarray, nfields: int, extra: bool, line0: int, source: st
     delim = np.flatnonzero(is_delim)
     sep = body[delim]
     isnl = sep == _NL
-    space = _SPACE[sep]
-    dels = np.flatnonzero(body == _DEL)
-    if len(dels) or not space.all():
+    # only whitespace below 33 and no DEL anywhere (the common check first: spaces and newlines)
+    plain = np.count_nonzero(isnl) + np.count_nonzero(sep == _SP) == len(sep)
+    if (not plain and not _SPACE[sep].all()) or (body == _DEL).any():
         nl_pos = delim[isnl]
-        bad = int(np.r_[delim[~space], dels].min())
+        bad = int(np.r_[delim[~_SPACE[sep]], np.flatnonzero(body == _DEL)].min())
         i = int(np.searchsorted(nl_pos, bad))
         raise DataError(
             source,
