@@ -19,13 +19,14 @@ setup:
 setup-dev:
 	scripts/setup.sh --dev
 
-# The benchmarks (each prints ratios against the reference tools; see README "Performance").
+# The benchmarks (each prints ratios against the reference tools or paths; see README "Performance", "Clusters").
 bench: setup-dev
 	.venv/bin/python -m pip install --disable-pip-version-check -q -r requirements-bench.txt
 	.venv/bin/python bench/bench_search.py
 	.venv/bin/python bench/bench_eval.py --sizes 1M,10M
 	.venv/bin/python bench/bench_stats.py
 	.venv/bin/python bench/bench_e2e.py
+	.venv/bin/python bench/bench_scale.py
 
 # Rebuild the small Java search helper (needs the Eclipse compiler `ecj`, Debian package ecj).
 java: setup

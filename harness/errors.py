@@ -12,6 +12,18 @@ class HarnessError(Exception):
 
     exit_code = 2
 
+    def __reduce__(self):
+        # Picklable whatever the subclass's __init__ takes, so an error raised on a Dask worker
+        # reaches the driver as itself (same class, message and exit code).
+        return (_restore, (type(self), str(self), self.__dict__))
+
+
+def _restore(cls, message: str, state: dict) -> HarnessError:
+    e = cls.__new__(cls)
+    Exception.__init__(e, message)
+    e.__dict__.update(state)
+    return e
+
 
 class ConfigProblem:
     """One problem in a config: the key path (e.g. ``runs[1].jm.lambda``) and the message."""

@@ -110,3 +110,29 @@ def test_readme_compose_commands_are_the_lab_examples_and_parse():
     parser = build_parser()
     for c in docker:
         parser.parse_args(shlex.split(c[len(prefix) :]))
+
+
+def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
+    """`docker-compose up --scale worker=N`: workers of the harness image, single-threaded, with the
+    data at the harness service's paths; the harness service points at the scheduler."""
+    from harness.cli import build_parser
+
+    services = compose["services"]
+    harness, scheduler, worker = services["harness"], services["scheduler"], services["worker"]
+    assert scheduler["image"] == worker["image"] == harness["image"]
+    assert scheduler["entrypoint"] == ["dask", "scheduler"] and "8786" in scheduler["command"]
+    assert worker["entrypoint"] == ["dask", "worker", "tcp://scheduler:8786"]
+    argv = worker["command"]
+    assert argv[argv.index("--nthreads") + 1] == "1" and argv[argv.index("--memory-limit") + 1] == "0"
+    assert "container_name" not in worker and "ports" not in worker  # nothing that stops --scale
+    mounts = lambda svc: {v.split(":")[1]: v.split(":")[0] for v in svc["volumes"]}  # noqa: E731
+    for folder in ("configs", "corpora", "topics", "qrels", "indexes"):
+        assert mounts(worker)[f"/app/{folder}"] == mounts(harness)[f"/app/{folder}"]
+    assert worker["working_dir"] == harness["working_dir"]
+    address = harness["environment"]["HARNESS_SCHEDULER"]
+    assert address == "tcp://scheduler:8786" and set(harness["depends_on"]) == {"scheduler", "worker"}
+    monkeypatch.setenv("HARNESS_SCHEDULER", address)  # what `harness run` in that container reads
+    assert build_parser().parse_args(["run", "configs/demo.yaml"]).scheduler == address
+    assert build_parser().parse_args(["run", "--workers", "2", "configs/demo.yaml"]).workers == 2
+    pins = (REPO / "requirements.txt").read_text()
+    assert re.search(r"^dask==\S+", pins, re.M) and re.search(r"^distributed==\S+", pins, re.M)

@@ -9,6 +9,7 @@ and only when it is a terminal (see harness.progress).
 from __future__ import annotations
 
 import argparse
+import os
 
 from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
@@ -27,6 +28,7 @@ EXAMPLES = (
     """examples:
   harness run configs/demo.yaml          build/reuse the index, search, evaluate, write the report
   harness run --dry-run configs/demo.yaml     what would be built, searched or reused
+  harness run --workers 2 configs/demo.yaml   the same runs, searched on 2 Dask worker processes
   harness validate configs/demo.yaml     check a config without starting Java
   harness index configs/demo.yaml        build or reuse the index only
   harness search configs/demo.yaml       index + runs (no evaluation): OUTPUT/runs/*.trec
@@ -60,7 +62,41 @@ def _config_command(sub, name, help, examples, func, dry_run: str | None):
     p.add_argument("config", help="the YAML config")
     if dry_run:
         p.add_argument("--dry-run", action="store_true", help=dry_run)
+        _execution_flags(p)
     return p
+
+
+def _scheduler(text: str) -> str:
+    from harness.config.load import scheduler_problem
+
+    if why := scheduler_problem(text):
+        raise argparse.ArgumentTypeError(why)
+    return text
+
+
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (got {text!r})")
+    return int(text)
+
+
+def _execution_flags(p) -> None:
+    """--scheduler / --workers: override the config's `execution:` (README "Clusters")."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--scheduler",
+        type=_scheduler,
+        metavar="ADDRESS",
+        default=os.environ.get("HARNESS_SCHEDULER") or None,
+        help="index and search on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+        "(default: $HARNESS_SCHEDULER, else the config's `execution`)",
+    )
+    g.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="index and search on a Dask LocalCluster of N single-threaded worker processes",
+    )
 
 
 def _policy_flags(p) -> None:
@@ -112,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "run",
         "run an experiment config end to end: index, search, evaluate, report",
-        "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n",
+        "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
+        "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n",
         cmd_run,
         _PLAN_HELP,
     )

@@ -35,6 +35,9 @@ class _ExperimentProgress:
             _log(msg)
             self.spinner = self._Spinner("indexing").__enter__()
             return
+        if msg.startswith("dask: ") and self.bar is None:  # the cluster's news while indexing goes on
+            _log(msg)
+            return
         self._stop_spinner()
         if msg.startswith("index "):
             _log(msg)
@@ -94,6 +97,7 @@ def print_plan(cfg, command: str) -> None:
     else:
         action = "build (no index there yet)"
     print(f"          fingerprint {p.fingerprint[:12]}: {action}")
+    print(f"execution {cfg.execution}")
     if command == "index":
         return
     from harness.engine.topics import read_topics
@@ -136,11 +140,21 @@ def cmd_schema(args) -> int:
     return 0
 
 
-def cmd_run(args) -> int:
+def _load(args):
+    """The config, with --scheduler / --workers applied to its `execution:`."""
     from harness.config import load_config
-    from harness.report import render_markdown, write_report
 
     cfg = load_config(args.config)
+    workers = getattr(args, "workers", None)
+    scheduler = None if workers else getattr(args, "scheduler", None)  # --workers beats $HARNESS_SCHEDULER
+    execution = cfg.execution.overridden(scheduler, workers)
+    return replace(cfg, execution=execution) if execution != cfg.execution else cfg
+
+
+def cmd_run(args) -> int:
+    from harness.report import render_markdown, write_report
+
+    cfg = _load(args)
     if args.dry_run:
         print_plan(cfg, "run")
         return 0
@@ -159,19 +173,25 @@ def cmd_run(args) -> int:
 
 
 def cmd_index(args) -> int:
-    from harness.config import load_config
     from harness.engine.index import ensure_index
     from harness.experiment import plan
+    from harness.experiment.executors import open_executor
     from harness.progress import Spinner
 
-    cfg = load_config(args.config)
+    cfg = _load(args)
     if args.dry_run:
         print_plan(cfg, "index")
         return 0
     p = plan(cfg)
     t = time.perf_counter()
-    with Spinner("indexing"):
-        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=_log)
+    executor = open_executor(cfg.execution, _log)
+    try:
+        with Spinner("indexing"):
+            info = ensure_index(
+                p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=_log, build=executor.build
+            )
+    finally:
+        executor.close()
     seconds = time.perf_counter() - t
     stats = info.manifest.get("stats", {})
     print(f"index                {info.path}")
@@ -193,9 +213,7 @@ def _copy_atomic(src: Path, dst: Path) -> None:
 
 
 def cmd_search(args) -> int:
-    from harness.config import load_config
-
-    cfg = load_config(args.config)
+    cfg = _load(args)
     if args.dry_run:
         print_plan(cfg, "search")
         return 0

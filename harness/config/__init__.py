@@ -10,6 +10,16 @@ jar's entries with ``zipfile``.
 
 from harness.config.load import load_config
 from harness.config.reference import reference_markdown
-from harness.config.schema import ALL_PAIRS, SCHEMA, CompareSpec, Config, Key, LocatedProblem
+from harness.config.schema import ALL_PAIRS, SCHEMA, CompareSpec, Config, Execution, Key, LocatedProblem
 
-__all__ = ["load_config", "Config", "CompareSpec", "reference_markdown", "SCHEMA", "Key", "LocatedProblem", "ALL_PAIRS"]
+__all__ = [
+    "load_config",
+    "Config",
+    "CompareSpec",
+    "Execution",
+    "reference_markdown",
+    "SCHEMA",
+    "Key",
+    "LocatedProblem",
+    "ALL_PAIRS",
+]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 
-from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
+from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
 from harness.engine.similarity import MODELS, ParamSpec
 from harness.metrics.measures import MEASURES
 
@@ -114,6 +114,8 @@ def _key(key: Key) -> dict:
         out.update(type="array", items={"type": "string", "pattern": _measure_pattern()}, minItems=1)
     elif t == "expect":
         out.update(type="object", additionalProperties={"type": "object", "additionalProperties": {"type": "number"}})
+    elif t == "scheduler":
+        out.update(type="string", pattern=f"^({SCHEDULER_PATTERN})$")
     elif t == "baseline":
         out["anyOf"] = [
             {"type": "string", "minLength": 1, "examples": [ALL_PAIRS]},

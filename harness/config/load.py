@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,11 @@ from harness.config.nodes import (
 from harness.config.schema import (
     ALL_PAIRS,
     DEFAULT_MEASURES,
+    SCHEDULER_PATTERN,
     SCHEMA,
     CompareSpec,
     Config,
+    Execution,
     Key,
     LocatedProblem,
     _join,
@@ -277,8 +280,29 @@ def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
+_SCHEDULER = re.compile(SCHEDULER_PATTERN)
+
+
+def scheduler_problem(address: str) -> str | None:
+    """Why `address` is not a Dask scheduler address, or None (also used for --scheduler)."""
+    if not _SCHEDULER.fullmatch(address) or address.endswith("://"):
+        return (
+            f"must be a Dask scheduler address like tcp://host:8786 "
+            f"(tcp, tls, ucx, ws, wss or inproc; or host:port) (got {address!r})"
+        )
+    return None
+
+
+def _check_scheduler(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+    v = _string(ctx, node, path)
+    if v is not _INVALID and (why := scheduler_problem(v)):
+        return ctx.problem(path, why, node)
+    return v
+
+
 _CHECKS.update(
     {
+        "scheduler": _check_scheduler,
         "topic-format": _check_topic_format,
         "runs": _check_runs,
         "measures": _check_measures,
@@ -316,7 +340,35 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
                 if measures is not _INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
-    return {"measures": measures, "expect": expect, "compare": _finish_compare(ctx, v, measures, tuned)}
+    return {
+        "measures": measures,
+        "expect": expect,
+        "compare": _finish_compare(ctx, v, measures, tuned),
+        "execution": _finish_execution(ctx, v["execution"]),
+    }
+
+
+def _finish_execution(ctx: _Ctx, e: dict) -> Execution | None:
+    """The execution block: the Dask keys need engine dask; a scheduler or a LocalCluster, not both."""
+    if any(x is _INVALID for x in e.values()):
+        return None
+    if e["engine"] == "local":
+        for k in ("scheduler", "workers", "index_shards", "topics_per_task", "timeout"):
+            if f"execution.{k}" in ctx.present:
+                ctx.problem(
+                    f"execution.{k}",
+                    f"applies to engine dask only; set `execution.engine: dask` or remove `{k}`",
+                    ctx.nodes[f"execution.{k}"],
+                )
+        return Execution()
+    if e["scheduler"] is not None and e["workers"] is not None:
+        ctx.problem(
+            "execution.workers",
+            "give either `scheduler` (a running cluster) or `workers` (a LocalCluster the harness starts), not both",
+            ctx.nodes["execution.workers"],
+        )
+        return None
+    return Execution(**e)
 
 
 def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
@@ -533,4 +585,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         compare=v["compare"],
         explorer_depth=v["report"]["explorer_depth"],
         text=text if in_memory else None,
+        execution=v["execution"] or Execution(),
     )

@@ -24,6 +24,7 @@ _TYPE_TEXT = {
     "expect": "mapping",
     "baseline": "string or list",
     "compare-measures": "list of strings",
+    "scheduler": "string",
 }
 
 
@@ -51,6 +52,7 @@ def _allowed(key: Key) -> str:
         "expect": "runs of this config; measures in `measures`",
         "baseline": f"runs of this config, or `{ALL_PAIRS}`",
         "compare-measures": "measures in `measures`",
+        "scheduler": "`tcp://host:8786` (also tls://, ucx://, ws://, inproc://, or host:port)",
     }.get(key.type, "")
 
 

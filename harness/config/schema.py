@@ -15,7 +15,17 @@ from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
 from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
 
-__all__ = ["Key", "SCHEMA", "Config", "CompareSpec", "LocatedProblem", "DEFAULT_MEASURES", "TOPIC_FORMATS", "ALL_PAIRS"]
+__all__ = [
+    "Key",
+    "SCHEMA",
+    "Config",
+    "CompareSpec",
+    "LocatedProblem",
+    "DEFAULT_MEASURES",
+    "TOPIC_FORMATS",
+    "ALL_PAIRS",
+    "Execution",
+]
 
 # --------------------------------------------------------------------------------------------
 # The schema
@@ -55,6 +65,9 @@ class Key:
 DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
 ALL_PAIRS = "all-pairs"
+ENGINES = ("local", "dask")
+# A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
+SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
 
 
 def _registry(reg: dict[str, str]) -> str:
@@ -298,6 +311,58 @@ SCHEMA = Key(
             ),
         ),
         Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
+        Key(
+            "execution",
+            "section",
+            "Where indexing and searching run (README *Clusters*); runs, metrics and caches do not "
+            "depend on it. `harness run --scheduler ADDRESS` / `--workers N` override it.",
+            keys=(
+                Key(
+                    "engine",
+                    "choice",
+                    "`local`: this process; `dask`: Dask workers (a running scheduler, or a "
+                    "LocalCluster the harness starts and stops).",
+                    default="local",
+                    choices=ENGINES,
+                ),
+                Key(
+                    "scheduler",
+                    "scheduler",
+                    "Address of a running Dask scheduler (dask only; not with `workers`).",
+                ),
+                Key(
+                    "workers",
+                    "int",
+                    "Start a LocalCluster of this many single-threaded worker processes (dask only; not with "
+                    "`scheduler`).",
+                    minimum=1,
+                    default_text="the number of CPU cores, when no `scheduler` is given",
+                ),
+                Key(
+                    "index_shards",
+                    "int",
+                    "Dask: build the index as this many corpus shards on the workers, merged into one "
+                    "(Lucene addIndexes); 1 builds it in one piece on one worker.",
+                    minimum=1,
+                    default_text="the workers' thread count",
+                ),
+                Key(
+                    "topics_per_task",
+                    "int",
+                    "Dask: topics searched by one task (one run setting, one topic shard).",
+                    minimum=1,
+                    default_text="at least 4 tasks per worker thread over all runs",
+                ),
+                Key(
+                    "timeout",
+                    "number",
+                    "Dask: seconds to wait for the scheduler, and for its first worker, before failing.",
+                    default=10.0,
+                    minimum=0,
+                    exclusive=True,
+                ),
+            ),
+        ),
     ),
 )
 
@@ -332,6 +397,38 @@ class CompareSpec:
 
 
 @dataclass(frozen=True)
+class Execution:
+    """The validated `execution:` block: where indexing and searching run. Nothing here enters
+    an index fingerprint or a run's cache key: a run is the same wherever it was computed."""
+
+    engine: str = "local"
+    scheduler: str | None = None  # a running scheduler's address
+    workers: int | None = None  # LocalCluster size (dask, no scheduler); None: CPU cores
+    index_shards: int | None = None  # None: the cluster's worker threads
+    topics_per_task: int | None = None  # None: chosen from the cluster size
+    timeout: float = 10.0
+
+    def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
+        """This setting with the command line's --scheduler / --workers (either means dask)."""
+        from dataclasses import replace
+
+        if scheduler is not None:
+            return replace(self, engine="dask", scheduler=scheduler, workers=None)
+        if workers is not None:
+            return replace(self, engine="dask", scheduler=None, workers=workers)
+        return self
+
+    def __str__(self) -> str:
+        if self.engine == "local":
+            return "local"
+        if self.scheduler:
+            return f"dask (scheduler {self.scheduler})"
+        return (
+            f"dask (LocalCluster, {self.workers} workers)" if self.workers else "dask (LocalCluster, a worker per core)"
+        )
+
+
+@dataclass(frozen=True)
 class Config:
     """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
 
@@ -358,6 +455,7 @@ class Config:
     compare: CompareSpec | None = None
     explorer_depth: int = 20  # report.explorer_depth
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
+    execution: Execution = Execution()
 
     @property
     def run_names(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,7 +32,17 @@ from harness.folders import (
     temp_sibling,
 )
 
-__all__ = ["IndexOptions", "IndexInfo", "index_fingerprint", "ensure_index", "open_manifest", "MANIFEST"]
+__all__ = [
+    "IndexOptions",
+    "IndexInfo",
+    "Built",
+    "Builder",
+    "build_here",
+    "index_fingerprint",
+    "ensure_index",
+    "open_manifest",
+    "MANIFEST",
+]
 
 MANIFEST = "harness-index.json"
 INDEX_LAYOUT = 1  # bump when what the harness asks IndexCollection to store changes
@@ -64,6 +75,30 @@ class IndexInfo:
     reused: bool
 
 
+@dataclass(frozen=True)
+class Built:
+    """What a builder left in its work folder: the index and what the manifest records of it."""
+
+    index: Path
+    counters: dict  # IndexCollection's, summed over shards
+    stats: dict  # index_stats(index)
+    built_by: dict  # lucene.versions() of the process that built it
+    shards: int = 1
+
+
+# (corpus, options, work folder beside the destination, threads) -> Built. The default builds in
+# this process; harness.experiment.executors offers one that builds shards on Dask workers.
+Builder = Callable[[Corpus, IndexOptions, Path, int], Built]
+
+
+def build_here(corpus: Corpus, options: IndexOptions, work: Path, threads: int) -> Built:
+    """One IndexCollection run in this process."""
+    source = corpus.stage(work / "staged")
+    target = work / "index"
+    counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
+    return Built(target, counters, index_stats(target), lucene.versions())
+
+
 def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
     parts = {
         "corpus": corpus.fingerprint(),
@@ -82,8 +117,11 @@ def open_manifest(path: Path) -> dict | None:
         return None
 
 
-def ensure_index(corpus: Corpus, options: IndexOptions, path: Path, *, threads: int = 2, log=print) -> IndexInfo:
-    """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there.
+def ensure_index(
+    corpus: Corpus, options: IndexOptions, path: Path, *, threads: int = 2, log=print, build: Builder = build_here
+) -> IndexInfo:
+    """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there with
+    `build` (the fingerprint covers the corpus and options, not how the index was built).
 
     Under the lock of `path` (a second process building the same index waits, then reuses it).
     Leftovers of interrupted builds beside it are removed first. The old index stays in place,
@@ -104,21 +142,21 @@ def ensure_index(corpus: Corpus, options: IndexOptions, path: Path, *, threads: 
             )
         if manifest is not None:
             log(f"index {path}: fingerprint changed, rebuilding (the old index stays until the new one is complete)")
-        manifest = _build(corpus, options, path, fp, threads, log)
+        manifest = _build(corpus, options, path, fp, threads, log, build)
         return IndexInfo(path, fp, options, manifest, reused=False)
 
 
-def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, log) -> dict:
+def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, log, build: Builder) -> dict:
     work = temp_sibling(path, "building")
     remove_tree(work)
     target = work / "index"
     previous = None
     try:
-        source = corpus.stage(work / "staged")
         log(f"indexing {corpus.path} ({corpus.format}) -> {path}")
         t0 = time.perf_counter()
-        counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
+        built = build(corpus, options, work, threads)
         seconds = time.perf_counter() - t0
+        target, counters = built.index, built.counters
         corpus.check_complete(counters)
         if counters["indexed"] == 0:
             raise DataError(
@@ -130,12 +168,14 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
             "options": asdict(options),
             "anserini_args": options.anserini(),
             "counters": counters,
-            "stats": index_stats(target),
-            "built_by": lucene.versions(),
+            "stats": built.stats,
+            "built_by": built.built_by,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "seconds": round(seconds, 3),
             "threads": threads,
         }
+        if built.shards > 1:
+            manifest["shards"] = built.shards  # merged from shards built apart (harness.engine.shards)
         fsync_tree(target)
         write_json_atomic(target / MANIFEST, manifest)  # last: its presence says the index is complete
         previous = replace_folder(target, path)  # the old index (if any) now sits in `work`

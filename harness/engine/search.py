@@ -23,7 +23,7 @@ from harness.engine.index import IndexOptions
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError
 
-__all__ = ["Searcher", "strictly_decreasing"]
+__all__ = ["Searcher", "strictly_decreasing", "unpack"]
 
 
 def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
@@ -41,7 +41,8 @@ def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
     within = np.ones(s.size, dtype=bool)  # row i continues the ranking of row i - 1
     within[:1] = False
     if starts is not None:
-        within[np.asarray(starts, dtype=np.int64)[np.asarray(starts) < s.size]] = False
+        starts = np.asarray(starts, dtype=np.int64)
+        within[starts[starts < s.size]] = False
     if s.size < 2 or not np.any((s[1:] >= s[:-1]) & within[1:]):
         return s
     idx = np.arange(s.size)
@@ -102,8 +103,12 @@ class Searcher:
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
 
-    def _search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int):
-        """(hits per query, Lucene docids, float32 scores) of one batch, as numpy arrays."""
+    def search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
+        """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
+        and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
+        ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
+        if not queries:
+            return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
         try:
             raw = self._java.search(list(queries), self._similarity(sim), int(depth), int(threads)).tostring()
         except Exception as e:
@@ -123,10 +128,7 @@ class Searcher:
 
         if self._id_bytes is None:
             self._id_bytes = pad8(np.array([d.encode("utf-8", "surrogateescape") for d in self.ids.tolist()], "S"))
-        if topics:
-            counts, docs, scores = self._search_arrays([text for _, text in topics], sim, depth, threads)
-        else:
-            counts, docs, scores = np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.float32)
+        counts, docs, scores = self.search_arrays([text for _, text in topics], sim, depth, threads)
         keep = np.flatnonzero(counts > 0)
         offsets = np.zeros(len(keep) + 1, dtype=np.int64)
         np.cumsum(counts[keep], out=offsets[1:])
@@ -140,16 +142,20 @@ class Searcher:
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query text, (doc ids, float64 scores) in rank order."""
-        if not queries:
-            return []
-        counts, docs, scores = self._search_arrays(queries, sim, depth, threads)
-        out = []
-        start = 0
-        for c in counts.tolist():
-            end = start + c
-            out.append((self.ids[docs[start:end]].tolist(), strictly_decreasing(scores[start:end])))
-            start = end
-        return out
+        counts, docs, scores = self.search_arrays(queries, sim, depth, threads)
+        return unpack(counts, self.ids[docs], scores)
 
     def close(self) -> None:
         self._java.close()
+
+
+def unpack(counts: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> list[tuple[list[str], np.ndarray]]:
+    """Per query, (doc ids, strictly decreasing float64 scores) from a batch's compact arrays
+    (``ids``: the hits' external ids, an object array in rank order)."""
+    out = []
+    start = 0
+    for c in counts.tolist():
+        end = start + c
+        out.append((ids[start:end].tolist(), strictly_decreasing(scores[start:end])))
+        start = end
+    return out

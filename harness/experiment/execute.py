@@ -34,7 +34,7 @@ class RunResult:
     name: str
     run: object  # harness.runs.Run
     path: Path  # the cached run file
-    seconds: float
+    seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
     reused: bool
     empty_topics: list[str]  # topics for which the run returned nothing
 
@@ -76,10 +76,10 @@ class ExperimentResult:
 
 
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
-    from harness.engine.search import Searcher
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run, store_run
     from harness.formats.qrels import read_qrels
+    from harness.formats.runs import Run
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
@@ -89,46 +89,64 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
     timings["read_inputs"] = time.perf_counter() - t0
 
-    t = time.perf_counter()
-    info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log)
-    timings["index"] = time.perf_counter() - t
-    stats = info.manifest.get("stats", {})
-    log(
-        f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
-    )
+    from harness.experiment.executors import open_executor
 
-    cache = info.path / RUN_CACHE
-    cache.mkdir(exist_ok=True)
-    remove_stale_temp_files(cache, log)  # run files a killed process was writing
-    searcher = None
-    results: list[RunResult] = []
+    executor = open_executor(cfg.execution, log)  # connects (or starts a cluster) only when needed
     try:
-        for sim in cfg.runs:
-            name = str(sim)
-            key = run_key(info.fingerprint, sim, topics, cfg.depth)
-            path = cache / f"{name}.{key[:16]}.trec"
-            t = time.perf_counter()
-            if path.exists():
-                run = load_run(path)
-                reused = True
-            else:
-                if searcher is None:
-                    searcher = Searcher(info.path, p.options)
-                run = searcher.search_run(topics, sim, cfg.depth, threads=cfg.index_threads, source=str(path))
-                store_run(path, run, tag=name)
-                reused = False
-            seconds = time.perf_counter() - t
+        t = time.perf_counter()
+        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build)
+        timings["index"] = time.perf_counter() - t
+        stats = info.manifest.get("stats", {})
+        log(
+            f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
+        )
+
+        t_search = time.perf_counter()
+        cache = info.path / RUN_CACHE
+        cache.mkdir(exist_ok=True)
+        remove_stale_temp_files(cache, log)  # run files a killed process was writing
+        done: dict[str, RunResult] = {}
+        paths = {
+            str(sim): cache / f"{sim}.{run_key(info.fingerprint, sim, topics, cfg.depth)[:16]}.trec" for sim in cfg.runs
+        }
+
+        def finish(sim, run, seconds, reused):
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
-            results.append(RunResult(sim, name, run, path, seconds, reused, empty))
+            done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty)
             log(
-                f"run {name}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
+                f"run {sim}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
                 + (f" ({len(empty)} returned nothing)" if empty else "")
             )
+
+        pending = []
+        for sim in cfg.runs:
+            if paths[str(sim)].exists():
+                t = time.perf_counter()
+                run = load_run(paths[str(sim)])
+                finish(sim, run, time.perf_counter() - t, True)
+            else:
+                pending.append(sim)
+        # The executor yields each run in config order (seconds: searching time, summed over the
+        # workers' tasks under Dask); the driver writes the cached run file. An executor with
+        # `search_runs` hands over columnar runs (no Python object per hit); otherwise its
+        # ranked lists become a Run here.
+        if hasattr(executor, "search_runs"):
+            searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
+        else:
+            searched = (
+                (sim, Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])}), seconds)
+                for sim, ranked, seconds in executor.search(
+                    info, pending, [text for _, text in topics], cfg.depth, cfg.index_threads
+                )
+            )
+        for sim, run, seconds in searched:
+            store_run(paths[str(sim)], run, tag=str(sim))
+            finish(sim, run, seconds, False)
+        results = [done[str(sim)] for sim in cfg.runs]
+        timings["search"] = time.perf_counter() - t_search
     finally:
-        if searcher is not None:
-            searcher.close()
-    timings["search"] = sum(r.seconds for r in results)
+        executor.close()
 
     evaluations = {}
     checks: list[Check] = []

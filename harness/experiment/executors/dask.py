@@ -1,0 +1,326 @@
+"""The Dask executor: indexing and searching on Dask workers, results identical to a local run.
+
+Work units. Searching: one task per (run setting, topic shard); each task returns three compact
+arrays (hits per topic, the hits' Lucene docids, Anserini's float32 scores: 8 bytes a hit), and
+the driver joins a run's shards in topic order and unpacks them exactly as the local path unpacks
+its own batch, through the index's table of external ids (fetched once from a worker). Every task
+also returns the digest of its worker's id table, so a worker whose index numbers the documents
+differently (another build of the same corpus) cannot mix its docids into a run. Indexing: one task per corpus shard (Anserini's IndexCollection,
+one thread), then one task merging the shard indexes (Lucene addIndexes), see
+:mod:`harness.engine.shards`.
+
+Workers. pyjnius starts one JVM per process and cannot restart it, so workers are processes
+(a LocalCluster's are single-threaded processes). Each worker process keeps its JVM and one open
+searcher per index fingerprint for its whole life (``_SEARCHERS``): thousands of tasks open the
+index once per worker. Before a worker first searches an index it reads the index's manifest at
+the path the driver gave and checks the fingerprint, so a worker that does not see the same index
+(no shared file system, another build) fails with its name and the path.
+
+Faults. A worker that dies mid-task is restarted by its nanny (LocalCluster, ``dask worker``)
+and the scheduler runs its tasks again elsewhere; tasks are pure functions of their inputs, so
+the runs are the same. A scheduler that does not answer within ``execution.timeout`` seconds is
+an EngineError (exit 3), as is a cluster where no worker joins within that time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from harness.config import Execution
+from harness.engine.index import MANIFEST, Built, open_manifest
+from harness.errors import EngineError, HarnessError
+
+__all__ = ["DaskExecutor", "search_task", "ids_task", "build_shard_task", "merge_task"]
+
+# Tasks per worker thread, over all runs, when `topics_per_task` is not given: enough for the
+# scheduler to balance uneven runs and to re-balance after a worker dies, few enough that the
+# per-task overhead (a few ms, README "Clusters") stays small next to a task's searching.
+TASKS_PER_THREAD = 4
+
+
+class DaskExecutor:
+    def __init__(self, execution: Execution, log=print):
+        self.execution = execution
+        self.log = log
+        self._client = None
+        self._cluster = None
+        self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
+
+    # ------------------------------------------------------------------ the cluster
+    def _connect(self):
+        if self._client is not None:
+            return self._client
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        ex = self.execution
+        timeout = ex.timeout
+        if ex.scheduler:
+            try:
+                client = Client(ex.scheduler, timeout=f"{timeout}s", set_as_default=False)
+            except (OSError, TimeoutError) as e:
+                raise EngineError(
+                    f"cannot reach the Dask scheduler at {ex.scheduler} within {timeout:g} s ({e}); "
+                    "is it running and reachable from here? Check execution.scheduler / --scheduler"
+                ) from None
+        else:
+            n = ex.workers or os.cpu_count() or 1
+            try:
+                # memory_limit=0: the JVM sizes its own heap; Dask's memory manager would count
+                # the index's memory-mapped files and pause or restart healthy workers.
+                self._cluster = LocalCluster(
+                    n_workers=n,
+                    threads_per_worker=1,
+                    processes=True,
+                    memory_limit=0,
+                    dashboard_address=None,  # no dashboard; its HTTP routes on any free port:
+                    scheduler_kwargs={"dashboard_address": ":0"},
+                    silence_logs=logging.ERROR,
+                )
+                client = Client(self._cluster, set_as_default=False)
+            except Exception as e:
+                self.close()
+                raise EngineError(f"cannot start a Dask LocalCluster of {n} workers: {e}") from e
+        self._client = client
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except TimeoutError:
+            self.close()
+            raise EngineError(
+                f"no Dask worker joined the scheduler at {ex.scheduler} within {timeout:g} s; start workers "
+                "(`dask worker ADDRESS`), or raise execution.timeout if they are still queued"
+            ) from None
+        info = client.scheduler_info()
+        self.log(
+            f"dask: scheduler {info.get('address')}, {len(info['workers'])} worker(s), {self._threads()} thread(s)"
+        )
+        return client
+
+    def _threads(self) -> int:
+        return max(1, sum(self._client.nthreads().values()))
+
+    def describe(self) -> str:
+        return str(self.execution)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+    def _gather(self, futures):
+        from concurrent.futures import CancelledError
+
+        from distributed import KilledWorker
+
+        try:
+            return self._client.gather(futures)
+        except HarnessError:
+            raise
+        except (CancelledError, OSError) as e:  # the scheduler went away (or cancelled our tasks)
+            raise EngineError(f"lost the Dask scheduler {self._client.scheduler.address} mid-run: {e!r}") from None
+        except KilledWorker as e:
+            raise EngineError(
+                f"Dask gave up on task {e.task!r}: the workers running it died again and again "
+                f"(last {e.last_worker.address if e.last_worker else '?'}); see the workers' logs"
+            ) from None
+
+    # ------------------------------------------------------------------ indexing
+    def build(self, corpus, options, work: Path, threads: int) -> Built:
+        """An index builder for ensure_index: corpus shards indexed on workers, then merged."""
+        from harness.engine.shards import split_corpus
+
+        client = self._connect()
+        n = self.execution.index_shards or self._threads()
+        shards = split_corpus(corpus, n, work / "staged")
+        self.log(f"dask: indexing {len(shards)} shard(s) on the workers")
+        folders = [str(work / f"shard-{s.number:04d}") for s in shards]
+        futures = [
+            client.submit(
+                build_shard_task, corpus.anserini_class, s, f, options, key=f"index-shard-{s.number}-{_tag()}"
+            )
+            for s, f in zip(shards, folders)
+        ]
+        counters: dict[str, int] = {}
+        for c in self._gather(futures):
+            for k, v in c.items():
+                counters[k] = counters.get(k, 0) + v
+        indexes = [str(Path(f) / "index") for f in folders]
+        target = str(work / "index") if len(shards) > 1 else indexes[0]
+        merged = client.submit(merge_task, indexes, target, key=f"index-merge-{_tag()}")
+        stats, built_by = self._gather([merged])[0]
+        if not Path(target).is_dir():
+            raise EngineError(
+                f"the workers built the index in {target}, which this process cannot see: the index must "
+                "be on a file system the driver and every worker share, at the same path (set index.path)"
+            )
+        return Built(Path(target), counters, stats, built_by, len(shards))
+
+    # ------------------------------------------------------------------ searching
+    def _id_table(self, index):
+        """The index's external ids in Lucene docid order (object array) and their digest."""
+        key = (str(index.path), index.fingerprint)
+        if key not in self._tables:
+            fut = self._client.submit(ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}")
+            blob, digest = self._gather([fut])[0]
+            ids = blob.decode("utf-8", "surrogateescape").split("\n") if blob else []
+            self._tables[key] = (np.array(ids, dtype=object), digest)
+        return self._tables[key]
+
+    def search(self, index, sims, queries: list[str], depth: int, threads: int):
+        """(sim, ranked, worker seconds) per run in `sims` order; every task is submitted first."""
+        if not sims:
+            return
+        from harness.engine.search import unpack
+
+        client = self._connect()
+        n = len(queries)
+        if self.execution.topics_per_task:
+            per = self.execution.topics_per_task
+        else:
+            shards_per_run = math.ceil(TASKS_PER_THREAD * self._threads() / len(sims))
+            per = max(1, math.ceil(n / shards_per_run))
+        bounds = [(i, min(i + per, n)) for i in range(0, n, per)] or [(0, 0)]
+        tag = _tag()
+        args = (str(index.path), index.fingerprint, index.options)
+        futures = [
+            [
+                client.submit(
+                    search_task,
+                    *args,
+                    sim,
+                    queries[a:b],
+                    depth,
+                    key=f"search-{sim}-{a}-{tag}",
+                    priority=-k,  # earlier runs first, so the driver can write them while others search
+                )
+                for a, b in bounds
+            ]
+            for k, sim in enumerate(sims)
+        ]
+        try:
+            table, digest = self._id_table(index)
+            for sim, futs in zip(sims, futures):
+                parts = self._gather(futs)
+                for p in parts:
+                    if p[3] != digest:
+                        raise EngineError(
+                            f"{p[5]} numbers the documents of {index.path} differently from the other workers "
+                            "(another build of the same corpus?): every worker must see one index at that path"
+                        )
+                counts = np.concatenate([p[0] for p in parts])
+                docs = np.concatenate([p[1] for p in parts])
+                scores = np.concatenate([p[2] for p in parts])
+                yield sim, unpack(counts, table[docs], scores), sum(p[4] for p in parts)
+        finally:
+            client.cancel([f for futs in futures for f in futs])
+
+
+def _tag() -> str:
+    return os.urandom(4).hex()
+
+
+# ---------------------------------------------------------------------- on the workers
+_SEARCHERS: dict[tuple, tuple] = {}  # (path, fingerprint, options) -> (Searcher, id digest), per process
+_LOCK = threading.Lock()
+
+
+def _where() -> str:
+    try:
+        from distributed import get_worker
+
+        name = get_worker().address
+    except (ImportError, ValueError):
+        name = f"pid {os.getpid()}"
+    return f"Dask worker {name} on host {socket.gethostname()}"
+
+
+def _searcher(path: str, fingerprint: str, options):
+    key = (path, fingerprint, options)
+    with _LOCK:
+        s = _SEARCHERS.get(key)
+        if s is not None:
+            return s
+        manifest = open_manifest(Path(path))
+        if manifest is None:
+            raise EngineError(
+                f"{_where()} cannot see the index {path} (no readable {MANIFEST}): workers read the index "
+                "from a path they all see; put it on a shared file system mounted at the same path on every "
+                "worker (index.path)"
+            )
+        if manifest.get("fingerprint") != fingerprint:
+            raise EngineError(
+                f"{_where()} sees another index at {path}: fingerprint {str(manifest.get('fingerprint'))[:12]}, "
+                f"the experiment's is {fingerprint[:12]}; every worker must see the driver's index at that path"
+            )
+        from harness.engine.search import Searcher
+
+        for old in [k for k in _SEARCHERS if k[0] == path]:  # that path now holds another index
+            _SEARCHERS.pop(old)[0].close()
+        searcher = Searcher(Path(path), options)
+        digest = hashlib.sha256("\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape")).hexdigest()
+        s = _SEARCHERS[key] = (searcher, digest)
+        return s
+
+
+def ids_task(path: str, fingerprint: str, options):
+    """The index's external ids, '\n'-joined UTF-8 in Lucene docid order, and their digest."""
+    searcher, digest = _searcher(path, fingerprint, options)
+    return "\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape"), digest
+
+
+def search_task(path: str, fingerprint: str, options, sim, queries: list[str], depth: int):
+    """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
+    table's digest, seconds, and who searched."""
+    searcher, digest = _searcher(path, fingerprint, options)
+    t = time.perf_counter()
+    counts, docs, scores = searcher.search_arrays(queries, sim, depth, threads=1)
+    return counts, docs, scores, digest, time.perf_counter() - t, _where()
+
+
+def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
+    """One corpus shard indexed into ``folder/index``: Anserini's counters."""
+    from harness.engine.shards import build_shard
+
+    missing = [p.path for p in shard.pieces if not os.path.exists(p.path)]
+    if shard.folder is not None and not os.path.isdir(shard.folder):
+        missing.append(shard.folder)
+    if missing:
+        raise EngineError(
+            f"{_where()} cannot see the corpus file {missing[0]}: workers read the corpus from a path they all "
+            "see (a shared file system mounted at the same path)"
+        )
+    try:
+        return build_shard(collection_class, shard, Path(folder), options, threads=1)
+    except HarnessError:
+        raise
+    except OSError as e:
+        raise EngineError(f"{_where()} cannot write the shard index in {folder}: {e}") from None
+
+
+def merge_task(indexes: list[str], target: str):
+    """Merge the shard indexes into `target` (nothing to merge for one shard): (stats, versions)."""
+    from harness.engine import lucene
+    from harness.engine.index import index_stats
+    from harness.engine.shards import merge_indexes
+
+    missing = [p for p in indexes if not os.path.isdir(p)]
+    if missing:
+        raise EngineError(
+            f"{_where()} cannot see the shard index {missing[0]} another worker built: the index folder must be "
+            "on a file system every worker shares, at the same path"
+        )
+    if len(indexes) > 1:
+        merge_indexes([Path(p) for p in indexes], Path(target))
+    return index_stats(Path(target)), lucene.versions()

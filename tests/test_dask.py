@@ -1,0 +1,337 @@
+"""Execution on Dask: a sweep and a sharded index build on a 2-worker LocalCluster give the
+local path's run files byte for byte, the same metrics and the same p-values; the run cache is
+shared both ways; a worker killed mid-sweep changes nothing; an unreachable scheduler is exit 3
+within 30 s; a worker that cannot see the index says which worker and which path.
+
+The oracle is the local path (itself checked against Anserini's SimpleSearcher and plain Lucene
+in test_search.py and against trec_eval in test_pipeline.py). One cluster serves the module."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from harness.config import Execution, load_config
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, open_manifest
+from harness.engine.shards import split_corpus
+from harness.engine.similarity import Similarity
+from harness.errors import ConfigError, DataError, EngineError
+from harness.experiment import run_experiment
+from harness.report import write_report
+
+from .conftest import REPO
+from .test_cli import demo_copy, harness
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=0,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},
+        ) as c,
+        Client(c) as client,
+    ):
+        yield c, client
+
+
+def on(cluster, **kw) -> Execution:
+    return Execution(engine="dask", scheduler=cluster[0].scheduler_address, **kw)
+
+
+def runs_of(out):
+    return {p.name: p.read_bytes() for p in sorted((out / "runs").glob("*.trec"))}
+
+
+def experiment(cfg, out, **changes):
+    cfg = dataclasses.replace(cfg, output=out, **changes)
+    logs: list[str] = []
+    result = run_experiment(cfg, log=logs.append)
+    write_report(result, out)
+    return result, logs
+
+
+# --- a sweep on Cranfield: local index + local search vs sharded index + search on workers ----------
+
+
+@pytest.fixture(scope="module")
+def sweeps(cluster, cranfield_index, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dask-sweep")
+    cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
+    local, _ = experiment(cfg, tmp / "local", index_path=cranfield_index.path)
+    remote, logs = experiment(
+        cfg, tmp / "dask", index_path=tmp / "sharded", execution=on(cluster, index_shards=2, topics_per_task=50)
+    )
+    return cfg, tmp, local, remote, logs
+
+
+def test_sweep_on_workers_writes_the_local_run_files(sweeps):
+    cfg, tmp, local, remote, logs = sweeps
+    assert any(line.startswith("dask: indexing 2 shard(s)") for line in logs)
+    assert not any(r.reused for r in remote.runs)  # searched on the workers, not read from a cache
+    ours, theirs = runs_of(tmp / "dask"), runs_of(tmp / "local")
+    # 7 searched runs, plus the cross-validated run assembled from them
+    assert len(cfg.runs) == 7 and len(ours) == 8 and ours == theirs
+    # the cached files (named by the run keys) are the same files
+    assert [r.path.name for r in remote.runs] == [r.path.name for r in local.runs]
+
+
+def test_sharded_index_has_the_single_builds_statistics(sweeps, cranfield_index):
+    _, tmp, local, remote, _ = sweeps
+    merged, single = open_manifest(tmp / "sharded"), cranfield_index.manifest
+    assert merged["shards"] == 2 and "shards" not in single
+    assert merged["fingerprint"] == single["fingerprint"] == remote.index.fingerprint
+    assert merged["stats"] == single["stats"] and merged["stats"]["documents"] == 1398
+    assert merged["counters"] == single["counters"]
+
+
+def test_same_metrics_and_p_values(sweeps):
+    _, _, local, remote, _ = sweeps
+    for r in local.runs:
+        assert remote.evaluations[r.name].per_topic == local.evaluations[r.name].per_topic
+        assert remote.evaluations[r.name].means == local.evaluations[r.name].means
+    assert len(remote.comparisons.rows) == len(local.comparisons.rows) == 21  # 7 runs vs the baseline, 3 measures
+    assert [(c.p, c.p_corrected) for c in remote.comparisons.rows] == [
+        (c.p, c.p_corrected) for c in local.comparisons.rows
+    ]
+    assert repr(remote.comparisons) == repr(local.comparisons)  # every field, tuning included
+
+
+def test_run_cache_is_shared_both_ways(sweeps, cranfield_index):
+    cfg, tmp, _, _, _ = sweeps
+    # a local re-run on the index the workers built reuses what they searched
+    again, _ = experiment(cfg, tmp / "local-again", index_path=tmp / "sharded")
+    assert all(r.reused for r in again.runs) and runs_of(tmp / "local-again") == runs_of(tmp / "dask")
+    # a Dask run over the local cache needs no cluster at all (this scheduler does not exist)
+    cached, logs = experiment(
+        cfg,
+        tmp / "dask-cached",
+        index_path=cranfield_index.path,
+        execution=Execution(engine="dask", scheduler="tcp://127.0.0.1:9", timeout=1),
+    )
+    assert all(r.reused for r in cached.runs) and not any(line.startswith("dask:") for line in logs)
+
+
+# --- the demo collection (a text folder) in three shards ------------------------------------------
+
+
+def test_demo_sharded_in_three_equals_local(cluster, tmp_path):
+    cfg = load_config(demo_copy(tmp_path))
+    experiment(cfg, tmp_path / "local", index_path=tmp_path / "idx-local")
+    result, _ = experiment(
+        cfg, tmp_path / "dask", index_path=tmp_path / "idx-dask", execution=on(cluster, index_shards=3)
+    )
+    assert result.index.manifest["shards"] == 3
+    assert open_manifest(tmp_path / "idx-dask")["stats"] == open_manifest(tmp_path / "idx-local")["stats"]
+    ours = runs_of(tmp_path / "dask")
+    assert len(ours) == 5 and ours == runs_of(tmp_path / "local")
+
+
+# --- faults -------------------------------------------------------------------------------------
+
+
+def test_worker_that_cannot_see_the_index_names_itself_and_the_path(cluster, sweeps, tmp_path):
+    from harness.experiment.executors.dask import search_task
+
+    client = cluster[1]
+    sim = Similarity.parse("bm25")
+    missing = tmp_path / "nowhere"
+    with pytest.raises(EngineError, match=r"Dask worker tcp://\S+ on host \S+ cannot see the index .*nowhere"):
+        client.submit(search_task, str(missing), "0" * 64, IndexOptions(), sim, ["wing"], 10, pure=False).result()
+    other = sweeps[1] / "sharded"
+    with pytest.raises(EngineError, match=r"Dask worker tcp://\S+ .* sees another index at .*sharded: fingerprint"):
+        client.submit(search_task, str(other), "f" * 64, IndexOptions(), sim, ["wing"], 10, pure=False).result()
+
+
+def test_a_worker_numbering_documents_differently_is_refused(cluster, sweeps):
+    """The driver maps docids through one id table; a task from a worker whose table differs
+    (another build of the same corpus at that path) is an error naming that worker."""
+    from harness.experiment.executors.dask import DaskExecutor
+
+    _, tmp, _, remote, _ = sweeps
+    ex = DaskExecutor(on(cluster), log=lambda m: None)
+    try:
+        ex._connect()
+        table, _ = ex._id_table(remote.index)
+        ex._tables[(str(remote.index.path), remote.index.fingerprint)] = (table, "another build")
+        with pytest.raises(
+            EngineError, match=r"Dask worker tcp://\S+ .* numbers the documents of .*sharded differently"
+        ):
+            list(ex.search(remote.index, [Similarity.parse("bm25")], ["wing", "flow"], 10, 1))
+    finally:
+        ex.close()
+
+
+def test_unreachable_scheduler_is_exit_3_within_30_s(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = demo_copy(tmp_path, **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'idx'}}}"})
+    t = time.monotonic()
+    r = harness("run", "--scheduler", f"tcp://127.0.0.1:{port}", str(cfg))
+    elapsed = time.monotonic() - t
+    assert r.returncode == 3, r.stderr
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in r.stderr
+    assert elapsed < 30
+    assert not (tmp_path / "idx").exists() and not (tmp_path / "report").exists()
+
+
+def test_killed_worker_mid_sweep_changes_nothing(cluster, sweeps, cranfield_index):
+    cfg, tmp, _, _, _ = sweeps
+    client = cluster[1]
+    cfg = dataclasses.replace(
+        cfg,
+        runs=tuple(Similarity.parse(s) for s in ("bm25(k1=0.6,b=0.3)", "bm25(k1=1.2,b=0.75)", "dirichlet(mu=300)"))
+        + (Similarity.parse("jm(lambda=0.4)"),),
+        compare=None,
+        expect={},
+    )
+    local, _ = experiment(cfg, tmp / "kill-local", index_path=cranfield_index.path)
+    before = client.run(os.getpid)
+    victim = sorted(before.values())[0]
+    killed = []
+
+    def log(msg):
+        if msg.startswith("run ") and not killed:  # the first run is back: the others are in flight
+            os.kill(victim, signal.SIGKILL)
+            killed.append(msg)
+
+    remote = run_experiment(
+        dataclasses.replace(
+            cfg, index_path=tmp / "sharded", output=tmp / "kill-dask", execution=on(cluster, topics_per_task=25)
+        ),
+        log=log,
+    )
+    write_report(remote, tmp / "kill-dask")
+    assert killed and not any(r.reused for r in remote.runs)
+    assert runs_of(tmp / "kill-dask") == runs_of(tmp / "kill-local")
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+    assert victim not in client.run(os.getpid).values()
+
+
+# --- no cluster needed -------------------------------------------------------------------------
+
+
+def test_split_corpus_cuts_jsonl_at_line_boundaries(tmp_path):
+    lines = [json.dumps({"id": f"d{i}", "contents": "w " * (i % 7)}) + "\n" for i in range(101)]
+    f = tmp_path / "c.jsonl"
+    f.write_text("".join(lines))
+    shards = split_corpus(Corpus(f, "jsonl"), 4, tmp_path / "staged")
+    assert len(shards) == 4
+    parts = []
+    for s in shards:
+        (p,) = s.pieces
+        with open(p.path, "rb") as fh:
+            fh.seek(p.start)
+            parts.append(fh.read((p.end or f.stat().st_size) - p.start))
+    assert all(part.endswith(b"\n") and part.count(b"\n") >= 20 for part in parts)
+    assert b"".join(parts) == f.read_bytes()
+
+
+def test_split_corpus_keeps_trec_files_whole_and_html_in_one_piece(tmp_path):
+    folder = tmp_path / "trec"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"f{i}.txt").write_text(f"<DOC>\n<DOCNO>d{i}</DOCNO>\n<TEXT>x</TEXT>\n</DOC>\n" * (i + 1))
+    shards = split_corpus(Corpus(folder, "trec"), 3, tmp_path / "staged")
+    pieces = [p for s in shards for p in s.pieces]
+    assert all(p.start == 0 and p.end is None for p in pieces)
+    assert sorted(p.path for p in pieces) == sorted(str(folder / f"f{i}.txt") for i in range(5))
+    assert 2 <= len(shards) <= 3
+    (html,) = split_corpus(Corpus(folder, "html"), 3, tmp_path / "staged-html")
+    assert html.folder == str(folder) and not html.pieces
+
+
+@pytest.mark.parametrize(
+    "execution, message",
+    [
+        ("{engine: local, workers: 2}", "execution.workers: applies to engine dask only"),
+        ("{engine: dask, scheduler: 'tcp://h:8786', workers: 2}", "give either `scheduler`"),
+        ("{engine: dask, scheduler: 'http://h 1'}", "must be a Dask scheduler address like tcp://host:8786"),
+        ("{engine: spark}", "execution.engine: must be one of local, dask"),
+        ("{engine: dask, index_shards: 0}", "execution.index_shards: must be an integer >= 1"),
+    ],
+)
+def test_execution_is_validated(tmp_path, execution, message):
+    cfg = demo_copy(tmp_path)
+    cfg.write_text(cfg.read_text() + f"execution: {execution}\n")
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")) as e:
+        load_config(cfg)
+    assert "demo.yaml:15" in str(e.value)
+
+
+def test_execution_is_read_and_overridden(tmp_path):
+    cfg = demo_copy(tmp_path)
+    cfg.write_text(cfg.read_text() + "execution: {engine: dask, workers: 3, topics_per_task: 7}\n")
+    e = load_config(cfg).execution
+    assert (e.engine, e.workers, e.scheduler, e.topics_per_task) == ("dask", 3, None, 7)
+    assert e.overridden(scheduler="tcp://h:1") == dataclasses.replace(e, scheduler="tcp://h:1", workers=None)
+    assert load_config(demo_copy(tmp_path)).execution == Execution()
+    assert Execution().overridden(workers=2) == Execution(engine="dask", workers=2)
+
+
+def test_bad_flags_are_exit_2(tmp_path):
+    cfg = str(demo_copy(tmp_path))
+    for args in (["--workers", "0"], ["--scheduler", "nowhere at all"], ["--workers", "2", "--scheduler", "tcp://h:1"]):
+        r = harness("run", *args, cfg)
+        assert r.returncode == 2 and "usage:" in r.stderr, (args, r.stderr)
+
+
+def test_dry_run_names_the_execution(tmp_path):
+    r = harness("run", "--dry-run", "--workers", "2", str(demo_copy(tmp_path)))
+    assert r.returncode == 0 and "execution dask (LocalCluster, 2 workers)" in r.stdout
+
+
+def test_errors_cross_processes_as_themselves():
+    e = pickle.loads(pickle.dumps(DataError("qrels.txt", "expected 4 fields", line=3)))
+    assert type(e) is DataError and str(e) == "qrels.txt:3: expected 4 fields" and e.line == 3 and e.exit_code == 2
+
+
+def test_importing_the_harness_does_not_import_dask():
+    code = textwrap.dedent("""
+        import sys
+        import harness.cli, harness.experiment, harness.config
+        from harness.experiment.executors import open_executor
+        from harness.config import Execution
+        open_executor(Execution(engine="dask", workers=1)).close()  # nothing starts before it is needed
+        print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
+
+
+def test_cli_workers_starts_and_stops_its_own_cluster(tmp_path):
+    """`harness run --workers 2`: a LocalCluster of the harness's own, the local run's files."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    local = demo_copy(
+        tmp_path / "a", **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'i1'}}}"}
+    )
+    remote = demo_copy(
+        tmp_path / "b", **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'i2'}}}"}
+    )
+    r = harness("run", str(local))
+    assert r.returncode == 0, r.stderr
+    r = harness("run", "--workers", "2", str(remote))
+    assert r.returncode == 0, r.stderr
+    assert "dask: scheduler tcp://127.0.0.1:" in r.stderr and "2 worker(s)" in r.stderr
+    assert open_manifest(tmp_path / "i2")["shards"] == 2
+    ours = runs_of(tmp_path / "b" / "report")
+    assert len(ours) == 5 and ours == runs_of(tmp_path / "a" / "report")
