@@ -16,6 +16,11 @@ any number is printed. Indexing: harness.index.ensure_index against IndexCollect
 directly with the same arguments and threads.
 
     .venv/bin/python bench/bench_search.py [--docs 200000] [--topics 2000] [--threads 2]
+    .venv/bin/python bench/bench_search.py --families [--threads 2]   # qps per model family
+
+`--families` (issue 16): in one fresh process on Cranfield (225 topics, depth 1000), the harness's
+qps for one setting of every similarity family and, back to back with SimpleSearcher
+(set_rm3 / set_rocchio, one query at a time as pyserini calls it), for each query expansion.
 """
 
 from __future__ import annotations
@@ -35,6 +40,72 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "out"
 CRANFIELD = REPO.parent / "shared" / "collections" / "cranfield"
 sys.path.insert(0, str(REPO))
+
+
+# ----------------------------------------------------------------------------- families
+FAMILY_SPECS = [
+    "bm25",
+    "bm25(accurate=true)",
+    "dirichlet",
+    "jm",
+    "tfidf",
+    "dfr",
+    "ib",
+    "dfi",
+    "axiomatic",
+    "axiomatic(function=f3log,query_len=3)",
+]
+EXPANSION_SPECS = ["bm25+rm3", "dirichlet+rm3", "bm25+rocchio", "bm25+bm25prf"]
+
+
+def families(index: Path, topics: Path, depth: int, threads: int) -> list[tuple[str, float, float | None]]:
+    """[(spec, harness qps, SimpleSearcher qps or None)], every figure from this one process."""
+    from harness.engine import lucene
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
+    from harness.formats.topics import read_topics
+
+    texts = [t for _, t in read_topics(topics)]
+    s = Searcher(index, IndexOptions())
+    s.search(texts[:50], Similarity.parse("bm25"), depth, threads)  # JIT warm-up
+    out = []
+    for spec in FAMILY_SPECS + EXPANSION_SPECS:
+        sim = Similarity.parse(spec)
+        seconds, _ = timed(lambda sim=sim: s.search(texts, sim, depth, threads), most=3)
+        simple = None
+        if sim.expansion in ("rm3", "rocchio"):
+            ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(index))
+            p, e = sim.params, sim.expansion_params
+            ss.set_bm25(p["k1"], p["b"]) if sim.model == "bm25" else ss.set_qld(p["mu"])
+            if sim.expansion == "rm3":
+                ss.set_rm3(e["fb_terms"], e["fb_docs"], e["original_query_weight"])
+            else:
+                ss.set_rocchio()
+            t0 = time.perf_counter()
+            for text in texts:
+                [(h.docid, h.score) for h in ss.search(text, depth)]
+            simple = len(texts) / (time.perf_counter() - t0)
+            ss.close()
+        out.append((str(sim), len(texts) / seconds, simple))
+    s.close()
+    return out
+
+
+def main_families(threads: int) -> int:
+    from harness.engine.corpus import Corpus
+    from harness.engine.index import IndexOptions, ensure_index
+
+    info = ensure_index(Corpus(CRANFIELD / "corpus.jsonl", "jsonl"), IndexOptions(), OUT / "cranfield-idx-h", log=print)
+    rows = families(info.path, CRANFIELD / "topics.tsv", 1000, threads)
+    base = rows[0][1]
+    print(f"Cranfield, 225 topics, depth 1000, threads={threads}; one process (noisy on a shared machine)\n")
+    print("| run | harness qps | / bm25 | SimpleSearcher qps (1 thread) | harness / Simple |")
+    print("|---|---:|---:|---:|---:|")
+    for name, qps, simple in rows:
+        ratio = f"{qps / simple:.1f}x" if simple else "—"
+        print(f"| `{name}` | {qps:.0f} | {qps / base:.2f} | {f'{simple:.0f}' if simple else '—'} | {ratio} |")
+    return 0
 
 
 # ----------------------------------------------------------------------------- data
@@ -246,7 +317,11 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--depths", default="1000,10")
     ap.add_argument("--index-repeats", type=int, default=5)
+    ap.add_argument("--families", action="store_true", help="qps per model family and expansion (Cranfield)")
     args = ap.parse_args()
+    if args.families:
+        OUT.mkdir(parents=True, exist_ok=True)
+        return main_families(args.threads)
 
     OUT.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()

@@ -250,7 +250,7 @@ def test_bad_index_is_exit_2(args, message, tmp_path):
 def test_lab_bad_flags_are_exit_2(tmp_path):
     for args in (
         ["--index", "corpora"],
-        ["--index", "corpora", "--queries", "q", "--similarity", "tfidf"],
+        ["--index", "corpora", "--queries", "q", "--similarity", "lucene"],
         ["--index", "corpora", "--queries", "q", "--relevance", "q:1", "--doc-relevance", "d:1"],
         ["--index", "corpora", "--queries", "q", "--topk", "ten"],
     ):

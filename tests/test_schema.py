@@ -79,7 +79,9 @@ MUTATIONS = [
     ("runs", []),
     ("runs", [{"bm25": {"k1": -1}}]),
     ("runs", [{"bm25": {"mu": 3}}]),
-    ("runs", [{"tfidf": None}]),
+    ("runs", [{"lucene": None}]),
+    ("runs", [{"dfr": {"basic_model": "be"}}]),
+    ("runs", [{"bm25": {"rm3": {"fb_docs": 0}}}]),
     ("runs", [{"dirichlet": {"mu": [500, 0]}}]),
     ("evaluation", {"ties": "random"}),
     ("compare", {"test": "z"}),
@@ -90,6 +92,7 @@ MUTATIONS = [
 ]
 VALID = [
     ("runs", [{"bm25": None}, {"jm": {"lambda": [0.1, 1]}}]),
+    ("runs", [{"tfidf": None}, {"inl2": {"c": [0.1, 1]}}, {"bm25": {"accurate": True, "rm3": {"fb_terms": [10, 20]}}}]),
     ("topics", "../topics/demo.tsv"),
     ("compare", {"baseline": ["bm25(k1=0.9,b=0.4)", "jm(lambda=0.1)"], "test": "wilcoxon", "seed": 0}),
     ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),

@@ -50,7 +50,9 @@ def _similarity(similarity, params):
             base = similarity
         else:
             base = Similarity.parse(str(similarity))
-        return Similarity.of(base.model, {**base.params, **params}) if params else base
+        if not params:
+            return base
+        return Similarity.of(base.model, {**base.params, **params}, base.expansion, base.expansion_params)
     except ValueError as e:
         raise DataError("similarity", str(e)) from None
 

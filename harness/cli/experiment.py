@@ -82,13 +82,15 @@ def print_plan(cfg, command: str) -> None:
     matches the fingerprint), and, unless indexing only, each run's cache file. Starts no Java
     for tsv/jsonl topics (trec and anserini:<Reader> topics are read by Anserini)."""
     from harness.engine.index import open_manifest
-    from harness.experiment import RUN_CACHE, plan, run_key
+    from harness.experiment import plan, run_key
 
     p = plan(cfg)
     print(f"plan for {cfg.source} (harness {command} --dry-run: nothing is built, searched or written)")
     print(f"index     {p.index_path}")
     manifest = open_manifest(p.index_path)
-    if p.index_exists:
+    if p.existing:
+        action = "read only (an existing index; fingerprint of its segment files)"
+    elif p.index_exists:
         action = "reuse (fingerprint matches)"
     elif manifest is not None:
         action = f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
@@ -104,7 +106,7 @@ def print_plan(cfg, command: str) -> None:
 
     topics = read_topics(cfg.topics_path, cfg.topics_format)
     print(f"topics    {len(topics)} from {_rel(cfg.topics_path)}, depth {cfg.depth}")
-    cache = p.index_path / RUN_CACHE
+    cache = p.runs_folder
     width = max(len(str(s)) for s in cfg.runs)
     for sim in cfg.runs:
         key = run_key(p.fingerprint, sim, topics, cfg.depth)
@@ -183,6 +185,8 @@ def cmd_index(args) -> int:
         print_plan(cfg, "index")
         return 0
     p = plan(cfg)
+    if p.existing:
+        raise DataError("collection", f"the config names an existing index ({p.index_path}) and no collection to index")
     t = time.perf_counter()
     executor = open_executor(cfg.execution, _log)
     try:

@@ -16,7 +16,7 @@ import math
 import re
 
 from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
-from harness.engine.similarity import MODELS, ParamSpec
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
 
 __all__ = ["json_schema", "DIALECT"]
@@ -50,24 +50,43 @@ def _measure_pattern() -> str:
     return "^(" + "|".join(forms) + ")$"
 
 
-def _number(spec: ParamSpec) -> dict:
-    out: dict = {"type": "number", ("exclusiveMinimum" if spec.low_open else "minimum"): spec.low}
+def _value(spec: ParamSpec) -> dict:
+    if spec.kind == "choice":
+        return {"enum": list(spec.choices)}
+    if spec.kind == "bool":
+        return {"type": "boolean"}
+    out: dict = {"type": "integer" if spec.kind == "int" else "number"}
+    if not math.isinf(spec.low):
+        out["exclusiveMinimum" if spec.low_open else "minimum"] = spec.low
     if not math.isinf(spec.high):
         out["exclusiveMaximum" if spec.high_open else "maximum"] = spec.high
     return out
 
 
-def _runs() -> dict:
-    models = []
-    for model, specs in MODELS.items():
-        params = {
-            s.name: {
-                "description": f"{s.doc}; default {s.default:g}; a list is a sweep",
-                "oneOf": [_number(s), {"type": "array", "items": _number(s), "minItems": 1}],
-            }
-            for s in specs
+def _params(specs) -> dict:
+    return {
+        s.name: {
+            "description": f"{s.doc}; default {format_value(s.default)}; a list is a sweep",
+            "oneOf": [_value(s), {"type": "array", "items": _value(s), "minItems": 1}],
         }
-        body = {"type": "object", "properties": params, "additionalProperties": False}
+        for s in specs
+    }
+
+
+def _runs() -> dict:
+    """One object per model (and Anserini shortcut); an expansion is a key of its parameters.
+    Which parameter applies with which choice (dfr c with h1/h2) is left to `harness validate`."""
+    expansions = {
+        name: {
+            "anyOf": [{"type": "null"}, {"type": "object", "properties": _params(specs), "additionalProperties": False}]
+        }
+        for name, specs in EXPANSIONS.items()
+    }
+    models = []
+    for model in [*MODELS, *PRESETS]:
+        family, fixed = PRESETS.get(model, (model, {}))
+        specs = [s for s in MODELS[family] if s.name not in fixed]
+        body = {"type": "object", "properties": {**_params(specs), **expansions}, "additionalProperties": False}
         models.append(
             {
                 "type": "object",

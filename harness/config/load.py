@@ -54,7 +54,7 @@ from harness.config.schema import (
     LocatedProblem,
     _join,
 )
-from harness.engine.similarity import MODELS, Similarity
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.stats import CVSpec, StatsPolicy
@@ -85,63 +85,153 @@ def _check_topic_format(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return f"anserini:{reader}"
 
 
+def _param_values(ctx: _Ctx, owner: str, specs, pnode: Node, mp: str, nested: tuple[str, ...] = ()):
+    """{param: [(value, sweep label)]} of a parameter mapping, and {nested key: (node, path)}
+    for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid."""
+    values: dict[str, list[tuple[Any, str | None]]] = {}
+    inner: dict[str, tuple[Node, str]] = {}
+    ok = True
+    for pname, pknode, pvnode in _items(pnode):
+        pp = _join(mp, pname)
+        if pname in nested:
+            if inner:
+                ctx.problem(pp, f"one query expansion per run (already {', '.join(inner)}); make two runs", pknode)
+                ok = False
+            inner[pname] = (pvnode, pp)
+            continue
+        spec = next((s for s in specs if s.name == pname), None)
+        if spec is None:
+            valid = [s.name for s in specs]
+            msg = _unknown(f"{owner} parameter", pname, valid or ["none"])
+            if nested:
+                msg += f" (or one query expansion: {', '.join(nested)})"
+            ctx.problem(pp, msg, pknode)
+            ok = False
+            continue
+        elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
+        if not elems:
+            ctx.problem(pp, "an empty list sweeps nothing; give at least one value", pvnode)
+            ok = False
+        vals = []
+        for j, vnode in elems:
+            ep = pp if j is None else f"{pp}[{j}]"
+            if spec.kind in ("number", "int"):
+                v = _number(ctx, vnode, ep)
+            elif spec.kind == "choice":
+                v = _string(ctx, vnode, ep)
+            else:
+                v = ctx.value(vnode, ep)
+            if v is not _INVALID and (why := spec.check(v)):
+                v = ctx.problem(ep, why, vnode)
+            if v is _INVALID:
+                ok = False
+            else:
+                v = spec.coerce(v)
+            vals.append((v, None if j is None else f"{pname}[{j}]"))
+        values[pname] = vals
+    return (values, inner) if ok else None
+
+
+def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
+    """Every combination of the given values, in the canonical parameter order:
+    [({param: value}, [sweep labels])]."""
+    order = [s.name for s in specs]
+    names = sorted(values, key=order.index)
+    out = []
+    for combo in itertools.product(*(values[n] for n in names)):
+        out.append(({n: v for n, (v, _) in zip(names, combo)}, [label for _, label in combo if label]))
+    return out
+
+
 def _check_runs(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     example = "a list of runs like `- bm25: {k1: 0.9, b: 0.4}`"
     if not isinstance(node, SequenceNode):
         return _expected(ctx, path, example, node)
     if not node.value:
         return ctx.problem(path, f"must list at least one run ({example})", node)
+    names = [*MODELS, *PRESETS]
     expanded: list[tuple[Similarity, str, Node]] = []
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(_items(item)) if isinstance(item, MappingNode) else []
         if len(items) != 1 or len(item.value) != 1:
             _expected(
-                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(MODELS)}", item
+                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(names)}", item
             )
             continue
         model, knode, pnode = items[0]
-        if model not in MODELS:
-            ctx.problem(p, _unknown("model", model, MODELS), knode)
+        if model not in MODELS and model not in PRESETS:
+            ctx.problem(p, _unknown("model", model, names), knode)
             continue
-        specs = MODELS[model]
+        family, fixed = PRESETS.get(model, (model, {}))
+        specs = [s for s in MODELS[family] if s.name not in fixed and (not fixed or s.applies(fixed))]
         mp = _join(p, model)
-        values: dict[str, list[tuple[Any, str | None]]] = {}
+        if fixed and isinstance(pnode, MappingNode):
+            clash = [(n, kn) for n, kn, _ in _items(pnode) if n in fixed]
+            for n, kn in clash:
+                ctx.problem(
+                    _join(mp, n),
+                    f"{model} is Anserini's {family} with {', '.join(f'{k}: {v}' for k, v in fixed.items())}; "
+                    f"to choose {n}, use `{family}`",
+                    kn,
+                )
+            if clash:
+                continue
+        given: dict[str, list] = {}
+        inner: dict[str, tuple[Node, str]] = {}
         if not _is_null(pnode):
             if not isinstance(pnode, MappingNode):
                 _expected(
                     ctx,
                     mp,
-                    f"a mapping of parameters ({', '.join(s.name for s in specs)}) or null for the defaults",
+                    f"a mapping of parameters ({', '.join(s.name for s in specs)}; or an expansion: "
+                    f"{', '.join(EXPANSIONS)}) or null for the defaults",
                     pnode,
                 )
                 continue
-            for pname, pknode, pvnode in _items(pnode):
-                spec = next((s for s in specs if s.name == pname), None)
-                pp = _join(mp, pname)
-                if spec is None:
-                    valid = [s.name for s in specs]
-                    ctx.problem(pp, _unknown(f"{model} parameter", pname, valid), pknode)
-                    values[pname] = [(_INVALID, None)]
+            got = _param_values(ctx, model, specs, pnode, mp, tuple(EXPANSIONS))
+            if got is None:
+                continue
+            given, inner = got
+        expansion, egiven = None, {}
+        if inner:
+            expansion, (enode, ep) = next(iter(inner.items()))
+            if not _is_null(enode):
+                if not isinstance(enode, MappingNode):
+                    _expected(ctx, ep, f"a mapping of {expansion} parameters or null for the defaults", enode)
                     continue
-                elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
-                if not elems:
-                    ctx.problem(pp, "an empty list sweeps nothing; give at least one value", pvnode)
-                vals = []
-                for j, vnode in elems:
-                    ep = pp if j is None else f"{pp}[{j}]"
-                    v = _number(ctx, vnode, ep)
-                    if v is not _INVALID and (why := spec.check(v)):
-                        v = ctx.problem(ep, why, vnode)
-                    vals.append((v, None if j is None else f"{pname}[{j}]"))
-                values[pname] = vals
-        if any(v is _INVALID for vals in values.values() for v, _ in vals) or any(not vals for vals in values.values()):
-            continue
-        grid = [values.get(s.name, [(s.default, None)]) for s in specs]
-        for combo in itertools.product(*grid):
-            sim = Similarity.of(model, {s.name: v for s, (v, _) in zip(specs, combo)})
-            labels = [label for _, label in combo if label]
-            expanded.append((sim, p + (f" ({', '.join(labels)})" if labels else ""), item))
+                got = _param_values(ctx, expansion, EXPANSIONS[expansion], enode, ep)
+                if got is None:
+                    continue
+                egiven = got[0]
+        reported: set[str] = set()
+        for params, labels in _grid(given, specs):
+            # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
+            choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family]}
+            bad = [s for s in specs if s.name in params and not s.applies(choices)]
+            for s in bad:
+                pp = _join(mp, s.name)
+                if pp not in reported:
+                    reported.add(pp)
+                    gov = s.when[0]
+                    ctx.problem(
+                        pp,
+                        f"applies only with {gov} {' or '.join(s.when[1])} (got {gov}: {choices[gov]}); "
+                        "for several choices, write one run per choice",
+                        item,
+                    )
+            if bad:
+                continue
+            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion] if expansion else ()):
+                try:
+                    sim = Similarity.of(model, params, expansion, eparams)
+                except ValueError as e:
+                    if mp not in reported:
+                        reported.add(mp)
+                        ctx.problem(mp, str(e), item)
+                    continue
+                all_labels = labels + [f"{expansion}.{x}" for x in elabels]
+                expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
     first: dict[Similarity, str] = {}
     for sim, origin, item in expanded:
         if sim in first:
@@ -238,7 +328,7 @@ def _tuned_names(v: dict, measures: Any) -> list[str]:
     cmp = c.get("measures") if c.get("measures") not in (None, _INVALID) else measures
     if cmp is _INVALID or not cmp:
         return []
-    models = [r.model for r in v["runs"]]
+    models = [r.family for r in v["runs"]]
     swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
     return [str(CVSpec(m, cmp[0], cv["folds"], c["seed"])) for m in swept]
 
@@ -341,6 +431,7 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
                 if measures is not _INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
+    _finish_existing_index(ctx, v)
     return {
         "measures": measures,
         "expect": expect,
@@ -370,6 +461,58 @@ def _finish_execution(ctx: _Ctx, e: dict) -> Execution | None:
         )
         return None
     return Execution(**e)
+
+
+def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
+    """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
+    every run must find in it what it needs (expansion: stored document vectors)."""
+    from harness.engine.existing import NEEDS, is_lucene_index, stored_features
+    from harness.engine.index import open_manifest
+
+    if v["collection"] is not None or v["collection"] is _INVALID or v["index"] is _INVALID:
+        return
+    path = v["index"]["path"]
+    if path is None:
+        ctx.problem(
+            "collection",
+            "required key is missing: give the documents to index (`collection: {path, format}`), "
+            "or name an existing index with `index.path`",
+            None,
+        )
+        return
+    if path is _INVALID:
+        return
+    node = ctx.nodes.get("index.path")
+    if not path.is_dir() or not is_lucene_index(path):
+        ctx.problem(
+            "index.path",
+            f"{path} is not an existing Lucene index (no segments_N file); to build one, add `collection`",
+            node,
+        )
+        return
+    manifest = open_manifest(path)
+    if manifest is not None:
+        built = manifest.get("options") or {}
+        for key in ("stemmer", "stopwords"):
+            if f"index.{key}" in ctx.present and key in built and built[key] != v["index"][key]:
+                ctx.problem(
+                    f"index.{key}",
+                    f"the harness built {path} with {key}: {built[key]}; queries must be analysed the same way",
+                    ctx.nodes[f"index.{key}"],
+                )
+            elif key in built:
+                v["index"][key] = built[key]
+    if v["runs"] is _INVALID:
+        return
+    stores = stored_features(path)
+    for sim in v["runs"]:
+        if sim.expansion and stores["docvectors"] is False:
+            ctx.problem(
+                "runs",
+                f"run {sim} expands the query from its feedback documents, which needs "
+                f"{NEEDS['docvectors']}; the index {path} has none: rebuild it with them, or drop the expansion",
+                ctx.nodes.get("runs"),
+            )
 
 
 def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
@@ -430,7 +573,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
     if "compare.cross_validation" in ctx.present:
         folds = c["cross_validation"]["folds"]
         if runs is not None:
-            models = [r.model for r in v["runs"]]
+            models = [r.family for r in v["runs"]]
             if all(models.count(m) < 2 for m in models):
                 ctx.problem(
                     "compare.cross_validation",
@@ -470,10 +613,16 @@ def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
     from harness.config.paths import write_target_problems
 
     targets = {"output": v["output"]}
+    existing = None  # without `collection`, index.path is an index built elsewhere: an input
     if isinstance(v["index"], dict) and v["index"]["path"] not in (None, _INVALID):
-        targets["index.path"] = v["index"]["path"]
+        if v["collection"] is None:
+            existing = v["index"]["path"]
+        else:
+            targets["index.path"] = v["index"]["path"]
     targets = {k: p for k, p in targets.items() if isinstance(p, Path)}
     inputs = {"config file": file}
+    if isinstance(existing, Path):
+        inputs["existing index"] = existing
     for name, p in (
         ("collection", v["collection"]["path"] if isinstance(v["collection"], dict) else None),
         ("topics", v["topics"]["path"] if isinstance(v["topics"], dict) else None),
@@ -565,8 +714,8 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
     return Config(
         source=file,
         name=v["name"],
-        collection_path=v["collection"]["path"],
-        collection_format=v["collection"]["format"],
+        collection_path=v["collection"]["path"] if v["collection"] else None,
+        collection_format=v["collection"]["format"] if v["collection"] else None,
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],

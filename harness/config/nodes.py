@@ -190,6 +190,8 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             out[sub.name] = ctx.problem(
                 p, f"required key is missing{got} ({sub.doc})", vnode if vnode is not None else node
             )
+        elif sub.type == "section" and any(k.required for k in sub.keys):
+            out[sub.name] = None  # an optional section that, when given, needs keys: absent
         elif sub.type == "section":
             # A section written but left empty (`compare:` or `cross_validation: null`) is there
             # with its defaults, like `{}`: the user asked for it. Absent, it takes its defaults too,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.config.schema import ALL_PAIRS, SCHEMA, Key, _join, _range
-from harness.engine.similarity import MODELS, format_number
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
 
 __all__ = ["reference_markdown"]
 
@@ -101,12 +101,50 @@ def reference_markdown() -> str:
         "### Similarities",
         "",
         "Each run is `{model: {parameter: value}}`; a list of values is a sweep, and several lists "
-        "form a grid (all combinations, in the parameter order below).",
+        "form a grid (all combinations, in the parameter order below). A parameter marked *with …* "
+        "applies only with that choice (giving it otherwise is an error naming the key). A query "
+        "expansion goes inside the model's mapping, e.g. `- bm25: {k1: 0.9, rm3: {fb_terms: [10, 20]}}`, "
+        "and sweeps like any parameter.",
         "",
         "| Model | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",
     ]
     for model, specs in MODELS.items():
-        for s in specs:
-            lines.append(f"| `{model}` | `{s.name}` | `{format_number(s.default)}` | `{s.allowed()}` | {_md(s.doc)} |")
+        lines += [f"| `{model}` | | | | {_md(SOURCES[model])} |"]
+        lines += [_param_row(model, s) for s in specs]
+    lines += [
+        "",
+        "Anserini's shortcuts name a setting of a family (the run's name is the family's):",
+        "",
+        "| Shortcut | Is |",
+        "|---|---|",
+    ]
+    for name, (family, fixed) in PRESETS.items():
+        lines.append(f"| `{name}` | `{family}` with {', '.join(f'`{k}: {v}`' for k, v in fixed.items())} |")
+    lines += [
+        "",
+        "### Query expansion",
+        "",
+        "Anserini's rerankers, run as Anserini runs them. They read the feedback documents' stored "
+        "document vectors: every index the harness builds stores them; an existing index without "
+        "them is refused at validation.",
+        "",
+        "| Expansion | Parameter | Default | Allowed | Description |",
+        "|---|---|---|---|---|",
+    ]
+    for name, specs in EXPANSIONS.items():
+        lines += [f"| `{name}` | | | | {_md(SOURCES[name])} |"]
+        lines += [_param_row(name, s) for s in specs]
     return "\n".join(lines) + "\n"
+
+
+def _param_row(model: str, s: ParamSpec) -> str:
+    default = f"`{format_value(s.default)}`"
+    if s.defaults:
+        default += "; " + ", ".join(f"{k}: `{format_value(v)}`" for k, v in s.defaults)
+    when = f" *With {s.when[0]} {' or '.join(s.when[1])}.*" if s.when and len(s.when[1]) < 6 else ""
+    if s.kind in ("choice", "bool"):
+        allowed = " \\| ".join(f"`{c}`" for c in (s.choices or ("true", "false")))
+    else:
+        allowed = f"`{s.allowed()}`"
+    return f"| `{model}` | `{s.name}` | {default} | {allowed} | {_md(s.doc)}{when} |"

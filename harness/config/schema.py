@@ -85,8 +85,8 @@ SCHEMA = Key(
         Key(
             "collection",
             "section",
-            "The documents to index.",
-            required=True,
+            "The documents to index. Without it, `index.path` must name an existing index (built by "
+            "Anserini's IndexCollection, Pyserini or the harness), which is only read.",
             keys=(
                 Key("path", "path", "The collection: a file or a folder.", required=True, must_exist=True),
                 Key(
@@ -109,7 +109,8 @@ SCHEMA = Key(
                     "path",
                     "Where the index lives. By default `indexes/<collection name>-<fingerprint>` "
                     "in the nearest `indexes/` folder above the config (or `$HARNESS_INDEXES`), so configs "
-                    "over the same corpus and options share one index.",
+                    "over the same corpus and options share one index. Without `collection`: an existing "
+                    "index to search (never written to; its run cache goes under `indexes/`).",
                     path_kind="dir",
                 ),
                 Key(
@@ -451,8 +452,8 @@ class Config:
 
     source: Path
     name: str
-    collection_path: Path
-    collection_format: str
+    collection_path: Path | None  # None: `index_path` names an existing index, only read
+    collection_format: str | None
     index_path: Path | None
     stemmer: str
     stopwords: bool

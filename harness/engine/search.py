@@ -22,7 +22,7 @@ import numpy as np
 
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
-from harness.engine.similarity import Similarity
+from harness.engine.similarity import RERANK_CUTOFF, Similarity
 from harness.errors import DataError, EngineError
 from harness.formats.hygiene import id_problem
 
@@ -115,14 +115,50 @@ class Searcher:
         self._java.setIdRanks(ranks.tolist())
 
     def _similarity(self, sim: Similarity):
-        p = sim.params
-        if sim.model == "bm25":
-            return self._batch.bm25(p["k1"], p["b"])
-        if sim.model == "dirichlet":
-            return self._batch.dirichlet(p["mu"])
-        if sim.model == "jm":
-            return self._batch.jelinekMercer(p["lambda"])
-        raise EngineError(f"no Lucene similarity for {sim}")
+        """The Lucene similarity of ``sim`` (see similarity.SOURCES for what each family is)."""
+        p, B = sim.params, self._batch
+        norm = p.get("normalization")
+        norm_param = {"h1": "c", "h2": "c", "h3": "mu", "z": "z"}.get(norm)
+        param = float(p[norm_param]) if norm_param else 0.0
+        make = {
+            "bm25": lambda: B.accurateBm25(p["k1"], p["b"]) if p.get("accurate") else B.bm25(p["k1"], p["b"]),
+            "dirichlet": lambda: B.dirichlet(p["mu"]),
+            "jm": lambda: B.jelinekMercer(p["lambda"]),
+            "tfidf": lambda: B.tfidf(),
+            "dfr": lambda: B.dfr(p["basic_model"], p["after_effect"], norm, param),
+            "ib": lambda: B.ib(p["distribution"], p["lambda"], norm, param),
+            "dfi": lambda: B.dfi(p["measure"]),
+            "axiomatic": lambda: B.axiomatic(p["function"], p["s"], p.get("k", 0.35), int(p.get("query_len", 1))),
+            "indri": lambda: B.indri(p["mu"]),
+        }.get(sim.model)
+        if make is None:
+            raise EngineError(f"no Lucene similarity for {sim}")
+        return make()
+
+    def _reranker(self, sim: Similarity):
+        """(Anserini reranker, depth of the first search) of ``sim``'s expansion, or (None, 0)."""
+        e = sim.expansion_params
+        if sim.expansion == "rm3":
+            return self._java.rm3(e["fb_terms"], e["fb_docs"], e["original_query_weight"]), RERANK_CUTOFF
+        if sim.expansion == "bm25prf":
+            r = self._java.bm25prf(e["fb_terms"], e["fb_docs"], e["k1"], e["b"], e["new_term_weight"])
+            return r, RERANK_CUTOFF
+        if sim.expansion == "rocchio":
+            # SimpleSearcher's first search for Rocchio returns `depth` hits (for RM3, 50): the
+            # bottom feedback documents are the last of those.
+            r = self._java.rocchio(
+                e["top_fb_terms"],
+                e["top_fb_docs"],
+                e["bottom_fb_terms"],
+                e["bottom_fb_docs"],
+                e["alpha"],
+                e["beta"],
+                e["gamma"],
+            )
+            return r, None
+        if sim.expansion is None:
+            return None, 0
+        raise EngineError(f"no Anserini reranker for {sim}")
 
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
@@ -137,7 +173,16 @@ class Searcher:
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
-            raw = self._java.search(list(queries), self._similarity(sim), int(depth), int(threads)).tostring()
+            reranker, first = self._reranker(sim)
+            raw = self._java.search(
+                list(queries),
+                self._similarity(sim),
+                int(depth),
+                int(threads),
+                sim.model == "indri",
+                reranker,
+                int(depth if first is None else first),
+            ).tostring()
         except Exception as e:
             raise EngineError(f"search with {sim} failed: {e}") from e
         n = len(queries)

@@ -109,13 +109,16 @@ def aligned_scores(
 
 
 def sweeps_of(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], list[str]]]:
-    """(model, its runs, varying parameters) for every model given more than one setting."""
+    """(family, its runs, varying parameters) for every family (model, with its expansion:
+    ``bm25``, ``bm25+rm3``) given more than one setting. Expansion parameters are named
+    ``rm3.fb_terms``."""
     out = []
-    for model in dict.fromkeys(r.model for r in runs):
-        group = [r for r in runs if r.model == model]
+    for family in dict.fromkeys(r.family for r in runs):
+        group = [r for r in runs if r.family == family]
         if len(group) > 1:
-            varying = [p for p, _ in group[0].values if len({r.params[p] for r in group}) > 1]
-            out.append((model, group, varying))
+            keys = list(dict.fromkeys(k for r in group for k in r.settings))
+            varying = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
+            out.append((family, group, varying))
     return out
 
 

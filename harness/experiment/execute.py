@@ -16,7 +16,7 @@ from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError, HarnessWarning, warn
-from harness.experiment.plan import RUN_CACHE, plan, run_key
+from harness.experiment.plan import Plan, plan, run_key
 from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
 
@@ -78,6 +78,29 @@ class ExperimentResult:
         return [c for c in self.checks if not c.ok]
 
 
+def open_existing(p: Plan) -> IndexInfo:
+    """An index built elsewhere, read only: what it stores (Lucene's word, where its file names
+    could not tell), checked against the runs before any search."""
+    from harness.engine.existing import NEEDS, describe
+    from harness.engine.index import index_stats, open_manifest
+
+    stores = describe(p.index_path)
+    if not stores.get("contents") or not stores.get("id"):
+        raise DataError(
+            p.index_path, "has no `contents` field or no stored `id`: not an index Anserini's IndexCollection built"
+        )
+    for sim in p.config.runs:
+        if sim.expansion and not stores.get("docvectors"):
+            raise DataError(p.index_path, f"run {sim} needs {NEEDS['docvectors']}, which this index does not store")
+    manifest = {
+        "existing": True,
+        "harness_manifest": open_manifest(p.index_path),
+        "stores": stores,
+        "stats": index_stats(p.index_path),
+    }
+    return IndexInfo(p.index_path, p.fingerprint, p.options, manifest, reused=True)
+
+
 def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     """Run ``cfg``; every HarnessWarning raised on the way (readers, sanity checks) is collected
     into ``result.warnings`` and emitted again once the result is complete."""
@@ -115,7 +138,12 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
     executor = open_executor(cfg.execution, log)  # connects (or starts a cluster) only when needed
     try:
         t = time.perf_counter()
-        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build)
+        if p.existing:
+            info = open_existing(p)
+        else:
+            info = ensure_index(
+                p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build
+            )
         timings["index"] = time.perf_counter() - t
         stats = info.manifest.get("stats", {})
         log(
@@ -129,8 +157,8 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
             )
 
         t_search = time.perf_counter()
-        cache = info.path / RUN_CACHE
-        cache.mkdir(exist_ok=True)
+        cache = p.runs_folder
+        cache.mkdir(parents=True, exist_ok=True)
         remove_stale_temp_files(cache, log)  # run files a killed process was writing
         done: dict[str, RunResult] = {}
         paths = {

@@ -1,6 +1,9 @@
 """The plan: what an experiment will read, build and reuse, decided by content hashes before any
 work starts (and without Java). The index is reused when its fingerprint matches; a run is reused
-when the hash of everything that determines it names a run file already cached beside the index."""
+when the hash of everything that determines it names a run file already cached beside the index.
+
+An index built elsewhere (a config without `collection`) is fingerprinted by its segment files
+and never written to: its runs are cached under ``indexes/existing-<fingerprint>/harness-runs``."""
 
 from __future__ import annotations
 
@@ -25,11 +28,17 @@ RUN_CACHE = "harness-runs"
 @dataclass(frozen=True)
 class Plan:
     config: Config
-    corpus: Corpus
+    corpus: Corpus | None  # None for an existing index
     options: IndexOptions
     index_path: Path
     fingerprint: str
     index_exists: bool
+    existing: bool = False  # an index built elsewhere, only read
+    run_cache: Path | None = None  # where run files are cached
+
+    @property
+    def runs_folder(self) -> Path:
+        return self.run_cache if self.run_cache is not None else self.index_path / RUN_CACHE
 
 
 def indexes_root(config_source: Path) -> Path:
@@ -45,6 +54,13 @@ def indexes_root(config_source: Path) -> Path:
 
 
 def plan(cfg: Config) -> Plan:
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    if cfg.collection_path is None:
+        from harness.engine.existing import segment_fingerprint
+
+        fp = segment_fingerprint(cfg.index_path)
+        cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
+        return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
     corpus = Corpus(cfg.collection_path, cfg.collection_format)
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
     fp = index_fingerprint(corpus, options)

@@ -33,7 +33,7 @@ import dataclasses
 import html
 from itertools import product
 
-from harness.engine.similarity import format_number
+from harness.engine.similarity import format_value
 from harness.experiment import RECALL_LEVELS, ExperimentResult
 from harness.experiment.compare import sweeps_of
 from harness.report.svg import (
@@ -194,6 +194,17 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
     return out
 
 
+def _swept(r, p: str):
+    """A run's value of a swept setting (``rm3.fb_terms`` for an expansion's); "-" where the
+    parameter does not apply to it (dfr's c beside a run with normalization h3)."""
+    return r.settings.get(p, "-")
+
+
+def _order(v) -> tuple:
+    """Numbers in order, then named choices and "-" in text order."""
+    return (True, str(v), 0.0) if isinstance(v, str) else (False, "", float(v))
+
+
 def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
     base = _baseline(result)
     styles = run_styles(result)
@@ -207,7 +218,7 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
                 continue
             if len(varying) == 1:
                 xp = varying[0]
-                pts = sorted((r.params[xp], means[str(r)]) for r in group)
+                pts = sorted(((_swept(r, xp), means[str(r)]) for r in group), key=lambda pt: _order(pt[0]))
                 line = _styled(
                     styles[str(group[0])], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
                 )
@@ -221,7 +232,7 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
                         xp,
                         m,
                         [line],
-                        x_ticks=[(i, format_number(x)) for i, (x, _) in enumerate(pts)],
+                        x_ticks=[(i, format_value(x)) for i, (x, _) in enumerate(pts)],
                         references=refs,
                         width=420,
                         height=260,
@@ -242,13 +253,13 @@ def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | 
     ``model``), one per combination of the others' values (at most :data:`MAX_HEATMAPS`); ``means``
     maps run names to means; the best cell and ``base`` are outlined; ``notes`` go under each."""
     xp, yp, rest = varying[0], varying[1], varying[2:]
-    xv = sorted({r.params[xp] for r in group})
-    yv = sorted({r.params[yp] for r in group})
+    xv = sorted({_swept(r, xp) for r in group}, key=_order)
+    yv = sorted({_swept(r, yp) for r in group}, key=_order)
     out = []
-    for fixed in list(product(*(sorted({r.params[p] for r in group}) for p in rest)))[:MAX_HEATMAPS]:
-        runs = [r for r in group if all(r.params[p] == v for p, v in zip(rest, fixed))]
+    for fixed in list(product(*(sorted({_swept(r, p) for r in group}, key=_order) for p in rest)))[:MAX_HEATMAPS]:
+        runs = [r for r in group if all(_swept(r, p) == v for p, v in zip(rest, fixed))]
         cells = {
-            (xv.index(r.params[xp]), yv.index(r.params[yp])): (means[str(r)], f"{r}: {m} {means[str(r)]:.4f}")
+            (xv.index(_swept(r, xp)), yv.index(_swept(r, yp))): (means[str(r)], f"{r}: {m} {means[str(r)]:.4f}")
             for r in runs
         }
         if not cells:
@@ -258,15 +269,15 @@ def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | 
         for r in runs:
             tags = (["best"] if means[str(r)] == means[str(best)] else []) + (["baseline"] if str(r) == base else [])
             if tags:
-                marks[(xv.index(r.params[xp]), yv.index(r.params[yp]))] = ", ".join(tags)
-        extra = "".join(f", {p}={format_number(v)}" for p, v in zip(rest, fixed))
+                marks[(xv.index(_swept(r, xp)), yv.index(_swept(r, yp)))] = ", ".join(tags)
+        extra = "".join(f", {p}={format_value(v)}" for p, v in zip(rest, fixed))
         out.append(
             heatmap(
                 f"{m}: {model}, {xp} × {yp}{extra}",
                 xp,
                 yp,
-                [format_number(v) for v in xv],
-                [format_number(v) for v in yv],
+                [format_value(v) for v in xv],
+                [format_value(v) for v in yv],
                 cells,
                 m,
                 marks,

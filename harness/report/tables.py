@@ -45,9 +45,14 @@ def fmt_d(d: float) -> str:
 
 
 def summary_rows(result: ExperimentResult) -> list[dict]:
-    """One row per run: its name, then each measure's mean (None without qrels)."""
+    """One row per run: its name, then each measure's mean (None without qrels). Runs are grouped
+    by family (model and expansion: ``bm25``, ``bm25+rm3``, ``dfr``), families in the order they
+    first appear in the config, runs in config order within a family."""
     rows = []
-    for r in result.runs:
+    # A cross-validated run (stats.CVSpec) names its family as its model.
+    family = lambda r: getattr(r.similarity, "family", None) or r.similarity.model  # noqa: E731
+    order = list(dict.fromkeys(family(r) for r in result.runs))
+    for r in sorted(result.runs, key=lambda r: order.index(family(r))):
         ev = result.evaluations.get(r.name)
         row = {"run": r.name}
         for m in result.config.measures:

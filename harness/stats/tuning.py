@@ -14,7 +14,9 @@ from harness.stats.compare import StatsPolicy, _policy
 from harness.stats.corrections import correct
 from harness.stats.paired import _count, _seed, _vector
 
-_CV_NAME = re.compile(r"([A-Za-z][A-Za-z0-9_]*)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z")
+_CV_NAME = re.compile(
+    r"([A-Za-z][A-Za-z0-9_]*(?:\+[A-Za-z][A-Za-z0-9_]*)?)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z"
+)  # model or model+expansion
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,15 @@
 package harness;
 
+import io.anserini.analysis.AnalyzerUtils;
+import io.anserini.rerank.Reranker;
+import io.anserini.rerank.RerankerContext;
+import io.anserini.rerank.lib.BM25PrfReranker;
+import io.anserini.rerank.lib.Rm3Reranker;
+import io.anserini.rerank.lib.RocchioReranker;
+import io.anserini.search.ScoredDocs;
+import io.anserini.search.SearchCollection;
 import io.anserini.search.query.BagOfWordsQueryGenerator;
+import io.anserini.search.similarity.AccurateBM25Similarity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -12,22 +21,62 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.document.Document;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FieldInfos;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.IndriAndQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.similarities.AfterEffect;
+import org.apache.lucene.search.similarities.AfterEffectB;
+import org.apache.lucene.search.similarities.AfterEffectL;
+import org.apache.lucene.search.similarities.AxiomaticF1EXP;
+import org.apache.lucene.search.similarities.AxiomaticF1LOG;
+import org.apache.lucene.search.similarities.AxiomaticF2EXP;
+import org.apache.lucene.search.similarities.AxiomaticF2LOG;
+import org.apache.lucene.search.similarities.AxiomaticF3EXP;
+import org.apache.lucene.search.similarities.AxiomaticF3LOG;
 import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.search.similarities.BasicModel;
+import org.apache.lucene.search.similarities.BasicModelG;
+import org.apache.lucene.search.similarities.BasicModelIF;
+import org.apache.lucene.search.similarities.BasicModelIn;
+import org.apache.lucene.search.similarities.BasicModelIne;
+import org.apache.lucene.search.similarities.ClassicSimilarity;
+import org.apache.lucene.search.similarities.DFISimilarity;
+import org.apache.lucene.search.similarities.DFRSimilarity;
+import org.apache.lucene.search.similarities.Distribution;
+import org.apache.lucene.search.similarities.DistributionLL;
+import org.apache.lucene.search.similarities.DistributionSPL;
+import org.apache.lucene.search.similarities.IBSimilarity;
+import org.apache.lucene.search.similarities.Independence;
+import org.apache.lucene.search.similarities.IndependenceChiSquared;
+import org.apache.lucene.search.similarities.IndependenceSaturated;
+import org.apache.lucene.search.similarities.IndependenceStandardized;
+import org.apache.lucene.search.similarities.IndriDirichletSimilarity;
 import org.apache.lucene.search.similarities.LMDirichletSimilarity;
 import org.apache.lucene.search.similarities.LMJelinekMercerSimilarity;
+import org.apache.lucene.search.similarities.Lambda;
+import org.apache.lucene.search.similarities.LambdaDF;
+import org.apache.lucene.search.similarities.LambdaTTF;
+import org.apache.lucene.search.similarities.Normalization;
+import org.apache.lucene.search.similarities.NormalizationH1;
+import org.apache.lucene.search.similarities.NormalizationH2;
+import org.apache.lucene.search.similarities.NormalizationH3;
+import org.apache.lucene.search.similarities.NormalizationZ;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
@@ -50,6 +99,12 @@ import org.apache.lucene.util.BytesRef;
  * of a batch come back as one little-endian byte[]: int counts[nq], int luceneDocids[total],
  * float scores[total]. Python maps Lucene docids to external ids with {@link #externalIds()},
  * read once per index.
+ *
+ * <p>Query expansion runs Anserini's own rerankers (Rm3Reranker, RocchioReranker,
+ * BM25PrfReranker) on a first search of Anserini's depth, with a RerankerContext built as
+ * SimpleSearcher builds it, then the same tie adjustment: what SimpleSearcher.set_rm3 /
+ * set_rocchio and SearchCollection -bm25prf compute, on a thread pool across queries. The
+ * `indri` model scores under Lucene's IndriAndQuery built from the bag-of-words clauses.
  */
 public final class BatchSearcher implements AutoCloseable {
   static final String FIELD = "contents";
@@ -72,6 +127,97 @@ public final class BatchSearcher implements AutoCloseable {
 
   public static Similarity jelinekMercer(float lambda) { return new LMJelinekMercerSimilarity(lambda); }
 
+  public static Similarity accurateBm25(float k1, float b) { return new AccurateBM25Similarity(k1, b); }
+
+  public static Similarity tfidf() { return new ClassicSimilarity(); }
+
+  public static Similarity indri(float mu) { return new IndriDirichletSimilarity(mu); }
+
+  /** Lucene DFRSimilarity; basic model g|if|in|ine, after-effect b|l, normalisation as {@link #normalization}. */
+  public static Similarity dfr(String basicModel, String afterEffect, String norm, float param) {
+    BasicModel m = switch (basicModel) {
+      case "g" -> new BasicModelG();
+      case "if" -> new BasicModelIF();
+      case "in" -> new BasicModelIn();
+      case "ine" -> new BasicModelIne();
+      default -> throw new IllegalArgumentException("basic model " + basicModel);
+    };
+    AfterEffect a = switch (afterEffect) {
+      case "b" -> new AfterEffectB();
+      case "l" -> new AfterEffectL();
+      default -> throw new IllegalArgumentException("after-effect " + afterEffect);
+    };
+    return new DFRSimilarity(m, a, normalization(norm, param));
+  }
+
+  /** Lucene IBSimilarity; distribution ll|spl, lambda df|ttf. */
+  public static Similarity ib(String distribution, String lambda, String norm, float param) {
+    Distribution d = switch (distribution) {
+      case "ll" -> new DistributionLL();
+      case "spl" -> new DistributionSPL();
+      default -> throw new IllegalArgumentException("distribution " + distribution);
+    };
+    Lambda l = switch (lambda) {
+      case "df" -> new LambdaDF();
+      case "ttf" -> new LambdaTTF();
+      default -> throw new IllegalArgumentException("lambda " + lambda);
+    };
+    return new IBSimilarity(d, l, normalization(norm, param));
+  }
+
+  /** h1(c), h2(c), h3(mu), z(z) or none (param ignored). */
+  static Normalization normalization(String name, float param) {
+    return switch (name) {
+      case "h1" -> new NormalizationH1(param);
+      case "h2" -> new NormalizationH2(param);
+      case "h3" -> new NormalizationH3(param);
+      case "z" -> new NormalizationZ(param);
+      case "none" -> new Normalization.NoNormalization();
+      default -> throw new IllegalArgumentException("normalization " + name);
+    };
+  }
+
+  /** Lucene DFISimilarity with the independence measure standardized|saturated|chisquared. */
+  public static Similarity dfi(String measure) {
+    Independence i = switch (measure) {
+      case "standardized" -> new IndependenceStandardized();
+      case "saturated" -> new IndependenceSaturated();
+      case "chisquared" -> new IndependenceChiSquared();
+      default -> throw new IllegalArgumentException("independence measure " + measure);
+    };
+    return new DFISimilarity(i);
+  }
+
+  /** Lucene's axiomatic functions, each with the arguments it takes. */
+  public static Similarity axiomatic(String function, float s, float k, int queryLen) {
+    return switch (function) {
+      case "f1exp" -> new AxiomaticF1EXP(s, k);
+      case "f1log" -> new AxiomaticF1LOG(s);
+      case "f2exp" -> new AxiomaticF2EXP(s, k);
+      case "f2log" -> new AxiomaticF2LOG(s);
+      case "f3exp" -> new AxiomaticF3EXP(s, queryLen, k);
+      case "f3log" -> new AxiomaticF3LOG(s, queryLen);
+      default -> throw new IllegalArgumentException("axiomatic function " + function);
+    };
+  }
+
+  /** Anserini's Rm3Reranker as SimpleSearcher.set_rm3(fbTerms, fbDocs, w) makes it (English-only terms). */
+  public Reranker<Object> rm3(int fbTerms, int fbDocs, float originalQueryWeight) {
+    return new Rm3Reranker<Object>(analyzer, null, FIELD, fbTerms, fbDocs, originalQueryWeight, false, true);
+  }
+
+  /** Anserini's RocchioReranker; negative feedback (useNegative) exactly when gamma > 0. */
+  public Reranker<Object> rocchio(
+      int topFbTerms, int topFbDocs, int bottomFbTerms, int bottomFbDocs, float alpha, float beta, float gamma) {
+    return new RocchioReranker<Object>(analyzer, null, FIELD, topFbTerms, topFbDocs, bottomFbTerms, bottomFbDocs,
+        alpha, beta, gamma, false, gamma > 0);
+  }
+
+  /** Anserini's BM25PrfReranker as SearchCollection -bm25prf makes it. */
+  public Reranker<Object> bm25prf(int fbTerms, int fbDocs, float k1, float b, float newTermWeight) {
+    return new BM25PrfReranker<Object>(analyzer, null, FIELD, fbTerms, fbDocs, k1, b, newTermWeight, false);
+  }
+
   public int numDocs() { return reader.numDocs(); }
 
   /**
@@ -87,6 +233,37 @@ public final class BatchSearcher implements AutoCloseable {
         while (it.next() != null) unique++;
       }
       return new long[] {r.numDocs(), r.getDocCount(FIELD), r.getSumTotalTermFreq(FIELD), unique};
+    }
+  }
+
+  /**
+   * What an index stores, as "key=value" lines: documents, positions and term vectors (document
+   * vectors) of "contents", whether a "raw" text and an "id" are stored and "id" has sorted doc
+   * values (Anserini's tie order). Read from the field infos and the first document only.
+   */
+  public static String describe(String indexPath) throws Exception {
+    try (IndexReader r = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)))) {
+      FieldInfos infos = FieldInfos.getMergedFieldInfos(r);
+      FieldInfo contents = infos.fieldInfo(FIELD);
+      FieldInfo id = infos.fieldInfo(ID);
+      FieldInfo raw = infos.fieldInfo("raw");
+      boolean storedId = false, storedRaw = false;
+      if (r.maxDoc() > 0) {
+        Document d = r.storedFields().document(0);
+        storedId = d.get(ID) != null;
+        storedRaw = d.get("raw") != null;
+      }
+      StringBuilder out = new StringBuilder();
+      out.append("documents=").append(r.numDocs()).append('\n');
+      out.append("contents=").append(contents != null).append('\n');
+      out.append("positions=").append(contents != null
+          && contents.getIndexOptions().compareTo(org.apache.lucene.index.IndexOptions.DOCS_AND_FREQS_AND_POSITIONS) >= 0).append('\n');
+      out.append("docvectors=").append(contents != null && contents.hasTermVectors()).append('\n');
+      out.append("raw=").append(raw != null && storedRaw).append('\n');
+      out.append("id=").append(storedId).append('\n');
+      out.append("id_docvalues=").append(id != null
+          && id.getDocValuesType() == org.apache.lucene.index.DocValuesType.SORTED).append('\n');
+      return out.toString();
     }
   }
 
@@ -140,23 +317,39 @@ public final class BatchSearcher implements AutoCloseable {
 
   /** Runs every query at depth k with the given similarity on `threads` threads. */
   public byte[] search(String[] queries, Similarity similarity, int k, int threads) throws Exception {
+    return search(queries, similarity, k, threads, false, null, 0);
+  }
+
+  /**
+   * Runs every query at depth k on `threads` threads: with `indri`, as an IndriAndQuery; with a
+   * reranker, as Anserini's cascade (a first search of depth `firstDepth`, the reranker, the tie
+   * adjustment).
+   */
+  public byte[] search(String[] queries, Similarity similarity, int k, int threads, boolean indri,
+      Reranker<Object> reranker, int firstDepth) throws Exception {
     // No executor inside the searcher: one query runs on one thread and we parallelise across
     // queries. IndexSearcher is thread-safe; its similarity is set before any query runs.
-    IndexSearcher s = new IndexSearcher(reader);
+    // Expansion: the rerankers turn every hit list into ScoredDocs, which loads each hit's stored
+    // document; none of them reads those documents (without a -collection class), so a searcher
+    // whose stored fields are empty spares that work and changes no docid or score.
+    IndexSearcher s = reranker == null ? new IndexSearcher(reader) : new NoStoredFields(reader);
     s.setSimilarity(similarity);
     int n = queries.length;
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
     int t = Math.max(1, Math.min(threads, n));
     if (t == 1) {
-      for (int i = 0; i < n; i++) one(s, queries[i], k, i, docs, scores);
+      for (int i = 0; i < n; i++) one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth);
     } else {
       ExecutorService pool = Executors.newFixedThreadPool(t);
       try {
         List<Future<?>> futures = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
           final int q = i;
-          futures.add(pool.submit(() -> { one(s, queries[q], k, q, docs, scores); return null; }));
+          futures.add(pool.submit(() -> {
+            one(s, queries[q], k, q, docs, scores, indri, reranker, firstDepth);
+            return null;
+          }));
         }
         for (Future<?> f : futures) f.get();
       } finally {
@@ -172,19 +365,76 @@ public final class BatchSearcher implements AutoCloseable {
     return buf.array();
   }
 
-  private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores)
-      throws Exception {
+  private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores, boolean indri,
+      Reranker<Object> reranker, int firstDepth) throws Exception {
     Query query = new BagOfWordsQueryGenerator().buildQuery(FIELD, analyzer, text);
-    ScoreDoc[] hits = idRank == null ? s.search(query, k, ANSERINI_ORDER, true).scoreDocs : topByRank(s, query, k);
-    int[] d = new int[hits.length];
-    float[] sc = new float[hits.length];
-    for (int j = 0; j < hits.length; j++) {
-      d[j] = hits[j].doc;
-      sc[j] = hits[j].score;
+    if (indri) query = indriQuery(query);
+    int[] d;
+    float[] sc;
+    if (reranker == null) {
+      ScoreDoc[] hits = top(s, query, k);
+      d = new int[hits.length];
+      sc = new float[hits.length];
+      for (int j = 0; j < hits.length; j++) {
+        d[j] = hits[j].doc;
+        sc[j] = hits[j].score;
+      }
+    } else {
+      ScoredDocs out = rerank(s, query, text, k, reranker, firstDepth);
+      d = out.lucene_docids;
+      sc = out.scores;
     }
     adjustTies(sc);
     docs[i] = d;
     scores[i] = sc;
+  }
+
+  private ScoreDoc[] top(IndexSearcher s, Query query, int k) throws Exception {
+    return idRank == null ? s.search(query, k, ANSERINI_ORDER, true).scoreDocs : topByRank(s, query, k);
+  }
+
+  /**
+   * Anserini's expansion for one query: the first search (same order as SimpleSearcher's), its
+   * hits as ScoredDocs, a RerankerContext as SimpleSearcher makes it (hits = k), the reranker.
+   * The rerankers read only the docids, scores and the length of lucene_documents of their
+   * input, so the first search's stored documents are not loaded (SimpleSearcher loads them).
+   */
+  private ScoredDocs rerank(IndexSearcher s, Query query, String text, int k, Reranker<Object> reranker,
+      int firstDepth) throws Exception {
+    ScoreDoc[] hits = top(s, query, firstDepth);
+    ScoredDocs first = new ScoredDocs();
+    first.lucene_docids = new int[hits.length];
+    first.scores = new float[hits.length];
+    first.docids = new String[hits.length];
+    first.lucene_documents = new Document[hits.length];
+    for (int j = 0; j < hits.length; j++) {
+      first.lucene_docids[j] = hits[j].doc;
+      first.scores[j] = hits[j].score;
+    }
+    SearchCollection.Args args = new SearchCollection.Args();
+    args.hits = k;
+    List<String> tokens = AnalyzerUtils.analyze(analyzer, text);
+    RerankerContext<Object> context = new RerankerContext<>(s, null, query, null, text, tokens, null, args);
+    return reranker.rerank(first, context);
+  }
+
+  static final class NoStoredFields extends IndexSearcher {
+    private static final StoredFields EMPTY = new StoredFields() {
+      @Override
+      public void document(int docID, org.apache.lucene.index.StoredFieldVisitor visitor) {}
+    };
+
+    NoStoredFields(IndexReader reader) { super(reader); }
+
+    @Override
+    public StoredFields storedFields() { return EMPTY; }
+  }
+
+  /** The bag-of-words clauses (one per distinct term, boosted by its count) under IndriAndQuery. */
+  static Query indriQuery(Query bow) {
+    if (!(bow instanceof BooleanQuery bq)) return bow;
+    List<BooleanClause> clauses = new ArrayList<>(bq.clauses());
+    return clauses.isEmpty() ? bow : new IndriAndQuery(clauses);
   }
 
   /** The top k by (score desc, external id asc): plain top-score collection, ties fixed after. */
