@@ -470,7 +470,7 @@ class Similarity:
     def settings(self) -> dict[str, Value]:
         """Every parameter, expansion ones prefixed (``rm3.fb_terms``): what a sweep varies."""
         out = dict(self.values)
-        for p in MODELS[self.model]:  # left out of the name, still a setting (bm25 accurate=false)
+        for p in MODELS.get(self.model, ()):  # left out of the name, still a setting (bm25 accurate=false)
             if p.hidden_default and p.name not in out:
                 out[p.name] = p.default
         out.update({f"{self.expansion}.{k}": v for k, v in self.expansion_values})
