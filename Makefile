@@ -25,6 +25,7 @@ bench: setup-dev
 	.venv/bin/python bench/bench_search.py
 	.venv/bin/python bench/bench_eval.py --sizes 1M,10M
 	.venv/bin/python bench/bench_stats.py
+	.venv/bin/python bench/bench_e2e.py
 	.venv/bin/python bench/bench_scale.py
 
 # The Docker image (README "Docker"): the base bootstrapped from the Debian mirror when the

@@ -132,3 +132,43 @@ def test_strictly_decreasing_breaks_every_float32_tie():
         np.nextafter(np.nextafter(3.0, 0), 0),
         1.0,
     ]
+
+
+def test_strictly_decreasing_over_rankings_back_to_back():
+    """Several rankings in one array: each is made strictly decreasing on its own, a ranking's
+    first score never lowered because the previous one ended on the same value."""
+    from harness.engine.search import strictly_decreasing
+
+    rng = np.random.default_rng(1)
+    pool = np.array([40.0, 33.5, 2.0, 1.0], dtype=np.float32)
+    parts = [np.sort(rng.choice(pool, int(rng.integers(1, 30))))[::-1] for _ in range(200)]
+    starts = np.cumsum([0] + [len(p) for p in parts[:-1]])
+    together = strictly_decreasing(np.concatenate(parts), starts)
+    assert together.tolist() == np.concatenate([strictly_decreasing(p) for p in parts]).tolist()
+
+
+@pytest.mark.parametrize("spec", ["bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)"])
+def test_search_run_equals_search_and_its_file_equals_repr(cranfield_index, cranfield_topics, spec, tmp_path):
+    """The columnar path (what `harness run` uses) gives the run that search() gives, bit for
+    bit, and its TREC file is the text of one repr() per score."""
+    from harness.formats.runs import Run, read_run, write_run
+
+    sim = Similarity.parse(spec)
+    searcher = Searcher(cranfield_index.path, IndexOptions())
+    topics = list(cranfield_topics) + [("empty", "zzzzqqq")]
+    run = searcher.search_run(topics, sim, 1000)
+    ranked = searcher.search([t for _, t in topics], sim, 1000)
+    expected = Run.from_ranked({q: r for (q, _), r in zip(topics, ranked) if len(r[0])})
+    assert run.topics() == expected.topics() and "empty" not in run.topics()
+    for q in run.topics():
+        assert run.ranked(q)[0] == expected.ranked(q)[0]
+        assert run.ranked(q)[1].tolist() == expected.ranked(q)[1].tolist()
+    write_run(tmp_path / "run", run, "tag")
+    lines = [
+        f"{q} Q0 {d} {r} {s!r} tag\n"
+        for q, (ids, scores) in zip([q for q, _ in topics], ranked)
+        for r, (d, s) in enumerate(zip(ids, scores.tolist()), start=1)
+    ]
+    assert (tmp_path / "run").read_text() == "".join(lines)
+    back = read_run(tmp_path / "run")
+    assert np.array_equal(back.scores.view(np.uint64), run.scores.view(np.uint64))

@@ -34,8 +34,9 @@ _BAD_ID_CHAR = re.compile(r"[^\S\n]|[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 __all__ = ["Searcher", "strictly_decreasing", "unpack"]
 
 
-def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
+def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
     """Scores in rank order as float64, the j-th repeat of a score lowered by j float64 ulps.
+    ``starts``: where each ranking begins when ``scores`` holds several back to back.
 
     The input is non-increasing (Anserini's adjusted scores), so only equal neighbours need
     fixing; two distinct float32 values are millions of float64 ulps apart, so the lowered
@@ -45,16 +46,22 @@ def strictly_decreasing(scores: np.ndarray) -> np.ndarray:
     [3.0, 2.9999999999999996, 2.999999999999999, 1.0]
     """
     s = scores.astype(np.float64)
-    if s.size < 2 or not np.any(s[1:] >= s[:-1]):
+    within = np.ones(s.size, dtype=bool)  # row i continues the ranking of row i - 1
+    within[:1] = False
+    if starts is not None:
+        starts = np.asarray(starts, dtype=np.int64)
+        within[starts[starts < s.size]] = False
+    if s.size < 2 or not np.any((s[1:] >= s[:-1]) & within[1:]):
         return s
     idx = np.arange(s.size)
-    first = np.r_[True, s[1:] != s[:-1]]
+    first = ~within
+    first[1:] |= s[1:] != s[:-1]
     repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))  # 0, 1, 2... within a tie
     out = s - repeat * np.abs(np.spacing(s))
-    if not np.all(out[1:] < out[:-1]):  # not reachable for real scores; keep the guarantee anyway
+    if not np.all((out[1:] < out[:-1]) | ~within[1:]):  # not reachable for real scores; kept anyway
         out = s.copy()
         for i in range(1, out.size):
-            if out[i] >= out[i - 1]:
+            if within[i] and out[i] >= out[i - 1]:
                 out[i] = np.nextafter(out[i - 1], -np.inf)
     return out
 
@@ -79,6 +86,7 @@ class Searcher:
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
+        self._id_bytes = None  # the ids as a NUL-padded S array, made on first search_run
         text = raw.decode("utf-8")
         self.ids = np.array(text.split("\n")[:-1], dtype=object)
         if len(self.ids) != self._java.maxDoc() or _BAD_ID_CHAR.search(text):
@@ -183,6 +191,26 @@ class Searcher:
         docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
         scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
         return counts, docs, scores
+
+    def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
+        """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
+        arrays without a Python object per hit (topics that return nothing are left out)."""
+        from harness.formats.runs import Run
+        from harness.formats.tokenizer import pad8
+
+        if self._id_bytes is None:
+            self._id_bytes = pad8(np.array([d.encode("utf-8", "surrogateescape") for d in self.ids.tolist()], "S"))
+        counts, docs, scores = self.search_arrays([text for _, text in topics], sim, depth, threads)
+        keep = np.flatnonzero(counts > 0)
+        offsets = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(counts[keep], out=offsets[1:])
+        return Run(
+            [topics[i][0] for i in keep.tolist()],
+            offsets,
+            self._id_bytes[docs],
+            strictly_decreasing(scores, offsets[:-1]),
+            source or f"<search {sim}>",
+        )
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query text, (doc ids, float64 scores) in rank order."""

@@ -119,8 +119,9 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
 
 def _run_experiment(cfg: Config, log) -> ExperimentResult:
     from harness.engine.topics import read_topics
+    from harness.experiment.cache import load_run, store_run
     from harness.formats.qrels import read_qrels
-    from harness.formats.runs import Run, read_run, write_run
+    from harness.formats.runs import Run
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
@@ -177,16 +178,25 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
         for sim in cfg.runs:
             if paths[str(sim)].exists():
                 t = time.perf_counter()
-                run = read_run(paths[str(sim)])
+                run = load_run(paths[str(sim)])
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)
-        # The executor yields each run's ranked lists in config order (seconds: searching time,
-        # summed over the workers' tasks under Dask); the driver writes the cached run file.
-        queries = [text for _, text in topics]
-        for sim, ranked, seconds in executor.search(info, pending, queries, cfg.depth, cfg.index_threads):
-            run = Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])})
-            write_run(paths[str(sim)], run, tag=str(sim))
+        # The executor yields each run in config order (seconds: searching time, summed over the
+        # workers' tasks under Dask); the driver writes the cached run file. An executor with
+        # `search_runs` hands over columnar runs (no Python object per hit); otherwise its
+        # ranked lists become a Run here.
+        if hasattr(executor, "search_runs"):
+            searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
+        else:
+            searched = (
+                (sim, Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])}), seconds)
+                for sim, ranked, seconds in executor.search(
+                    info, pending, [text for _, text in topics], cfg.depth, cfg.index_threads
+                )
+            )
+        for sim, run, seconds in searched:
+            store_run(paths[str(sim)], run, tag=str(sim))
             finish(sim, run, seconds, False)
         results = [done[str(sim)] for sim in cfg.runs]
         timings["search"] = time.perf_counter() - t_search
@@ -259,9 +269,9 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
     from harness.errors import DataError
+    from harness.experiment.cache import load_run, store_run
     from harness.experiment.compare import aligned_scores
     from harness.experiment.tuned import assemble, tune_sweeps, tuned_key
-    from harness.formats.runs import read_run, write_run
 
     spec = cfg.compare
     measure = spec.measures[0]
@@ -280,10 +290,10 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
         path = cache / f"{tr.name}.{key[:16]}.trec"
         reused = path.exists()
         if reused:
-            run = read_run(path)
+            run = load_run(path)
         else:
             run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
-            write_run(path, run, tag=tr.name)
+            store_run(path, run, tag=tr.name)
         in_run = set(run.topics())
         empty = [q for q in tr.topics if q not in in_run]
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)

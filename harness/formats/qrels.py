@@ -16,6 +16,7 @@ from harness.errors import DataError
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
+    check_ids,
     dedupe,
     fixed_bytes,
     map_blocks,
@@ -103,13 +104,17 @@ class Qrels:
 
 
 def read_qrels(path) -> Qrels:
-    """Read a TREC qrels file. :class:`DataError` with the line number for a wrong field count,
-    a non-integer label, or a (qid, docid) pair judged twice."""
+    """Read a TREC qrels file: exactly four whitespace-separated fields per line (as trec_eval
+    9.0.8 requires). :class:`DataError` with the line number for a wrong field count, a
+    non-integer label, a (qid, docid) pair judged twice, a control character or an over-long
+    line or id (see :mod:`harness.formats.tokenizer`); an empty file (no judgments) is an error."""
     source = str(path)
     topics = TopicColumn()
     ids, labels, lines = [], [], LineMap()
 
     def columns(block):
+        check_ids(block, 0, source, "topic id")
+        check_ids(block, 2, source, "doc id")
         return (
             TopicColumn.segments(block),
             fixed_bytes(block, 2),
@@ -122,9 +127,11 @@ def read_qrels(path) -> Qrels:
         ids.append(block_ids)
         labels.append(block_labels)
         lines.add(line_info, line0)
+    if not ids:
+        raise DataError(source, "no judgments: the qrels file is empty (expected lines 'qid iter docid rel')")
     names, offsets, order = topics.grouping()
-    docids = np.concatenate(ids) if ids else np.zeros(0, dtype="S8")
-    lab = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
+    docids = np.concatenate(ids)
+    lab = np.concatenate(labels)
     if order is not None:
         docids, lab, lines.order = docids[order], lab[order], order
     qrels = Qrels(names, offsets, docids, lab, source)

@@ -22,10 +22,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FieldInfos;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -75,6 +79,7 @@ import org.apache.lucene.search.similarities.NormalizationH3;
 import org.apache.lucene.search.similarities.NormalizationZ;
 import org.apache.lucene.search.similarities.Similarity;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
 
 /**
  * Batch retrieval for the harness: Anserini's search semantics, results moved to Python in bulk.
@@ -275,16 +280,34 @@ public final class BatchSearcher implements AutoCloseable {
 
   public int maxDoc() { return reader.maxDoc(); }
 
-  /** Every document's external id in Lucene docid order, UTF-8, each followed by '\n'. */
+  /**
+   * Every document's external id in Lucene docid order, UTF-8, each followed by '\n'. Read from
+   * the id's doc values (Anserini writes binary ones for its tie-break sort) in one sequential
+   * pass, not by loading each stored document (which took 9-11 s for 200,000 documents here);
+   * stored fields only where a segment has no id doc values.
+   */
   public byte[] externalIds() throws Exception {
-    StoredFields stored = reader.storedFields();
-    Set<String> only = Set.of(ID);
-    StringBuilder out = new StringBuilder(reader.maxDoc() * 12);
-    for (int i = 0; i < reader.maxDoc(); i++) {
-      String id = stored.document(i, only).get(ID);
-      out.append(id == null ? "" : id).append('\n');
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(reader.maxDoc() * 12);
+    for (LeafReaderContext leaf : reader.leaves()) {
+      LeafReader r = leaf.reader();
+      BinaryDocValues binary = r.getBinaryDocValues(ID);
+      SortedDocValues sorted = binary == null ? r.getSortedDocValues(ID) : null;
+      StoredFields stored = binary == null && sorted == null ? r.storedFields() : null;
+      for (int i = 0; i < r.maxDoc(); i++) {
+        BytesRef b = null;
+        if (binary != null) {
+          if (binary.advanceExact(i)) b = binary.binaryValue();
+        } else if (sorted != null) {
+          if (sorted.advanceExact(i)) b = sorted.lookupOrd(sorted.ordValue());
+        } else {
+          String id = stored.document(i, Set.of(ID)).get(ID);
+          if (id != null) b = new BytesRef(id);
+        }
+        if (b != null) out.write(b.bytes, b.offset, b.length);
+        out.write('\n');
+      }
     }
-    return out.toString().getBytes(StandardCharsets.UTF_8);
+    return out.toByteArray();
   }
 
   /** The analyzed terms of a query text, joined by ' ' (for reports and tests). */

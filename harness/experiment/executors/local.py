@@ -27,5 +27,21 @@ class LocalExecutor:
         finally:
             searcher.close()
 
+    def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
+        """Like :meth:`search`, but each run as a columnar :class:`~harness.formats.runs.Run`
+        straight from the batch's arrays (no Python object per hit; what `harness run` uses)."""
+        if not sims:
+            return  # everything cached: no JVM
+        from harness.engine.search import Searcher
+
+        searcher = Searcher(index.path, index.options)
+        try:
+            for sim in sims:
+                t = time.perf_counter()
+                run = searcher.search_run(topics, sim, depth, threads=threads)
+                yield sim, run, time.perf_counter() - t
+        finally:
+            searcher.close()
+
     def close(self) -> None:
         pass
