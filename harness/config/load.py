@@ -734,6 +734,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         raw=raw,
         compare=v["compare"],
         explorer_depth=v["report"]["explorer_depth"],
+        explorer_topics=v["report"]["explorer_topics"],
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
     )

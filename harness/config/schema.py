@@ -326,6 +326,14 @@ SCHEMA = Key(
                     default=20,
                     minimum=0,
                 ),
+                Key(
+                    "explorer_topics",
+                    "int",
+                    "Topics shown in the topic explorer: beyond this many, those with the largest difference "
+                    "between the first two runs shown (either way), else the first ones.",
+                    default=250,
+                    minimum=1,
+                ),
             ),
         ),
         Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir"),
@@ -472,6 +480,7 @@ class Config:
     raw: dict = field(compare=False, repr=False)
     compare: CompareSpec | None = None
     explorer_depth: int = 20  # report.explorer_depth
+    explorer_topics: int = 250  # report.explorer_topics
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
 

@@ -78,7 +78,10 @@ def _fill(session: JudgeSession, topics, pools, index_path, options) -> JudgeSes
                 if d not in session.texts:
                     body = docs.text(d)
                     session.texts[d] = "(not in the index)" if body is None else body
-                    session.tokens[d] = docs.tokens(session.texts[d]) if body is not None else []
+                    if body is None:
+                        session.tokens[d] = []
+        stored = [d for d in session.texts if d not in session.tokens]
+        session.tokens.update(zip(stored, docs.tokens_many([session.texts[d] for d in stored])))
     finally:
         docs.close()
     return session

@@ -266,7 +266,9 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
     if cfg.explorer_depth > 0:
         from harness.report.explorer import render_explorer
 
-        sections.append(("explorer", "Topic explorer", render_explorer(result, cfg.explorer_depth)))
+        sections.append(
+            ("explorer", "Topic explorer", render_explorer(result, cfg.explorer_depth, cfg.explorer_topics))
+        )
     sections.append(
         (
             "runs",
