@@ -391,3 +391,21 @@ def test_evaluate_duplicates_flag(tmp_path):
     r = harness("evaluate", str(run), str(qrels), "-m", "P@2", "--duplicates", "drop")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "P@2\tall\t0.5000"  # d1 relevant, d2 not: 1/2
+
+
+def test_evaluate_warns_when_no_retrieved_id_is_judged(tmp_path):
+    """The ids of a run and of its qrels that never meet (a prefix, an extension) make every score
+    0: a warning says so. One shared id, however deep in the run, silences it."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 doc7 1\n2 0 doc40000 1\n")
+    lines = [f"{1 + i // 20000} Q0 d{i} {1 + i % 20000} {1 - i / 1e6} t" for i in range(40_000)]
+    run = tmp_path / "r.trec"
+    run.write_text("\n".join(lines) + "\n")
+    r = harness("evaluate", str(run), str(qrels), "-m", "AP")
+    assert r.returncode == 0 and r.stdout.strip() == "AP\tall\t0.0000"
+    assert "none of its document ids is judged" in r.stderr and "r.trec" in r.stderr
+    lines[-1] = lines[-1].replace(" d39999 ", " doc40000 ")  # the last line of 40,000
+    run.write_text("\n".join(lines) + "\n")
+    r = harness("evaluate", str(run), str(qrels), "-m", "AP")
+    assert r.returncode == 0 and "none of its document ids" not in r.stderr
+    assert r.stdout.strip() == "AP\tall\t0.0000"  # topic 2: AP 1/20,000 (its relevant doc at rank 20,000); topic 1: 0

@@ -5,6 +5,7 @@ addresses, and the metrics it shows against pytrec_eval on the written file."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -97,6 +98,34 @@ def test_store_rejects_bad_files(tmp_path):
         QrelsStore(bad)
     with pytest.raises(DataError, match="does not exist"):
         QrelsStore(tmp_path / "no" / "q.txt")
+    # the readers' shared hygiene (harness.formats.hygiene), as read_qrels applies it
+    bad.write_text("q1 0 d1 1\nq1 0 d\x1b2 1\n")
+    with pytest.raises(DataError, match=r"bad.txt:2: doc id .*control character"):
+        QrelsStore(bad)
+    bad.write_bytes(b"q1 0 d1 1\nq1 0 d\xff 1\n")
+    with pytest.raises(DataError, match=r"bad.txt:2: not UTF-8"):
+        QrelsStore(bad)
+    bad.write_bytes(b"q1 0 d1 1\n" + b"x" * (2 << 20) + b"\n")
+    with pytest.raises(DataError, match=r"bad.txt:2: line longer than"):
+        QrelsStore(bad)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(DataError, match="FIFO"):  # refused before open, which would block
+        QrelsStore(fifo)
+    bad.write_text("q1 0 d1 1\n")
+    store = QrelsStore(bad)  # a judgment with a bad id never reaches the file
+    with pytest.raises(DataError, match="doc id 'd 2' contains a space"):
+        store.judge("q1", "d 2", 1)
+    assert bad.read_text() == "q1 0 d1 1\n"
+
+
+def test_store_skips_a_byte_order_mark(tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_bytes(b"\xef\xbb\xbfq1 0 d1 1\r\nq1 0 d2 0\r\n")  # as Windows editors save it
+    store = QrelsStore(path)
+    assert store.judgments() == {"q1": {"d1": 1, "d2": 0}}
+    assert store.judge("q1", "d3", 2) == "added"
+    assert QrelsStore(path).judgments() == {"q1": {"d1": 1, "d2": 0, "d3": 2}}
 
 
 def test_twenty_concurrent_posts_from_two_clients(tmp_path):

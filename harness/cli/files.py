@@ -39,15 +39,19 @@ def _read_run_and_qrels(run_path: str, qrels_path: str, duplicates: str = "error
 
 def _check_qrels(qrels, qrels_path, runs) -> None:
     """An empty qrels file is an error; runs sharing no doc id with the qrels get a warning."""
-    import numpy as np
-
     from harness.errors import warn
 
     if not qrels.topics():
         raise DataError(qrels_path, "the qrels file has no judgments: nothing could be evaluated")
-    judged = np.unique(qrels.docids)
+    judged = None
     for path, run in runs:
-        if len(run) and not len(np.intersect1d(np.unique(run.docids), judged)):
+        if not len(run):
+            continue
+        judged = judged if judged is not None else set(qrels.docids.tolist())
+        # Stop at the first judged hit (almost always in the first block). np.unique and
+        # intersect1d over the 10M ids of a run cost 6.5 s of an 8-second evaluation (numpy 2.5).
+        step = 1 << 14
+        if not any(not judged.isdisjoint(run.docids[lo : lo + step].tolist()) for lo in range(0, len(run), step)):
             warn(
                 f"{path}: none of its document ids is judged in {qrels_path}: every score will be 0. "
                 "Do the ids match (file names with or without an extension, a prefix)?"

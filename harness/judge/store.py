@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.formats.hygiene import check_id, numbered_lines
 
 __all__ = ["QrelsStore", "LABELS"]
 
@@ -75,28 +76,31 @@ class QrelsStore:
         labels: dict[tuple[str, str], int] = {}
         if sig is not None:
             lines: dict[tuple[str, str], int] = {}
-            with open(self.path, encoding="utf-8", errors="surrogateescape") as f:
-                for lineno, line in enumerate(f, start=1):
-                    fields = line.split()
-                    if not fields:
-                        continue
-                    if len(fields) != 4:
-                        raise DataError(
-                            self.path, f"expected 4 fields 'qid iter docid label' (got {len(fields)})", line=lineno
-                        )
-                    qid, _, doc, label = fields
-                    try:
-                        value = int(label)
-                    except ValueError:
-                        raise DataError(self.path, f"label {label!r} is not an integer", line=lineno) from None
-                    if (qid, doc) in lines:
-                        raise DataError(
-                            self.path,
-                            f"topic {qid!r}, document {doc!r} is judged twice (lines {lines[qid, doc]} and {lineno})",
-                            line=lineno,
-                        )
-                    lines[qid, doc] = lineno
-                    labels[qid, doc] = value
+            # the shared hygiene of every reader: regular files only, BOM skipped, UTF-8, lines
+            # of at most 1 MiB, ids without whitespace or control characters
+            for lineno, line in numbered_lines(self.path):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) != 4:
+                    raise DataError(
+                        self.path, f"expected 4 fields 'qid iter docid label' (got {len(fields)})", line=lineno
+                    )
+                qid, _, doc, label = fields
+                check_id(self.path, "topic id", qid, lineno)
+                check_id(self.path, "doc id", doc, lineno)
+                try:
+                    value = int(label)
+                except ValueError:
+                    raise DataError(self.path, f"label {label!r} is not an integer", line=lineno) from None
+                if (qid, doc) in lines:
+                    raise DataError(
+                        self.path,
+                        f"topic {qid!r}, document {doc!r} is judged twice (lines {lines[qid, doc]} and {lineno})",
+                        line=lineno,
+                    )
+                lines[qid, doc] = lineno
+                labels[qid, doc] = value
         if labels != self._labels:
             self.generation += 1
         self._labels = labels
@@ -124,9 +128,8 @@ class QrelsStore:
     def judge(self, qid: str, doc: str, label: int) -> str:
         """Record a judgment: ``"added"`` (a line appended), ``"changed"`` (the file rewritten
         with that line's new label) or ``"unchanged"`` (the file already says so)."""
-        for what, value in (("topic id", qid), ("doc id", doc)):
-            if not value or len(value.split()) != 1 or value != value.strip():
-                raise DataError(self.path, f"a {what} in a qrels file cannot be empty or hold whitespace: {value!r}")
+        check_id(self.path, "topic id", qid)
+        check_id(self.path, "doc id", doc)
         if isinstance(label, bool) or not isinstance(label, int):
             raise DataError(self.path, f"label must be an integer (got {label!r})")
         with self._lock, _folder_lock(self.path.parent):
