@@ -19,3 +19,16 @@ done
 # pyserini's Python code (~4 MB): the harness never imports pyserini (the import-linter contract
 # forbids it), it only finds the package to read the jar under resources/.
 find "$site/pyserini" -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name resources -exec rm -rf {} +
+# pyarrow's parts the harness never loads (it uses pyarrow's core, compute and csv): Arrow Flight
+# (libarrow_flight, 32 MB, and its Python bindings), the S3 file system (libarrow_s3, 17 MB, which
+# only pyarrow.fs loads, and that import tolerates its absence), C++ headers and Cython sources,
+# and the two extra copies of libarrow_python (the wheel stores each symlink as a file: only the
+# .so.<ABI> name is linked against). tests/test_docker_image.py runs the readers and the writer in
+# the image and compares their files with a local run's.
+pa="$site/pyarrow"
+rm -rf "$pa/include" "$pa/src" "$pa"/libarrow_flight.so* "$pa"/libarrow_python_flight.so* "$pa"/_flight*.so \
+  "$pa/flight.py" "$pa"/libarrow_s3.so* "$pa"/_pyarrow_cpp_tests*.so
+find "$pa" -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' | xargs rm -f
+for lib in libarrow_python libarrow_python_parquet_encryption; do
+  rm -f "$pa/$lib.so" "$pa/$lib.so".*.*.*
+done

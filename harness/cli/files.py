@@ -43,15 +43,17 @@ def _check_qrels(qrels, qrels_path, runs) -> None:
 
     if not qrels.topics():
         raise DataError(qrels_path, "the qrels file has no judgments: nothing could be evaluated")
-    judged = None
+    judged_list = None
     for path, run in runs:
         if not len(run):
             continue
-        judged = judged if judged is not None else set(qrels.docids.tolist())
-        # Stop at the first judged hit (almost always in the first block). np.unique and
-        # intersect1d over the 10M ids of a run cost 6.5 s of an 8-second evaluation (numpy 2.5).
-        step = 1 << 14
-        if not any(not judged.isdisjoint(run.docids[lo : lo + step].tolist()) for lo in range(0, len(run), step)):
+        if judged_list is None:
+            judged_list = qrels.docids.tolist()
+        # Almost always a judged id is among the run's first hits: look there first, stopping at
+        # the first shared id; only a run that shares none is searched whole. np.unique and
+        # intersect1d over a 10M-line run's ids took 6.5 s of an 8.9-second evaluation (numpy 2.5).
+        head = set(run.docids[: 1 << 14].tolist())
+        if head.isdisjoint(judged_list) and set(judged_list).isdisjoint(run.docids.tolist()):
             warn(
                 f"{path}: none of its document ids is judged in {qrels_path}: every score will be 0. "
                 "Do the ids match (file names with or without an extension, a prefix)?"
