@@ -7,7 +7,7 @@ In one run, on the synthetic corpus of bench_search.py (200,000 documents, 2,000
              (harness.experiment.executors): local with `--threads` threads (one JVM), and a Dask
              LocalCluster of 1 and of 2 single-threaded worker processes, in alternating rounds
              (median of `--repeats`). Timed: every run's
-             ranked lists back in the driver (searching, transfer, unpacking), not the writing
+             runs back in the driver as columnar Runs (searching, transfer, unpacking), not the writing
              of run files, which is the same driver code on every path. Each path's searcher /
              workers are opened and warmed (JIT, index open) before the clock starts; start-up
              is printed apart. Every run is checked identical to the local path's (digest of
@@ -15,7 +15,7 @@ In one run, on the synthetic corpus of bench_search.py (200,000 documents, 2,000
   index      ensure_index: local (IndexCollection, `--threads` threads) vs 2 shards built on the
              2 workers and merged (Lucene addIndexes); the statistics must be equal.
   cost model per-task overhead (empty search tasks), per-query cost (the workers' own task
-             timings), transfer per hit (tasks returning 1M hits, gathered and unpacked), and
+             timings), transfer per hit (tasks returning 1M hits, gathered and made a Run), and
              what they predict for MS MARCO passage (8.8M documents, 6,980 topics, 35 settings,
              depth 1000) on 8 and 32 workers.
 
@@ -45,20 +45,21 @@ SETTINGS = [f"bm25(k1={k1},b={b})" for k1 in (0.6, 0.9, 1.2) for b in (0.3, 0.4,
 MSMARCO = {"docs": 8_841_823, "topics": 6_980, "settings": 35, "depth": 1000}
 
 
-def digest(ranked) -> str:
-    h = hashlib.sha256()
-    for ids, scores in ranked:
-        h.update("\n".join(ids).encode())
-        h.update(np.ascontiguousarray(scores).tobytes())
+def digest(run) -> str:
+    """Of a Run's topics, offsets, doc ids and scores: equal digests, identical run files."""
+    h = hashlib.sha256("\n".join(run.topics()).encode())
+    for a in (run.offsets, run.docids, run.scores):
+        h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()
 
 
-def sweep(executor, info, sims, queries, depth, threads):
-    """Wall time of the whole sweep, per-run digests, summed task seconds."""
+def sweep(executor, info, sims, topics, depth, threads):
+    """Wall time of the whole sweep, per-run digests, summed task seconds. Each run comes back
+    as `harness run` receives it (the executors' search_runs: a columnar Run in the driver)."""
     digests, busy = {}, 0.0
     t = time.perf_counter()
-    for sim, ranked, seconds in executor.search(info, sims, queries, depth, threads):
-        digests[str(sim)] = digest(ranked)
+    for sim, run, seconds in executor.search_runs(info, sims, topics, depth, threads):
+        digests[str(sim)] = digest(run)
         busy += seconds
     return time.perf_counter() - t, digests, busy
 
@@ -93,7 +94,7 @@ def main() -> None:
     from harness.engine import lucene
     from harness.engine.corpus import Corpus
     from harness.engine.index import IndexOptions, ensure_index
-    from harness.engine.search import unpack
+    from harness.engine.search import run_from_arrays
     from harness.engine.similarity import Similarity
     from harness.engine.topics import read_topics
     from harness.experiment.executors.dask import DaskExecutor, search_task
@@ -103,7 +104,8 @@ def main() -> None:
     print(f"# {os.cpu_count()} cores; load average at start {load()} (a shared machine: timings are noisy)")
     corpus_path, topics_path = synth(OUT, args.docs, args.topics)
     corpus = Corpus(corpus_path, "jsonl")
-    queries = [t for _, t in read_topics(topics_path)]
+    topics = read_topics(topics_path)
+    queries = [t for _, t in topics]
     sims = [Similarity.parse(s) for s in SETTINGS]
     work = OUT / "scale"
     shutil.rmtree(work, ignore_errors=True)
@@ -177,12 +179,12 @@ def main() -> None:
     walls: dict[str, list[float]] = {"local": [], "1": [], "2": []}
     busy1 = []
     for _ in range(args.repeats):
-        wall, d, _ = sweep(local, local_idx, sims, queries, args.depth, args.threads)
+        wall, d, _ = sweep(local, local_idx, sims, topics, args.depth, args.threads)
         walls["local"].append(wall)
         ref = ref or d
         assert d == ref
         for name, ex in (("2", ex2), ("1", ex1)):
-            wall, d, busy = sweep(ex, dask_idx, sims, queries, args.depth, 1)
+            wall, d, busy = sweep(ex, dask_idx, sims, topics, args.depth, 1)
             bad = [s for s in SETTINGS if d[s] != ref[s]]
             assert not bad, f"runs differ from the local path's with {name} worker(s): {bad}"
             walls[name].append(wall)
@@ -210,7 +212,7 @@ def main() -> None:
 
     t = time.perf_counter()
     counts, docs, scores = client2.submit(blob, hits, pure=False).result()
-    unpack(counts, table[docs], scores)
+    run_from_arrays([(str(i), "") for i in range(len(counts))], counts, table[docs], scores, "<bench>")
     per_hit = (time.perf_counter() - t - per_task) / hits
     for ex, c in ((ex1, c1), (ex2, c2)):
         ex.close()
@@ -253,7 +255,7 @@ def main() -> None:
     print(
         f"  per-query cost          {per_query * 1e3:.3f} ms  (one worker thread, depth {args.depth}, {args.docs} docs)"
     )
-    print(f"  transfer per hit        {per_hit * 1e9:.0f} ns  (8 bytes a hit: gather + unpack in the driver)")
+    print(f"  transfer per hit        {per_hit * 1e9:.0f} ns  (8 bytes a hit: gather + Run in the driver)")
     print(f"  index per document      {index_dask * 2 / args.docs * 1e6:.1f} us of worker time (sharded build)")
     m = MSMARCO
     scale = m["docs"] / args.docs  # assumption: a query's cost grows with the postings, ~ the corpus size

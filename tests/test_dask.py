@@ -174,7 +174,7 @@ def test_a_worker_numbering_documents_differently_is_refused(cluster, sweeps):
         with pytest.raises(
             EngineError, match=r"Dask worker tcp://\S+ .* numbers the documents of .*sharded differently"
         ):
-            list(ex.search(remote.index, [Similarity.parse("bm25")], ["wing", "flow"], 10, 1))
+            list(ex.search_runs(remote.index, [Similarity.parse("bm25")], [("1", "wing"), ("2", "flow")], 10, 1))
     finally:
         ex.close()
 

@@ -195,22 +195,10 @@ class Searcher:
     def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
         arrays without a Python object per hit (topics that return nothing are left out)."""
-        from harness.formats.runs import Run
-        from harness.formats.tokenizer import pad8
-
         if self._id_bytes is None:
-            self._id_bytes = pad8(np.array([d.encode("utf-8", "surrogateescape") for d in self.ids.tolist()], "S"))
+            self._id_bytes = id_table(self.ids.tolist())
         counts, docs, scores = self.search_arrays([text for _, text in topics], sim, depth, threads)
-        keep = np.flatnonzero(counts > 0)
-        offsets = np.zeros(len(keep) + 1, dtype=np.int64)
-        np.cumsum(counts[keep], out=offsets[1:])
-        return Run(
-            [topics[i][0] for i in keep.tolist()],
-            offsets,
-            self._id_bytes[docs],
-            strictly_decreasing(scores, offsets[:-1]),
-            source or f"<search {sim}>",
-        )
+        return run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query text, (doc ids, float64 scores) in rank order."""
@@ -219,6 +207,25 @@ class Searcher:
 
     def close(self) -> None:
         self._java.close()
+
+
+def id_table(ids: list[str]) -> np.ndarray:
+    """External ids in Lucene docid order as the NUL-padded ``S`` array a Run holds."""
+    from harness.formats.tokenizer import pad8
+
+    return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in ids], "S"))
+
+
+def run_from_arrays(topics, counts: np.ndarray, ids: np.ndarray, scores: np.ndarray, source: str):
+    """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics from a batch's compact
+    arrays (``ids``: the hits' external ids as an ``S`` array, in rank order), without a Python
+    object per hit; topics that returned nothing are left out."""
+    from harness.formats.runs import Run
+
+    keep = np.flatnonzero(counts > 0)
+    offsets = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(counts[keep], out=offsets[1:])
+    return Run([topics[i][0] for i in keep.tolist()], offsets, ids, strictly_decreasing(scores, offsets[:-1]), source)
 
 
 def unpack(counts: np.ndarray, ids: np.ndarray, scores: np.ndarray) -> list[tuple[list[str], np.ndarray]]:

@@ -121,7 +121,6 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run, store_run
     from harness.formats.qrels import read_qrels
-    from harness.formats.runs import Run
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
@@ -182,19 +181,10 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)
-        # The executor yields each run in config order (seconds: searching time, summed over the
-        # workers' tasks under Dask); the driver writes the cached run file. An executor with
-        # `search_runs` hands over columnar runs (no Python object per hit); otherwise its
-        # ranked lists become a Run here.
-        if hasattr(executor, "search_runs"):
-            searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
-        else:
-            searched = (
-                (sim, Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])}), seconds)
-                for sim, ranked, seconds in executor.search(
-                    info, pending, [text for _, text in topics], cfg.depth, cfg.index_threads
-                )
-            )
+        # The executor yields each run in config order as a columnar Run (no Python object per
+        # hit; seconds: searching time, summed over the workers' tasks under Dask); the driver
+        # writes the cached run file.
+        searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
         for sim, run, seconds in searched:
             store_run(paths[str(sim)], run, tag=str(sim))
             finish(sim, run, seconds, False)

@@ -169,21 +169,19 @@ class DaskExecutor:
 
     # ------------------------------------------------------------------ searching
     def _id_table(self, index):
-        """The index's external ids in Lucene docid order (object array) and their digest."""
+        """The index's external ids in Lucene docid order, as a Run's ``S`` array, and their digest."""
         key = (str(index.path), index.fingerprint)
         if key not in self._tables:
+            from harness.engine.search import id_table
+
             fut = self._client.submit(ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}")
             blob, digest = self._gather([fut])[0]
             ids = blob.decode("utf-8", "surrogateescape").split("\n") if blob else []
-            self._tables[key] = (np.array(ids, dtype=object), digest)
+            self._tables[key] = (id_table(ids), digest)
         return self._tables[key]
 
-    def search(self, index, sims, queries: list[str], depth: int, threads: int):
-        """(sim, ranked, worker seconds) per run in `sims` order; every task is submitted first."""
-        if not sims:
-            return
-        from harness.engine.search import unpack
-
+    def _arrays(self, index, sims, queries: list[str], depth: int):
+        """(sim, counts, Lucene docids, scores, worker seconds, id table) per run in `sims` order."""
         client = self._connect()
         n = len(queries)
         if self.execution.topics_per_task:
@@ -222,9 +220,21 @@ class DaskExecutor:
                 counts = np.concatenate([p[0] for p in parts])
                 docs = np.concatenate([p[1] for p in parts])
                 scores = np.concatenate([p[2] for p in parts])
-                yield sim, unpack(counts, table[docs], scores), sum(p[4] for p in parts)
+                yield sim, counts, docs, scores, sum(p[4] for p in parts), table
         finally:
             client.cancel([f for futs in futures for f in futs])
+
+    def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
+        """(sim, run, worker seconds) per run in `sims` order, each a columnar
+        :class:`~harness.formats.runs.Run` built from the workers' arrays (no Python object per
+        hit), as the local executor makes it; every task is submitted first."""
+        if not sims:
+            return
+        from harness.engine.search import run_from_arrays
+
+        queries = [text for _, text in topics]
+        for sim, counts, docs, scores, seconds, table in self._arrays(index, sims, queries, depth):
+            yield sim, run_from_arrays(topics, counts, table[docs], scores, f"<search {sim}>"), seconds
 
 
 def _tag() -> str:

@@ -15,21 +15,9 @@ class LocalExecutor:
     def describe(self) -> str:
         return "local"
 
-    def search(self, index, sims, queries: list[str], depth: int, threads: int):
-        from harness.engine.search import Searcher
-
-        searcher = Searcher(index.path, index.options)
-        try:
-            for sim in sims:
-                t = time.perf_counter()
-                ranked = searcher.search(queries, sim, depth, threads=threads)
-                yield sim, ranked, time.perf_counter() - t
-        finally:
-            searcher.close()
-
     def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
-        """Like :meth:`search`, but each run as a columnar :class:`~harness.formats.runs.Run`
-        straight from the batch's arrays (no Python object per hit; what `harness run` uses)."""
+        """(sim, run, seconds) per run in `sims` order, each a columnar
+        :class:`~harness.formats.runs.Run` straight from the batch's arrays (no Python object per hit)."""
         if not sims:
             return  # everything cached: no JVM
         from harness.engine.search import Searcher
