@@ -24,6 +24,8 @@ def main() -> int:
         print("ecj not found: apt-get install ecj", file=sys.stderr)
         return 2
     src = HERE / "BatchSearcher.java"
+    for stale in (HERE / "harness").glob("*.class"):  # an inner class that no longer exists must go
+        stale.unlink()
     subprocess.run(
         [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), str(src)], check=True
     )

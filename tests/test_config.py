@@ -177,7 +177,7 @@ def test_negative_k1_in_a_sweep(tmp_path):
 def test_unknown_model_and_parameter(tmp_path):
     found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm26: {}\n  - jm: {lamda: 0.5}"))
     assert found == [
-        "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, jm, tfidf, dfr, "
+        "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, indri, jm, tfidf, dfr, "
         "ib, dfi, axiomatic, inl2, spl, f2exp, f2log",
         "c.yaml:6: runs[1].jm.lamda: unknown jm parameter 'lamda'; did you mean 'lambda'? Valid: lambda "
         "(or one query expansion: rm3, rocchio, bm25prf)",

@@ -18,7 +18,9 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from harness.config import Execution, load_config
@@ -335,3 +337,20 @@ def test_cli_workers_starts_and_stops_its_own_cluster(tmp_path):
     assert open_manifest(tmp_path / "i2")["shards"] == 2
     ours = runs_of(tmp_path / "b" / "report")
     assert len(ours) == 5 and ours == runs_of(tmp_path / "a" / "report")
+
+
+def test_indri_runs_do_not_depend_on_the_segment_layout(sweeps, cranfield_index, cranfield_topics):
+    """indri smooths every document for every query term the index holds, also in a segment that
+    lacks the term: the merged shard index (one segment per shard) gives the single build's run."""
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+
+    _, tmp, _, _, _ = sweeps
+    assert len(list((tmp / "sharded").glob("*.si"))) >= 2 > len(list(Path(cranfield_index.path).glob("*.si")))
+    sim = Similarity.parse("indri(mu=1000)")
+    queries = [t for _, t in cranfield_topics]
+    merged = Searcher(tmp / "sharded", IndexOptions()).search(queries, sim, 1000)
+    single = Searcher(cranfield_index.path, IndexOptions()).search(queries, sim, 1000)
+    assert sum(len(ids) for ids, _ in single) > 200_000
+    for (a, sa), (b, sb) in zip(merged, single):
+        assert a == b and np.array_equal(sa, sb)

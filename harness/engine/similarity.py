@@ -210,6 +210,17 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
             doc="Dirichlet prior (Lucene LMDirichletSimilarity mu)",
         ),
     ),
+    "indri": (
+        ParamSpec(
+            "mu",
+            2000.0,
+            0.0,
+            math.inf,
+            low_open=True,
+            high_open=True,
+            doc="Dirichlet prior (Lucene IndriDirichletSimilarity mu; Lucene's default 2000)",
+        ),
+    ),
     "jm": (
         ParamSpec(
             "lambda",
@@ -298,6 +309,9 @@ SOURCES: dict[str, str] = {
     "bm25": "Lucene BM25Similarity(k1, b); with accurate=true Anserini's AccurateBM25Similarity(k1, b)",
     "dirichlet": "Lucene LMDirichletSimilarity(mu) (Anserini's -qld)",
     "jm": "Lucene LMJelinekMercerSimilarity(lambda) (Anserini's -qljm)",
+    "indri": "Lucene IndriDirichletSimilarity(IndriCollectionModel, mu) under Lucene's IndriAndQuery, one clause per "
+    "query token: the mean over the tokens of log((tf + mu * ctf/|C|) / (|d| + mu)), absent terms included "
+    "(Indri's #combine)",
     "tfidf": "Lucene ClassicSimilarity() (the vector space model: tf = sqrt(freq), idf = 1 + ln((N+1)/(df+1)), "
     "norm = 1/sqrt(length))",
     "dfr": "Lucene DFRSimilarity(BasicModel, AfterEffect, Normalization); the defaults are Anserini's -inl2",
@@ -512,6 +526,13 @@ class Similarity:
             return cls(model, values)
         if expansion not in EXPANSIONS:
             raise ValueError(f"unknown query expansion {expansion!r}; valid: {', '.join(EXPANSIONS)}")
+        if model == "indri":
+            # Anserini's rerankers search their expanded query as a plain BooleanQuery, under which
+            # Indri's log-probabilities (negative) rank documents matching fewer terms first.
+            raise ValueError(
+                f"indri cannot take an expansion ({expansion}): Anserini's rerankers search a plain "
+                "BooleanQuery, not Lucene's IndriAndQuery; expand dirichlet or bm25 instead"
+            )
         return cls(model, values, expansion, _resolve(expansion, EXPANSIONS, expansion_params or {}))
 
     @classmethod
