@@ -47,6 +47,7 @@ FAMILY_SPECS = [
     "bm25",
     "bm25(accurate=true)",
     "dirichlet",
+    "indri",
     "jm",
     "tfidf",
     "dfr",
