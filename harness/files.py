@@ -18,15 +18,12 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.errors import DataError
-
 __all__ = [
     "atomic_writer",
     "write_text_atomic",
     "write_json_atomic",
     "fsync_dir",
     "remove_stale_temp_files",
-    "json_lines",
 ]
 
 _TEMP_FILE = re.compile(r"^\..+\.\d+\.[^.]+\.tmp$")
@@ -127,15 +124,3 @@ def remove_stale_temp_files(folder: Path, log=None) -> list[Path]:
     if removed and log is not None:
         log(f"note: removed {len(removed)} temporary file(s) left in {folder} by an interrupted run")
     return removed
-
-
-def json_lines(source, numbered_lines):
-    """(line number, parsed value) of each non-blank line; DataError(source, line) when one is
-    not JSON. ``numbered_lines`` yields (line number, text), e.g. ``enumerate(fh, start=1)``."""
-    for lineno, line in numbered_lines:
-        if not line.strip():
-            continue
-        try:
-            yield lineno, json.loads(line)
-        except ValueError as e:
-            raise DataError(source, f"invalid JSON: {e}", line=lineno) from None
