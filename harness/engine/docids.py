@@ -29,22 +29,9 @@ def sample_ids(ids) -> list[str]:
 
 
 def count_in_index(index_path: Path, ids: list[str]) -> tuple[int, list[str]]:
-    """(how many of ``ids`` the index holds, up to 3 of those it does not)."""
-    Term = lucene.jclass("org.apache.lucene.index.Term")
-    DirectoryReader = lucene.jclass("org.apache.lucene.index.DirectoryReader")
-    FSDirectory = lucene.jclass("org.apache.lucene.store.FSDirectory")
-    File = lucene.jclass("java.io.File")
+    """(how many of ``ids`` the index holds, up to 3 of those it does not); one Java call."""
     try:
-        reader = DirectoryReader.open(FSDirectory.open(File(str(index_path)).toPath()))
+        missing = list(lucene.jclass("harness.BatchSearcher").missingIds(str(index_path), list(ids)))
     except Exception as e:
         raise EngineError(f"cannot open index {index_path}: {e}") from e
-    try:
-        found, missing = 0, []
-        for d in ids:
-            if reader.docFreq(Term("id", d)) > 0:
-                found += 1
-            elif len(missing) < 3:
-                missing.append(d)
-        return found, missing
-    finally:
-        reader.close()
+    return len(ids) - len(missing), [ids[i] for i in missing[:3]]

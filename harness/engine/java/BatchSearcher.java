@@ -262,6 +262,22 @@ public final class BatchSearcher implements AutoCloseable {
   }
 
   /**
+   * Which of `ids` the index's "id" field lacks: their positions in `ids`, in order. One call
+   * for a whole sample (the sanity check of qrels against the collection): a docFreq call per
+   * id through pyjnius cost ~0.2 s for 1,400 ids.
+   */
+  public static int[] missingIds(String indexPath, String[] ids) throws Exception {
+    try (IndexReader r = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)))) {
+      int[] out = new int[ids.length];
+      int n = 0;
+      for (int i = 0; i < ids.length; i++) {
+        if (r.docFreq(new Term(ID, ids[i])) == 0) out[n++] = i;
+      }
+      return java.util.Arrays.copyOf(out, n);
+    }
+  }
+
+  /**
    * What an index stores, as "key=value" lines: documents, positions and term vectors (document
    * vectors) of "contents", whether a "raw" text and an "id" are stored and "id" has sorted doc
    * values (Anserini's tie order). Read from the field infos and the first document only.
