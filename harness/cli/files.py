@@ -43,21 +43,29 @@ def _check_qrels(qrels, qrels_path, runs) -> None:
 
     if not qrels.topics():
         raise DataError(qrels_path, "the qrels file has no judgments: nothing could be evaluated")
-    judged_list = None
+    judged = None
     for path, run in runs:
         if not len(run):
             continue
-        if judged_list is None:
-            judged_list = qrels.docids.tolist()
-        # Almost always a judged id is among the run's first hits: look there first, stopping at
-        # the first shared id; only a run that shares none is searched whole. np.unique and
-        # intersect1d over a 10M-line run's ids took 6.5 s of an 8.9-second evaluation (numpy 2.5).
-        head = set(run.docids[: 1 << 14].tolist())
-        if head.isdisjoint(judged_list) and set(judged_list).isdisjoint(run.docids.tolist()):
+        if judged is None:
+            judged = qrels.docids.tolist()
+        if not _shares_an_id(run, judged):
             warn(
                 f"{path}: none of its document ids is judged in {qrels_path}: every score will be 0. "
                 "Do the ids match (file names with or without an extension, a prefix)?"
             )
+
+
+def _shares_an_id(run, judged: list) -> bool:
+    """Whether any of the run's doc ids is in ``judged``. Almost always one of its first hits
+    is: those are looked at first, and the rest only when none is, in blocks (no list of every
+    id at once). np.unique and intersect1d over a 10M-line run's ids took 6.5 s of an
+    8.9-second evaluation (numpy 2.5)."""
+    head = 1 << 14
+    if not set(run.docids[:head].tolist()).isdisjoint(judged):
+        return True
+    judged_set, step = set(judged), 1 << 16
+    return any(not judged_set.isdisjoint(run.docids[lo : lo + step].tolist()) for lo in range(head, len(run), step))
 
 
 def _measures(texts: list[str]):
