@@ -39,3 +39,31 @@ def cranfield_topics():
     from harness.formats.topics import read_topics
 
     return read_topics(shared_path("collections", "cranfield", "topics.tsv"))
+
+
+def demo_config(tmp: Path, extra: str = "") -> Path:
+    """configs/demo.yaml written into ``tmp`` with absolute data paths, its index and report in
+    ``tmp`` (plus ``extra`` YAML lines); the demo as `make demo` runs it, elsewhere."""
+    text = (REPO / "configs" / "demo.yaml").read_text()
+    text = text.replace("../corpora", str(REPO / "corpora")).replace("../topics", str(REPO / "topics"))
+    text = text.replace("../qrels", str(REPO / "qrels")).replace("../reports/demo", str(tmp / "report"))
+    text = text.replace("index: {stemmer: porter, stopwords: true}", f"index: {{path: {tmp / 'index'}}}")
+    (tmp / "demo.yaml").write_text(text + extra)
+    return tmp / "demo.yaml"
+
+
+def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
+    """A one-run (BM25) experiment on a few JSON-lines documents, report written; its config."""
+    from harness.config import load_config
+    from harness.experiment import run_experiment
+    from harness.report import write_report
+
+    (tmp / "corpus.jsonl").write_text(corpus_jsonl, encoding="utf-8")
+    (tmp / "topics.tsv").write_text(topics_tsv, encoding="utf-8")
+    (tmp / "c.yaml").write_text(
+        f"name: {name}\ncollection: {{path: corpus.jsonl, format: jsonl}}\nindex: {{path: index}}\n"
+        "topics: topics.tsv\nruns: [{bm25: {}}]\noutput: report\n"
+    )
+    cfg = load_config(tmp / "c.yaml")
+    write_report(run_experiment(cfg, log=lambda m: None), cfg.output)
+    return cfg

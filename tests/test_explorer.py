@@ -6,7 +6,6 @@ BMP (Java counts offsets in UTF-16 units, Python in code points). The browser te
 from __future__ import annotations
 
 import re
-import textwrap
 
 import pytest
 
@@ -14,16 +13,11 @@ from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.report import write_report
 
-from .conftest import REPO
+from .conftest import demo_config, tiny_report
 
 
 def _demo(tmp, extra: str):
-    text = (REPO / "configs" / "demo.yaml").read_text()
-    text = text.replace("../corpora", str(REPO / "corpora")).replace("../topics", str(REPO / "topics"))
-    text = text.replace("../qrels", str(REPO / "qrels")).replace("../reports/demo", str(tmp / "report"))
-    text = text.replace("index: {stemmer: porter, stopwords: true}", f"index: {{path: {tmp / 'index'}}}")
-    (tmp / "demo.yaml").write_text(text + extra)
-    cfg = load_config(tmp / "demo.yaml")
+    cfg = load_config(demo_config(tmp, extra))
     result = run_experiment(cfg, log=lambda m: None)
     write_report(result, cfg.output)
     return cfg, result
@@ -72,23 +66,12 @@ def test_explorer_topics_is_checked(tmp_path):
 
 def test_highlights_past_characters_outside_the_bmp(tmp_path):
     # Two astral characters before the words: UTF-16 offsets would be 2 units late per character.
-    (tmp_path / "corpus.jsonl").write_text(
+    cfg = tiny_report(
+        tmp_path,
+        "astral",
         '{"id": "d1", "contents": "\U0001f600\U0001d4b3 the wings of \U0001f600 flowing air flow"}\n'
         '{"id": "d2", "contents": "nothing here"}\n',
-        encoding="utf-8",
+        "q1\twing flow\n",
     )
-    (tmp_path / "topics.tsv").write_text("q1\twing flow\n")
-    (tmp_path / "c.yaml").write_text(
-        textwrap.dedent("""\
-        name: astral
-        collection: {path: corpus.jsonl, format: jsonl}
-        index: {path: index}
-        topics: topics.tsv
-        runs: [{bm25: {}}]
-        output: report
-        """)
-    )
-    cfg = load_config(tmp_path / "c.yaml")
-    write_report(run_experiment(cfg, log=lambda m: None), cfg.output)
     page = (cfg.output / "report.html").read_text(encoding="utf-8")
     assert re.findall(r"<mark>([^<]*)</mark>", page) == ["wings", "flowing", "flow"]

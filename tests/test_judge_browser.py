@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 
 import pytest
 import pytrec_eval
@@ -23,7 +22,7 @@ from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.report import write_report
 
-from .conftest import REPO
+from .conftest import REPO, demo_config, tiny_report
 
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = REPO / "tests" / "output"
@@ -44,12 +43,7 @@ def browser():
 def demo(tmp_path_factory):
     """configs/demo.yaml with its index and report in a temporary folder, run as `make demo` does."""
     tmp = tmp_path_factory.mktemp("demo")
-    text = (REPO / "configs" / "demo.yaml").read_text()
-    text = text.replace("../corpora", str(REPO / "corpora")).replace("../topics", str(REPO / "topics"))
-    text = text.replace("../qrels", str(REPO / "qrels")).replace("../reports/demo", str(tmp / "report"))
-    text = text.replace("index: {stemmer: porter, stopwords: true}", f"index: {{path: {tmp / 'index'}}}")
-    (tmp / "demo.yaml").write_text(text)
-    cfg = load_config(tmp / "demo.yaml")
+    cfg = load_config(demo_config(tmp))
     result = run_experiment(cfg, log=lambda m: None)
     write_report(result, cfg.output)
     return tmp, cfg, result
@@ -221,23 +215,13 @@ def test_markup_in_documents_and_queries_shows_as_text(browser, tmp_path):
 
 
 def test_explorer_shows_markup_as_text(browser, tmp_path):
-    (tmp_path / "corpus.jsonl").write_text(
+    cfg = tiny_report(
+        tmp_path,
+        "markup",
         '{"id": "<b>d1</b>", "contents": "<script>alert(1)</script> wing flow"}\n'
-        '{"id": "d2", "contents": "flows past wings"}\n'
+        '{"id": "d2", "contents": "flows past wings"}\n',
+        "<i>q</i>\t<u>wing</u> flow\n",
     )
-    (tmp_path / "topics.tsv").write_text("<i>q</i>\t<u>wing</u> flow\n")
-    (tmp_path / "c.yaml").write_text(
-        textwrap.dedent("""\
-        name: markup
-        collection: {path: corpus.jsonl, format: jsonl}
-        index: {path: index}
-        topics: topics.tsv
-        runs: [{bm25: {}}]
-        output: report
-        """)
-    )
-    cfg = load_config(tmp_path / "c.yaml")
-    write_report(run_experiment(cfg, log=lambda m: None), cfg.output)
     page = browser.new_page()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
