@@ -16,7 +16,8 @@
 #
 # Size: two stages; pip, setuptools, zip and the venv tooling stay in the first, with what
 # scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the neural
-# encoders' native libraries inside Anserini's fatjar; pyserini's unused Python code).
+# encoders' native libraries inside Anserini's fatjar; pyserini's unused Python code; pyarrow's
+# Flight, S3 file system, headers and Cython sources).
 # Measured figures: README (Docker).
 FROM debian:trixie-slim AS runtime
 RUN apt-get update \
