@@ -469,6 +469,36 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
     assert [row["run"] for row in summary["runs"]][0] == "bm25(k1=0.9,b=0.4)"
 
 
+def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
+    """A batch search is one Java call (harness.engine.lucene.interruptible runs it on a worker
+    thread): Ctrl-C in the middle exits 130 at once, not when the call returns, and leaves
+    nothing behind. "At once" is measured against the same search run to its end afterwards,
+    which also shows that the interrupted run cached nothing."""
+    shutil.copytree(cranfield_index.path, tmp_path / "index")
+    lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
+    (tmp_path / "topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(80) for line in lines))
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        f"name: long\ncollection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
+        "index: {path: index}\ntopics: topics.tsv\nruns: [{bm25: {}}]\noutput: out\n"
+    )
+    log = tmp_path / "err.txt"
+    p = start(cfg, log)
+    wait_for(log, "index reused", p)
+    time.sleep(0.5)  # into the search of 18,000 topics
+    t = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=DEADLINE)
+    stopped = time.monotonic() - t
+    assert p.returncode == 130, log.read_text()
+    assert "searched" not in log.read_text() and "harness: interrupted (SIGINT)" in log.read_text()
+    assert not (tmp_path / "out").exists() and hidden_leftovers(tmp_path) == []
+    r = subprocess.run([PY, "-m", "harness", "run", str(cfg)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    searched = float(r.stderr.split("searched 18000 topics in ")[1].split(" s")[0])
+    assert stopped < searched / 2, f"stopped {stopped:.2f} s after Ctrl-C; the search takes {searched:.2f} s"
+
+
 def test_two_concurrent_runs_of_one_config_both_succeed_with_identical_results(tmp_path):
     cfg = cranfield_project(tmp_path)
     logs = [tmp_path / "a.txt", tmp_path / "b.txt"]

@@ -7,7 +7,9 @@ Signals: SIGTERM and SIGHUP raise :class:`Terminated` (a KeyboardInterrupt) in t
 the same ``finally`` blocks that clean up after Ctrl-C run (temp folders removed, locks released,
 previous outputs untouched). The JVM installs its own handlers for SIGINT/SIGTERM when it starts;
 ``harness.engine.lucene`` re-installs Python's right after, or Ctrl-C would be ignored from then on.
-A signal that arrives while Java is inside one call is handled when that call returns.
+The long Java calls (index builds, batch searches) run on a worker thread
+(:func:`harness.engine.lucene.interruptible`), so a signal acts at once; one that arrives during a
+short Java call is handled when that call returns.
 """
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ def _run_index_collection(
         setattr(args, key, value)
     try:
         indexer = IndexCollection(args)
-        indexer.run()
+        lucene.interruptible(indexer.run)  # Ctrl-C acts at once, not when the build ends
         c = indexer.getCounters()
     except Exception as e:
         raise EngineError(f"Anserini IndexCollection failed on {source}: {e}") from e

@@ -150,6 +150,38 @@ def jclass(name: str):
         raise EngineError(f"Java class {name} not available: {e}") from e
 
 
+def interruptible(fn, *args):
+    """``fn(*args)``, one long Java call (a batch search, an index build), made so that Ctrl-C
+    and SIGTERM act at once instead of when the call returns: it runs on a worker thread that
+    the main thread waits for, and a signal raises in the main thread (KeyboardInterrupt or
+    :class:`harness.cli.failures.Terminated`), which cleans up and exits while the abandoned
+    call ends with the process (its searcher is closed on the way out, which stops it sooner).
+    Called outside the main thread (Dask workers, the judging server), just ``fn(*args)``."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    box: dict = {}
+
+    def work():
+        try:
+            box["value"] = fn(*args)
+        except BaseException as e:  # handed to the main thread
+            box["error"] = e
+        finally:
+            try:
+                from jnius import detach
+
+                detach()  # pyjnius: a thread that used Java detaches before it ends
+            except Exception:
+                pass
+
+    worker = threading.Thread(target=work, name="harness-java-call", daemon=True)
+    worker.start()
+    worker.join()  # a lock wait: a signal's handler runs, and its exception raises, right here
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def cast(name: str, obj):
     """``obj`` seen as the Java type ``name`` (pyjnius hands out declared types: a TokenStream's
     ``addAttribute`` returns an ``Attribute``, whose OffsetAttribute methods need the cast)."""

@@ -174,7 +174,8 @@ class Searcher:
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
             reranker, first = self._reranker(sim)
-            raw = self._java.search(
+            raw = lucene.interruptible(
+                self._java.search,
                 list(queries),
                 self._similarity(sim),
                 int(depth),
