@@ -75,3 +75,28 @@ def test_highlights_past_characters_outside_the_bmp(tmp_path):
     )
     page = (cfg.output / "report.html").read_text(encoding="utf-8")
     assert re.findall(r"<mark>([^<]*)</mark>", page) == ["wings", "flowing", "flow"]
+
+
+def test_tokens_are_analyzed_in_bounded_batches(tmp_path, monkeypatch):
+    """Many long documents go to Java in calls of at most BATCH_CHARS characters; the tokens are
+    the same as one document at a time."""
+    from harness.engine import documents
+    from harness.engine.documents import Documents
+    from harness.engine.index import IndexOptions
+
+    cfg = tiny_report(tmp_path, "batches", '{"id": "d1", "contents": "wings"}\n', "q1\twing\n")
+    docs = Documents(cfg.index_path, IndexOptions())
+    try:
+        texts = [f"flowing wings {i} " * 50 for i in range(30)]
+        one_by_one = [docs.tokens(t) for t in texts]
+        monkeypatch.setattr(documents, "BATCH_CHARS", 2000)
+        calls = []
+        real = docs._batch.tokens
+        monkeypatch.setattr(
+            docs, "_batch", type("B", (), {"tokens": lambda self, a, b: calls.append(b) or real(a, b)})()
+        )
+        assert docs.tokens_many(texts) == one_by_one
+        assert len(calls) > 1 and all(sum(map(len, b)) <= 2000 or len(b) == 1 for b in calls)
+        assert [t for b in calls for t in b] == [t[: documents.MAX_ANALYZED_CHARS] for t in texts]
+    finally:
+        docs.close()

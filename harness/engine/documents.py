@@ -41,6 +41,7 @@ __all__ = [
 # work and on the tokens held per document; 50,000 characters covers whole documents of the
 # usual test collections.
 MAX_ANALYZED_CHARS = 50_000
+BATCH_CHARS = 4_000_000  # characters of text per Java call of encoded_tokens_many (memory bound)
 
 
 class Token(NamedTuple):  # a tuple: built per token, ~3x cheaper than a frozen dataclass
@@ -100,9 +101,19 @@ class Documents:
         (offsets in code points), in one Java call (BatchSearcher.tokens): 32,767 synthetic
         documents took 9.8 s token by token through pyjnius, one attribute read at a time.
         :func:`match_encoded` finds a query's terms in it without a Python object per token."""
-        if not texts:
-            return []
-        return [str(s) for s in self._batch.tokens(self._analyzer, [t[:limit] for t in texts])]
+        out: list[str] = []
+        batch: list[str] = []
+        size = 0
+        for t in texts:  # calls of at most BATCH_CHARS: 20,000 long documents are not sent at once
+            t = t[:limit]
+            if batch and size + len(t) > BATCH_CHARS:
+                out += [str(s) for s in self._batch.tokens(self._analyzer, batch)]
+                batch, size = [], 0
+            batch.append(t)
+            size += len(t)
+        if batch:
+            out += [str(s) for s in self._batch.tokens(self._analyzer, batch)]
+        return out
 
     def analyze(self, text: str) -> list[str]:
         """The analyzed terms of a text (a query's terms as Lucene searches them)."""
