@@ -294,17 +294,25 @@ def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             else:
                 out.append((ALL_PAIRS, p, n))
             continue
-        try:
-            run = _run_name(text)
-        except ValueError as e:
-            ctx.problem(p, f"not a run name: {e} (or give {ALL_PAIRS})", n)
-            continue
-        if run in seen:
-            ctx.problem(p, f"names the same run as {seen[run]} ({run})", n)
-            continue
-        seen[run] = p
-        out.append((run, p, n))
+        run = _unique_run(ctx, text, p, n, seen, f" (or give {ALL_PAIRS})")
+        if run is not None:
+            out.append((run, p, n))
     return out
+
+
+def _unique_run(ctx: _Ctx, text: str, path: str, node: Node, seen: dict[str, str], hint: str = "") -> str | None:
+    """The canonical run ``text`` names, recorded in ``seen`` (run -> path); None, with a
+    problem reported, when it names no run or one already named at another path."""
+    try:
+        run = _run_name(text)
+    except ValueError as e:
+        ctx.problem(path, f"not a run name: {e}{hint}", node)
+        return None
+    if run in seen:
+        ctx.problem(path, f"names the same run as {seen[run]} ({run})", node)
+        return None
+    seen[run] = path
+    return run
 
 
 def _run_name(text: str) -> str:
@@ -341,15 +349,9 @@ def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     seen: dict[str, str] = {}
     for run_text, knode, vnode in _items(node):
         rp = _join(path, run_text)
-        try:
-            run = _run_name(run_text)
-        except ValueError as e:
-            ctx.problem(rp, f"not a run name: {e}", knode)
+        run = _unique_run(ctx, run_text, rp, knode, seen)
+        if run is None:
             continue
-        if run in seen:
-            ctx.problem(rp, f"names the same run as {seen[run]} ({run})", knode)
-            continue
-        seen[run] = rp
         if not isinstance(vnode, MappingNode):
             _expected(ctx, rp, "a mapping {measure: value}", vnode)
             continue
