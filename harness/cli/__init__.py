@@ -100,6 +100,13 @@ def _execution_flags(p) -> None:
     )
 
 
+def _measure_flag(p, help: str) -> None:
+    """-m/--measure, one or more measures, repeatable (evaluate, compare)."""
+    p.add_argument(
+        "-m", "--measure", dest="measures", action="extend", nargs="+", required=True, metavar="MEASURE", help=help
+    )
+
+
 def _policy_flags(p) -> None:
     p.add_argument(
         "--ties",
@@ -192,16 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
     e.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
-    e.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        required=True,
-        metavar="MEASURE",
-        help="measures, e.g. AP nDCG@10 P@10 RR R@1000 (repeatable)",
-    )
+    _measure_flag(e, "measures, e.g. AP nDCG@10 P@10 RR R@1000 (repeatable)")
     e.add_argument(
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
@@ -224,16 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="RUN|NAME",
         help="the baseline: one of the runs (file or name), or another run file",
     )
-    c.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        required=True,
-        metavar="MEASURE",
-        help="measures (repeatable)",
-    )
+    _measure_flag(c, "measures (repeatable)")
     c.add_argument(
         "--test",
         choices=tuple(TESTS),
