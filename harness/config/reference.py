@@ -109,9 +109,7 @@ def reference_markdown() -> str:
         "| Model | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",
     ]
-    for model, specs in MODELS.items():
-        lines += [f"| `{model}` | | | | {_md(SOURCES[model])} |"]
-        lines += [_param_row(model, s) for s in specs]
+    lines += _spec_rows(MODELS)
     lines += [
         "",
         "Anserini's shortcuts name a setting of a family (the run's name is the family's):",
@@ -132,10 +130,17 @@ def reference_markdown() -> str:
         "| Expansion | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",
     ]
-    for name, specs in EXPANSIONS.items():
+    lines += _spec_rows(EXPANSIONS)
+    return "\n".join(lines) + "\n"
+
+
+def _spec_rows(registry: dict) -> list[str]:
+    """A row for each model (or expansion) of ``registry`` and one per parameter."""
+    lines = []
+    for name, specs in registry.items():
         lines += [f"| `{name}` | | | | {_md(SOURCES[name])} |"]
         lines += [_param_row(name, s) for s in specs]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _param_row(model: str, s: ParamSpec) -> str:

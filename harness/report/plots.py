@@ -141,24 +141,26 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
     xs = list(RECALL_LEVELS)
     ticks = [(x, f"{x:.1f}") for x in RECALL_LEVELS]
     lo, hi, _ = axis_range([y for c in curves.values() for y in c], bounds=(0.0, 1.0), min_span=MIN_SPAN)
+
+    def chart(title, series, width, height):  # every PR chart shares its axes and their range
+        return line_chart(
+            title,
+            "recall",
+            "precision",
+            series,
+            x_ticks=ticks,
+            y_range=(lo, hi),
+            bounds=(0.0, 1.0),
+            width=width,
+            height=height,
+        )
+
     if len(curves) <= SINGLE_CHART_RUNS:
         grouped = len(set(run_models(result).values())) < len(curves)
         series = [
             _styled(styles[n], xs, c, **({} if grouped else {"label": n, "group": ""})) for n, c in curves.items()
         ]
-        return [
-            line_chart(
-                "Interpolated precision at recall",
-                "recall",
-                "precision",
-                series,
-                x_ticks=ticks,
-                y_range=(lo, hi),
-                bounds=(0.0, 1.0),
-                width=640,
-                height=380,
-            )
-        ]
+        return [chart("Interpolated precision at recall", series, 640, 380)]
     models = run_models(result)
     panels: dict[str, list[str]] = {}
     for name, model in models.items():
@@ -178,19 +180,7 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
             series.append(
                 Series(f"{base} (baseline)", xs, curves[base], "#555", "6 4", 1.5, f"{base} (baseline)", "", False)
             )
-        out.append(
-            line_chart(
-                f"Interpolated precision at recall: {model} ({len(names)} runs)",
-                "recall",
-                "precision",
-                series,
-                x_ticks=ticks,
-                y_range=(lo, hi),
-                bounds=(0.0, 1.0),
-                width=580,
-                height=330,
-            )
-        )
+        out.append(chart(f"Interpolated precision at recall: {model} ({len(names)} runs)", series, 580, 330))
     return out
 
 
