@@ -45,19 +45,11 @@ CRANFIELD = REPO.parent / "shared" / "collections" / "cranfield"
 GEN = REPO.parent / "shared" / "bench" / "gen_synth.py"
 BIN = Path(sys.executable).parent
 HARNESS = [sys.executable, "-m", "harness"]
-MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR", "nDCG"]
-PYTREC = {
-    "AP": ("map", "map"),
-    "nDCG@10": ("ndcg_cut.10", "ndcg_cut_10"),
-    "P@10": ("P.10", "P_10"),
-    "R@100": ("recall.100", "recall_100"),
-    "RR": ("recip_rank", "recip_rank"),
-    "nDCG": ("ndcg", "ndcg"),
-}
-SIZES = {"1M": (1000, 1), "10M": (10000, 2)}  # queries (x1000 docs), seed: as bench_eval.py
 FORMATS = ["4 decimals", "6 decimals", "repr", "scientific"]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
+
+from bench_eval import MEASURES, PYTREC, SIZES  # noqa: E402  the same measures, names and runs
 
 
 # ----------------------------------------------------------------------------- processes
