@@ -72,6 +72,8 @@ class ExperimentResult:
     pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
     # what a user should know before trusting the tables (harness.experiment.sanity, readers)
     warnings: list[str] = field(default_factory=list)
+    # the judgments the runs were evaluated with (None without qrels), for the report's explorer
+    qrels: object = field(default=None, compare=False, repr=False)
 
     @property
     def failed_checks(self) -> list[Check]:
@@ -235,7 +237,7 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
         raise EngineError("the config produced no runs")
     if qrels is not None:
         _sanity(cfg, info, topics, qrels, results, evaluations)
-    return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings, comparisons, curves)
+    return ExperimentResult(cfg, info, topics, results, evaluations, checks, timings, comparisons, curves, qrels=qrels)
 
 
 def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult], evaluations) -> None:

@@ -86,11 +86,7 @@ def render_explorer(result: ExperimentResult, depth: int, max_topics: int = 250)
     measure = _measure(result)
     shown = _shown_runs(result, measure)
     runs = {r.name: r.run for r in result.runs}
-    qrels = None
-    if result.config.qrels_path is not None:
-        from harness.formats.qrels import read_qrels
-
-        qrels = read_qrels(result.config.qrels_path)
+    qrels = result.qrels  # as the runs were evaluated with them: not read again
     judged_topics = set(qrels.topics()) if qrels is not None else set()
 
     # differences: second shown run minus the first, on the measure
