@@ -1,0 +1,40 @@
+"""Every golden output (tests/golden.py) is reproduced: run files, per-topic values, means,
+p-values, reports and CLI transcripts, after normalising only paths, timings and versions."""
+
+from __future__ import annotations
+
+import pytest
+
+from . import golden
+from .conftest import shared_path
+
+pytestmark = [pytest.mark.java, pytest.mark.slow]
+
+
+@pytest.mark.parametrize("case", golden.CASES, ids=[c.name for c in golden.CASES])
+def test_golden_outputs_are_reproduced(case, tmp_path):
+    if case.needs_shared:
+        shared_path("collections", "cranfield")
+    golden.lay_out(tmp_path.resolve())
+    got = golden.run_case(case, tmp_path.resolve())
+    assert got, "the case produced nothing"
+    problems = golden.differences(case, got)
+    assert not problems, "\n\n".join(problems)
+
+
+def test_normalisation_masks_only_timings_paths_and_versions():
+    """The normaliser is itself checked: timings and the seconds column go, numbers stay."""
+    subs = [("/tmp/x/repo", "<REPO>")]
+    text = (
+        "run bm25: searched 15 topics in 0.04 s\n| run | AP | seconds |\n|---|---:|---:|\n| bm25 | 0.8283 | 0.04 |\n"
+        "- versions: python 3.12.1\nindex /tmp/x/repo/indexes/a\n"
+    )
+    assert golden.normalise_text(text, subs) == (
+        "run bm25: searched 15 topics in <S> s\n| run | AP | seconds |\n|---|---:|---:|\n| bm25 | 0.8283 | <S> |\n"
+        "- versions: <VERSIONS>\nindex <REPO>/indexes/a\n"
+    )
+    page = "<table><tr><th>run</th><th>seconds</th></tr><tr><td>a&amp;b</td><td>0.04</td></tr></table>"
+    assert golden.dom(page) == [
+        "<table>", "<tr>", "<th>", "#text run", "</th>", "<th>", "#text seconds", "</th>", "</tr>",
+        "<tr>", "<td>", "#text a&b", "</td>", "<td>", "#text <MASKED>", "</td>", "</tr>", "</table>",
+    ]  # fmt: skip
