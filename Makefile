@@ -1,11 +1,17 @@
 # The two commands of the README: `make demo` and `make test`. Each does all set-up first.
-.PHONY: demo test lint setup setup-dev java bench docker docker-test clean
+.PHONY: demo test test-quick lint setup setup-dev java bench docker docker-test clean
 
 demo: setup
 	.venv/bin/harness run configs/demo.yaml
 
 test: setup-dev lint
 	.venv/bin/python -m pytest -q
+
+# The fast inner loop: every test that needs no JVM, browser, Dask cluster, Docker or minutes
+# (markers in pyproject.toml, set in tests/conftest.py). The bogus JVM option makes an unmarked
+# test that starts Java fail at once instead of passing slowly.
+test-quick: setup-dev
+	HARNESS_JAVA_OPTS=-Xno-such-option .venv/bin/python -m pytest -q -m "not (java or browser or dask or docker or slow)"
 
 # Style and layering: ruff (lint + format check) and the import-linter contracts of pyproject.toml.
 lint: setup-dev

@@ -16,6 +16,44 @@ CRANFIELD = SHARED / "collections" / "cranfield"
 # names it in $HARNESS_DOCKER_IMAGE, then runs this module); the plain suite has no image.
 collect_ignore = [] if os.environ.get("HARNESS_DOCKER_IMAGE") else ["test_docker_image.py"]
 
+# Markers (pyproject.toml) for `make test-quick`, which runs what needs no JVM, browser, Dask,
+# Docker or minutes: whole modules by name, and any test that uses a fixture that starts Java.
+# Tests in other modules that start Java carry @pytest.mark.java themselves; test-quick runs with
+# a JVM option no Java accepts, so an unmarked one fails loudly instead of passing slowly.
+MODULE_MARKS = {
+    "test_api": ("java",),
+    "test_dask": ("java", "dask"),
+    "test_docker": ("docker",),
+    "test_docker_image": ("docker",),
+    "test_explorer": ("java",),
+    "test_faults": ("java",),
+    "test_fresh_clone": ("java", "slow"),
+    "test_golden": ("java", "slow"),
+    "test_hostile_inputs": ("java",),
+    "test_index": ("java",),
+    "test_judge_browser": ("java", "browser"),
+    "test_lab": ("java",),
+    "test_long_queries": ("java",),
+    "test_models": ("java",),
+    "test_models_exact": ("java",),
+    "test_notebook": ("java", "slow"),
+    "test_pipeline": ("java",),
+    "test_readme": ("java",),
+    "test_report": ("java", "browser"),
+    "test_report_plots": ("java", "browser"),
+    "test_search": ("java",),
+}
+JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        for mark in MODULE_MARKS.get(module, ()):
+            item.add_marker(mark)
+        if JAVA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker("java")
+
 
 def shared_path(*parts: str) -> Path:
     p = SHARED.joinpath(*parts)

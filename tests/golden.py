@@ -116,7 +116,15 @@ CASES = [
             ),
             Command(
                 "evaluate-counts",
-                ["evaluate", f"{DEMO_RUNS}/jm(lambda=0.1).trec", "qrels/demo.txt", "-m", "NumRel", "NumRelRet", "Rprec"],
+                [
+                    "evaluate",
+                    f"{DEMO_RUNS}/jm(lambda=0.1).trec",
+                    "qrels/demo.txt",
+                    "-m",
+                    "NumRel",
+                    "NumRelRet",
+                    "Rprec",
+                ],
             ),
             Command(
                 "compare-t",

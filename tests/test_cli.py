@@ -68,6 +68,7 @@ def test_bad_flag_is_exit_2():
     assert r.returncode == 2 and "unrecognized arguments" in r.stderr
 
 
+@pytest.mark.java
 def test_run_writes_report_and_checks_expectations(tmp_path):
     cfg = demo_copy(tmp_path)
     r = harness("run", str(cfg), env={"HARNESS_INDEXES": str(tmp_path / "indexes")})
@@ -91,6 +92,7 @@ def test_run_writes_report_and_checks_expectations(tmp_path):
     assert "index reused" in r.stderr and "reused 15 topics" in r.stderr
 
 
+@pytest.mark.java
 def test_doctor():
     r = harness("doctor")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -55,6 +55,7 @@ def experiment(tmp_path, qrels: str, topics: str = "1\tflat plate flow\n2\tbound
     return result
 
 
+@pytest.mark.java
 def test_qrels_sharing_no_doc_id_with_the_collection_warns(tmp_path):
     # the judged ids lack the collection's ".txt": every score would silently be 0
     result = experiment(tmp_path, "1 0 a 1\n1 0 c 0\n2 0 b 1\n")
@@ -64,16 +65,19 @@ def test_qrels_sharing_no_doc_id_with_the_collection_warns(tmp_path):
     assert result.evaluations["bm25(k1=0.9,b=0.4)"].means["AP"] == 0.0
 
 
+@pytest.mark.java
 def test_qrels_mostly_outside_the_collection_warns_with_the_share(tmp_path):
     result = experiment(tmp_path, "1 0 a.txt 1\n1 0 x 0\n2 0 y 1\n2 0 z 1\n")
     assert any("only 1 of 4 judged document ids (25%)" in w for w in result.warnings)
 
 
+@pytest.mark.java
 def test_matching_qrels_give_no_overlap_warning(tmp_path):
     result = experiment(tmp_path, "1 0 a.txt 1\n1 0 c.txt 0\n2 0 b.txt 1\n")
     assert not any("judged document ids" in w for w in result.warnings)
 
 
+@pytest.mark.java
 def test_topics_and_judgments_that_do_not_meet_warn(tmp_path):
     # topic 2 has no judgments; topic 9 is judged but not asked; topic 1 matches nothing
     result = experiment(tmp_path, "1 0 a.txt 1\n9 0 b.txt 1\n", topics="1\tzzzz qqqq\n2\tboundary layer\n")

@@ -8,6 +8,7 @@ from harness.engine.topics import read_topics
 from harness.errors import DataError, HarnessWarning
 
 
+@pytest.mark.java
 def test_formats(tmp_path):
     (tmp_path / "t.tsv").write_text("1\tvector space model\n\n2\t/slip flow/ -dash ?\n")
     assert read_topics(tmp_path / "t.tsv") == [("1", "vector space model"), ("2", "/slip flow/ -dash ?")]
@@ -38,6 +39,7 @@ def test_bad_input_names_file_and_line(tmp_path, name, fmt, text, message):
 TREC = "<top>\n<num> Number: 301\n<title> organized crime\n<desc> Description:\nd\n<narr> Narrative:\nn\n</top>\n"
 
 
+@pytest.mark.java
 @pytest.mark.parametrize(
     "name, fmt, data",
     [
@@ -62,6 +64,7 @@ def test_header_row_is_skipped_with_a_warning(tmp_path):
     assert read_topics(tmp_path / "n.tsv") == [("1", "flow"), ("qid", "query")]
 
 
+@pytest.mark.java
 def test_anserini_topics_with_an_empty_title_or_a_bad_id_are_errors(tmp_path):
     (tmp_path / "e.trec").write_text(TREC + TREC.replace("301", "302").replace("organized crime", " "))
     with pytest.raises(DataError, match=r"e\.trec: topic '302' has an empty title"):

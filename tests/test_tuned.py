@@ -165,6 +165,7 @@ def test_more_folds_than_judged_topics_is_a_validation_error_with_the_line(tmp_p
     assert "judge 15" in msg
 
 
+@pytest.mark.java
 def test_the_tuned_run_can_be_the_baseline(tmp_path):
     name = "dirichlet(cv:AP,folds=3,seed=42)"
     cfg = load_config(_config(tmp_path, f'  baseline: "{name}"\n  cross_validation: {{folds: 3}}'))
