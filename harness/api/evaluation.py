@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
-from harness.config.schema import ALL_PAIRS, DEFAULT_MEASURES
 from harness.errors import DataError
+from harness.policies import ALL_PAIRS, DEFAULT_MEASURES, EvalPolicy, ReadPolicy, StatsPolicy
 from harness.report.tables import COMPARISON_FIELDS
 
 __all__ = ["evaluate", "compare"]
@@ -42,10 +42,10 @@ def evaluate(
     measures: str | Sequence[str] = DEFAULT_MEASURES,
     *,
     name: str | None = None,
-    ties: str = "trec_eval",
-    missing_topics: str = "zero",
-    nDCG_threshold: bool = False,
-    duplicates: str = "error",
+    ties: str = EvalPolicy.ties,
+    missing_topics: str = EvalPolicy.missing_topics,
+    nDCG_threshold: bool = EvalPolicy.nDCG_threshold,
+    duplicates: str = ReadPolicy.duplicates,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
 
@@ -62,7 +62,6 @@ def evaluate(
     per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
     The policy and the topic counts are in ``means.attrs``.
     """
-    from harness.metrics import EvalPolicy
     from harness.metrics import evaluate as evaluate_run
 
     try:
@@ -113,17 +112,17 @@ def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
 def compare(
     per_topic: pd.DataFrame,
     baseline: str | Sequence[str] | None = None,
-    test: str = "t",
-    correction: str = "holm",
+    test: str = StatsPolicy.test,
+    correction: str = StatsPolicy.correction,
     *,
     measures: str | Sequence[str] | None = None,
     runs: Sequence[str] | None = None,
-    family: str = "per-measure",
-    alpha: float = 0.05,
-    permutations: int = 10_000,
-    bootstrap_samples: int = 10_000,
-    ci_level: float = 0.95,
-    seed: int = 42,
+    family: str = StatsPolicy.family,
+    alpha: float = StatsPolicy.alpha,
+    permutations: int = StatsPolicy.permutations,
+    bootstrap_samples: int = StatsPolicy.bootstrap_samples,
+    ci_level: float = StatsPolicy.ci_level,
+    seed: int = StatsPolicy.seed,
 ) -> pd.DataFrame:
     """Paired tests of runs against a baseline on per-topic scores from any source: the long
     table of :func:`evaluate` or ``Result.per_topic`` (``run``, ``qid``, ``measure``, ``value``),

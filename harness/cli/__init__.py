@@ -14,6 +14,17 @@ import os
 from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
 from harness.cli.notes import harness_warnings
+from harness.policies import (
+    CORRECTIONS,
+    DUPLICATES,
+    FAMILIES,
+    MISSING_TOPICS,
+    TESTS,
+    TIES,
+    EvalPolicy,
+    ReadPolicy,
+    StatsPolicy,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -110,21 +121,21 @@ def _measure_flag(p, help: str) -> None:
 def _policy_flags(p) -> None:
     p.add_argument(
         "--ties",
-        choices=("trec_eval", "as-ranked"),
-        default="trec_eval",
+        choices=tuple(TIES),
+        default=EvalPolicy.ties,
         help="order of equal scores: trec_eval re-sorts by score then doc id (default); "
         "as-ranked keeps the file's order",
     )
     p.add_argument(
         "--missing-topics",
-        choices=("zero", "drop"),
-        default="zero",
+        choices=tuple(MISSING_TOPICS),
+        default=EvalPolicy.missing_topics,
         help="judged topics the run lacks: count as 0 (trec_eval -c, default) or leave out",
     )
     p.add_argument(
         "--duplicates",
-        choices=("error", "drop"),
-        default="error",
+        choices=tuple(DUPLICATES),
+        default=ReadPolicy.duplicates,
         help="a doc listed twice for one topic: an error naming both lines (default), or keep its first row",
     )
 
@@ -137,8 +148,6 @@ _PLAN_HELP = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from harness.stats import CORRECTIONS, FAMILIES, TESTS
-
     p = argparse.ArgumentParser(
         prog="harness",
         description="Lucene-backed retrieval experiments with exact trec_eval metrics.",
@@ -226,24 +235,36 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--test",
         choices=tuple(TESTS),
-        default="t",
-        help="; ".join(f"{k}: {v}" for k, v in TESTS.items()) + " (default t)",
+        default=StatsPolicy.test,
+        help="; ".join(f"{k}: {v}" for k, v in TESTS.items()) + f" (default {StatsPolicy.test})",
     )
     c.add_argument(
         "--correction",
         choices=tuple(CORRECTIONS),
-        default="holm",
-        help="; ".join(f"{k}: {v}" for k, v in CORRECTIONS.items()) + " (default holm)",
+        default=StatsPolicy.correction,
+        help="; ".join(f"{k}: {v}" for k, v in CORRECTIONS.items()) + f" (default {StatsPolicy.correction})",
     )
     c.add_argument(
         "--family",
         choices=tuple(FAMILIES),
-        default="per-measure",
+        default=StatsPolicy.family,
         help="the family corrected together: " + "; ".join(f"{k}: {v}" for k, v in FAMILIES.items()),
     )
-    c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    c.add_argument("--permutations", type=int, default=10_000, help="randomization test resamples (default 10000)")
-    c.add_argument("--seed", type=int, default=42, help="seed of the randomization/bootstrap (default 42)")
+    c.add_argument(
+        "--alpha", type=float, default=StatsPolicy.alpha, help=f"significance level (default {StatsPolicy.alpha})"
+    )
+    c.add_argument(
+        "--permutations",
+        type=int,
+        default=StatsPolicy.permutations,
+        help=f"randomization test resamples (default {StatsPolicy.permutations})",
+    )
+    c.add_argument(
+        "--seed",
+        type=int,
+        default=StatsPolicy.seed,
+        help=f"seed of the randomization/bootstrap (default {StatsPolicy.seed})",
+    )
     _policy_flags(c)
 
     from harness.lab import LAB_EXAMPLES, add_lab_arguments

@@ -19,14 +19,13 @@ from __future__ import annotations
 import os
 
 from harness.errors import warn
-from harness.stats.paired import MAX_RESAMPLES as _STATS_MAX
+from harness.policies import MAX_RESAMPLES
 
 __all__ = ["JAVA_INT_MAX", "MAX_DEPTH", "MAX_THREADS", "MAX_RESAMPLES", "threads_for_machine"]
 
 JAVA_INT_MAX = 2**31 - 1
 MAX_DEPTH = JAVA_INT_MAX
 MAX_THREADS = 1024
-MAX_RESAMPLES = _STATS_MAX  # one bound for the config, the CLI and the API (harness.stats)
 
 
 def threads_for_machine(threads: int | None, source: str = "index.threads") -> int:

@@ -14,7 +14,19 @@ from typing import Any
 from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
-from harness.stats import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
+from harness.policies import (
+    ALL_PAIRS,
+    CORRECTIONS,
+    DEFAULT_DEPTH,
+    DEFAULT_FOLDS,
+    DEFAULT_MEASURES,
+    FAMILIES,
+    MISSING_TOPICS,
+    TESTS,
+    TIES,
+    EvalPolicy,
+    StatsPolicy,
+)
 
 __all__ = [
     "Key",
@@ -63,9 +75,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-DEFAULT_MEASURES = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
-ALL_PAIRS = "all-pairs"
 ENGINES = ("local", "dask")
 # A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
@@ -169,7 +179,7 @@ SCHEMA = Key(
             "depth",
             "int",
             "Documents retrieved per topic (above the number of documents: all of them).",
-            default=1000,
+            default=DEFAULT_DEPTH,
             minimum=1,
             maximum=MAX_DEPTH,
         ),
@@ -202,16 +212,16 @@ SCHEMA = Key(
                     "choice",
                     "Order of equal scores: trec_eval re-sorts by score then doc id; "
                     "as-ranked keeps the engine's order.",
-                    default="trec_eval",
-                    choices=("trec_eval", "as-ranked"),
+                    default=EvalPolicy.ties,
+                    choices=tuple(TIES),
                 ),
                 Key(
                     "missing_topics",
                     "choice",
                     "Judged topics a run has no results for: zero counts "
                     "them as 0 (trec_eval -c); drop leaves them out of the mean.",
-                    default="zero",
-                    choices=("zero", "drop"),
+                    default=EvalPolicy.missing_topics,
+                    choices=tuple(MISSING_TOPICS),
                 ),
             ),
         ),
@@ -235,12 +245,18 @@ SCHEMA = Key(
                     "Measures compared; the first one also drives cross-validation and the per-topic plots.",
                     default_text="all of `measures`",
                 ),
-                Key("test", "choice", "Paired test: " + _registry(TESTS) + ".", default="t", choices=tuple(TESTS)),
+                Key(
+                    "test",
+                    "choice",
+                    "Paired test: " + _registry(TESTS) + ".",
+                    default=StatsPolicy.test,
+                    choices=tuple(TESTS),
+                ),
                 Key(
                     "permutations",
                     "int",
                     "Resamples of the randomization test.",
-                    default=10_000,
+                    default=StatsPolicy.permutations,
                     minimum=1,
                     maximum=MAX_RESAMPLES,
                 ),
@@ -248,7 +264,7 @@ SCHEMA = Key(
                     "bootstrap_samples",
                     "int",
                     "Resamples of the bootstrap test and of every confidence interval.",
-                    default=10_000,
+                    default=StatsPolicy.bootstrap_samples,
                     minimum=1,
                     maximum=MAX_RESAMPLES,
                 ),
@@ -256,7 +272,7 @@ SCHEMA = Key(
                     "ci_level",
                     "number",
                     "Level of the percentile bootstrap CI of each difference.",
-                    default=0.95,
+                    default=StatsPolicy.ci_level,
                     minimum=0,
                     maximum=1,
                     exclusive=True,
@@ -266,28 +282,28 @@ SCHEMA = Key(
                     "int",
                     "Seed of every resampling (randomization, bootstrap, CI) and of the "
                     "cross-validation folds: the same config gives the same p-values.",
-                    default=42,
+                    default=StatsPolicy.seed,
                     minimum=0,
                 ),
                 Key(
                     "correction",
                     "choice",
                     "Multiple-comparison correction: " + _registry(CORRECTIONS) + ".",
-                    default="holm",
+                    default=StatsPolicy.correction,
                     choices=tuple(CORRECTIONS),
                 ),
                 Key(
                     "family",
                     "choice",
                     "The p-values corrected together: " + _registry(FAMILIES) + ".",
-                    default="per-measure",
+                    default=StatsPolicy.family,
                     choices=tuple(FAMILIES),
                 ),
                 Key(
                     "alpha",
                     "number",
                     "Significance level: a difference is significant when its corrected p < alpha.",
-                    default=0.05,
+                    default=StatsPolicy.alpha,
                     minimum=0,
                     maximum=1,
                     exclusive=True,
@@ -307,7 +323,7 @@ SCHEMA = Key(
                             "int",
                             "Number of folds, at most the number of judged topics (checked by `validate`); "
                             "topics are assigned by `seed` (README: *Cross-validation*).",
-                            default=5,
+                            default=DEFAULT_FOLDS,
                             minimum=2,
                         ),
                     ),

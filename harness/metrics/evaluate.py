@@ -7,7 +7,7 @@ its effect is counted in :attr:`Evaluation.audit`.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,55 +16,12 @@ from harness.formats.runs import Run
 from harness.formats.tokenizer import worker_threads
 from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
 from harness.metrics.measures import Measure, parse_measure
+from harness.policies import EvalPolicy
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "SUMMED"]
 
-_TIES = ("trec_eval", "as-ranked")
 # Measures whose trec_eval summary ("all") is a sum over topics, not a mean.
 SUMMED = ("NumRet", "NumRel", "NumRelRet")
-_MISSING = ("zero", "drop")
-
-
-@dataclass(frozen=True)
-class EvalPolicy:
-    """How a run is scored. The defaults reproduce ``trec_eval -c`` (trec_eval 9.0.x):
-
-    ``ties="trec_eval"``
-        Each topic is re-sorted by score descending, then doc id descending (byte order), as
-        trec_eval does; the rank column and file order are ignored. ``"as-ranked"`` keeps the
-        run's own order (file order for :func:`harness.runs.read_run`).
-    ``missing_topics="zero"``
-        A judged topic the run does not answer is scored on an empty ranking, as
-        ``trec_eval -c`` does: 0 on every measure except NumRel (its judged relevant documents
-        still count, so the summed NumRel equals trec_eval's), and it counts in the means: a
-        system must not look better by not answering. ``"drop"``
-        leaves such topics out, trec_eval's default.
-    ``nDCG_threshold=False``
-        nDCG/DCG/CG take gains from every label >= 1 and ignore ``rel=`` (trec_eval does);
-        True applies the measure's ``rel=`` threshold to the gains too.
-
-    Fixed (as trec_eval): run topics without judgments are ignored; negative labels are
-    non-relevant ("in the pool, unjudged": bpref skips them); the relevance
-    threshold is the measure's ``rel=`` (default 1, ``trec_eval -l 1``); all returned docs
-    are evaluated (no depth cut, trec_eval without ``-M``).
-    """
-
-    ties: str = "trec_eval"
-    missing_topics: str = "zero"
-    nDCG_threshold: bool = False
-
-    def __post_init__(self):
-        if self.ties not in _TIES:
-            raise ValueError(f"EvalPolicy.ties must be one of {', '.join(_TIES)} (got {self.ties!r})")
-        if self.missing_topics not in _MISSING:
-            raise ValueError(
-                f"EvalPolicy.missing_topics must be one of {', '.join(_MISSING)} (got {self.missing_topics!r})"
-            )
-        if not isinstance(self.nDCG_threshold, bool):
-            raise ValueError(f"EvalPolicy.nDCG_threshold must be True or False (got {self.nDCG_threshold!r})")
-
-    def __str__(self) -> str:
-        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
 
 
 @dataclass

@@ -39,9 +39,10 @@ Conventions (every one changes a number, so every one is stated):
 - ``reject`` is ``p_corrected < alpha`` (strict).
 """
 
-from harness.stats.compare import Comparison, StatsPolicy, all_pairs, compare, paired_test, pairs_against
-from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
-from harness.stats.paired import TESTS, cohens_d_paired, paired_t, wilcoxon
+from harness.policies import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
+from harness.stats.compare import Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
+from harness.stats.corrections import correct
+from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
 from harness.stats.tuning import CrossValidation, CVSpec, Fold, cross_validate, not_worse_than_best
 
@@ -59,6 +60,7 @@ __all__ = [
     "cohens_d_paired",
     "correct",
     "paired_test",
+    "pvalue",
     "StatsPolicy",
     "Comparison",
     "compare",

@@ -8,13 +8,22 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from harness.errors import DataError, warn
-from harness.stats.corrections import CORRECTIONS, FAMILIES, correct
-from harness.stats.paired import TESTS, _count, _one_of, _seed, _vector, cohens_d_paired, paired_t, wilcoxon
+from harness.policies import TESTS, StatsPolicy
+from harness.stats.corrections import correct
+from harness.stats.paired import _one_of, _vector, cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import bootstrap_ci, bootstrap_test, randomization
 from harness.stats.small_n import check_test_for_n, small_sample_note
 
 
-def paired_test(a, b, test: str = "t", *, permutations: int = 10_000, samples: int = 10_000, seed: int = 42) -> float:
+def paired_test(
+    a,
+    b,
+    test: str = StatsPolicy.test,
+    *,
+    permutations: int = StatsPolicy.permutations,
+    samples: int = StatsPolicy.bootstrap_samples,
+    seed: int = StatsPolicy.seed,
+) -> float:
     """The p-value of the named test (a key of TESTS); ``permutations``/``samples``/``seed`` are
     used by the randomization and bootstrap tests only."""
     test = _one_of("test", test, TESTS)
@@ -27,54 +36,11 @@ def paired_test(a, b, test: str = "t", *, permutations: int = 10_000, samples: i
     return bootstrap_test(a, b, samples=samples, seed=seed)
 
 
-@dataclass(frozen=True)
-class StatsPolicy:
-    """Everything that decides a reported p-value or interval; echoed in reports as ``str(policy)``.
-
-    >>> print(StatsPolicy())
-    paired t-test; Holm-Bonferroni correction within each measure; alpha=0.05; 95% percentile bootstrap CI (10000 samples, seed 42)
-    """
-
-    test: str = "t"
-    correction: str = "holm"
-    family: str = "per-measure"
-    alpha: float = 0.05
-    permutations: int = 10_000
-    bootstrap_samples: int = 10_000
-    ci_level: float = 0.95
-    seed: int = 42
-
-    def __post_init__(self):
-        _one_of("test", self.test, TESTS)
-        _one_of("correction", self.correction, CORRECTIONS)
-        _one_of("family", self.family, FAMILIES)
-        for name in ("alpha", "ci_level"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
-                raise ValueError(f"{name} must be a number in (0, 1) (got {v!r})")
-        _count("permutations", self.permutations)
-        _count("bootstrap_samples", self.bootstrap_samples)
-        _seed(self.seed)
-
-    def __str__(self) -> str:
-        test = TESTS[self.test]
-        if self.test == "randomization":
-            test += f" ({self.permutations} permutations, seed {self.seed})"
-        elif self.test == "bootstrap":
-            test += f" ({self.bootstrap_samples} samples, seed {self.seed})"
-        corr = CORRECTIONS[self.correction]
-        if self.correction != "none":
-            corr += " " + FAMILIES[self.family]
-        level = f"{self.ci_level * 100:g}%"
-        return (
-            f"{test}; {corr}; alpha={self.alpha:g}; {level} percentile bootstrap CI "
-            f"({self.bootstrap_samples} samples, seed {self.seed})"
-        )
-
-    def pvalue(self, a, b) -> float:
-        return paired_test(
-            a, b, self.test, permutations=self.permutations, samples=self.bootstrap_samples, seed=self.seed
-        )
+def pvalue(policy: StatsPolicy, a, b) -> float:
+    """The p-value of ``a`` against ``b`` under ``policy``'s test and resampling settings."""
+    return paired_test(
+        a, b, policy.test, permutations=policy.permutations, samples=policy.bootstrap_samples, seed=policy.seed
+    )
 
 
 def _policy(policy: StatsPolicy | None, overrides: Mapping[str, object]) -> StatsPolicy:
@@ -200,7 +166,7 @@ def compare(
                     ci_low=lo,
                     ci_high=hi,
                     effect_size=cohens_d_paired(y, x),
-                    p=policy.pvalue(y, x),
+                    p=pvalue(policy, y, x),
                     wins=int(np.count_nonzero(y > x)),
                     ties=int(np.count_nonzero(y == x)),
                     losses=int(np.count_nonzero(y < x)),

@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.policies import CORRECTIONS
 from harness.stats.paired import _one_of
-
-CORRECTIONS: dict[str, str] = {
-    "none": "no correction",
-    "bonferroni": "Bonferroni correction",
-    "holm": "Holm-Bonferroni correction",
-    "bh": "Benjamini-Hochberg (FDR) correction",
-}
-FAMILIES: dict[str, str] = {
-    "per-measure": "within each measure",
-    "all": "across all measures and pairs",
-}
 
 
 def correct(pvalues, method: str) -> np.ndarray:

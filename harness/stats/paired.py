@@ -9,14 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
-
-# The registry of tests: config validation, CLI choices and report text all read it.
-TESTS: dict[str, str] = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "randomization": "paired randomization (sign-flip) test",
-    "bootstrap": "paired bootstrap test",
-}
+from harness.policies import MAX_RESAMPLES
 
 
 def _one_of(name: str, value: object, allowed: Mapping[str, str]) -> str:
@@ -30,10 +23,6 @@ def _seed(seed: object) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer (got {seed!r})")
     return int(seed)
-
-
-# Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
-MAX_RESAMPLES = 10_000_000
 
 
 def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:

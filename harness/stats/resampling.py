@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.policies import StatsPolicy
 from harness.stats.paired import _count, _diff, _seed
 
 # Largest n for which exact_randomization enumerates the 2**n sign patterns.
@@ -75,7 +76,7 @@ def _sign_flip_sums(d: np.ndarray, permutations: int, rng: np.random.Generator) 
     return out
 
 
-def randomization(a, b, permutations: int = 10_000, seed: int = 42) -> float:
+def randomization(a, b, permutations: int = StatsPolicy.permutations, seed: int = StatsPolicy.seed) -> float:
     """Two-sided p-value of the paired randomization (sign-flip) test of the mean difference.
 
     Under the null hypothesis each topic's difference is as likely to have had the other sign.
@@ -116,7 +117,7 @@ def _bootstrap_means(d: np.ndarray, samples: int, seed: int) -> np.ndarray:
     return res.bootstrap_distribution
 
 
-def bootstrap_test(a, b, samples: int = 10_000, seed: int = 42) -> float:
+def bootstrap_test(a, b, samples: int = StatsPolicy.bootstrap_samples, seed: int = StatsPolicy.seed) -> float:
     """Two-sided p-value of the paired bootstrap test of the mean difference.
 
     The differences are shifted to mean zero (the null hypothesis), resampled ``samples`` times;
@@ -133,7 +134,13 @@ def bootstrap_test(a, b, samples: int = 10_000, seed: int = 42) -> float:
     return (hits + 1) / (samples + 1)
 
 
-def bootstrap_ci(a, b, level: float = 0.95, samples: int = 10_000, seed: int = 42) -> tuple[float, float]:
+def bootstrap_ci(
+    a,
+    b,
+    level: float = StatsPolicy.ci_level,
+    samples: int = StatsPolicy.bootstrap_samples,
+    seed: int = StatsPolicy.seed,
+) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of the mean difference ``mean(a - b)``: the
     ``(1-level)/2`` and ``(1+level)/2`` quantiles (numpy's default, linear interpolation) of the
     means of ``samples`` resamples of the topics (``default_rng(seed)``; the resamples are

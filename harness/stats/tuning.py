@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.errors import DataError
-from harness.stats.compare import StatsPolicy, _policy
+from harness.policies import DEFAULT_FOLDS, StatsPolicy
+from harness.stats.compare import _policy, pvalue
 from harness.stats.corrections import correct
 from harness.stats.paired import _count, _seed, _vector
 
@@ -82,7 +83,10 @@ def _settings(per_topic_by_setting: Mapping[str, object]) -> tuple[list[str], np
 
 
 def cross_validate(
-    per_topic_by_setting: Mapping[str, np.ndarray], topics: Sequence[str], folds: int = 5, seed: int = 42
+    per_topic_by_setting: Mapping[str, np.ndarray],
+    topics: Sequence[str],
+    folds: int = DEFAULT_FOLDS,
+    seed: int = StatsPolicy.seed,
 ) -> CrossValidation:
     """k-fold cross-validation over topics of choosing a setting (e.g. a parameter sweep).
 
@@ -131,6 +135,6 @@ def not_worse_than_best(
     names, m = _settings(per_topic_by_setting)
     best = int(np.argmax(m.mean(axis=1)))
     others = [i for i in range(len(names)) if i != best]
-    p = correct([policy.pvalue(m[i], m[best]) for i in others], policy.correction)
+    p = correct([pvalue(policy, m[i], m[best]) for i in others], policy.correction)
     keep = {best} | {i for i, q in zip(others, p) if not q < policy.alpha}
     return [names[i] for i in range(len(names)) if i in keep]

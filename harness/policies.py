@@ -1,0 +1,202 @@
+"""Every choice table and default that changes a number, once.
+
+The command line's flags (choices, defaults, help), the config schema's keys, the Python API's
+signatures and the statistics functions all read these; ``tests/test_policies.py`` checks that
+each of them exposes exactly these defaults, so a default cannot be written twice again.
+
+A leaf: imports nothing from harness and no numpy, so every layer (and ``harness --help``) may
+use it without loading the numeric stack.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass, field, fields
+
+__all__ = [
+    "TIES",
+    "MISSING_TOPICS",
+    "DUPLICATES",
+    "ALIGNMENTS",
+    "TESTS",
+    "CORRECTIONS",
+    "FAMILIES",
+    "ALL_PAIRS",
+    "DEFAULT_MEASURES",
+    "DEFAULT_DEPTH",
+    "DEFAULT_FOLDS",
+    "MAX_RESAMPLES",
+    "EvalPolicy",
+    "ReadPolicy",
+    "StatsPolicy",
+    "ComparePolicy",
+    "one_of",
+]
+
+# ------------------------------------------------------------------------------ choice tables
+TIES: dict[str, str] = {
+    "trec_eval": "re-sort each topic by score, then doc id (trec_eval)",
+    "as-ranked": "keep the run's own order",
+}
+MISSING_TOPICS: dict[str, str] = {
+    "zero": "a judged topic the run lacks scores 0 (trec_eval -c)",
+    "drop": "a judged topic the run lacks is left out (trec_eval without -c)",
+}
+DUPLICATES: dict[str, str] = {
+    "error": "a document listed twice for one topic is an error naming both lines",
+    "drop": "a document listed twice for one topic keeps its first row",
+}
+ALIGNMENTS: dict[str, str] = {
+    "strict": "every run must be scored on the same topics, else an error naming the runs and topics",
+    "common": "compare on the topics every run is scored on; the others are left out and counted",
+}
+TESTS: dict[str, str] = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "randomization": "paired randomization (sign-flip) test",
+    "bootstrap": "paired bootstrap test",
+}
+CORRECTIONS: dict[str, str] = {
+    "none": "no correction",
+    "bonferroni": "Bonferroni correction",
+    "holm": "Holm-Bonferroni correction",
+    "bh": "Benjamini-Hochberg (FDR) correction",
+}
+FAMILIES: dict[str, str] = {
+    "per-measure": "within each measure",
+    "all": "across all measures and pairs",
+}
+ALL_PAIRS = "all-pairs"  # compare every pair once, the earlier run as the baseline
+
+DEFAULT_MEASURES: tuple[str, ...] = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
+DEFAULT_DEPTH = 1000
+DEFAULT_FOLDS = 5
+# Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
+MAX_RESAMPLES = 10_000_000
+
+
+def one_of(name: str, value: object, allowed) -> str:
+    """``value`` when it is a key of ``allowed``, else ValueError naming the choices."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (got {value!r})")
+    return value
+
+
+def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
+    # numbers.Integral covers numpy's integers without importing numpy
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer in [{low}, {high}] (got {value!r})")
+    return int(value)
+
+
+# ------------------------------------------------------------------------------ policies
+@dataclass(frozen=True)
+class EvalPolicy:
+    """How a run is scored. The defaults reproduce ``trec_eval -c`` (trec_eval 9.0.x):
+
+    ``ties="trec_eval"``
+        Each topic is re-sorted by score descending, then doc id descending (byte order), as
+        trec_eval does; the rank column and file order are ignored. ``"as-ranked"`` keeps the
+        run's own order (file order for :func:`harness.runs.read_run`).
+    ``missing_topics="zero"``
+        A judged topic the run does not answer is scored on an empty ranking, as
+        ``trec_eval -c`` does: 0 on every measure except NumRel (its judged relevant documents
+        still count, so the summed NumRel equals trec_eval's), and it counts in the means: a
+        system must not look better by not answering. ``"drop"``
+        leaves such topics out, trec_eval's default.
+    ``nDCG_threshold=False``
+        nDCG/DCG/CG take gains from every label >= 1 and ignore ``rel=`` (trec_eval does);
+        True applies the measure's ``rel=`` threshold to the gains too.
+
+    Fixed (as trec_eval): run topics without judgments are ignored; negative labels are
+    non-relevant ("in the pool, unjudged": bpref skips them); the relevance
+    threshold is the measure's ``rel=`` (default 1, ``trec_eval -l 1``); all returned docs
+    are evaluated (no depth cut, trec_eval without ``-M``).
+    """
+
+    ties: str = "trec_eval"
+    missing_topics: str = "zero"
+    nDCG_threshold: bool = False
+
+    def __post_init__(self):
+        if self.ties not in TIES:
+            raise ValueError(f"EvalPolicy.ties must be one of {', '.join(TIES)} (got {self.ties!r})")
+        if self.missing_topics not in MISSING_TOPICS:
+            raise ValueError(
+                f"EvalPolicy.missing_topics must be one of {', '.join(MISSING_TOPICS)} (got {self.missing_topics!r})"
+            )
+        if not isinstance(self.nDCG_threshold, bool):
+            raise ValueError(f"EvalPolicy.nDCG_threshold must be True or False (got {self.nDCG_threshold!r})")
+
+    def __str__(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+@dataclass(frozen=True)
+class ReadPolicy:
+    """How run files and tables are read: ``duplicates`` (a key of DUPLICATES)."""
+
+    duplicates: str = "error"
+
+    def __post_init__(self):
+        one_of("duplicates", self.duplicates, DUPLICATES)
+
+
+@dataclass(frozen=True)
+class StatsPolicy:
+    """Everything that decides a reported p-value or interval; echoed in reports as ``str(policy)``.
+
+    >>> print(StatsPolicy())
+    paired t-test; Holm-Bonferroni correction within each measure; alpha=0.05; 95% percentile bootstrap CI (10000 samples, seed 42)
+    """
+
+    test: str = "t"
+    correction: str = "holm"
+    family: str = "per-measure"
+    alpha: float = 0.05
+    permutations: int = 10_000
+    bootstrap_samples: int = 10_000
+    ci_level: float = 0.95
+    seed: int = 42
+
+    def __post_init__(self):
+        one_of("test", self.test, TESTS)
+        one_of("correction", self.correction, CORRECTIONS)
+        one_of("family", self.family, FAMILIES)
+        for name in ("alpha", "ci_level"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
+                raise ValueError(f"{name} must be a number in (0, 1) (got {v!r})")
+        _count("permutations", self.permutations)
+        _count("bootstrap_samples", self.bootstrap_samples)
+        # Unseeded randomness is exactly what the statistics exist to prevent.
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer (got {self.seed!r})")
+
+    def __str__(self) -> str:
+        test = TESTS[self.test]
+        if self.test == "randomization":
+            test += f" ({self.permutations} permutations, seed {self.seed})"
+        elif self.test == "bootstrap":
+            test += f" ({self.bootstrap_samples} samples, seed {self.seed})"
+        corr = CORRECTIONS[self.correction]
+        if self.correction != "none":
+            corr += " " + FAMILIES[self.family]
+        level = f"{self.ci_level * 100:g}%"
+        return (
+            f"{test}; {corr}; alpha={self.alpha:g}; {level} percentile bootstrap CI "
+            f"({self.bootstrap_samples} samples, seed {self.seed})"
+        )
+
+
+@dataclass(frozen=True)
+class ComparePolicy:
+    """How runs are compared: the statistics, and how their topics are aligned (a key of
+    ALIGNMENTS). Kept apart from StatsPolicy so that ``str(stats)``, printed in every report,
+    is unchanged."""
+
+    stats: StatsPolicy = field(default_factory=StatsPolicy)
+    align: str = "strict"
+
+    def __post_init__(self):
+        one_of("align", self.align, ALIGNMENTS)
