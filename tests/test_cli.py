@@ -411,3 +411,47 @@ def test_evaluate_warns_when_no_retrieved_id_is_judged(tmp_path):
     r = harness("evaluate", str(run), str(qrels), "-m", "AP")
     assert r.returncode == 0 and "none of its document ids" not in r.stderr
     assert r.stdout.strip() == "AP\tall\t0.0000"  # topic 2: AP 1/20,000 (its relevant doc at rank 20,000); topic 1: 0
+
+
+def _runs_on_different_topics(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """Two runs and qrels where run b does not answer topic 3 (scored only under drop)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} 0 d{q}{i} {i % 2}\n" for q in (1, 2, 3, 4) for i in range(4)))
+    a, b = tmp_path / "a.trec", tmp_path / "b.trec"
+    a.write_text("".join(f"{q} Q0 d{q}{i} {i + 1} {10 - i} a\n" for q in (1, 2, 3, 4) for i in range(4)))
+    order = {1: (1, 3, 0, 2), 2: (3, 2, 1, 0), 4: (1, 0, 2, 3)}  # P@2: 1, 0.5, 0.5 (a: 0.5 on every topic)
+    b.write_text("".join(f"{q} Q0 d{q}{d} {i + 1} {10 - i} b\n" for q, ds in order.items() for i, d in enumerate(ds)))
+    return a, b, qrels
+
+
+def test_compare_is_strict_about_topics_unless_asked_to_align_on_common_ones(tmp_path):
+    import scipy.stats as sps
+
+    a, b, qrels = _runs_on_different_topics(tmp_path)
+    args = [
+        "compare",
+        str(a),
+        str(b),
+        "--qrels",
+        str(qrels),
+        "--baseline",
+        "a",
+        "-m",
+        "P@2",
+        "--missing-topics",
+        "drop",
+    ]
+    r = harness(*args, env=NO_JVM)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "run 'b' and run 'a' are scored on different topics: 1 topic(s) only 'a' has ('3')" in r.stderr
+    assert "--align common" in r.stderr
+    r = harness(*args, "--align", "common", env=NO_JVM)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "baseline: a; 3 topics (1 not evaluated for every run left out)"
+    row = next(line.split() for line in r.stdout.splitlines() if line.startswith("P@2"))
+    expected = sps.ttest_rel([1.0, 0.5, 0.5], [0.5, 0.5, 0.5]).pvalue  # topics 1, 2, 4
+    assert row[1:5] == ["b", "0.6667", "0.5000", "+0.1667"]
+    assert row[8] == f"{expected:.4f}" == "0.4226"
+    # without drop, the missing topic scores 0 and every topic is compared
+    r = harness(*args[:-2], env=NO_JVM)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "baseline: a; 4 topics"

@@ -38,18 +38,18 @@ def _ev(scores: dict[str, float], measure: str = "AP") -> Evaluation:
     )
 
 
-def test_aligned_scores_follow_the_first_runs_topic_order():
-    topics, scores = aligned_scores({"a": _ev({"1": 0.1, "2": 0.2}), "b": _ev({"2": 0.5, "1": 0.4})}, ["AP"])
-    assert topics == ["1", "2"]
+def test_aligned_scores_pair_topics_and_name_the_difference():
+    topics, scores, dropped = aligned_scores({"a": _ev({"1": 0.1, "2": 0.2}), "b": _ev({"2": 0.5, "1": 0.4})}, ["AP"])
+    assert (topics, dropped) == (["1", "2"], ())
     assert scores["b"]["AP"].tolist() == [0.4, 0.5]
-
-
-def test_runs_on_different_topics_fail_clearly():
     evs = {"a": _ev({"1": 0.1, "2": 0.2, "3": 0.3}), "b": _ev({"1": 0.4, "2": 0.5})}
     with pytest.raises(DataError) as e:
         aligned_scores(evs, ["AP"])
     msg = str(e.value)
-    assert "run b" in msg and "'3'" in msg and "missing_topics: zero" in msg
+    assert "run 'b' and run 'a'" in msg and "('3')" in msg and "compare.align: common" in msg
+    assert "missing_topics: zero" in msg
+    topics, scores, dropped = aligned_scores(evs, ["AP"], "common")
+    assert (topics, dropped, scores["a"]["AP"].tolist()) == (["1", "2"], ("3",), [0.1, 0.2])
 
 
 def test_sweeps_are_models_with_several_settings():

@@ -7,33 +7,14 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
 from harness.errors import DataError
-from harness.policies import ALL_PAIRS, DEFAULT_MEASURES, EvalPolicy, ReadPolicy, StatsPolicy
+from harness.policies import DEFAULT_MEASURES, ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
 from harness.report.tables import COMPARISON_FIELDS
 
 __all__ = ["evaluate", "compare"]
-
-
-def _measures(measures, what: str = "measures"):
-    from harness.metrics import parse_measure
-
-    if isinstance(measures, str):
-        measures = [measures]
-    out = []
-    for m in measures:
-        try:
-            m = parse_measure(m)
-        except ValueError as e:
-            raise DataError(what, str(e)) from None
-        if m not in out:
-            out.append(m)
-    if not out:
-        raise DataError(what, "no measures given, e.g. ['AP', 'nDCG@10']")
-    return out
 
 
 def evaluate(
@@ -62,18 +43,22 @@ def evaluate(
     per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
     The policy and the topic counts are in ``means.attrs``.
     """
-    from harness.metrics import evaluate as evaluate_run
+    from harness.verbs.evaluate import evaluate as evaluate_verb
+    from harness.verbs.evaluate import parse_measure_list
 
     try:
         policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
+        read = ReadPolicy(duplicates)
     except ValueError as e:
         raise DataError("policy", str(e)) from None
-    if duplicates not in ("error", "drop"):
-        raise DataError("duplicates", f"must be 'error' or 'drop' (got {duplicates!r})")
-    ms = _measures(measures)
+    ms = parse_measure_list(measures)
     if name is None:
         name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"
-    ev = evaluate_run(as_run(run, "run", duplicates), as_qrels(qrels), ms, policy)
+    if not isinstance(run, (str, os.PathLike)):
+        run = as_run(run, "run", duplicates)
+    if not isinstance(qrels, (str, os.PathLike)):
+        qrels = as_qrels(qrels)
+    ev = evaluate_verb(run, qrels, ms, policy=policy, read=read)
     per_topic = long_per_topic(name, ev, ms)
     means = means_frame({name: ev.means}, ms)
     means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
@@ -123,6 +108,7 @@ def compare(
     bootstrap_samples: int = StatsPolicy.bootstrap_samples,
     ci_level: float = StatsPolicy.ci_level,
     seed: int = StatsPolicy.seed,
+    align: str = ComparePolicy.align,
 ) -> pd.DataFrame:
     """Paired tests of runs against a baseline on per-topic scores from any source: the long
     table of :func:`evaluate` or ``Result.per_topic`` (``run``, ``qid``, ``measure``, ``value``),
@@ -138,7 +124,7 @@ def compare(
     report's, so ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. Returns one row per (measure, baseline, run) with the columns of the report's
     ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
     """
-    from harness import stats
+    from harness.verbs.compare import compare as compare_verb
 
     df = _long(per_topic)
     names = list(dict.fromkeys(df["run"]))
@@ -160,50 +146,41 @@ def compare(
                 "measures", f"no scores for {unknown[0]!r}; measures: {', '.join(dict.fromkeys(df['measure']))}"
             )
 
-    if baseline is None:
-        pairs = stats.pairs_against(names[0], names)
-    elif baseline == ALL_PAIRS:
-        pairs = stats.all_pairs(names)
-    else:
-        bases = [baseline] if isinstance(baseline, str) else list(baseline)
-        for b in bases:
-            if b not in names:
-                raise DataError("baseline", f"no run named {b!r}; runs: {', '.join(names)} (or 'all-pairs')")
-        pairs = []
-        for b, r in stats.pairs_against(bases, names):
-            if (r, b) not in pairs:
-                pairs.append((b, r))
-
-    scores: dict[str, dict[str, np.ndarray]] = {n: {} for n in names}
-    for m in measures:
-        wide = df[df["measure"] == m].pivot(index="qid", columns="run", values="value")
-        order = list(dict.fromkeys(df.loc[(df["measure"] == m) & (df["run"] == names[0]), "qid"]))
-        for n in names:
-            got = wide[n].dropna() if n in wide else pd.Series(dtype=float)
-            missing = [q for q in order if q not in got.index]
-            extra = [q for q in got.index if q not in set(order)]
-            if missing or extra:
-                q, whose = (missing[0], names[0]) if missing else (extra[0], n)
-                raise DataError(
-                    "per_topic",
-                    f"{m}: run {n!r} and run {names[0]!r} differ in their topics (topic {q!r} is scored "
-                    f"for {whose!r} only); paired tests need every run scored on the same topics",
-                )
-            scores[n][m] = got.loc[order].to_numpy(dtype=np.float64)
+    per = {n: {} for n in names}
+    for (run_name, measure), group in df[df["run"].isin(names) & df["measure"].isin(measures)].groupby(
+        ["run", "measure"], sort=False
+    ):
+        per[run_name][measure] = dict(zip(group["qid"], group["value"].astype(float)))
+    for n in names:
+        for m in measures:
+            per[n].setdefault(m, {})
     try:
-        policy = stats.StatsPolicy(
-            test=test,
-            correction=correction,
-            family=family,
-            alpha=alpha,
-            permutations=permutations,
-            bootstrap_samples=bootstrap_samples,
-            ci_level=ci_level,
-            seed=seed,
+        policy = ComparePolicy(
+            StatsPolicy(
+                test=test,
+                correction=correction,
+                family=family,
+                alpha=alpha,
+                permutations=permutations,
+                bootstrap_samples=bootstrap_samples,
+                ci_level=ci_level,
+                seed=seed,
+            ),
+            align,
         )
     except ValueError as e:
         raise DataError("compare", str(e)) from None
-    rows = stats.compare(scores, pairs, measures, policy)
+    table = compare_verb(
+        {n: per[n] for n in names},
+        baselines=baseline,
+        measures=measures,
+        policy=policy,
+        where="per_topic",
+        hint="align='common' compares on the topics every run is scored on",
+    )
+    rows = table.rows
     out = pd.DataFrame([{f: getattr(r, f) for f in COMPARISON_FIELDS} for r in rows], columns=list(COMPARISON_FIELDS))
-    out.attrs = {"policy": str(policy)}
+    out.attrs = {"policy": str(policy.stats), "align": policy.align, "topics": len(table.topics)}
+    if table.dropped:
+        out.attrs["dropped_topics"] = list(table.dropped)
     return out

@@ -15,12 +15,14 @@ from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, c
 from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
 from harness.cli.notes import harness_warnings
 from harness.policies import (
+    ALIGNMENTS,
     CORRECTIONS,
     DUPLICATES,
     FAMILIES,
     MISSING_TOPICS,
     TESTS,
     TIES,
+    ComparePolicy,
     EvalPolicy,
     ReadPolicy,
     StatsPolicy,
@@ -258,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=StatsPolicy.permutations,
         help=f"randomization test resamples (default {StatsPolicy.permutations})",
+    )
+    c.add_argument(
+        "--align",
+        choices=tuple(ALIGNMENTS),
+        default=ComparePolicy.align,
+        help="; ".join(f"{k}: {v}" for k, v in ALIGNMENTS.items()) + f" (default {ComparePolicy.align})",
     )
     c.add_argument(
         "--seed",

@@ -593,7 +593,17 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
         or any(x is _INVALID for x in (cmp_measures, folds))
         or any(
             c[k] is _INVALID
-            for k in ("test", "permutations", "bootstrap_samples", "ci_level", "seed", "correction", "family", "alpha")
+            for k in (
+                "test",
+                "permutations",
+                "bootstrap_samples",
+                "ci_level",
+                "seed",
+                "correction",
+                "family",
+                "alpha",
+                "align",
+            )
         )
     ):
         return None
@@ -607,7 +617,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
         ci_level=c["ci_level"],
         seed=c["seed"],
     )
-    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds)
+    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"])
 
 
 def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:

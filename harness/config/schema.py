@@ -15,6 +15,7 @@ from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
 from harness.policies import (
+    ALIGNMENTS,
     ALL_PAIRS,
     CORRECTIONS,
     DEFAULT_DEPTH,
@@ -24,6 +25,7 @@ from harness.policies import (
     MISSING_TOPICS,
     TESTS,
     TIES,
+    ComparePolicy,
     EvalPolicy,
     StatsPolicy,
 )
@@ -309,6 +311,15 @@ SCHEMA = Key(
                     exclusive=True,
                 ),
                 Key(
+                    "align",
+                    "choice",
+                    "Runs scored on different topics (possible with `evaluation.missing_topics: drop`): "
+                    + _registry(ALIGNMENTS)
+                    + ". Topics are paired in trec_eval's order (ids sorted as strings).",
+                    default=ComparePolicy.align,
+                    choices=tuple(ALIGNMENTS),
+                ),
+                Key(
                     "cross_validation",
                     "section",
                     "Tune each swept model (a model with several "
@@ -422,6 +433,7 @@ class CompareSpec:
     measures: tuple[str, ...]
     policy: StatsPolicy
     folds: int | None  # cross-validation folds; None: no cross-validation
+    align: str = ComparePolicy.align  # how topics are paired (harness.stats.align)
 
     def pairs(self, runs) -> list[tuple[str, str]]:
         """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several

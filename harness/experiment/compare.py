@@ -62,50 +62,29 @@ class Comparisons:
     rows: tuple[stats.Comparison, ...]  # measures outer, pairs inner (stats.compare's order)
     sweeps: tuple[Sweep, ...]
     tuning: tuple[Tuning, ...]
+    dropped: tuple[str, ...] = ()  # topics left out by `compare.align: common`
 
     def row(self, measure: str, baseline: str, run: str) -> stats.Comparison | None:
         return next((c for c in self.rows if (c.measure, c.baseline, c.run) == (measure, baseline, run)), None)
 
 
-def aligned_scores(
-    evaluations: Mapping[str, object], measures: Sequence[str]
-) -> tuple[list[str], dict[str, dict[str, np.ndarray]]]:
-    """(topics, scores[run][measure]) with every vector in the first run's topic order.
+CONFIG_HINT = (
+    "`compare.align: common` compares on the topics every run is scored on; "
+    "`evaluation.missing_topics: zero` (the default) scores a judged topic a run did not answer as 0"
+)
 
-    Raises DataError when the runs were evaluated on different topics: paired tests need a
-    score of every run on every topic."""
-    names = list(evaluations)
-    if not names:
+
+def aligned_scores(
+    evaluations: Mapping[str, object], measures: Sequence[str], mode: str = "strict"
+) -> tuple[list[str], dict[str, dict[str, np.ndarray]], tuple[str, ...]]:
+    """(topics, scores[run][measure], dropped topics), paired by :func:`harness.stats.align.align`."""
+    from harness.stats.align import align
+
+    if not evaluations:
         raise DataError("evaluations", "no evaluated runs to compare")
-    topics = list(evaluations[names[0]].topics)
-    want = set(topics)
-    for name in names[1:]:
-        got = list(evaluations[name].topics)
-        if len(got) != len(topics) or set(got) != want:
-            missing = [q for q in topics if q not in set(got)]
-            extra = [q for q in got if q not in want]
-            detail = "; ".join(
-                part
-                for part in (
-                    f"missing {len(missing)} topic(s) of {names[0]} (e.g. {', '.join(map(repr, missing[:5]))})"
-                    if missing
-                    else "",
-                    f"{len(extra)} topic(s) {names[0]} lacks (e.g. {', '.join(map(repr, extra[:5]))})" if extra else "",
-                )
-                if part
-            )
-            raise DataError(
-                f"run {name}",
-                f"evaluated on other topics than {names[0]} ({detail}); "
-                "runs are compared topic by topic, so they need the same evaluated "
-                "topics: use `evaluation.missing_topics: zero` (the default), which "
-                "scores a judged topic a run did not answer as 0",
-            )
-    scores = {}
-    for name in names:
-        ev = evaluations[name]
-        scores[name] = {m: np.array([ev.per_topic[m][q] for q in topics], dtype=np.float64) for m in measures}
-    return topics, scores
+    per_topic = {name: ev.per_topic for name, ev in evaluations.items()}
+    a = align(per_topic, list(measures), mode, where="compare", hint=CONFIG_HINT)
+    return list(a.topics), a.scores, a.dropped
 
 
 def sweeps_of(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], list[str]]]:
@@ -135,7 +114,7 @@ def compare_runs(
     then ``tuned``). Without ``tuned``, the sweeps are tuned here when the spec asks for it, and
     reported, but the tuned runs (which have no evaluation) are not compared."""
     names = list(order) if order is not None else [str(r) for r in runs] + [t.name for t in tuned or ()]
-    topics, scores = aligned_scores({n: evaluations[n] for n in names}, spec.measures)
+    topics, scores, dropped = aligned_scores({n: evaluations[n] for n in names}, spec.measures, spec.align)
     if tuned is None:
         tuned = []
         if spec.folds is not None:
@@ -175,4 +154,5 @@ def compare_runs(
         tuple(rows),
         tuple(sweeps),
         tuple(tuning),
+        dropped,
     )

@@ -267,7 +267,7 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
 
     spec = cfg.compare
     measure = spec.measures[0]
-    topics, scores = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure])
+    topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
     if spec.folds > len(topics):
         raise DataError(
             "compare.cross_validation.folds",

@@ -1,0 +1,14 @@
+"""One orchestration function per thing a user does. The command line (harness.cli), the Python
+API (harness.api) and lab mode are adapters over these: argv or DataFrames in, a verb call, text
+or DataFrames out. A verb takes typed values (paths, runs, qrels, policies from harness.policies),
+returns a typed outcome, reports progress through ``on`` and never parses argv, prints or imports
+pandas.
+
+- ``verbs.run``: load (validate), plan_run, run (index, search, evaluate, compare, report), index,
+  search (a config's runs into its output folder)
+- ``verbs.evaluate``: evaluate a run against qrels
+- ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
+- ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
+- ``verbs.lab``: the course lab
+- ``verbs.system``: doctor, schema
+"""

@@ -1,0 +1,169 @@
+"""The compare verb: paired tests of runs against a baseline on per-topic scores from any source,
+and ``compare_files``, which evaluates run files first. ``harness compare``, ``harness.compare``
+and a config's ``compare:`` block pair topics by one rule (:mod:`harness.stats.align`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import DataError
+from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy
+
+__all__ = ["ComparisonTable", "FileComparison", "baseline_pairs", "compare", "compare_files"]
+
+
+@dataclass(frozen=True)
+class ComparisonTable:
+    """The comparisons, measures outer and pairs inner, with what decided them."""
+
+    rows: tuple  # harness.stats.Comparison
+    policy: ComparePolicy
+    runs: tuple[str, ...]
+    measures: tuple[str, ...]
+    pairs: tuple[tuple[str, str], ...]
+    topics: tuple[str, ...]  # the order of every paired vector
+    dropped: tuple[str, ...]  # topics left out by align="common"
+
+
+@dataclass(frozen=True)
+class FileComparison:
+    table: ComparisonTable
+    baseline: str
+    evaluations: dict  # run name -> harness.metrics.Evaluation
+
+
+def baseline_pairs(baselines, runs: Sequence[str]) -> list[tuple[str, str]]:
+    """(baseline, run) pairs: ``None`` the first run, ``ALL_PAIRS`` every pair once (the earlier
+    run as the baseline), or one or more names. With several baselines, two baselines are
+    compared once (the earlier one as the baseline), so no test enters the correction family
+    twice.
+
+    >>> baseline_pairs(["a", "b"], ["a", "b", "c"])
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
+    from harness.stats import all_pairs, pairs_against
+
+    runs = list(runs)
+    if baselines is None:
+        baselines = [runs[0]]
+    elif baselines == ALL_PAIRS:
+        return all_pairs(runs)
+    elif isinstance(baselines, str):
+        baselines = [baselines]
+    out: list[tuple[str, str]] = []
+    for b, r in pairs_against(list(baselines), runs):
+        if (r, b) not in out:
+            out.append((b, r))
+    return out
+
+
+def compare(
+    per_topic: Mapping[str, Mapping[str, Mapping[str, float]]],
+    *,
+    baselines=None,
+    measures: Sequence[str] | None = None,
+    policy: ComparePolicy = ComparePolicy(),
+    where: str = "runs",
+    hint: str = "",
+) -> ComparisonTable:
+    """Compare ``per_topic[run][measure][topic]`` (runs in the order given) against
+    ``baselines`` (see :func:`baseline_pairs`) on ``measures`` (default: the first run's).
+    Topics are paired by ``policy.align``; ``hint`` tells the user how to ask for the other
+    alignment in their door's words."""
+    from harness.stats import compare as compare_scores
+    from harness.stats.align import align
+
+    names = list(per_topic)
+    if len(names) < 2:
+        raise DataError(where, f"needs two runs or more to compare (got {', '.join(names) or 'none'})")
+    if measures is None:
+        measures = list(per_topic[names[0]])
+    measures = list(measures)
+    if baselines not in (None, ALL_PAIRS):
+        for b in [baselines] if isinstance(baselines, str) else baselines:
+            if b not in per_topic:
+                raise DataError("baseline", f"no run named {b!r}; runs: {', '.join(names)} (or {ALL_PAIRS!r})")
+    pairs = baseline_pairs(baselines, names)
+    aligned = align(per_topic, measures, policy.align, where=where, hint=hint)
+    rows = compare_scores(aligned.scores, pairs, measures, policy.stats)
+    return ComparisonTable(
+        tuple(rows), policy, tuple(names), tuple(measures), tuple(pairs), aligned.topics, aligned.dropped
+    )
+
+
+def _names(paths: list[Path]) -> list[str]:
+    names = [p.stem for p in paths]
+    if len(set(names)) < len(names):
+        names = [str(p) for p in paths]  # same stem twice: name runs by their path
+    return names
+
+
+def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str], list[Path], str]:
+    """(names, paths) of the runs, the baseline first, and the baseline's name."""
+    paths = [Path(p) for p in runs]
+    seen = set()
+    for p in paths:
+        if p.resolve() in seen:
+            raise DataError(str(p), "run file given twice")
+        seen.add(p.resolve())
+    names = _names(paths)
+    base = str(baseline)
+    matches = [
+        i
+        for i, (n, p) in enumerate(zip(names, paths))
+        if base in (n, str(p)) or (Path(base).exists() and p.exists() and Path(base).resolve() == p.resolve())
+    ]
+    if matches:
+        i = matches[0]
+        names.insert(0, names.pop(i))
+        paths.insert(0, paths.pop(i))
+    elif Path(base).is_file():
+        paths.insert(0, Path(base))
+        names.insert(0, Path(base).stem if Path(base).stem not in names else base)
+    else:
+        raise DataError("--baseline", f"{base!r} is neither one of the runs ({', '.join(names)}) nor a run file")
+    if len(paths) < 2:
+        raise DataError("compare", "needs at least one run besides the baseline")
+    return names, paths, names[0]
+
+
+def compare_files(
+    runs: Sequence[str | os.PathLike],
+    qrels: str | os.PathLike,
+    *,
+    baseline: str,
+    measures,
+    eval_policy: EvalPolicy = EvalPolicy(),
+    read: ReadPolicy = ReadPolicy(),
+    policy: ComparePolicy = ComparePolicy(),
+    hint: str = "",
+    on=None,
+) -> FileComparison:
+    """Evaluate each run file (a run's name is its file name without .trec) against ``qrels``
+    and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
+    which is then listed first). ``on(name)`` is called after each run is evaluated."""
+    from harness.verbs.evaluate import check_run_against_qrels, parse_measure_list, read_qrels_file, read_run_file
+
+    ms = parse_measure_list(measures, "-m")
+    names, paths, base = _inputs(runs, baseline)
+    for p in [*paths, Path(qrels)]:
+        if not p.is_file():
+            raise DataError(str(p), "file not found")
+    qrels_obj = read_qrels_file(qrels)
+    from harness.metrics import evaluate as evaluate_run
+
+    evaluations = {}
+    for name, path in zip(names, paths):
+        run = read_run_file(path, read)
+        check_run_against_qrels(run, qrels_obj, str(path), str(qrels))
+        evaluations[name] = evaluate_run(run, qrels_obj, ms, eval_policy)
+        if on is not None:
+            on(name)
+    per_topic = {n: ev.per_topic for n, ev in evaluations.items()}
+    table = compare(
+        per_topic, baselines=base, measures=[str(m) for m in ms], policy=policy, where=str(qrels), hint=hint
+    )
+    return FileComparison(table, base, evaluations)

@@ -1,0 +1,135 @@
+"""The evaluate verb: a run against qrels, with trec_eval's numbers and the checks a user needs
+before trusting them (files exist, the arguments are not swapped, the run shares doc ids with the
+judgments). ``harness evaluate``, ``harness.evaluate`` and ``harness compare`` all go through it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.errors import DataError, warn
+from harness.formats.qrels import Qrels
+from harness.formats.runs import Run
+from harness.policies import EvalPolicy, ReadPolicy
+
+__all__ = ["evaluate", "read_qrels_file", "read_run_file", "check_run_against_qrels", "parse_measure_list"]
+
+PathLike = str | os.PathLike
+
+
+def parse_measure_list(items, source: str = "measures"):
+    """Measures from names (a str or a sequence), deduplicated in order; DataError naming ``source``."""
+    from harness.metrics import parse_measure
+
+    if isinstance(items, str):
+        items = [items]
+    out = []
+    for text in items:
+        try:
+            m = parse_measure(text)
+        except ValueError as e:
+            raise DataError(source, str(e)) from None
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise DataError(source, "no measures given, e.g. ['AP', 'nDCG@10']")
+    return out
+
+
+def _fields(path: PathLike) -> int | None:
+    """Words on the first non-blank line (4: qrels, 6: a run), or None when unreadable."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.strip():
+                    return len(line.split())
+    except OSError:
+        return None
+    return None
+
+
+def _exists(path: PathLike, what: str) -> None:
+    if not Path(path).is_file():
+        raise DataError(str(path), f"{what} file not found")
+
+
+def read_qrels_file(path: PathLike) -> Qrels:
+    """A qrels file, which must hold judgments."""
+    from harness.formats.qrels import read_qrels
+
+    _exists(path, "qrels")
+    qrels = read_qrels(path)
+    if not qrels.topics():
+        raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
+    return qrels
+
+
+def read_run_file(path: PathLike, read: ReadPolicy = ReadPolicy()) -> Run:
+    from harness.formats.runs import read_run
+
+    _exists(path, "run")
+    return read_run(path, duplicates=read.duplicates)
+
+
+def check_run_against_qrels(run: Run, qrels: Qrels, run_name: str, qrels_name: str) -> None:
+    """Warn when none of the run's doc ids is judged: every score would be 0."""
+    if len(run) and not _shares_an_id(run, qrels.docids.tolist()):
+        warn(
+            f"{run_name}: none of its document ids is judged in {qrels_name}: every score will be 0. "
+            "Do the ids match (file names with or without an extension, a prefix)?"
+        )
+
+
+def _shares_an_id(run: Run, judged: list) -> bool:
+    """Whether any of the run's doc ids is in ``judged``. Almost always one of its first hits
+    is: those are looked at first, and the rest only when none is, in blocks (no list of every
+    id at once). np.unique and intersect1d over a 10M-line run's ids took 6.5 s of an
+    8.9-second evaluation (numpy 2.5)."""
+    head = 1 << 14
+    if not set(run.docids[:head].tolist()).isdisjoint(judged):
+        return True
+    judged_set, step = set(judged), 1 << 16
+    return any(not judged_set.isdisjoint(run.docids[lo : lo + step].tolist()) for lo in range(head, len(run), step))
+
+
+def evaluate(
+    run: Run | PathLike,
+    qrels: Qrels | PathLike,
+    measures: str | Sequence,
+    *,
+    policy: EvalPolicy = EvalPolicy(),
+    read: ReadPolicy = ReadPolicy(),
+    source: str = "measures",
+    run_name: str | None = None,
+    qrels_name: str | None = None,
+):
+    """Score ``run`` against ``qrels`` (objects, or files read with the harness's readers) on
+    ``measures`` (names or Measure values) under ``policy``; returns a
+    :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
+    and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
+    file is an error. A run sharing no doc id with the qrels gets a warning."""
+    from harness.metrics import Measure
+    from harness.metrics import evaluate as evaluate_run
+
+    ms = (
+        measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
+    )
+    if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
+        _exists(run, "run")
+        _exists(qrels, "qrels")
+        if _fields(run) == 4 and _fields(qrels) == 6:
+            raise DataError(
+                str(run),
+                "this looks like qrels and the qrels file like a run: the order is RUN QRELS (trec_eval's is qrels first)",
+            )
+    if isinstance(run, (str, os.PathLike)):
+        run_name = run_name or str(run)
+        run = read_run_file(run, read)
+    if isinstance(qrels, (str, os.PathLike)):
+        qrels_name = qrels_name or str(qrels)
+        qrels = read_qrels_file(qrels)
+    elif not qrels.topics():
+        raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
+    check_run_against_qrels(run, qrels, run_name or "the run", qrels_name or "the qrels")
+    return evaluate_run(run, qrels, ms, policy)
