@@ -118,10 +118,12 @@ def compare(
 
     ``baseline``: a run name, a list of names, or ``"all-pairs"`` (default: the first run).
     ``test``: t | wilcoxon | randomization | bootstrap; ``correction``: none | bonferroni |
-    holm | bh, over ``family`` (per-measure | all). Runs are paired topic by topic and must share
-    their topics, taken in the order they first appear for the first run: the seeded resamples
-    (CI, randomization, bootstrap) depend on that order, and ``Result.per_topic`` keeps the
-    report's, so ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. Returns one row per (measure, baseline, run) with the columns of the report's
+    holm | bh, over ``family`` (per-measure | all). Runs are paired topic by topic in trec_eval's
+    order (topic ids sorted as strings), whatever order the table lists them in, so the seeded
+    resamples (CI, randomization, bootstrap) give the same p-values as ``harness compare`` and a
+    config; ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. ``align``:
+    ``strict`` (every run scored on the same topics, else an error naming them) or ``common``
+    (the topics every run has; the others are listed in ``attrs["dropped_topics"]``). Returns one row per (measure, baseline, run) with the columns of the report's
     ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
     """
     from harness.verbs.compare import compare as compare_verb

@@ -38,11 +38,6 @@ def canonical_topics(topics) -> list[str]:
     return sorted(topics)
 
 
-def _paired_order(per_topic, first, topics) -> list[str]:
-    """The order the vectors follow: the first run's (its first measure's) for now."""
-    return [q for q in per_topic[first[0]][first[1]] if q in topics]
-
-
 def _examples(ids) -> str:
     ids = canonical_topics(ids)
     shown = ", ".join(map(repr, ids[:5]))
@@ -89,14 +84,14 @@ def align(
                     + "; paired tests need every run scored on the same topics"
                     + (f" ({hint})" if hint else ""),
                 )
-        topics = _paired_order(per_topic, first, want)
+        topics = canonical_topics(want)
         dropped: list[str] = []
     else:
         common = set.intersection(*sets.values())
         every = set.union(*sets.values())
         if not common:
             raise DataError(where, "no topic is scored for every run and measure: nothing to compare")
-        topics = _paired_order(per_topic, first, common)
+        topics = canonical_topics(common)
         dropped = canonical_topics(every - common)
     scores = {
         name: {m: np.array([per_topic[name][m][q] for q in topics], dtype=np.float64) for m in measures}
