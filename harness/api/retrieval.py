@@ -42,21 +42,6 @@ def _queries(queries) -> list[tuple[str, str]]:
     return pairs
 
 
-def _similarity(similarity, params):
-    from harness.engine.similarity import Similarity
-
-    try:
-        if isinstance(similarity, Similarity):
-            base = similarity
-        else:
-            base = Similarity.parse(str(similarity))
-        if not params:
-            return base
-        return Similarity.of(base.model, {**base.params, **params}, base.expansion, base.expansion_params)
-    except ValueError as e:
-        raise DataError("similarity", str(e)) from None
-
-
 def search(
     index,
     queries,
@@ -79,29 +64,17 @@ def search(
     and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
     harness run's: Anserini's exact semantics (see README "Retrieval semantics").
     """
-    from harness.engine.index import ensure_index
-    from harness.engine.search import Searcher
-    from harness.lab import resolve_index
+    from harness.api.experiment import Result
+    from harness.verbs.query import open_index, parse_similarity, query
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise DataError("k", f"must be an integer >= 1 (got {k!r})")
     pairs = _queries(queries)
-    sim = _similarity(similarity, params)
-    from harness.api.experiment import Result
-
-    given = str(index.index if isinstance(index, Result) else index)
-    try:
-        where = resolve_index(given)
-    except DataError as e:  # the lab's messages name its flag; here the argument is `index`
-        raise DataError(e.source, str(e)[len(e.source) + 2 :].replace("--index: ", "index: ")) from None
-    if where.kind == "text-folder":
-        log = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else (lambda m: None)
-        ensure_index(where.corpus, where.options, where.path, log=log)
-    searcher = Searcher(where.path, where.options)
-    try:
-        ranked = searcher.search([t for _, t in pairs], sim, k, threads=threads)
-    finally:
-        searcher.close()
+    sim = parse_similarity(similarity, params)
+    given = index.index if isinstance(index, Result) else index
+    log = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else None
+    where = open_index(given, flag="index", log=log)
+    ranked = query(where, [t for _, t in pairs], [sim], k, threads=threads).by_similarity[str(sim)]
     rows = [
         (qid, query, doc, rank, score)
         for (qid, query), (docs, scores) in zip(pairs, ranked)

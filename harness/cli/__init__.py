@@ -12,7 +12,8 @@ import argparse
 import os
 
 from harness.cli.experiment import cmd_index, cmd_run, cmd_schema, cmd_search, cmd_validate
-from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate, cmd_lab
+from harness.cli.files import cmd_compare, cmd_doctor, cmd_evaluate
+from harness.cli.lab import LAB_EXAMPLES, add_lab_arguments, cmd_lab
 from harness.cli.notes import harness_warnings
 from harness.policies import (
     ALIGNMENTS,
@@ -274,8 +275,6 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seed of the randomization/bootstrap (default {StatsPolicy.seed})",
     )
     _policy_flags(c)
-
-    from harness.lab import LAB_EXAMPLES, add_lab_arguments
 
     lab = _sub(
         sub,

@@ -116,21 +116,6 @@ def cmd_compare(args) -> int:
     return 0
 
 
-def cmd_lab(args) -> int:
-    from harness.lab import run_lab
-
-    if getattr(args, "judge", None):
-        from harness.judge.store import QrelsStore
-
-        QrelsStore(args.judge)  # a bad qrels file is reported before anything runs
-    code = run_lab(args)
-    if code == 0 and getattr(args, "judge", None):
-        from harness.cli.judge import lab_judge
-
-        return lab_judge(args)
-    return code
-
-
 def cmd_doctor(args) -> int:
     from harness.engine import lucene
 

@@ -48,15 +48,9 @@ def add_judge_arguments(p) -> None:
 
 
 def _similarities(texts: list[str]):
-    from harness.engine.similarity import Similarity
+    from harness.verbs.query import parse_similarity
 
-    out = []
-    for text in texts:
-        try:
-            out.append(Similarity.parse(text) if "(" in text else Similarity.of(text, {}))
-        except ValueError as e:
-            raise DataError("--similarity", str(e)) from None
-    return out
+    return [parse_similarity(text, source="--similarity") for text in texts]
 
 
 def _log(msg: str) -> None:
@@ -91,11 +85,11 @@ def cmd_judge(args) -> int:
 
 def lab_judge(args) -> int:
     """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
+    from harness.cli.lab import similarity_from_args
     from harness.judge import session as js
     from harness.judge.server import serve
     from harness.judge.store import QrelsStore
-    from harness.lab import _similarity
 
     store = QrelsStore(args.judge)
-    session = js.from_lab(args.index, args.queries, [_similarity(args)], args.topk, log=_log)
+    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, log=_log)
     return serve(session, store, "127.0.0.1", args.port)

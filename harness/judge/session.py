@@ -126,8 +126,8 @@ def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=
     ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
     from harness.engine.index import ensure_index
     from harness.engine.search import Searcher
+    from harness.experiment.adhoc import lab_qid, resolve_index
     from harness.formats.runs import Run
-    from harness.lab import lab_qid, resolve_index
 
     ids: dict[str, str] = {}
     for q in queries:

@@ -1,0 +1,73 @@
+"""An index named ad hoc (lab mode, ``harness.search``, lab-style judging): a harness index, any
+Anserini index, or a folder of ``.txt`` files, which is indexed once into the default
+``indexes/`` folder and reused while its fingerprint matches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import DataError
+
+__all__ = ["LabIndex", "resolve_index", "lab_qid"]
+
+
+@dataclass(frozen=True)
+class LabIndex:
+    path: Path
+    options: object  # harness.engine.index.IndexOptions
+    kind: str  # "harness" | "anserini" | "text-folder"
+    corpus: object | None = None  # harness.engine.corpus.Corpus for a text folder
+
+
+def lab_qid(query: str) -> str:
+    """The topic id of a lab query in a qrels file: its words joined by ``_``.
+
+    >>> lab_qid("vector  space model")
+    'vector_space_model'
+    """
+    return "_".join(query.split())
+
+
+def resolve_index(given: str, flag: str = "--index") -> LabIndex:
+    """What ``given`` names; no Java started (a text folder is fingerprinted, not indexed).
+    ``flag`` names the argument in errors (``--index`` on the command line, ``index`` in the API)."""
+    from harness.engine.index import MANIFEST, IndexOptions, open_manifest
+
+    path = Path(given)
+    if not path.exists():
+        raise DataError(given, f"{flag}: no such folder")
+    if not path.is_dir():
+        raise DataError(given, f"{flag}: expected a folder (an index, or a folder of .txt files)")
+    manifest = open_manifest(path)
+    if manifest is not None:
+        opts = manifest.get("options") or {}
+        return LabIndex(
+            path, IndexOptions(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords")}), "harness"
+        )
+    if (path / MANIFEST).exists():
+        raise DataError(given, f"{flag}: {MANIFEST} is unreadable; rebuild the index")
+    if any(path.glob("segments_*")):
+        return LabIndex(path, IndexOptions(), "anserini")
+    from harness.engine.corpus import Corpus
+    from harness.engine.index import index_fingerprint
+    from harness.experiment.plan import indexes_root
+
+    corpus = Corpus(path.resolve(), "text-folder")
+    try:
+        fp = index_fingerprint(corpus, IndexOptions())
+    except DataError:
+        raise DataError(
+            given,
+            f"{flag}: neither an index (no harness-index.json, no Lucene segments_N "
+            "file) nor a folder of .txt files to index",
+        ) from None
+    target = indexes_root(path) / f"{corpus.path.stem or 'corpus'}-{fp[:12]}"
+    from harness.config.paths import write_target_problems
+
+    problems = write_target_problems({"index": target}, {f"text folder ({flag})": corpus.path}, {"index": "index"})
+    if problems:
+        raise DataError(
+            given, "; ".join(m for _, m in problems) + " (set $HARNESS_INDEXES to where lab indexes may go)"
+        )
+    return LabIndex(target, IndexOptions(), "text-folder", corpus)

@@ -1,0 +1,82 @@
+"""The query verb: open an index named ad hoc and search it with one or more similarities.
+Lab mode, ``harness.search`` and lab-style judging all search through it; the rankings are a
+harness run's (Anserini's exact semantics)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.errors import DataError
+
+__all__ = ["OpenIndex", "open_index", "parse_similarity", "query", "Rankings"]
+
+
+@dataclass(frozen=True)
+class OpenIndex:
+    """An index ready to search: where it is, what it is, and whether it was built just now
+    (a folder of .txt files; None for an index given as such)."""
+
+    where: object  # harness.experiment.adhoc.LabIndex
+    built: bool | None
+
+    @property
+    def path(self):
+        return self.where.path
+
+    @property
+    def options(self):
+        return self.where.options
+
+
+def open_index(given, *, flag: str = "--index", log=None) -> OpenIndex:
+    """The index ``given`` names (see :mod:`harness.experiment.adhoc`); a folder of .txt files
+    is indexed now, or its index reused while the fingerprint matches."""
+    from harness.engine.index import ensure_index
+    from harness.experiment.adhoc import resolve_index
+
+    where = resolve_index(str(given), flag)
+    if where.kind != "text-folder":
+        return OpenIndex(where, None)
+    info = ensure_index(where.corpus, where.options, where.path, log=log or (lambda m: None))
+    return OpenIndex(where, not info.reused)
+
+
+def parse_similarity(spec, params=None, *, source: str = "similarity"):
+    """A Similarity from a spec (``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"bm25+rm3"``, or a
+    Similarity) with ``params`` overriding its model parameters; DataError naming ``source``."""
+    from harness.engine.similarity import Similarity
+
+    try:
+        base = spec if isinstance(spec, Similarity) else Similarity.parse(str(spec))
+        if not params:
+            return base
+        return Similarity.of(base.model, {**base.params, **params}, base.expansion, base.expansion_params)
+    except ValueError as e:
+        raise DataError(source, str(e)) from None
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """``by_similarity[str(sim)][i]``: (doc ids, scores) of query i; ``ids``: every doc id of
+    the index when asked for (to check judgments against), else None."""
+
+    by_similarity: dict[str, list]
+    ids: set | None = None
+
+
+def query(
+    index: OpenIndex, queries: Sequence[str], similarities: Sequence, k: int, *, threads: int = 2, ids: bool = False
+) -> Rankings:
+    """The top ``k`` of each query under each similarity (one searcher, opened once)."""
+    from harness.engine.search import Searcher
+
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise DataError("k", f"must be an integer >= 1 (got {k!r})")
+    searcher = Searcher(index.path, index.options)
+    try:
+        out = {str(sim): searcher.search(list(queries), sim, k, threads=threads) for sim in dict.fromkeys(similarities)}
+        known = set(searcher.ids.tolist()) if ids else None
+    finally:
+        searcher.close()
+    return Rankings(out, known)
