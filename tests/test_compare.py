@@ -62,22 +62,34 @@ def test_sweeps_are_models_with_several_settings():
     )
 
 
-def test_compare_runs_equals_stats_on_the_aligned_vectors():
+def test_compare_runs_equals_scipy_and_statsmodels_on_string_ordered_topics():
+    import scipy.stats as sps
+    from statsmodels.stats.multitest import multipletests
+
     rng = np.random.default_rng(7)
     names = [BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"]
     qids = [f"q{i}" for i in range(12)]
     evs = {n: _ev(dict(zip(qids, rng.random(12).round(3)))) for n in names}
     spec = CompareSpec((BM25,), False, ("AP",), stats.StatsPolicy(test="wilcoxon", correction="bh"), folds=3)
     got = compare_runs(spec, [Similarity.parse(n) for n in names], evs)
-    vectors = {n: {"AP": np.array([evs[n].per_topic["AP"][q] for q in qids])} for n in names}
-    assert list(got.rows) == stats.compare(vectors, [(BM25, n) for n in names[1:]], ["AP"], spec.policy)
-    [sweep] = got.sweeps
-    assert sweep.not_worse["AP"] == tuple(
-        stats.not_worse_than_best({n: vectors[n]["AP"] for n in names[1:]}, spec.policy)
-    )
+    order = sorted(qids)  # trec_eval's order: q0, q1, q10, q11, q2, ...
+    assert list(got.topics) == order and order[2] == "q10"
+    x = np.array([evs[BM25].per_topic["AP"][q] for q in order])
+    raw = []
+    for row, name in zip(got.rows, names[1:]):
+        y = np.array([evs[name].per_topic["AP"][q] for q in order])
+        assert (row.baseline, row.run, row.topics) == (BM25, name, 12)
+        assert row.p == pytest.approx(sps.wilcoxon(y, x).pvalue, rel=1e-12)
+        assert row.diff == pytest.approx(float(np.mean(y - x)), abs=1e-15)
+        assert (row.wins, row.ties, row.losses) == (int((y > x).sum()), int((y == x).sum()), int((y < x).sum()))
+        raw.append(sps.wilcoxon(y, x).pvalue)
+    np.testing.assert_allclose([r.p_corrected for r in got.rows], multipletests(raw, method="fdr_bh")[1], rtol=1e-12)
     [tuning] = got.tuning
-    cv = stats.cross_validate({n: vectors[n]["AP"] for n in names[1:]}, qids, folds=3, seed=42)
-    assert tuning.folds == cv.folds and tuning.heldout_mean == cv.heldout_mean
+    # the folds partition the topics; the held-out mean is each topic scored by its fold's choice
+    tested = [q for f in tuning.folds for q in f.test_topics]
+    assert sorted(tested) == order and len(tuning.folds) == 3
+    heldout = [evs[f.chosen].per_topic["AP"][q] for f in tuning.folds for q in f.test_topics]
+    assert tuning.heldout_mean == pytest.approx(float(np.mean(heldout)), abs=1e-15)
 
 
 def test_more_folds_than_topics_is_a_data_error():
