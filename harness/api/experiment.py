@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,14 +11,9 @@ from pathlib import Path
 import pandas as pd
 
 from harness.api.frames import long_per_topic, means_frame, run_frame
-from harness.errors import ConfigError
 from harness.report.tables import COMPARISON_FIELDS
 
 __all__ = ["run", "Result"]
-
-# The name an in-memory config goes by in errors and in manifest.json: a file that does not
-# exist, in the current directory, which is where its relative paths resolve.
-IN_MEMORY = "<config>"
 
 
 class _Runs(Mapping):
@@ -117,34 +111,6 @@ def _no_means(names) -> pd.DataFrame:
     return df
 
 
-def _load(config):
-    """A validated Config from a path, a YAML string or a dict."""
-    import yaml
-
-    from harness.config import load_config
-
-    if isinstance(config, os.PathLike):
-        return load_config(config)
-    if isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
-        return load_config(config)  # a path (a one-line YAML mapping has a colon and is no file)
-    if isinstance(config, Mapping):
-        try:
-            text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
-        except yaml.YAMLError as e:
-            raise ConfigError(IN_MEMORY, [_problem(f"the dict cannot be written as YAML: {e}")]) from None
-    elif isinstance(config, str):
-        text = config
-    else:
-        raise TypeError(f"config must be a path, a YAML string or a dict (got {type(config).__name__})")
-    return load_config(Path.cwd() / IN_MEMORY, text=text)
-
-
-def _problem(message: str):
-    from harness.config import LocatedProblem
-
-    return LocatedProblem("", message)
-
-
 def run(config, *, verbose: bool = False) -> Result:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
@@ -158,11 +124,9 @@ def run(config, *, verbose: bool = False) -> Result:
     problem). Unmet ``expect:`` checks do not raise: see ``Result.ok`` and ``Result.checks``.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
-    from harness.experiment import run_experiment
-    from harness.report import write_report
+    from harness.verbs import run as verb
 
-    cfg = _load(config)
+    cfg = verb.load(config)
     log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if verbose else (lambda msg: None)
-    result = run_experiment(cfg, log=log)
-    out = write_report(result, cfg.output)
-    return Result(result, out)
+    out = verb.run(cfg, log=log)
+    return Result(out.result, out.output)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 from harness.cli.experiment import _log
-from harness.errors import DataError, EngineError
+from harness.errors import DataError
 
 
 def _eval_policy(args):
@@ -117,18 +115,10 @@ def cmd_compare(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from harness.engine import lucene
+    from harness.verbs.system import doctor
 
-    t = time.perf_counter()
-    try:
-        lucene.jclass("harness.BatchSearcher")
-        jvm = f"started in {time.perf_counter() - t:.2f} s"
-    except EngineError as e:
-        jvm = f"FAILED: {e}"
-    for k, v in lucene.versions(jvm=lucene.started()).items():
+    report = doctor()
+    for k, v in report.versions.items():
         print(f"{k:10} {v}")
-    print(f"{'jvm':10} {jvm}")
-    return 0 if lucene.started() else 3
-
-
-# ------------------------------------------------------------------------------ the parser
+    print(f"{'jvm':10} {report.jvm}")
+    return 0 if report.ok else 3

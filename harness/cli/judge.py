@@ -72,9 +72,9 @@ def cmd_judge(args) -> int:
     check_host(args.host, args.allow_remote)
     store = QrelsStore(args.qrels)
     if args.config:
-        from harness.config import load_config
+        from harness.verbs.run import load
 
-        cfg = load_config(args.config)
+        cfg = load(args.config)
         session = js.from_config(cfg, args.runs, args.depth, log=_log)
     else:
         if args.runs:

@@ -1,0 +1,236 @@
+"""The verbs that take a config: load (validate), plan_run (the dry run), run (index, search,
+evaluate, compare, report), index, and search (a config's runs into its output folder).
+
+``harness run`` and ``harness.run`` both call :func:`run`, so both hold the output's lock for the
+whole run, run the same checks and write the same report."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness.errors import ConfigError, DataError
+
+__all__ = [
+    "IN_MEMORY",
+    "load",
+    "PlanReport",
+    "plan_run",
+    "RunOutcome",
+    "run",
+    "IndexOutcome",
+    "index",
+    "SearchOutcome",
+    "search",
+]
+
+Log = Callable[[str], None]
+
+# The name an in-memory config goes by in errors and in manifest.json: a file that does not
+# exist, in the current directory, which is where its relative paths resolve.
+IN_MEMORY = "<config>"
+
+
+def _ignore(msg: str) -> None:
+    pass
+
+
+# ------------------------------------------------------------------------------ load
+def load(config, *, scheduler: str | None = None, workers: int | None = None):
+    """A validated Config from a path, a YAML string or a dict (every problem at once: a
+    ConfigError with file:line), with ``--scheduler`` / ``--workers`` applied to its
+    ``execution:`` (``workers`` wins). Starts no Java."""
+    import yaml
+
+    from harness.config import LocatedProblem, load_config
+
+    if isinstance(config, os.PathLike):
+        cfg = load_config(config)
+    elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
+        cfg = load_config(config)  # a path (a one-line YAML mapping has a colon and is no file)
+    else:
+        if isinstance(config, Mapping):
+            try:
+                text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
+            except yaml.YAMLError as e:
+                raise ConfigError(IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {e}")]) from None
+        elif isinstance(config, str):
+            text = config
+        else:
+            raise TypeError(f"config must be a path, a YAML string or a dict (got {type(config).__name__})")
+        cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
+    execution = cfg.execution.overridden(None if workers else scheduler, workers)
+    return replace(cfg, execution=execution) if execution != cfg.execution else cfg
+
+
+# ------------------------------------------------------------------------------ plan
+@dataclass(frozen=True)
+class PlanReport:
+    """What a command would build, search, reuse and write (``--dry-run``)."""
+
+    source: Path
+    command: str  # run | index | search
+    index_path: Path
+    fingerprint: str
+    action: str  # what happens to the index
+    execution: str
+    topics: int | None = None  # None when only indexing
+    topics_path: Path | None = None
+    depth: int | None = None
+    runs: tuple[tuple[str, str], ...] = ()  # (run, "reuse <file>" | "search (not cached)")
+    writes: Path | None = None  # search: the runs folder
+    measures: tuple[str, ...] = ()
+    qrels_path: Path | None = None
+    output: Path | None = None
+
+
+def plan_run(cfg, command: str) -> PlanReport:
+    """The plan of ``command`` (run, index or search). Starts no Java for tsv/jsonl topics
+    (trec and anserini:<Reader> topics are read by Anserini)."""
+    from harness.engine.index import open_manifest
+    from harness.experiment import plan, run_key
+
+    p = plan(cfg)
+    manifest = open_manifest(p.index_path)
+    if p.existing:
+        action = "read only (an existing index; fingerprint of its segment files)"
+    elif p.index_exists:
+        action = "reuse (fingerprint matches)"
+    elif manifest is not None:
+        action = f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
+    elif p.index_path.exists():
+        action = "error: the folder exists but was not built by the harness"
+    else:
+        action = "build (no index there yet)"
+    report = PlanReport(cfg.source, command, p.index_path, p.fingerprint, action, str(cfg.execution))
+    if command == "index":
+        return report
+    from harness.engine.topics import read_topics
+
+    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    runs = []
+    for sim in cfg.runs:
+        key = run_key(p.fingerprint, sim, topics, cfg.depth)
+        path = p.runs_folder / f"{sim}.{key[:16]}.trec"
+        runs.append((str(sim), f"reuse {path.name}" if p.index_exists and path.exists() else "search (not cached)"))
+    return replace(
+        report,
+        topics=len(topics),
+        topics_path=cfg.topics_path,
+        depth=cfg.depth,
+        runs=tuple(runs),
+        writes=cfg.output / "runs" if command == "search" else None,
+        measures=tuple(cfg.measures),
+        qrels_path=cfg.qrels_path,
+        output=cfg.output,
+    )
+
+
+# ------------------------------------------------------------------------------ run
+@dataclass(frozen=True)
+class RunOutcome:
+    result: object  # harness.experiment.ExperimentResult
+    output: Path  # the report folder
+    summary_md: str  # summary.md as written
+
+
+def run(cfg, *, log: Log = _ignore, progress=None) -> RunOutcome:
+    """Index (or reuse), search (or reuse the cached runs), evaluate, compare and write the
+    report, holding the output's lock throughout: a second run of the same config waits, then
+    reuses. ``progress`` wraps the experiment's log (the CLI's bars); ``log`` gets the rest."""
+    from harness.experiment import run_experiment
+    from harness.folders import locked
+    from harness.report import write_report
+
+    with locked(cfg.output, log=log):
+        result = run_experiment(cfg, log=progress or log)
+        out = write_report(result, cfg.output, log=log)
+        # the summary just written, read back under the lock: rendering it again would hash
+        # every run file a second time for its provenance (0.1 s per 2M-line run)
+        summary = (out / "summary.md").read_text(encoding="utf-8")
+    return RunOutcome(result, out, summary)
+
+
+# ------------------------------------------------------------------------------ index
+@dataclass(frozen=True)
+class IndexOutcome:
+    info: object  # harness.engine.index.IndexInfo
+    seconds: float
+    options: object  # harness.engine.index.IndexOptions
+
+
+def index(cfg, *, log: Log = _ignore) -> IndexOutcome:
+    """Build the config's index, or reuse it when its fingerprint matches."""
+    from harness.engine.index import ensure_index
+    from harness.experiment import plan
+    from harness.experiment.executors import open_executor
+
+    p = plan(cfg)
+    if p.existing:
+        raise DataError("collection", f"the config names an existing index ({p.index_path}) and no collection to index")
+    t = time.perf_counter()
+    executor = open_executor(cfg.execution, log)
+    try:
+        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build)
+    finally:
+        executor.close()
+    return IndexOutcome(info, time.perf_counter() - t, p.options)
+
+
+# ------------------------------------------------------------------------------ search
+@dataclass(frozen=True)
+class SearchOutcome:
+    runs: tuple[tuple[str, bool, Path], ...]  # (run, reused, file written)
+
+
+def _copy_atomic(src: Path, dst: Path) -> None:
+    from harness.files import atomic_writer
+
+    with open(src, "rb") as fin, atomic_writer(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
+
+
+def search(cfg, *, log: Log = _ignore, progress=None) -> SearchOutcome:
+    """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<run>.trec``. The
+    output folder keeps its other files: its marker lists each run before it is written, so the
+    folder stays one the harness may replace."""
+    from harness.experiment import run_experiment
+    from harness.files import remove_stale_temp_files
+    from harness.folders import (
+        OUTPUT_MARKER,
+        clean_interrupted,
+        is_legacy_report,
+        listed_entries,
+        locked,
+        read_marker,
+        write_marker,
+    )
+
+    with locked(cfg.output, log=log):
+        clean_interrupted(cfg.output, log)
+        # no qrels: run_experiment then searches (or reuses) and evaluates nothing
+        result = run_experiment(replace(cfg, qrels_path=None, expect={}), log=progress or log)
+        out = cfg.output / "runs"
+        if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
+            from harness.config.paths import write_target_problems
+
+            problems = write_target_problems({"output": cfg.output}, {})
+            if problems:
+                raise DataError(cfg.output, "; ".join(m for _, m in problems))
+        marker = read_marker(cfg.output) or {
+            # a report of an earlier version: its files become the harness's in the new marker
+            "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
+        }
+        names = [f"runs/{r.name}.trec" for r in result.runs]
+        write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
+        remove_stale_temp_files(out, log)
+        written = []
+        for r in result.runs:
+            dst = out / f"{r.name}.trec"
+            _copy_atomic(r.path, dst)
+            written.append((r.name, r.reused, dst))
+    return SearchOutcome(tuple(written))
