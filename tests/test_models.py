@@ -203,8 +203,8 @@ def test_existing_index_is_read_fingerprinted_and_never_written(tmp_path):
     vectors = _anserini_index(tmp_path, "vectors", docvectors=True)
     assert stored_features(plain) == {"docvectors": False, "positions": True}
     assert stored_features(vectors) == {"docvectors": True, "positions": True}
-    assert segment_fingerprint(plain) != segment_fingerprint(vectors)
-    assert segment_fingerprint(plain) == segment_fingerprint(plain)
+    fingerprints = {index: segment_fingerprint(index) for index in (plain, vectors)}
+    assert fingerprints[plain] != fingerprints[vectors]
     (tmp_path / "t.tsv").write_text("1\tapple pie\n2\tbanana\n")
     (tmp_path / "indexes").mkdir()
 
@@ -242,6 +242,7 @@ def test_existing_index_is_read_fingerprinted_and_never_written(tmp_path):
             assert np.allclose([s for _, s in _ranking(result.runs[0].path, qid)], [h.score for h in hits], atol=1e-4)
         ss.close()
     assert {p: _listing(p) for p in (plain, vectors)} == before  # never written into
+    assert {index: segment_fingerprint(index) for index in (plain, vectors)} == fingerprints  # nor changed
 
 
 def _ranking(path: Path, qid: str):
