@@ -12,7 +12,7 @@ import pandas as pd
 from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
 from harness.errors import DataError
 from harness.policies import DEFAULT_MEASURES, ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
-from harness.report.tables import COMPARISON_FIELDS
+from harness.verbs.compare import COMPARISON_FIELDS
 
 __all__ = ["evaluate", "compare"]
 

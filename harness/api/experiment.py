@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.api.frames import long_per_topic, means_frame, run_frame
-from harness.report.tables import COMPARISON_FIELDS
+from harness.verbs.compare import COMPARISON_FIELDS
 
 __all__ = ["run", "Result"]
 

@@ -83,9 +83,9 @@ def search(
     df = pd.DataFrame(rows, columns=["qid", "query", "docno", "rank", "score"])
     df = df.astype({"rank": "int64", "score": "float64"})
     if text:
-        from harness.engine.documents import stored_texts
+        from harness.verbs.query import texts as stored_texts
 
-        texts = stored_texts(where.path, df["docno"].tolist())
+        texts = stored_texts(where, df["docno"].tolist())
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df
@@ -94,7 +94,9 @@ def search(
 def similarities() -> pd.DataFrame:
     """The similarity models and their parameters, from the engine's registry: ``model``,
     ``parameter``, ``default``, ``allowed``, ``doc``."""
-    from harness.engine.similarity import MODELS
+    from harness.verbs.system import similarity_models
+
+    MODELS = similarity_models()
 
     return pd.DataFrame(
         [(model, s.name, s.default, s.allowed(), s.doc) for model, specs in MODELS.items() for s in specs],
@@ -105,7 +107,9 @@ def similarities() -> pd.DataFrame:
 def measures() -> pd.DataFrame:
     """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
     (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
-    from harness.metrics import MEASURES
+    from harness.verbs.system import measure_registry
+
+    MEASURES = measure_registry()
 
     def trec(info):
         names = [n for n in (info.trec, info.trec_cut and f"{info.trec_cut}_k") if n]

@@ -82,7 +82,7 @@ def _config_command(sub, name, help, examples, func, dry_run: str | None):
 
 
 def _scheduler(text: str) -> str:
-    from harness.config.load import scheduler_problem
+    from harness.verbs.run import scheduler_problem
 
     if why := scheduler_problem(text):
         raise argparse.ArgumentTypeError(why)

@@ -13,10 +13,9 @@ def _eval_policy(args):
 
 
 def cmd_evaluate(args) -> int:
-    from harness.metrics.evaluate import SUMMED
     from harness.policies import ReadPolicy
     from harness.progress import Progress
-    from harness.verbs.evaluate import evaluate, parse_measure_list
+    from harness.verbs.evaluate import evaluate, parse_measure_list, summed
 
     measures = parse_measure_list(args.measures, "-m")
     policy = _eval_policy(args)
@@ -25,7 +24,7 @@ def cmd_evaluate(args) -> int:
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.
-    counts = {str(m) for m in measures if m.name in SUMMED}
+    counts = {str(m) for m in measures if summed(m)}
     fmt = lambda name, v: f"{v:.0f}" if name in counts else f"{v:.4f}"  # noqa: E731
     if args.per_topic:
         for topic in sorted(ev.topics):

@@ -58,9 +58,9 @@ def _log(msg: str) -> None:
 
 
 def cmd_judge(args) -> int:
-    from harness.judge import session as js
     from harness.judge.server import check_host, serve
     from harness.judge.store import QrelsStore
+    from harness.verbs import judge as js
 
     if args.depth < 1:
         raise DataError("--depth", f"must be an integer >= 1 (got {args.depth})")
@@ -86,9 +86,9 @@ def cmd_judge(args) -> int:
 def lab_judge(args) -> int:
     """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
     from harness.cli.lab import similarity_from_args
-    from harness.judge import session as js
     from harness.judge.server import serve
     from harness.judge.store import QrelsStore
+    from harness.verbs import judge as js
 
     store = QrelsStore(args.judge)
     session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, log=_log)

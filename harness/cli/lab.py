@@ -24,7 +24,9 @@ PARAMS = {"k1": "bm25", "b": "bm25", "mu": "dirichlet", "lambda": "jm"}
 
 
 def add_lab_arguments(p) -> None:
-    from harness.engine.similarity import MODELS
+    from harness.verbs.system import similarity_models
+
+    MODELS = similarity_models()
 
     p.add_argument(
         "--index",

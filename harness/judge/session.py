@@ -12,14 +12,12 @@ found a document nor at which rank, and it is the same on every reload and resta
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 
 from harness.engine.documents import Documents, Token
-from harness.errors import DataError
 
-__all__ = ["Topic", "JudgeSession", "pool_order", "from_config", "from_lab", "metrics"]
+__all__ = ["Topic", "JudgeSession", "pool_order", "pools", "fill", "metrics"]
 
 POOL_KEY = "harness-judge"
 
@@ -58,7 +56,7 @@ class JudgeSession:
         return self.topics[i]
 
 
-def _pools(topics, runs: dict, depth: int) -> list[list[str]]:
+def pools(topics, runs: dict, depth: int) -> list[list[str]]:
     out = []
     for qid, _ in topics:
         docs = []
@@ -69,7 +67,8 @@ def _pools(topics, runs: dict, depth: int) -> list[list[str]]:
     return out
 
 
-def _fill(session: JudgeSession, topics, pools, index_path, options) -> JudgeSession:
+def fill(session: JudgeSession, topics, pools, index_path, options) -> JudgeSession:
+    """Each topic's analyzed terms and pool, and every pooled document's text and tokens."""
     docs = Documents(index_path, options)
     try:
         for (qid, text), pool in zip(topics, pools):
@@ -85,75 +84,6 @@ def _fill(session: JudgeSession, topics, pools, index_path, options) -> JudgeSes
     finally:
         docs.close()
     return session
-
-
-def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession:
-    """The config's runs (all, or those named), searched or reused from the run cache as
-    ``harness run`` does; the config's own qrels are not read."""
-    from harness.engine.similarity import Similarity
-    from harness.experiment import run_experiment
-
-    runs = cfg.runs
-    if run_names:
-        want = []
-        for name in run_names:
-            try:
-                sim = Similarity.parse(name)
-            except ValueError as e:
-                raise DataError("--runs", str(e)) from None
-            if sim not in cfg.runs:
-                raise DataError(
-                    "--runs", f"{name!r} is not a run of {cfg.source}; its runs: {', '.join(map(str, cfg.runs))}"
-                )
-            want.append(sim)
-        runs = tuple(dict.fromkeys(want))
-    cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
-    result = run_experiment(cfg, log=log)
-    by_name = {r.name: r.run for r in result.runs}
-    session = JudgeSession(
-        cfg.name,
-        [],
-        by_name,
-        tuple(cfg.measures),
-        depth,
-        note=f"runs of {cfg.source.name} searched to depth {cfg.depth}; pool: top {depth} of each",
-    )
-    return _fill(session, result.topics, _pools(result.topics, by_name, depth), result.index.path, result.index.options)
-
-
-def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=print) -> JudgeSession:
-    """``harness lab``'s queries on its index with each similarity; the runs are each top
-    ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
-    from harness.engine.index import ensure_index
-    from harness.engine.search import Searcher
-    from harness.experiment.adhoc import lab_qid, resolve_index
-    from harness.formats.runs import Run
-
-    ids: dict[str, str] = {}
-    for q in queries:
-        qid = lab_qid(q)
-        if not qid:
-            raise DataError("--queries", "an empty query was given")
-        if qid in ids:
-            raise DataError("--queries", f"queries {ids[qid]!r} and {q!r} get the same topic id {qid!r}")
-        ids[qid] = q
-    topics = list((qid, q) for qid, q in ids.items())
-    where = resolve_index(index)
-    if where.kind == "text-folder":
-        ensure_index(where.corpus, where.options, where.path, log=log)
-    searcher = Searcher(where.path, where.options)
-    runs = {}
-    try:
-        for sim in dict.fromkeys(similarities):
-            ranked = searcher.search([q for _, q in topics], sim, depth)
-            runs[str(sim)] = Run.from_ranked({qid: r for (qid, _), r in zip(topics, ranked) if len(r[0])})
-    finally:
-        searcher.close()
-    measures = (f"P@{depth}", f"R@{depth}", "AP", f"nDCG@{depth}", "RR")
-    session = JudgeSession(
-        "lab", [], runs, measures, depth, note=f"the top {depth} of each similarity is the run (the lab's convention)"
-    )
-    return _fill(session, topics, _pools(topics, runs, depth), where.path, where.options)
 
 
 def metrics(session: JudgeSession, judgments: dict[str, dict[str, int]]):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from harness.engine import lucene
 from harness.experiment import ExperimentResult
+from harness.stats.compare import COMPARISON_FIELDS
 
 __all__ = [
     "summary_rows",
@@ -59,26 +60,6 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
             row[m] = None if ev is None else ev.means[m]
         rows.append(row)
     return rows
-
-
-COMPARISON_FIELDS = (
-    "measure",
-    "baseline",
-    "run",
-    "topics",
-    "mean_baseline",
-    "mean_run",
-    "diff",
-    "ci_low",
-    "ci_high",
-    "effect_size",
-    "p",
-    "p_corrected",
-    "reject",
-    "wins",
-    "ties",
-    "losses",
-)
 
 
 def comparison_rows(result: ExperimentResult) -> list[dict]:

@@ -40,7 +40,7 @@ Conventions (every one changes a number, so every one is stated):
 """
 
 from harness.policies import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
-from harness.stats.compare import Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
+from harness.stats.compare import COMPARISON_FIELDS, Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
 from harness.stats.corrections import correct
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
@@ -63,6 +63,7 @@ __all__ = [
     "pvalue",
     "StatsPolicy",
     "Comparison",
+    "COMPARISON_FIELDS",
     "compare",
     "pairs_against",
     "all_pairs",

@@ -75,6 +75,10 @@ class Comparison:
     losses: int
 
 
+# The columns of comparisons.csv and of the API's comparison tables, in Comparison's order.
+COMPARISON_FIELDS = tuple(f.name for f in fields(Comparison))
+
+
 def pairs_against(baselines: str | Sequence[str], runs: Sequence[str]) -> list[tuple[str, str]]:
     """(baseline, run) for every baseline and every other run, in the given orders.
 

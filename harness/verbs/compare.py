@@ -11,8 +11,9 @@ from pathlib import Path
 
 from harness.errors import DataError
 from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy
+from harness.stats.compare import COMPARISON_FIELDS
 
-__all__ = ["ComparisonTable", "FileComparison", "baseline_pairs", "compare", "compare_files"]
+__all__ = ["COMPARISON_FIELDS", "ComparisonTable", "FileComparison", "baseline_pairs", "compare", "compare_files"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.policies import EvalPolicy, ReadPolicy
 
-__all__ = ["evaluate", "read_qrels_file", "read_run_file", "check_run_against_qrels", "parse_measure_list"]
+__all__ = ["evaluate", "summed", "read_qrels_file", "read_run_file", "check_run_against_qrels", "parse_measure_list"]
 
 PathLike = str | os.PathLike
 
@@ -35,6 +35,14 @@ def parse_measure_list(items, source: str = "measures"):
     if not out:
         raise DataError(source, "no measures given, e.g. ['AP', 'nDCG@10']")
     return out
+
+
+def summed(measure) -> bool:
+    """Whether trec_eval's "all" line of ``measure`` is a sum over topics (the counts), printed
+    as an integer, rather than a mean."""
+    from harness.metrics.evaluate import SUMMED
+
+    return measure.name in SUMMED
 
 
 def _fields(path: PathLike) -> int | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from harness.errors import DataError
 
-__all__ = ["OpenIndex", "open_index", "parse_similarity", "query", "Rankings"]
+__all__ = ["OpenIndex", "open_index", "parse_similarity", "query", "Rankings", "texts"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,10 @@ def query(
     finally:
         searcher.close()
     return Rankings(out, known)
+
+
+def texts(index: OpenIndex, docids: list[str]) -> dict[str, str]:
+    """The stored text of each document id (as the index keeps it)."""
+    from harness.engine.documents import stored_texts
+
+    return stored_texts(index.path, docids)

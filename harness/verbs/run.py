@@ -26,6 +26,7 @@ __all__ = [
     "index",
     "SearchOutcome",
     "search",
+    "scheduler_problem",
 ]
 
 Log = Callable[[str], None]
@@ -37,6 +38,13 @@ IN_MEMORY = "<config>"
 
 def _ignore(msg: str) -> None:
     pass
+
+
+def scheduler_problem(address: str) -> str | None:
+    """Why ``address`` is not a Dask scheduler address, or None (``--scheduler``)."""
+    from harness.config.load import scheduler_problem as problem
+
+    return problem(address)
 
 
 # ------------------------------------------------------------------------------ load

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["DoctorReport", "doctor", "schema"]
+__all__ = ["DoctorReport", "doctor", "schema", "similarity_models", "measure_registry"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,20 @@ def doctor() -> DoctorReport:
     except EngineError as e:
         jvm = f"FAILED: {e}"
     return DoctorReport(lucene.versions(jvm=lucene.started()), jvm, lucene.started())
+
+
+def similarity_models() -> dict:
+    """model -> its parameter specs (the engine's registry)."""
+    from harness.engine.similarity import MODELS
+
+    return MODELS
+
+
+def measure_registry() -> dict:
+    """measure name -> MeasureInfo (the metrics' registry)."""
+    from harness.metrics import MEASURES
+
+    return MEASURES
 
 
 def schema() -> dict:

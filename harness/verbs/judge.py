@@ -1,0 +1,73 @@
+"""The judge verb: prepare what the judging page shows — the runs (a config's, or lab-style
+queries under one or more similarities), each topic's pool, every pooled document's text and
+tokens — before the server starts, so the server never touches the JVM
+(:mod:`harness.judge.session` holds the session types and the pool order)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from harness.errors import DataError
+from harness.judge.session import JudgeSession, fill, pools
+
+__all__ = ["from_config", "from_lab"]
+
+
+def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession:
+    """The config's runs (all, or those named), searched or reused from the run cache as
+    ``harness run`` does; the config's own qrels are not read."""
+    from harness.experiment import run_experiment
+    from harness.verbs.query import parse_similarity
+
+    runs = cfg.runs
+    if run_names:
+        want = []
+        for name in run_names:
+            sim = parse_similarity(name, source="--runs")
+            if sim not in cfg.runs:
+                raise DataError(
+                    "--runs", f"{name!r} is not a run of {cfg.source}; its runs: {', '.join(map(str, cfg.runs))}"
+                )
+            want.append(sim)
+        runs = tuple(dict.fromkeys(want))
+    cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
+    result = run_experiment(cfg, log=log)
+    by_name = {r.name: r.run for r in result.runs}
+    session = JudgeSession(
+        cfg.name,
+        [],
+        by_name,
+        tuple(cfg.measures),
+        depth,
+        note=f"runs of {cfg.source.name} searched to depth {cfg.depth}; pool: top {depth} of each",
+    )
+    return fill(session, result.topics, pools(result.topics, by_name, depth), result.index.path, result.index.options)
+
+
+def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=print) -> JudgeSession:
+    """``harness lab``'s queries on its index with each similarity; the runs are each top
+    ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
+    from harness.experiment.adhoc import lab_qid
+    from harness.formats.runs import Run
+    from harness.verbs.query import open_index, query
+
+    ids: dict[str, str] = {}
+    for q in queries:
+        qid = lab_qid(q)
+        if not qid:
+            raise DataError("--queries", "an empty query was given")
+        if qid in ids:
+            raise DataError("--queries", f"queries {ids[qid]!r} and {q!r} get the same topic id {qid!r}")
+        ids[qid] = q
+    topics = list(ids.items())
+    where = open_index(index, log=log)
+    ranked = query(where, [q for _, q in topics], list(similarities), depth)
+    runs = {
+        name: Run.from_ranked({qid: r for (qid, _), r in zip(topics, results) if len(r[0])})
+        for name, results in ranked.by_similarity.items()
+    }
+    measures = (f"P@{depth}", f"R@{depth}", "AP", f"nDCG@{depth}", "RR")
+    session = JudgeSession(
+        "lab", [], runs, measures, depth, note=f"the top {depth} of each similarity is the run (the lab's convention)"
+    )
+    return fill(session, topics, pools(topics, runs, depth), where.path, where.options)
