@@ -116,7 +116,7 @@ def main() -> None:
 
     # ---------------------------------------------------------------- indexing
     t = time.perf_counter()
-    local_idx = ensure_index(corpus, IndexOptions(), work / "local", threads=args.threads, log=quiet)
+    local_idx = ensure_index(corpus, IndexOptions(), work / "local", threads=args.threads)
     index_local = time.perf_counter() - t
 
     def cluster(n):
@@ -136,7 +136,7 @@ def main() -> None:
     client2 = ex2._connect()
     client2.run(_start_jvm)  # the workers' JVMs start outside the clock, like the driver's
     t = time.perf_counter()
-    dask_idx = ensure_index(corpus, IndexOptions(), work / "sharded", log=quiet, build=ex2.build)
+    dask_idx = ensure_index(corpus, IndexOptions(), work / "sharded", build=ex2.build)
     index_dask = time.perf_counter() - t
     assert dask_idx.manifest["stats"] == local_idx.manifest["stats"], "sharded index statistics differ"
     assert dask_idx.fingerprint == local_idx.fingerprint

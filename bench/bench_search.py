@@ -96,8 +96,11 @@ def families(index: Path, topics: Path, depth: int, threads: int) -> list[tuple[
 def main_families(threads: int) -> int:
     from harness.engine.corpus import Corpus
     from harness.engine.index import IndexOptions, ensure_index
+    from harness.events import to_stderr
 
-    info = ensure_index(Corpus(CRANFIELD / "corpus.jsonl", "jsonl"), IndexOptions(), OUT / "cranfield-idx-h", log=print)
+    info = ensure_index(
+        Corpus(CRANFIELD / "corpus.jsonl", "jsonl"), IndexOptions(), OUT / "cranfield-idx-h", on=to_stderr
+    )
     rows = families(info.path, CRANFIELD / "topics.tsv", 1000, threads)
     base = rows[0][1]
     print(f"Cranfield, 225 topics, depth 1000, threads={threads}; one process (noisy on a shared machine)\n")
@@ -156,9 +159,7 @@ def worker(args) -> dict:
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
         t = time.perf_counter()
-        info = ensure_index(
-            Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads, log=lambda m: None
-        )
+        info = ensure_index(Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads)
         res["seconds"] = time.perf_counter() - t
         res["documents"] = info.manifest["stats"]["documents"]
     elif args.tool == "index-anserini":

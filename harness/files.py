@@ -18,6 +18,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.events import Cleaned, Emit, ignore
+
 __all__ = [
     "atomic_writer",
     "write_text_atomic",
@@ -92,7 +94,7 @@ def write_json_atomic(path: Path, obj) -> None:
     write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
 
 
-def remove_stale_temp_files(folder: Path, log=None) -> list[Path]:
+def remove_stale_temp_files(folder: Path, on: Emit = ignore) -> list[Path]:
     """Remove the ``.tmp`` files :func:`atomic_writer` left in ``folder`` when its process was
     killed. A file whose lock another process holds is being written and is left alone."""
     removed: list[Path] = []
@@ -121,6 +123,6 @@ def remove_stale_temp_files(folder: Path, log=None) -> list[Path]:
                 removed.append(p)
         finally:
             os.close(fd)
-    if removed and log is not None:
-        log(f"note: removed {len(removed)} temporary file(s) left in {folder} by an interrupted run")
+    if removed:
+        on(Cleaned(f"note: removed {len(removed)} temporary file(s) left in {folder} by an interrupted run"))
     return removed

@@ -36,6 +36,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness.events import Cleaned, Emit, Waiting, ignore
 from harness.files import fsync_dir, write_json_atomic
 
 __all__ = [
@@ -90,7 +91,7 @@ def _try_open_locked(lock: Path, blocking: bool):
 
 
 @contextmanager
-def locked(target: Path, log=None, blocking: bool = True):
+def locked(target: Path, on: Emit = ignore, blocking: bool = True):
     """Hold the lock of ``target`` (a folder the harness writes). Waits for another process
     holding it, saying so once; with ``blocking=False`` yields False instead of waiting."""
     target = Path(target)
@@ -115,12 +116,11 @@ def locked(target: Path, log=None, blocking: bool = True):
         if not blocking:
             yield False
             return
-        if log is not None:
-            try:
-                holder = lock.read_text().strip() or "?"
-            except OSError:
-                holder = "?"
-            log(f"waiting for another harness process (pid {holder}) that is writing {target} ...")
+        try:
+            holder = lock.read_text().strip() or "?"
+        except OSError:
+            holder = "?"
+        on(Waiting(str(target), holder))
         fd = _try_open_locked(lock, blocking=True)
     try:
         os.ftruncate(fd, 0)
@@ -178,7 +178,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_interrupted(target: Path, log=None) -> list[str]:
+def clean_interrupted(target: Path, on: Emit = ignore) -> list[str]:
     """With the lock of ``target`` held: remove its leftover temp siblings (a dead process's:
     whoever wrote them held this lock), and when ``target`` is missing but an interrupted
     two-rename replace parked the previous folder, put that back. Returns the notes logged."""
@@ -202,12 +202,11 @@ def clean_interrupted(target: Path, log=None) -> list[str]:
         remove_tree(p)
         notes.append(f"note: removed {p}, left by an interrupted run")
     for note in notes:
-        if log is not None:
-            log(note)
+        on(Cleaned(note))
     return notes
 
 
-def sweep_interrupted(folder: Path, log=None) -> list[str]:
+def sweep_interrupted(folder: Path, on: Emit = ignore) -> list[str]:
     """Clean the leftovers of every target in ``folder`` whose lock is free (e.g. the temp
     folders of an index whose fingerprint, and so its name, has changed since)."""
     notes: list[str] = []
@@ -219,11 +218,11 @@ def sweep_interrupted(folder: Path, log=None) -> list[str]:
     for name in targets:
         target = Path(folder) / name
         if _holds(target):
-            notes += clean_interrupted(target, log)
+            notes += clean_interrupted(target, on)
             continue
         with locked(target, blocking=False) as got:
             if got:
-                notes += clean_interrupted(target, log)
+                notes += clean_interrupted(target, on)
     return notes
 
 

@@ -83,7 +83,7 @@ def demo_output() -> str:
     cfg = load_config(REPO / "configs" / "demo.yaml")
     with tempfile.TemporaryDirectory() as tmp:
         cfg = dataclasses.replace(cfg, output=Path(tmp) / "demo")
-        md = render_markdown(run_experiment(cfg, log=lambda m: None))
+        md = render_markdown(run_experiment(cfg))
     table = [line for line in md.splitlines() if line.startswith("|")]
     end = next(i for i, line in enumerate(table[2:], start=2) if not line.startswith("| ") or "topics_in_run" in line)
     return "```\n$ make demo\n...\n" + "\n".join(table[:end]) + "\n...\nreport written to reports/demo\n```"

@@ -69,7 +69,7 @@ def cranfield_index(tmp_path_factory):
     from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
-    return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield", log=lambda m: None)
+    return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield")
 
 
 @pytest.fixture(scope="session")
@@ -103,5 +103,5 @@ def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
         "topics: topics.tsv\nruns: [{bm25: {}}]\noutput: report\n"
     )
     cfg = load_config(tmp / "c.yaml")
-    write_report(run_experiment(cfg, log=lambda m: None), cfg.output)
+    write_report(run_experiment(cfg), cfg.output)
     return cfg

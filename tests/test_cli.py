@@ -329,7 +329,7 @@ def test_no_progress_codes_in_captured_output(searched):
 def test_progress_draws_only_on_a_terminal(monkeypatch):
     import io
 
-    from harness.progress import Progress
+    from harness.cli.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self):

@@ -17,6 +17,7 @@ from harness import stats
 from harness.config import CompareSpec, load_config
 from harness.engine.similarity import Similarity
 from harness.errors import DataError
+from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment
 from harness.experiment.compare import aligned_scores, compare_runs, sweeps_of
 from harness.metrics import EvalPolicy, Evaluation
@@ -108,10 +109,10 @@ def sweep(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sweep")
     cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
-    logs: list[str] = []
-    first = run_experiment(cfg, log=logs.append)
+    logs: list = []  # harness.events
+    first = run_experiment(cfg, on=logs.append)
     out1 = write_report(first, tmp / "report1")
-    second = run_experiment(cfg, log=logs.append)
+    second = run_experiment(cfg, on=logs.append)
     out2 = write_report(second, tmp / "report2")
     return cfg, first, second, out1, out2, logs
 
@@ -133,11 +134,13 @@ def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
     assert not first.index.reused and not any(r.reused for r in first.runs)
     assert second.index.reused and all(r.reused for r in second.runs)
     assert first.index.path == second.index.path == cfg.index_path
-    assert sum(line.startswith("index built") for line in logs) == 1
-    assert sum(line.startswith("index reused") for line in logs) == 1
+    ready = [e for e in logs if isinstance(e, IndexReady)]
+    assert [e.reused for e in ready] == [False, True]
+    assert [e.total for e in logs if isinstance(e, RunsPlanned)] == [len(first.runs)] * 2
     made = ("searched", "assembled")  # a tuned run is assembled from the settings' runs
-    assert sum(any(w in line for w in made) for line in logs if line.startswith("run ")) == len(first.runs)
-    assert sum("reused" in line for line in logs if line.startswith("run ")) == len(second.runs)
+    runs = [e for e in logs if isinstance(e, RunReady)]
+    assert sum(e.how in made for e in runs) == len(first.runs)
+    assert sum(e.how == "reused" for e in runs) == len(second.runs)
     # ... and the reports say so
     m1, m2 = (json.loads((o / "manifest.json").read_text()) for o in (out1, out2))
     assert m1["index"]["reused"] is False and m2["index"]["reused"] is True
@@ -219,7 +222,7 @@ def test_written_comparisons_with_wilcoxon_and_bh_over_all(sweep, tmp_path):
     cfg, _, _, _, _, _ = sweep
     policy = dataclasses.replace(cfg.compare.policy, test="wilcoxon", correction="bh", family="all")
     cfg = dataclasses.replace(cfg, compare=dataclasses.replace(cfg.compare, policy=policy))
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     assert result.index.reused and all(r.reused for r in result.runs)
     _check_against_oracles(write_report(result, tmp_path / "r"), "wilcoxon", "bh", "all")
 

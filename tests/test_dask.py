@@ -29,6 +29,7 @@ from harness.engine.index import IndexOptions, open_manifest
 from harness.engine.shards import split_corpus
 from harness.engine.similarity import Similarity
 from harness.errors import ConfigError, DataError, EngineError
+from harness.events import ClusterReady, RunReady, ShardsBuild
 from harness.experiment import run_experiment
 from harness.report import write_report
 
@@ -64,8 +65,8 @@ def runs_of(out):
 
 def experiment(cfg, out, **changes):
     cfg = dataclasses.replace(cfg, output=out, **changes)
-    logs: list[str] = []
-    result = run_experiment(cfg, log=logs.append)
+    logs: list = []  # harness.events
+    result = run_experiment(cfg, on=logs.append)
     write_report(result, out)
     return result, logs
 
@@ -86,7 +87,7 @@ def sweeps(cluster, cranfield_index, tmp_path_factory):
 
 def test_sweep_on_workers_writes_the_local_run_files(sweeps):
     cfg, tmp, local, remote, logs = sweeps
-    assert any(line.startswith("dask: indexing 2 shard(s)") for line in logs)
+    assert [e.shards for e in logs if isinstance(e, ShardsBuild)] == [2]
     assert not any(r.reused for r in remote.runs)  # searched on the workers, not read from a cache
     ours, theirs = runs_of(tmp / "dask"), runs_of(tmp / "local")
     # 7 searched runs, plus the cross-validated run assembled from them
@@ -128,7 +129,7 @@ def test_run_cache_is_shared_both_ways(sweeps, cranfield_index):
         index_path=cranfield_index.path,
         execution=Execution(engine="dask", scheduler="tcp://127.0.0.1:9", timeout=1),
     )
-    assert all(r.reused for r in cached.runs) and not any(line.startswith("dask:") for line in logs)
+    assert all(r.reused for r in cached.runs) and not any(isinstance(e, (ShardsBuild, ClusterReady)) for e in logs)
 
 
 # --- the demo collection (a text folder) in three shards ------------------------------------------
@@ -168,7 +169,7 @@ def test_a_worker_numbering_documents_differently_is_refused(cluster, sweeps):
     from harness.experiment.executors.dask import DaskExecutor
 
     _, tmp, _, remote, _ = sweeps
-    ex = DaskExecutor(on(cluster), log=lambda m: None)
+    ex = DaskExecutor(on(cluster))
     try:
         ex._connect()
         table, _ = ex._id_table(remote.index)
@@ -210,16 +211,16 @@ def test_killed_worker_mid_sweep_changes_nothing(cluster, sweeps, cranfield_inde
     victim = sorted(before.values())[0]
     killed = []
 
-    def log(msg):
-        if msg.startswith("run ") and not killed:  # the first run is back: the others are in flight
+    def watch(event):
+        if isinstance(event, RunReady) and not killed:  # the first run is back: the others are in flight
             os.kill(victim, signal.SIGKILL)
-            killed.append(msg)
+            killed.append(event)
 
     remote = run_experiment(
         dataclasses.replace(
             cfg, index_path=tmp / "sharded", output=tmp / "kill-dask", execution=on(cluster, topics_per_task=25)
         ),
-        log=log,
+        on=watch,
     )
     write_report(remote, tmp / "kill-dask")
     assert killed and not any(r.reused for r in remote.runs)

@@ -18,7 +18,7 @@ from .conftest import demo_config, tiny_report
 
 def _demo(tmp, extra: str):
     cfg = load_config(demo_config(tmp, extra))
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     write_report(result, cfg.output)
     return cfg, result
 

@@ -44,7 +44,7 @@ def demo(tmp_path_factory):
     """configs/demo.yaml with its index and report in a temporary folder, run as `make demo` does."""
     tmp = tmp_path_factory.mktemp("demo")
     cfg = load_config(demo_config(tmp))
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     write_report(result, cfg.output)
     return tmp, cfg, result
 

@@ -227,10 +227,10 @@ def test_existing_index_is_read_fingerprinted_and_never_written(tmp_path):
         p = plan(config)
         assert p.existing and p.fingerprint == segment_fingerprint(index)
         assert p.runs_folder == tmp_path / "indexes" / f"existing-{p.fingerprint[:12]}" / "harness-runs"
-        result = run_experiment(config, log=lambda m: None)
+        result = run_experiment(config)
         assert all(not r.reused for r in result.runs)
         assert all(r.path.parent == p.runs_folder for r in result.runs)
-        again = run_experiment(config, log=lambda m: None)
+        again = run_experiment(config)
         assert all(r.reused for r in again.runs)
         # The oracle: Anserini's SimpleSearcher on the same index.
         ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(index))
@@ -292,7 +292,7 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     families = {r.family for r in cfg.runs}
     assert families >= {*MODELS, "bm25+rm3", "bm25+rocchio", "bm25+bm25prf"}
     cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     out = write_report(result, cfg.output)
     assert all(len(r.empty_topics) < 15 for r in result.runs)
     # Every run differs from plain BM25 somewhere (each family is really a different function).
@@ -332,7 +332,7 @@ def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
         )
     )
     cfg = dataclasses.replace(cfg, runs=runs, compare=None, index_path=tmp_path / "index", output=tmp_path / "r")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     page = (write_report(result, cfg.output) / "report.html").read_text()
     assert "bm25+rm3 by rm3.fb_terms" in page
     assert "basic_model" in page and ">in<" in page and ">g<" in page

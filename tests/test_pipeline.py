@@ -31,8 +31,8 @@ def cranfield(tmp_path_factory, cranfield_index):
     cfg = load_config(REPO / "tests" / "configs" / "cranfield.yaml")
     out = tmp_path_factory.mktemp("report") / "cranfield"
     cfg = dataclasses.replace(cfg, index_path=cranfield_index.path, output=out)
-    logs: list[str] = []
-    result = run_experiment(cfg, log=logs.append)
+    logs: list = []
+    result = run_experiment(cfg, on=logs.append)
     write_report(result, out)
     return cfg, result, out, logs
 
@@ -102,7 +102,7 @@ def test_report_files(cranfield):
 def test_second_invocation_recomputes_nothing(cranfield):
     cfg, first, _, _ = cranfield
     logs: list[str] = []
-    again = run_experiment(cfg, log=logs.append)
+    again = run_experiment(cfg, on=logs.append)
     assert again.index.reused and all(r.reused for r in again.runs)
     for a, b in zip(first.runs, again.runs):
         assert a.run.topics() == b.run.topics()

@@ -126,7 +126,7 @@ def evil(tmp_path_factory):
     """)
     )
     cfg = load_config(tmp / "c.yaml")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     out = write_report(result, cfg.output)
     return tmp, result, out
 
@@ -226,7 +226,7 @@ def test_runs_only_report_has_html_without_tex(tmp_path, evil):
         text.replace("index: {path: index}", f"index: {{path: {src / 'index'}}}") + "output: report\n"
     )
     cfg = load_config(tmp_path / "c.yaml")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     out = write_report(result, cfg.output)
     assert result.index.reused and all(r.reused for r in result.runs)
     assert (out / "report.html").exists() and not (out / "report.tex").exists()
@@ -239,7 +239,7 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     cfg = load_config(REPO / "configs" / "sweep.yaml")
     assert len(cfg.runs) == 9 + 5 and cfg.compare.folds == 3
     cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     out = write_report(result, cfg.output)
     c = result.comparisons
     assert len(c.pairs) == 15 and len(c.rows) == 30  # 14 runs + 2 tuned runs against the baseline, 2 measures

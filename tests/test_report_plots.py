@@ -75,7 +75,7 @@ def browser():
 def _report(config: str, tmp: Path):
     cfg = load_config(REPO / "configs" / config)
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     return result, write_report(result, cfg.output)
 
 

@@ -49,7 +49,7 @@ def experiment(tmp_path, qrels: str, topics: str = "1\tflat plate flow\n2\tbound
     (tmp_path / "c.yaml").write_text(json.dumps(cfg))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = run_experiment(load_config(tmp_path / "c.yaml"), log=lambda m: None)
+        result = run_experiment(load_config(tmp_path / "c.yaml"))
     emitted = [str(w.message) for w in caught if issubclass(w.category, HarnessWarning)]
     assert emitted == result.warnings  # what the report lists is what was printed
     return result

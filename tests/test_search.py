@@ -102,7 +102,7 @@ def test_tie_group_straddling_the_cutoff(tmp_path):
         {"id": "z0", "contents": "apple apple banana cherry"}
     ]
     corpus.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    info = ensure_index(Corpus(corpus, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, log=lambda m: None)
+    info = ensure_index(Corpus(corpus, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1)
     expected = ["d05", "d1", "d10", "d2"]  # ascending string order of the tied ids
     for threads in (1, 2):
         searcher = Searcher(info.path, IndexOptions())

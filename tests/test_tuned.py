@@ -64,7 +64,7 @@ def cranfield_sweep(tmp_path_factory):
     cfg_path.write_text(text)
     (out / "indexes").mkdir()
     cfg = load_config(cfg_path)
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     write_report(result, cfg.output)
     return cfg, result, out / "report"
 
@@ -170,7 +170,7 @@ def test_the_tuned_run_can_be_the_baseline(tmp_path):
     name = "dirichlet(cv:AP,folds=3,seed=42)"
     cfg = load_config(_config(tmp_path, f'  baseline: "{name}"\n  cross_validation: {{folds: 3}}'))
     assert cfg.compare.baselines == (name,)
-    result = run_experiment(cfg, log=lambda m: None)
+    result = run_experiment(cfg)
     rows = [c for c in result.comparisons.rows if c.measure == "AP"]
     assert {c.baseline for c in rows} == {name} and {c.run for c in rows} == {
         BM25,

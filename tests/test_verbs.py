@@ -35,7 +35,7 @@ def test_run_holds_the_output_lock_while_the_experiment_runs(tmp_path, monkeypat
     cfg = demo_config(tmp_path)
     seen = []
 
-    def probe(cfg, log=None):
+    def probe(cfg, on=None):
         out = subprocess.run([sys.executable, "-c", PROBE, str(cfg.output)], capture_output=True, text=True, check=True)
         seen.append(out.stdout.strip())
         raise Stop

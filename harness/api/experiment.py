@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import json
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -124,9 +123,9 @@ def run(config, *, verbose: bool = False) -> Result:
     problem). Unmet ``expect:`` checks do not raise: see ``Result.ok`` and ``Result.checks``.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
+    from harness.events import ignore, to_stderr
     from harness.verbs import run as verb
 
     cfg = verb.load(config)
-    log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if verbose else (lambda msg: None)
-    out = verb.run(cfg, log=log)
+    out = verb.run(cfg, on=to_stderr if verbose else ignore)
     return Result(out.result, out.output)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 
 import pandas as pd
@@ -72,8 +71,9 @@ def search(
     pairs = _queries(queries)
     sim = parse_similarity(similarity, params)
     given = index.index if isinstance(index, Result) else index
-    log = (lambda m: print(m, file=sys.stderr, flush=True)) if verbose else None
-    where = open_index(given, flag="index", log=log)
+    from harness.events import ignore, to_stderr
+
+    where = open_index(given, flag="index", on=to_stderr if verbose else ignore)
     ranked = query(where, [t for _, t in pairs], [sim], k, threads=threads).by_similarity[str(sim)]
     rows = [
         (qid, query, doc, rank, score)

@@ -3,56 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
+from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-# ------------------------------------------------------------------------------ progress
-class _ExperimentProgress:
-    """A log function for run_experiment that draws a spinner while the index is built and a
-    bar over the runs (one step per run), from the lines it logs. Silent unless a terminal."""
-
-    def __init__(self, runs: int):
-        from harness.progress import Progress, Spinner
-
-        self._Progress, self._Spinner = Progress, Spinner
-        self.runs = runs
-        self.spinner = None
-        self.bar = None
-
-    def __call__(self, msg: str) -> None:
-        if msg.startswith("indexing "):
-            _log(msg)
-            self.spinner = self._Spinner("indexing").__enter__()
-            return
-        if msg.startswith("dask: ") and self.bar is None:  # the cluster's news while indexing goes on
-            _log(msg)
-            return
-        self._stop_spinner()
-        if msg.startswith("index "):
-            _log(msg)
-            self.bar = self._Progress(self.runs, "searching", unit="runs")
-        elif msg.startswith("run ") and self.bar is not None:
-            self.bar.update()
-            self.bar.write(msg)  # redraws the bar, with the new count, below the line
-        else:
-            (self.bar.write if self.bar else _log)(msg)
-
-    def _stop_spinner(self) -> None:
-        if self.spinner is not None:
-            self.spinner.__exit__(None, None, None)
-            self.spinner = None
-
-    def close(self) -> None:
-        self._stop_spinner()
-        if self.bar is not None:
-            self.bar.close()
+from harness.events import ReportWritten, to_stderr
 
 
 # ------------------------------------------------------------------------------ the plan
@@ -118,13 +73,10 @@ def cmd_run(args) -> int:
     if args.dry_run:
         print_plan(plan_run(cfg, "run"))
         return 0
-    progress = _ExperimentProgress(len(cfg.runs))
-    try:
-        out = run(cfg, log=_log, progress=progress)
-    finally:
-        progress.close()
+    with EventRenderer() as on:
+        out = run(cfg, on=on)
     print(out.summary_md)
-    _log(f"report written to {out.output}")
+    to_stderr(ReportWritten(str(out.output)))  # after the summary
     failed = out.result.failed_checks
     if failed:
         raise ExpectationError("expectations not met:\n" + "\n".join(str(c) for c in failed))
@@ -132,15 +84,14 @@ def cmd_run(args) -> int:
 
 
 def cmd_index(args) -> int:
-    from harness.progress import Spinner
     from harness.verbs.run import index, plan_run
 
     cfg = _load(args)
     if args.dry_run:
         print_plan(plan_run(cfg, "index"))
         return 0
-    with Spinner("indexing"):
-        out = index(cfg, log=_log)
+    with EventRenderer() as on:
+        out = index(cfg, on=on)
     info, stats = out.info, out.info.manifest.get("stats", {})
     print(f"index                {info.path}")
     print(f"status               {'reused' if info.reused else f'built in {out.seconds:.2f} s'}")
@@ -162,11 +113,8 @@ def cmd_search(args) -> int:
     if args.dry_run:
         print_plan(plan_run(cfg, "search"))
         return 0
-    progress = _ExperimentProgress(len(cfg.runs))
-    try:
-        out = search(cfg, log=_log, progress=progress)
-    finally:
-        progress.close()
+    with EventRenderer() as on:
+        out = search(cfg, on=on)
     for name, reused, path in out.runs:
         print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
     return 0

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from harness.cli.experiment import _log
+import sys
+
 from harness.errors import DataError
 
 
@@ -13,8 +14,8 @@ def _eval_policy(args):
 
 
 def cmd_evaluate(args) -> int:
+    from harness.cli.progress import Progress
     from harness.policies import ReadPolicy
-    from harness.progress import Progress
     from harness.verbs.evaluate import evaluate, parse_measure_list, summed
 
     measures = parse_measure_list(args.measures, "-m")
@@ -34,16 +35,18 @@ def cmd_evaluate(args) -> int:
     for name in names:
         print(f"{name}\tall\t{fmt(name, summary[name])}")
     a = ev.audit
-    _log(
+    print(
         f"# {a['topics_evaluated']} topics evaluated ({a['judged_missing_from_run']} judged topics missing "
-        f"from the run, {a['run_topics_without_judgments']} run topics without judgments); policy: {policy}"
+        f"from the run, {a['run_topics_without_judgments']} run topics without judgments); policy: {policy}",
+        file=sys.stderr,
+        flush=True,
     )
     return 0
 
 
 def cmd_compare(args) -> int:
+    from harness.cli.progress import Progress
     from harness.policies import ComparePolicy, ReadPolicy, StatsPolicy
-    from harness.progress import Progress
     from harness.verbs.compare import compare_files
 
     try:

@@ -5,9 +5,8 @@ named) is checked before Java starts."""
 
 from __future__ import annotations
 
-import sys
-
 from harness.errors import DataError
+from harness.events import to_stderr
 
 JUDGE_EXAMPLES = """\
   harness judge configs/demo.yaml --qrels my-qrels.txt \\
@@ -53,10 +52,6 @@ def _similarities(texts: list[str]):
     return [parse_similarity(text, source="--similarity") for text in texts]
 
 
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
 def cmd_judge(args) -> int:
     from harness.judge.server import check_host, serve
     from harness.judge.store import QrelsStore
@@ -75,11 +70,11 @@ def cmd_judge(args) -> int:
         from harness.verbs.run import load
 
         cfg = load(args.config)
-        session = js.from_config(cfg, args.runs, args.depth, log=_log)
+        session = js.from_config(cfg, args.runs, args.depth, on=to_stderr)
     else:
         if args.runs:
             raise DataError("--runs", "applies to a CONFIG; in lab style name --similarity instead")
-        session = js.from_lab(args.index, args.queries, _similarities(args.similarity), args.depth, log=_log)
+        session = js.from_lab(args.index, args.queries, _similarities(args.similarity), args.depth, on=to_stderr)
     return serve(session, store, args.host, args.port, args.allow_remote)
 
 
@@ -91,5 +86,5 @@ def lab_judge(args) -> int:
     from harness.verbs import judge as js
 
     store = QrelsStore(args.judge)
-    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, log=_log)
+    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr)
     return serve(session, store, "127.0.0.1", args.port)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from harness.errors import DataError
 
 __all__ = ["LAB_EXAMPLES", "add_lab_arguments", "similarity_from_args", "cmd_lab"]
@@ -91,10 +89,6 @@ def similarity_from_args(args):
     return parse_similarity(args.similarity, params, source="--similarity")
 
 
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
 def _fmt(values: dict[str, float]) -> str:
     return "  ".join(f"{m}={v:.4f}" for m, v in values.items())
 
@@ -146,7 +140,7 @@ def render(out, given: str) -> None:
 
 
 def cmd_lab(args) -> int:
-    from harness.progress import Spinner
+    from harness.cli.progress import EventRenderer
     from harness.verbs.lab import LabRequest, check_queries, lab
 
     if getattr(args, "judge", None):
@@ -165,11 +159,8 @@ def cmd_lab(args) -> int:
         args.doc_relevance,
         getattr(args, "qrels", None),
     )
-    notes: list[str] = []
-    with Spinner("indexing"):
-        out = lab(req, note=notes.append, log=_log)
-    for line in notes:  # after the spinner, which owns the terminal's last line
-        _log(line)
+    with EventRenderer() as on:
+        out = lab(req, on=on)
     render(out, args.index)
     if getattr(args, "judge", None):
         from harness.cli.judge import lab_judge

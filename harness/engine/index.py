@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.errors import DataError, EngineError
+from harness.events import Emit, IndexBuild, IndexRebuild, ignore
 from harness.files import write_json_atomic
 from harness.folders import (
     clean_interrupted,
@@ -118,7 +119,13 @@ def open_manifest(path: Path) -> dict | None:
 
 
 def ensure_index(
-    corpus: Corpus, options: IndexOptions, path: Path, *, threads: int = 2, log=print, build: Builder = build_here
+    corpus: Corpus,
+    options: IndexOptions,
+    path: Path,
+    *,
+    threads: int = 2,
+    on: Emit = ignore,
+    build: Builder = build_here,
 ) -> IndexInfo:
     """Reuse the index at `path` when its fingerprint matches; otherwise (re)build it there with
     `build` (the fingerprint covers the corpus and options, not how the index was built).
@@ -127,9 +134,9 @@ def ensure_index(
     Leftovers of interrupted builds beside it are removed first. The old index stays in place,
     usable, until the new one is complete; then one atomic swap (harness.folders)."""
     path = Path(path).resolve()
-    with locked(path, log=log):
-        clean_interrupted(path, log)
-        sweep_interrupted(path.parent, log)  # e.g. a killed build of another fingerprint's index
+    with locked(path, on=on):
+        clean_interrupted(path, on)
+        sweep_interrupted(path.parent, on)  # e.g. a killed build of another fingerprint's index
         fp = index_fingerprint(corpus, options)
         manifest = open_manifest(path)
         if manifest is not None and manifest.get("fingerprint") == fp:
@@ -141,18 +148,18 @@ def ensure_index(
                 "folders it created: remove it yourself or choose another index.path",
             )
         if manifest is not None:
-            log(f"index {path}: fingerprint changed, rebuilding (the old index stays until the new one is complete)")
-        manifest = _build(corpus, options, path, fp, threads, log, build)
+            on(IndexRebuild(str(path)))
+        manifest = _build(corpus, options, path, fp, threads, on, build)
         return IndexInfo(path, fp, options, manifest, reused=False)
 
 
-def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, log, build: Builder) -> dict:
+def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, on: Emit, build: Builder) -> dict:
     work = temp_sibling(path, "building")
     remove_tree(work)
     target = work / "index"
     previous = None
     try:
-        log(f"indexing {corpus.path} ({corpus.format}) -> {path}")
+        on(IndexBuild(str(corpus.path), corpus.format, str(path)))
         t0 = time.perf_counter()
         built = build(corpus, options, work, threads)
         seconds = time.perf_counter() - t0

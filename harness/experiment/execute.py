@@ -16,6 +16,7 @@ from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import Similarity
 from harness.errors import DataError, EngineError, HarnessWarning, warn
+from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore
 from harness.experiment.plan import Plan, plan, run_key
 from harness.files import remove_stale_temp_files
 from harness.stats import CVSpec
@@ -103,12 +104,21 @@ def open_existing(p: Plan) -> IndexInfo:
     return IndexInfo(p.index_path, p.fingerprint, p.options, manifest, reused=True)
 
 
-def run_experiment(cfg: Config, log=print) -> ExperimentResult:
+def _tuned_count(cfg: Config) -> int:
+    """The cross-validated runs the experiment will add: one per swept model, when tuned."""
+    if cfg.qrels_path is None or cfg.compare is None or cfg.compare.folds is None:
+        return 0
+    from harness.experiment.compare import sweeps_of
+
+    return len(sweeps_of(cfg.runs))
+
+
+def run_experiment(cfg: Config, on: Emit = ignore) -> ExperimentResult:
     """Run ``cfg``; every HarnessWarning raised on the way (readers, sanity checks) is collected
     into ``result.warnings`` and emitted again once the result is complete."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HarnessWarning)
-        result = _run_experiment(cfg, log)
+        result = _run_experiment(cfg, on)
     for w in caught:
         if issubclass(w.category, HarnessWarning):
             result.warnings.append(str(w.message))
@@ -119,7 +129,7 @@ def run_experiment(cfg: Config, log=print) -> ExperimentResult:
     return result
 
 
-def _run_experiment(cfg: Config, log) -> ExperimentResult:
+def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run, store_run
     from harness.formats.qrels import read_qrels
@@ -136,31 +146,27 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
 
     from harness.experiment.executors import open_executor
 
-    executor = open_executor(cfg.execution, log)  # connects (or starts a cluster) only when needed
+    on(RunsPlanned(len(cfg.runs) + _tuned_count(cfg)))
+    executor = open_executor(cfg.execution, on)  # connects (or starts a cluster) only when needed
     try:
         t = time.perf_counter()
         if p.existing:
             info = open_existing(p)
         else:
             info = ensure_index(
-                p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build
+                p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build
             )
         timings["index"] = time.perf_counter() - t
         stats = info.manifest.get("stats", {})
-        log(
-            f"index {'reused' if info.reused else 'built'}: {info.path} ({stats.get('documents', '?')} documents, {stats.get('unique_terms', '?')} terms)"
-        )
+        on(IndexReady(str(info.path), info.reused, stats.get("documents", "?"), stats.get("unique_terms", "?")))
         documents = stats.get("documents")
         if isinstance(documents, int) and cfg.depth > documents:
-            log(
-                f"note: depth {cfg.depth} exceeds the {documents} documents of the index: "
-                "a topic returns at most all of them"
-            )
+            on(DepthNote(cfg.depth, documents))
 
         t_search = time.perf_counter()
         cache = p.runs_folder
         cache.mkdir(parents=True, exist_ok=True)
-        remove_stale_temp_files(cache, log)  # run files a killed process was writing
+        remove_stale_temp_files(cache, on)  # run files a killed process was writing
         done: dict[str, RunResult] = {}
         paths = {
             str(sim): cache / f"{sim}.{run_key(info.fingerprint, sim, topics, cfg.depth)[:16]}.trec" for sim in cfg.runs
@@ -170,10 +176,7 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
             done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty)
-            log(
-                f"run {sim}: {'reused' if reused else 'searched'} {len(topics)} topics in {seconds:.2f} s"
-                + (f" ({len(empty)} returned nothing)" if empty else "")
-            )
+            on(RunReady(str(sim), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
         pending = []
         for sim in cfg.runs:
@@ -210,7 +213,7 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
             curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
         tuned = []
         if cfg.compare is not None and cfg.compare.folds is not None:
-            tuned = _add_tuned_runs(cfg, results, evaluations, [q for q, _ in topics], cache, log)
+            tuned = _add_tuned_runs(cfg, results, evaluations, [q for q, _ in topics], cache, on)
             for tr in tuned:
                 evaluations[tr.name] = evaluate(
                     next(r.run for r in results if r.name == tr.name), qrels, measures, policy
@@ -223,9 +226,13 @@ def _run_experiment(cfg: Config, log) -> ExperimentResult:
             t = time.perf_counter()
             comparisons = compare_runs(cfg.compare, cfg.runs, evaluations, tuned, [r.name for r in results])
             timings["compare"] = time.perf_counter() - t
-            log(
-                f"compared {len(comparisons.pairs)} pair(s) on {len(comparisons.measures)} measure(s): "
-                f"{sum(c.reject for c in comparisons.rows)} significant ({comparisons.policy})"
+            on(
+                Compared(
+                    len(comparisons.pairs),
+                    len(comparisons.measures),
+                    sum(c.reject for c in comparisons.rows),
+                    str(comparisons.policy),
+                )
             )
         for run_name, expected in cfg.expect.items():
             ev = evaluations.get(run_name)
@@ -256,7 +263,9 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
         warn(n)
 
 
-def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, log):
+def _add_tuned_runs(
+    cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, on: Emit
+):
     """Tune every swept model by cross-validation and add its tuned run to ``results``, right
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
@@ -291,5 +300,5 @@ def _add_tuned_runs(cfg: Config, results: list[RunResult], evaluations: dict, to
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)
         results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
         chosen = ", ".join(f.chosen for f in tr.cv.folds)
-        log(f"run {tr.name}: {'reused' if reused else 'assembled'} from the folds' choices ({chosen})")
+        on(RunReady(tr.name, "reused" if reused else "assembled", chosen=chosen))
     return tuned

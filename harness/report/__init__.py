@@ -17,6 +17,7 @@ import math
 import shutil
 from pathlib import Path
 
+from harness.events import Emit, ignore
 from harness.experiment import ExperimentResult
 from harness.report.tables import (
     COMPARISON_FIELDS,
@@ -258,7 +259,7 @@ def _comparisons_json(result: ExperimentResult, manifest: dict) -> dict:
     }
 
 
-def write_report(result: ExperimentResult, out_dir: Path, log=None) -> Path:
+def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> Path:
     """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically.
 
     The report is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
@@ -270,8 +271,8 @@ def write_report(result: ExperimentResult, out_dir: Path, log=None) -> Path:
     from harness.folders import clean_interrupted, locked, remove_tree, replace_folder, temp_sibling
 
     out_dir = Path(out_dir).resolve()
-    with locked(out_dir, log=log):
-        clean_interrupted(out_dir, log)
+    with locked(out_dir, on=on):
+        clean_interrupted(out_dir, on)
         problems = write_target_problems({"output": out_dir}, {})
         if problems:
             raise DataError(out_dir, "; ".join(m for _, m in problems))

@@ -8,12 +8,13 @@ from __future__ import annotations
 import dataclasses
 
 from harness.errors import DataError
+from harness.events import Emit, ignore
 from harness.judge.session import JudgeSession, fill, pools
 
 __all__ = ["from_config", "from_lab"]
 
 
-def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession:
+def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> JudgeSession:
     """The config's runs (all, or those named), searched or reused from the run cache as
     ``harness run`` does; the config's own qrels are not read."""
     from harness.experiment import run_experiment
@@ -31,7 +32,7 @@ def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession
             want.append(sim)
         runs = tuple(dict.fromkeys(want))
     cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
-    result = run_experiment(cfg, log=log)
+    result = run_experiment(cfg, on=on)
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(
         cfg.name,
@@ -44,7 +45,7 @@ def from_config(cfg, run_names=None, depth: int = 10, log=print) -> JudgeSession
     return fill(session, result.topics, pools(result.topics, by_name, depth), result.index.path, result.index.options)
 
 
-def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=print) -> JudgeSession:
+def from_lab(index: str, queries: list[str], similarities, depth: int = 10, on: Emit = ignore) -> JudgeSession:
     """``harness lab``'s queries on its index with each similarity; the runs are each top
     ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
     from harness.experiment.adhoc import lab_qid
@@ -60,7 +61,7 @@ def from_lab(index: str, queries: list[str], similarities, depth: int = 10, log=
             raise DataError("--queries", f"queries {ids[qid]!r} and {q!r} get the same topic id {qid!r}")
         ids[qid] = q
     topics = list(ids.items())
-    where = open_index(index, log=log)
+    where = open_index(index, on=on)
     ranked = query(where, [q for _, q in topics], list(similarities), depth)
     runs = {
         name: Run.from_ranked({qid: r for (qid, _), r in zip(topics, results) if len(r[0])})

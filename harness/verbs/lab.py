@@ -19,11 +19,11 @@ query and the bad token.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.events import Emit, Note, ignore
 from harness.experiment.adhoc import lab_qid
 
 __all__ = [
@@ -214,10 +214,10 @@ class LabOutcome:
     judged: int = 0  # queries in the means
 
 
-def lab(req: LabRequest, *, note: Callable[[str], None] = lambda m: None, log=None) -> LabOutcome:
-    """Search, then score under the convention the judgments call for. ``note`` receives the
-    remarks a user should see (a judged document not in the index, labels that do not match the
-    results shown); ``log`` the index's progress lines."""
+def lab(req: LabRequest, *, on: Emit = ignore) -> LabOutcome:
+    """Search, then score under the convention the judgments call for. ``on`` receives the
+    index's progress and, as Note events, the remarks a user should see (a judged document not in
+    the index, labels that do not match the results shown)."""
     import numpy as np
 
     from harness.verbs.query import open_index, query
@@ -230,7 +230,7 @@ def lab(req: LabRequest, *, note: Callable[[str], None] = lambda m: None, log=No
     doc_judgments = parse_doc_relevance(req.doc_relevance, queries) if req.doc_relevance else None
     if req.qrels:
         doc_judgments = read_lab_qrels(req.qrels, queries)
-    index = open_index(req.index, log=log)
+    index = open_index(req.index, on=on)
     ranked = query(index, queries, [req.similarity], k, ids=doc_judgments is not None)
     results = ranked.by_similarity[str(req.similarity)]
 
@@ -242,7 +242,7 @@ def lab(req: LabRequest, *, note: Callable[[str], None] = lambda m: None, log=No
         for q, judged in doc_judgments.items():
             unknown = [d for d in judged if d not in ranked.ids]
             if unknown:
-                note(f"note: query {q!r}: judged document(s) not in the index: {', '.join(unknown)}")
+                on(Note(f"note: query {q!r}: judged document(s) not in the index: {', '.join(unknown)}"))
         per_trec, means = trec_metrics(results, doc_judgments, queries, k)
 
     out: list[LabQuery] = []
@@ -252,7 +252,7 @@ def lab(req: LabRequest, *, note: Callable[[str], None] = lambda m: None, log=No
         if rank_judgments is not None and q in rank_judgments.labels:
             labels = rank_judgments.labels[q]
             if len(labels) != len(docs):
-                note(f"note: query {q!r}: {len(labels)} labels for {len(docs)} results shown")
+                on(Note(f"note: query {q!r}: {len(labels)} labels for {len(docs)} results shown"))
             values = lab_metrics(labels, k, rank_judgments.R[q])
             per_query.append(values)
         elif convention == "trec":

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.errors import DataError
+from harness.events import Emit, ignore
 
 __all__ = ["OpenIndex", "open_index", "parse_similarity", "query", "Rankings", "texts"]
 
@@ -29,7 +30,7 @@ class OpenIndex:
         return self.where.options
 
 
-def open_index(given, *, flag: str = "--index", log=None) -> OpenIndex:
+def open_index(given, *, flag: str = "--index", on: Emit = ignore) -> OpenIndex:
     """The index ``given`` names (see :mod:`harness.experiment.adhoc`); a folder of .txt files
     is indexed now, or its index reused while the fingerprint matches."""
     from harness.engine.index import ensure_index
@@ -38,7 +39,7 @@ def open_index(given, *, flag: str = "--index", log=None) -> OpenIndex:
     where = resolve_index(str(given), flag)
     if where.kind != "text-folder":
         return OpenIndex(where, None)
-    info = ensure_index(where.corpus, where.options, where.path, log=log or (lambda m: None))
+    info = ensure_index(where.corpus, where.options, where.path, on=on)
     return OpenIndex(where, not info.reused)
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness.errors import ConfigError, DataError
+from harness.events import Emit, ignore
 
 __all__ = [
     "IN_MEMORY",
@@ -29,15 +30,9 @@ __all__ = [
     "scheduler_problem",
 ]
 
-Log = Callable[[str], None]
-
 # The name an in-memory config goes by in errors and in manifest.json: a file that does not
 # exist, in the current directory, which is where its relative paths resolve.
 IN_MEMORY = "<config>"
-
-
-def _ignore(msg: str) -> None:
-    pass
 
 
 def scheduler_problem(address: str) -> str | None:
@@ -146,17 +141,17 @@ class RunOutcome:
     summary_md: str  # summary.md as written
 
 
-def run(cfg, *, log: Log = _ignore, progress=None) -> RunOutcome:
+def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     """Index (or reuse), search (or reuse the cached runs), evaluate, compare and write the
     report, holding the output's lock throughout: a second run of the same config waits, then
-    reuses. ``progress`` wraps the experiment's log (the CLI's bars); ``log`` gets the rest."""
+    reuses. Progress is reported through ``on`` (harness.events)."""
     from harness.experiment import run_experiment
     from harness.folders import locked
     from harness.report import write_report
 
-    with locked(cfg.output, log=log):
-        result = run_experiment(cfg, log=progress or log)
-        out = write_report(result, cfg.output, log=log)
+    with locked(cfg.output, on=on):
+        result = run_experiment(cfg, on=on)
+        out = write_report(result, cfg.output, on=on)
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
         summary = (out / "summary.md").read_text(encoding="utf-8")
@@ -171,7 +166,7 @@ class IndexOutcome:
     options: object  # harness.engine.index.IndexOptions
 
 
-def index(cfg, *, log: Log = _ignore) -> IndexOutcome:
+def index(cfg, *, on: Emit = ignore) -> IndexOutcome:
     """Build the config's index, or reuse it when its fingerprint matches."""
     from harness.engine.index import ensure_index
     from harness.experiment import plan
@@ -181,9 +176,9 @@ def index(cfg, *, log: Log = _ignore) -> IndexOutcome:
     if p.existing:
         raise DataError("collection", f"the config names an existing index ({p.index_path}) and no collection to index")
     t = time.perf_counter()
-    executor = open_executor(cfg.execution, log)
+    executor = open_executor(cfg.execution, on)
     try:
-        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, log=log, build=executor.build)
+        info = ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build)
     finally:
         executor.close()
     return IndexOutcome(info, time.perf_counter() - t, p.options)
@@ -202,7 +197,7 @@ def _copy_atomic(src: Path, dst: Path) -> None:
         shutil.copyfileobj(fin, fout, 1 << 20)
 
 
-def search(cfg, *, log: Log = _ignore, progress=None) -> SearchOutcome:
+def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<run>.trec``. The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
@@ -218,10 +213,10 @@ def search(cfg, *, log: Log = _ignore, progress=None) -> SearchOutcome:
         write_marker,
     )
 
-    with locked(cfg.output, log=log):
-        clean_interrupted(cfg.output, log)
+    with locked(cfg.output, on=on):
+        clean_interrupted(cfg.output, on)
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-        result = run_experiment(replace(cfg, qrels_path=None, expect={}), log=progress or log)
+        result = run_experiment(replace(cfg, qrels_path=None, expect={}), on=on)
         out = cfg.output / "runs"
         if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
             from harness.config.paths import write_target_problems
@@ -235,7 +230,7 @@ def search(cfg, *, log: Log = _ignore, progress=None) -> SearchOutcome:
         }
         names = [f"runs/{r.name}.trec" for r in result.runs]
         write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
-        remove_stale_temp_files(out, log)
+        remove_stale_temp_files(out, on)
         written = []
         for r in result.runs:
             dst = out / f"{r.name}.trec"

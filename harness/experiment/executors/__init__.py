@@ -14,16 +14,17 @@ the order of ``sims`` (``ranked`` as :meth:`harness.engine.search.Searcher.searc
 from __future__ import annotations
 
 from harness.config import Execution
+from harness.events import Emit, ignore
 
 __all__ = ["open_executor"]
 
 
-def open_executor(execution: Execution, log=print):
+def open_executor(execution: Execution, on: Emit = ignore):
     """The executor for an `execution:` setting; it connects (or starts a cluster) on first use."""
     if execution.engine == "dask":
         from harness.experiment.executors.dask import DaskExecutor
 
-        return DaskExecutor(execution, log)
+        return DaskExecutor(execution, on)
     from harness.experiment.executors.local import LocalExecutor
 
     return LocalExecutor()

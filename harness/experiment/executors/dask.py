@@ -37,6 +37,7 @@ import numpy as np
 from harness.config import Execution
 from harness.engine.index import MANIFEST, Built, open_manifest
 from harness.errors import EngineError, HarnessError
+from harness.events import ClusterReady, Emit, ShardsBuild, ignore
 
 __all__ = ["DaskExecutor", "search_task", "ids_task", "build_shard_task", "merge_task"]
 
@@ -47,9 +48,9 @@ TASKS_PER_THREAD = 4
 
 
 class DaskExecutor:
-    def __init__(self, execution: Execution, log=print):
+    def __init__(self, execution: Execution, on: Emit = ignore):
         self.execution = execution
-        self.log = log
+        self.on = on
         self._client = None
         self._cluster = None
         self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
@@ -100,9 +101,7 @@ class DaskExecutor:
                 "(`dask worker ADDRESS`), or raise execution.timeout if they are still queued"
             ) from None
         info = client.scheduler_info()
-        self.log(
-            f"dask: scheduler {info.get('address')}, {len(info['workers'])} worker(s), {self._threads()} thread(s)"
-        )
+        self.on(ClusterReady(str(info.get("address")), len(info["workers"]), self._threads()))
         return client
 
     def _threads(self) -> int:
@@ -144,7 +143,7 @@ class DaskExecutor:
         client = self._connect()
         n = self.execution.index_shards or self._threads()
         shards = split_corpus(corpus, n, work / "staged")
-        self.log(f"dask: indexing {len(shards)} shard(s) on the workers")
+        self.on(ShardsBuild(len(shards)))
         folders = [str(work / f"shard-{s.number:04d}") for s in shards]
         futures = [
             client.submit(

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-__all__ = ["Progress", "Spinner", "enabled"]
+__all__ = ["Progress", "Spinner", "EventRenderer", "enabled"]
 
 _CLEAR = "\r\x1b[K"  # back to column 0, erase the line
 _WIDTH = 28
@@ -123,3 +123,68 @@ class Spinner:
             self._thread.join()
             self.stream.write(_CLEAR)
             self.stream.flush()
+
+
+class EventRenderer:
+    """The command line's view of an experiment's events (harness.events): a spinner while the
+    index is built, then one bar over the runs whose total is RunsPlanned's (configured runs plus
+    cross-validated ones); every event with text is written above the bar, as a plain line on
+    stderr when it is not a terminal. Use as a context manager; the instance is the Emit."""
+
+    def __init__(self, stream=None):
+        self.stream = sys.stderr if stream is None else stream
+        self.total = 0
+        self.spinner: Spinner | None = None
+        self.bar: Progress | None = None
+
+    def __enter__(self) -> EventRenderer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _line(self, text: str) -> None:
+        if not text:
+            return
+        if self.bar is not None:
+            self.bar.write(text)
+        else:
+            print(text, file=self.stream, flush=True)
+
+    def __call__(self, event) -> None:
+        from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild
+
+        match event:
+            case RunsPlanned(total=total):
+                self.total = total
+            case IndexBuild():
+                self._line(str(event))
+                self._stop_spinner()
+                self.spinner = Spinner("indexing", stream=self.stream).__enter__()
+            case IndexReady():
+                self._stop_spinner()
+                self._line(str(event))
+                if self.bar is None:
+                    self.bar = Progress(self.total, "searching", stream=self.stream, unit="runs")
+            case RunReady() if self.bar is not None:
+                self.bar.update()
+                self.bar.write(str(event))  # redraws the bar, with the new count, below the line
+            case ShardsBuild() if self.spinner is not None:
+                # still indexing: the line goes above the spinner, which goes on
+                self._stop_spinner()
+                self._line(str(event))
+                self.spinner = Spinner("indexing", stream=self.stream).__enter__()
+            case _:
+                self._stop_spinner()
+                self._line(str(event))
+
+    def _stop_spinner(self) -> None:
+        if self.spinner is not None:
+            self.spinner.__exit__(None, None, None)
+            self.spinner = None
+
+    def close(self) -> None:
+        self._stop_spinner()
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None

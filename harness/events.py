@@ -1,0 +1,193 @@
+"""Typed progress events: what the harness tells a user while it works.
+
+Every step that used to log a line emits one of these instead; ``str(event)`` is that line,
+so the text on stderr is unchanged, while code that reacts to progress (the command line's
+bars, tests) dispatches on the type. A leaf: imports nothing from harness.
+
+    >>> str(RunReady("bm25", "searched", topics=15, seconds=0.04))
+    'run bm25: searched 15 topics in 0.04 s'
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = [
+    "Event",
+    "Emit",
+    "ignore",
+    "to_stderr",
+    "Waiting",
+    "Cleaned",
+    "IndexRebuild",
+    "IndexBuild",
+    "ClusterReady",
+    "ShardsBuild",
+    "RunsPlanned",
+    "IndexReady",
+    "DepthNote",
+    "RunReady",
+    "Compared",
+    "Note",
+    "ReportWritten",
+]
+
+
+class Event:
+    """Base class; ``str(event)`` is the line shown to a user ('' for an event with no text)."""
+
+
+Emit = Callable[[Event], None]
+
+
+def ignore(event: Event) -> None:
+    """An Emit that drops every event."""
+
+
+def to_stderr(event: Event) -> None:
+    """An Emit that prints each event's line to stderr (events without text are skipped)."""
+    text = str(event)
+    if text:
+        print(text, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Waiting(Event):
+    target: str
+    holder: object  # the other process's pid, or "?"
+
+    def __str__(self) -> str:
+        return f"waiting for another harness process (pid {self.holder}) that is writing {self.target} ..."
+
+
+@dataclass(frozen=True)
+class Cleaned(Event):
+    """What was cleaned up after an interrupted run (temporary files, folders, a restored one)."""
+
+    note: str
+
+    def __str__(self) -> str:
+        return self.note
+
+
+@dataclass(frozen=True)
+class IndexRebuild(Event):
+    path: str
+
+    def __str__(self) -> str:
+        return f"index {self.path}: fingerprint changed, rebuilding (the old index stays until the new one is complete)"
+
+
+@dataclass(frozen=True)
+class IndexBuild(Event):
+    corpus: str
+    format: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"indexing {self.corpus} ({self.format}) -> {self.path}"
+
+
+@dataclass(frozen=True)
+class ClusterReady(Event):
+    address: str
+    workers: int
+    threads: int
+
+    def __str__(self) -> str:
+        return f"dask: scheduler {self.address}, {self.workers} worker(s), {self.threads} thread(s)"
+
+
+@dataclass(frozen=True)
+class ShardsBuild(Event):
+    shards: int
+
+    def __str__(self) -> str:
+        return f"dask: indexing {self.shards} shard(s) on the workers"
+
+
+@dataclass(frozen=True)
+class RunsPlanned(Event):
+    """How many runs the experiment will report (configured plus cross-validated): not printed."""
+
+    total: int
+
+    def __str__(self) -> str:
+        return ""
+
+
+@dataclass(frozen=True)
+class IndexReady(Event):
+    path: str
+    reused: bool
+    documents: object  # an int, or "?" when not counted
+    terms: object
+
+    def __str__(self) -> str:
+        how = "reused" if self.reused else "built"
+        return f"index {how}: {self.path} ({self.documents} documents, {self.terms} terms)"
+
+
+@dataclass(frozen=True)
+class DepthNote(Event):
+    depth: int
+    documents: int
+
+    def __str__(self) -> str:
+        return (
+            f"note: depth {self.depth} exceeds the {self.documents} documents of the index: "
+            "a topic returns at most all of them"
+        )
+
+
+@dataclass(frozen=True)
+class RunReady(Event):
+    """A run is ready: ``how`` is searched, reused, or (a cross-validated run) assembled."""
+
+    name: str
+    how: str
+    topics: int = 0
+    seconds: float = 0.0
+    empty: int = 0  # topics that returned nothing
+    chosen: str | None = None  # cross-validated: each fold's choice
+
+    def __str__(self) -> str:
+        if self.chosen is not None:
+            return f"run {self.name}: {self.how} from the folds' choices ({self.chosen})"
+        return f"run {self.name}: {self.how} {self.topics} topics in {self.seconds:.2f} s" + (
+            f" ({self.empty} returned nothing)" if self.empty else ""
+        )
+
+
+@dataclass(frozen=True)
+class Compared(Event):
+    pairs: int
+    measures: int
+    significant: int
+    policy: str
+
+    def __str__(self) -> str:
+        return (
+            f"compared {self.pairs} pair(s) on {self.measures} measure(s): "
+            f"{self.significant} significant ({self.policy})"
+        )
+
+
+@dataclass(frozen=True)
+class Note(Event):
+    """A remark for the user (lab mode: a judged document not in the index, ...)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class ReportWritten(Event):
+    path: str
+
+    def __str__(self) -> str:
+        return f"report written to {self.path}"
