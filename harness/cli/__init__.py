@@ -3,7 +3,7 @@
   0 ok · 1 expectations not met · 2 bad input (config, data, flags) · 3 engine failure (Java/Lucene)
 
 Errors go to stderr without a traceback unless --debug is given. Progress bars go to stderr
-and only when it is a terminal (see harness.progress).
+and only when it is a terminal (see harness.cli.progress).
 """
 
 from __future__ import annotations
