@@ -40,6 +40,10 @@ def _close(actual, case):
     return actual == pytest.approx(case["expected"], abs=1e-12)
 
 
+def test_every_case_kind_is_known():
+    assert set(CASES) - {"about"} == set(BY_KIND) | {"interpolate", "contrast_mrr_ndcg"}
+
+
 @pytest.mark.parametrize("kind", sorted(BY_KIND))
 def test_the_lab_cases_through_the_course_names(kind):
     assert CASES[kind]

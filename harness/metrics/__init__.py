@@ -1,4 +1,4 @@
-"""Evaluation measures: trec_eval's numbers from pure numpy kernels, plus the course lab API.
+"""Evaluation measures with trec_eval's numbers, from pure numpy kernels.
 
 >>> from harness.metrics import parse_measure, evaluate
 >>> from harness.formats.runs import Run
@@ -8,36 +8,31 @@
 >>> ev = evaluate(run, qrels, [parse_measure("RR"), parse_measure("P@2")])
 >>> ev.means
 {'RR': 0.5, 'P@2': 0.5}
+
+Only trec_eval's convention lives here; the course lab's (P@k over min(k, labels), ...) is
+:mod:`harness.eval_metrics`.
 """
 
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate
-from harness.metrics.lab import (
-    average_precision,
-    dcg,
-    evaluate_frame,
-    interpolate,
-    ndcg,
-    precision,
-    rank_by_scores,
-    recall,
-    reciprocal_rank,
-)
-from harness.metrics.measures import MEASURES, Measure, parse_measure
+from harness.metrics.measures import MEASURES, Measure, parse_measure, parse_measures
 
-__all__ = [
-    "Measure",
-    "parse_measure",
-    "MEASURES",
-    "evaluate",
-    "EvalPolicy",
-    "Evaluation",
-    "precision",
-    "recall",
-    "reciprocal_rank",
-    "dcg",
-    "ndcg",
-    "average_precision",
-    "interpolate",
-    "rank_by_scores",
-    "evaluate_frame",
-]
+__all__ = ["Measure", "parse_measure", "parse_measures", "MEASURES", "evaluate", "EvalPolicy", "Evaluation"]
+
+# The course lab's functions were exported here before; they live in harness.eval_metrics.
+_MOVED = ("precision", "recall", "reciprocal_rank", "dcg", "ndcg", "average_precision", "interpolate")
+
+
+def __getattr__(name: str):
+    if name in _MOVED:
+        import warnings
+
+        from harness import eval_metrics
+
+        warnings.warn(
+            f"harness.metrics.{name} follows the course lab's convention and moved to harness.eval_metrics.{name}; "
+            "this alias goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(eval_metrics, name)
+    raise AttributeError(f"module 'harness.metrics' has no attribute {name!r}")

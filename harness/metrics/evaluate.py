@@ -14,14 +14,11 @@ import numpy as np
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.formats.tokenizer import worker_threads
-from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels, compute
-from harness.metrics.measures import Measure, parse_measure
+from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
+from harness.metrics.measures import Measure, parse_measure, parse_measures
 from harness.policies import EvalPolicy
 
-__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "SUMMED"]
-
-# Measures whose trec_eval summary ("all") is a sum over topics, not a mean.
-SUMMED = ("NumRet", "NumRel", "NumRelRet")
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
 
 
 @dataclass
@@ -40,21 +37,15 @@ class Evaluation:
         """trec_eval's ``all`` values: the sum over topics for the counts ``NumRet``, ``NumRel``
         and ``NumRelRet`` (trec_eval's "summary figure is sum of individual topics, not
         average"), the mean (:attr:`means`) for every other measure."""
+        summed = {name for name in self.means if parse_measure(name).info.summary == "sum"}
         return {
-            name: float(sum(self.per_topic[name].values())) if name.split("(")[0] in SUMMED else mean
+            name: float(sum(self.per_topic[name].values())) if name in summed else mean
             for name, mean in self.means.items()
         }
 
 
 def _as_measures(measures) -> list[Measure]:
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    out = []
-    for m in measures:
-        m = parse_measure(m)
-        if m not in out:
-            out.append(m)
-    return out
+    return parse_measures(measures, source="measures")
 
 
 def evaluate_labels(
@@ -69,8 +60,8 @@ def evaluate_labels(
     measures = _as_measures(measures)
     per_topic, means = {}, {}
     for m in measures:
-        vals = compute(rl, m, nDCG_threshold=policy.nDCG_threshold)
-        if zero is not None and m.name != "NumRel":
+        vals = m.info.compute(rl, m, policy.nDCG_threshold)
+        if zero is not None and m.info.on_missing == "zero":
             # trec_eval -c scores a missing topic on an empty ranking: every measure is 0
             # except num_rel, which still counts the topic's judged relevant documents.
             vals[zero] = 0.0

@@ -15,10 +15,12 @@ counts every doc that has a qrels entry, -2 included.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.metrics.measures import Measure
+if TYPE_CHECKING:
+    from harness.metrics.measures import Measure
 
 NOT_JUDGED, POOL_UNJUDGED = -1, -2
 _ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
@@ -175,70 +177,115 @@ def _iprec(rl, rel, levels):
     return out
 
 
-def compute(rl: RankedLabels, m: Measure, *, nDCG_threshold: bool = False) -> np.ndarray:
-    """Per-topic values (float64, in ``rl.topics`` order) of one measure."""
-    name, k, rel = m.name, m.cutoff, m.rel
+# ------------------------------------------------------------------------------ the kernels
+# One function per measure family, each (RankedLabels, Measure, nDCG_threshold) -> float64 values
+# per topic in ``rl.topics`` order; the registry (harness.metrics.measures.MEASURES) names each
+# family's kernel. The expressions are trec_eval's loops, vectorised; their order of operations is
+# kept as it is so that every value stays bit-identical.
+
+
+def num_ret(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return rl.num_ret().astype(np.float64)
+
+
+def num_rel(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return rl.num_rel(m.rel).astype(np.float64)
+
+
+def num_rel_ret(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return rl.relevant(m.rel)[3].astype(np.float64)
+
+
+def ndcg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    dcg_, _ = _dcg(rl, m, nDCG_threshold, m.cutoff)
+    return _div(dcg_, _ideal_dcg(rl, m, nDCG_threshold, m.cutoff))
+
+
+def dcg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return _dcg(rl, m, nDCG_threshold, m.cutoff)[0]
+
+
+def cg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return _dcg(rl, m, nDCG_threshold, m.cutoff)[1]
+
+
+def judged(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    """ir_measures' Judged@k: any qrels entry, / min(k, n)."""
+    total = 0.0
+    for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
+        topic, rank, _ = rl.rows(lo, hi)
+        total = total + _per_topic(rl, topic[rank <= m.cutoff])
+    return _div(total, np.minimum(rl.num_ret(), m.cutoff))
+
+
+def iprec(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return _iprec(rl, m.rel, [m.cutoff])[0]
+
+
+def eleven_point(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    vals = _iprec(rl, m.rel, _ELEVEN)
+    total = np.zeros(len(rl.topics))
+    for v in reversed(vals):  # trec_eval adds from the top level down
+        total += v
+    return total / len(_ELEVEN)
+
+
+def ap(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    topic, rank, j, _, _ = rl.relevant(m.rel)
+    keep = slice(None) if m.cutoff is None else rank <= m.cutoff
+    return _div(_per_topic(rl, topic[keep], (j / rank)[keep]), rl.num_rel(m.rel))
+
+
+def rr(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    _, rank, _, nrr, first = rl.relevant(m.rel)
+    has = nrr > 0
+    r1 = np.zeros(len(rl.topics), dtype=np.int64)
+    r1[has] = rank[first[:-1][has]]
+    if m.cutoff is not None:
+        has &= r1 <= m.cutoff
+    return _div(has.astype(np.float64), np.where(has, r1, 0))
+
+
+def rprec(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    topic, rank, _, _, _ = rl.relevant(m.rel)
+    R = rl.num_rel(m.rel)
+    return _div(_per_topic(rl, topic[rank <= R[topic]]), R)
+
+
+def bpref(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    topic, rank, _, _, _ = rl.relevant(m.rel)
+    R = rl.num_rel(m.rel)
     T = len(rl.topics)
-    if name == "NumRet":
-        return rl.num_ret().astype(np.float64)
-    if name == "NumRel":
-        return rl.num_rel(rel).astype(np.float64)
-    if name in ("nDCG", "DCG", "CG"):
-        dcg, cg = _dcg(rl, m, nDCG_threshold, k)
-        if name == "DCG":
-            return dcg
-        if name == "CG":
-            return cg
-        return _div(dcg, _ideal_dcg(rl, m, nDCG_threshold, k))
-    if name == "Judged":  # ir_measures: any qrels entry, / min(k, n)
-        judged = 0.0
-        for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
-            topic, rank, _ = rl.rows(lo, hi)
-            judged = judged + _per_topic(rl, topic[rank <= k])
-        return _div(judged, np.minimum(rl.num_ret(), k))
-    if name in ("IPrec", "11pt"):
-        if name == "IPrec":
-            return _iprec(rl, rel, [k])[0]
-        vals = _iprec(rl, rel, _ELEVEN)
-        total = np.zeros(T)
-        for v in reversed(vals):  # trec_eval adds from the top level down
-            total += v
-        return total / len(_ELEVEN)
-    topic, rank, j, nrr, first = rl.relevant(rel)
-    R = rl.num_rel(rel)
-    if name == "NumRelRet":
-        return nrr.astype(np.float64)
-    if name == "AP":
-        keep = slice(None) if k is None else rank <= k
-        return _div(_per_topic(rl, topic[keep], (j / rank)[keep]), R)
-    if name == "RR":
-        has = nrr > 0
-        r1 = np.zeros(T, dtype=np.int64)
-        r1[has] = rank[first[:-1][has]]
-        if k is not None:
-            has &= r1 <= k
-        return _div(has.astype(np.float64), np.where(has, r1, 0))
-    if name == "Rprec":
-        return _div(_per_topic(rl, topic[rank <= R[topic]]), R)
-    if name == "bpref":
-        nonrel_topic, nonrel_rank, _ = rl.rows(0, rel)
-        # judged non-relevant docs above each relevant doc, counted per topic
-        nn_first = np.searchsorted(nonrel_topic, np.arange(T))  # sorted by topic
-        key_nonrel = nonrel_topic * (1 << 40) + nonrel_rank
-        above = np.searchsorted(key_nonrel, topic * (1 << 40) + rank) - nn_first[topic]
-        N = rl.num_nonrel(rel)
-        denom = np.minimum(N, R)[topic].astype(np.float64)
-        term = np.where(above > 0, 1.0 - np.minimum(above, R[topic]) / np.where(denom > 0, denom, 1.0), 1.0)
-        return _div(_per_topic(rl, topic, term), R)
-    # cut-off counts
-    hits = _per_topic(rl, topic[rank <= k])
-    if name == "P":
-        return hits / k
-    if name == "R":
-        return _div(hits, R)
-    if name == "Success":
-        return (hits > 0).astype(np.float64)
-    if name == "F1":
-        p, r = hits / k, _div(hits, R)
-        return _div(2.0 * p * r, p + r)
-    raise ValueError(f"no kernel for measure {m}")  # the registry and kernels disagree: a bug
+    nonrel_topic, nonrel_rank, _ = rl.rows(0, m.rel)
+    # judged non-relevant docs above each relevant doc, counted per topic
+    nn_first = np.searchsorted(nonrel_topic, np.arange(T))  # sorted by topic
+    key_nonrel = nonrel_topic * (1 << 40) + nonrel_rank
+    above = np.searchsorted(key_nonrel, topic * (1 << 40) + rank) - nn_first[topic]
+    N = rl.num_nonrel(m.rel)
+    denom = np.minimum(N, R)[topic].astype(np.float64)
+    term = np.where(above > 0, 1.0 - np.minimum(above, R[topic]) / np.where(denom > 0, denom, 1.0), 1.0)
+    return _div(_per_topic(rl, topic, term), R)
+
+
+def _hits(rl: RankedLabels, m: Measure) -> np.ndarray:
+    """Relevant documents in the top k of each topic."""
+    topic, rank, _, _, _ = rl.relevant(m.rel)
+    return _per_topic(rl, topic[rank <= m.cutoff])
+
+
+def precision(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return _hits(rl, m) / m.cutoff
+
+
+def recall(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return _div(_hits(rl, m), rl.num_rel(m.rel))
+
+
+def success(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    return (_hits(rl, m) > 0).astype(np.float64)
+
+
+def f1(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+    hits = _hits(rl, m)
+    p, r = hits / m.cutoff, _div(hits, rl.num_rel(m.rel))
+    return _div(2.0 * p * r, p + r)

@@ -13,9 +13,12 @@ to itself: ``P@10``, ``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "trec_eval_name"]
+from harness.metrics import kernels
+
+__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures", "trec_eval_name"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,10 @@ class MeasureInfo:
     trec: str | None = None  # trec_eval measure without cutoff (e.g. "map")
     trec_cut: str | None = None  # trec_eval measure with cutoff (e.g. "map_cut")
     float_cutoff: bool = False
+    # (RankedLabels, Measure, nDCG_threshold) -> float64 per topic (harness.metrics.kernels)
+    compute: Callable | None = None
+    summary: str = "mean"  # trec_eval's "all" line: the mean over topics, or (counts) their sum
+    on_missing: str = "zero"  # a judged topic the run lacks (missing_topics=zero): 0, or "keep" its value
 
 
 MEASURES: dict[str, MeasureInfo] = {
@@ -40,6 +47,7 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "Precision at k: relevant in the top k / k (k even when fewer are returned, as trec_eval P_k).",
             trec_cut="P",
+            compute=kernels.precision,
         ),
         MeasureInfo(
             "R",
@@ -47,6 +55,7 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "Recall at k: relevant in the top k / relevant judged (0 when none; trec_eval recall_k).",
             trec_cut="recall",
+            compute=kernels.recall,
         ),
         MeasureInfo(
             "F1",
@@ -54,6 +63,7 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "Harmonic mean of P@k and R@k (0 when both are 0). trec_eval has no cut-off F; "
             "equals its set_F on the run truncated at k when k docs are returned.",
+            compute=kernels.f1,
         ),
         MeasureInfo(
             "AP",
@@ -63,6 +73,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "by all relevant (trec_eval map_cut_k).",
             trec="map",
             trec_cut="map_cut",
+            compute=kernels.ap,
         ),
         MeasureInfo(
             "nDCG",
@@ -73,6 +84,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "EvalPolicy(nDCG_threshold=True). gain=exp uses 2**label-1.",
             trec="ndcg",
             trec_cut="ndcg_cut",
+            compute=kernels.ndcg,
         ),
         MeasureInfo(
             "RR",
@@ -80,9 +92,15 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "Reciprocal rank of the first relevant doc, 0 if none (in the top k for RR@k); trec_eval recip_rank.",
             trec="recip_rank",
+            compute=kernels.rr,
         ),
         MeasureInfo(
-            "Rprec", "none", ("rel",), "Precision at rank R, R = relevant judged (trec_eval Rprec).", trec="Rprec"
+            "Rprec",
+            "none",
+            ("rel",),
+            "Precision at rank R, R = relevant judged (trec_eval Rprec).",
+            trec="Rprec",
+            compute=kernels.rprec,
         ),
         MeasureInfo(
             "bpref",
@@ -92,6 +110,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "1 - min(n, R)/min(N, R), n = judged non-relevant above it, N = judged "
             "non-relevant; summed / R.",
             trec="bpref",
+            compute=kernels.bpref,
         ),
         MeasureInfo(
             "Success",
@@ -99,6 +118,7 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "1 if a relevant doc is in the top k, else 0 (trec_eval success_k).",
             trec_cut="success",
+            compute=kernels.success,
         ),
         MeasureInfo(
             "IPrec",
@@ -109,6 +129,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "iprec_at_recall_r; 0 if fewer than c relevant are returned).",
             trec_cut="iprec_at_recall",
             float_cutoff=True,
+            compute=kernels.iprec,
         ),
         MeasureInfo(
             "11pt",
@@ -116,15 +137,35 @@ MEASURES: dict[str, MeasureInfo] = {
             ("rel",),
             "Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg).",
             trec="11pt_avg",
+            compute=kernels.eleven_point,
         ),
-        MeasureInfo("NumRet", "none", (), "Number of docs returned (trec_eval num_ret).", trec="num_ret"),
-        MeasureInfo("NumRel", "none", ("rel",), "Number of relevant judged docs (trec_eval num_rel).", trec="num_rel"),
+        MeasureInfo(
+            "NumRet",
+            "none",
+            (),
+            "Number of docs returned (trec_eval num_ret).",
+            trec="num_ret",
+            compute=kernels.num_ret,
+            summary="sum",
+        ),
+        MeasureInfo(
+            "NumRel",
+            "none",
+            ("rel",),
+            "Number of relevant judged docs (trec_eval num_rel).",
+            trec="num_rel",
+            compute=kernels.num_rel,
+            summary="sum",
+            on_missing="keep",
+        ),
         MeasureInfo(
             "NumRelRet",
             "none",
             ("rel",),
             "Number of relevant docs returned (trec_eval num_rel_ret).",
             trec="num_rel_ret",
+            compute=kernels.num_rel_ret,
+            summary="sum",
         ),
         MeasureInfo(
             "Judged",
@@ -132,15 +173,21 @@ MEASURES: dict[str, MeasureInfo] = {
             (),
             "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
             "ir_measures' Judged@k (0 for an empty list). Not in trec_eval.",
+            compute=kernels.judged,
         ),
         MeasureInfo(
             "DCG",
             "optional",
             ("rel", "gain"),
             "Discounted cumulative gain, sum of gain/log2(rank+1) over the top k (not normalised; same gains as nDCG).",
+            compute=kernels.dcg,
         ),
         MeasureInfo(
-            "CG", "optional", ("rel", "gain"), "Cumulative gain: sum of gains over the top k (same gains as nDCG)."
+            "CG",
+            "optional",
+            ("rel", "gain"),
+            "Cumulative gain: sum of gains over the top k (same gains as nDCG).",
+            compute=kernels.cg,
         ),
     ]
 }
@@ -259,6 +306,31 @@ def _did_you_mean(word: str) -> str:
     target = by_lower[close[0]]
     canon = _family(target)
     return f"; did you mean {target!r}" + (f" (= {canon})" if canon != target else "") + "?"
+
+
+def parse_measures(items, *, source: str = "measures") -> list[Measure]:
+    """The one parser of measure lists (the command line's -m, the API's ``measures=``, the
+    evaluate verb): a name or a sequence of names (or Measures), deduplicated in order. A bad
+    name or an empty list is a DataError naming ``source``.
+
+    >>> [str(m) for m in parse_measures(["map", "AP", "ndcg_cut_10"])]
+    ['AP', 'nDCG@10']
+    """
+    from harness.errors import DataError
+
+    if isinstance(items, (str, Measure)):
+        items = [items]
+    out: list[Measure] = []
+    for text in items:
+        try:
+            m = parse_measure(text)
+        except ValueError as e:
+            raise DataError(source, str(e)) from None
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise DataError(source, "no measures given, e.g. ['AP', 'nDCG@10']")
+    return out
 
 
 def parse_measure(text: str | Measure) -> Measure:

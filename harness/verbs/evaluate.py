@@ -20,29 +20,15 @@ PathLike = str | os.PathLike
 
 def parse_measure_list(items, source: str = "measures"):
     """Measures from names (a str or a sequence), deduplicated in order; DataError naming ``source``."""
-    from harness.metrics import parse_measure
+    from harness.metrics import parse_measures
 
-    if isinstance(items, str):
-        items = [items]
-    out = []
-    for text in items:
-        try:
-            m = parse_measure(text)
-        except ValueError as e:
-            raise DataError(source, str(e)) from None
-        if m not in out:
-            out.append(m)
-    if not out:
-        raise DataError(source, "no measures given, e.g. ['AP', 'nDCG@10']")
-    return out
+    return parse_measures(items, source=source)
 
 
 def summed(measure) -> bool:
     """Whether trec_eval's "all" line of ``measure`` is a sum over topics (the counts), printed
     as an integer, rather than a mean."""
-    from harness.metrics.evaluate import SUMMED
-
-    return measure.name in SUMMED
+    return measure.info.summary == "sum"
 
 
 def _fields(path: PathLike) -> int | None:
