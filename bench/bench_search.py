@@ -164,13 +164,13 @@ def worker(args) -> dict:
         res["documents"] = info.manifest["stats"]["documents"]
     elif args.tool == "index-anserini":
         from harness.engine.corpus import Corpus
-        from harness.engine.index import _run_index_collection
+        from harness.engine.index import run_index_collection
 
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
         source = Corpus(Path(args.corpus), "jsonl").stage(target.parent / (target.name + "-staged"))
         t = time.perf_counter()
-        counters = _run_index_collection("JsonCollection", source, target, IndexOptions(), args.threads)
+        counters = run_index_collection("JsonCollection", source, target, IndexOptions(), args.threads)
         res["seconds"] = time.perf_counter() - t
         res["documents"] = counters["indexed"]
     elif args.tool == "harness":

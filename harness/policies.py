@@ -85,7 +85,7 @@ def one_of(name: str, value: object, allowed) -> str:
 def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
     # numbers.Integral covers numpy's integers without importing numpy
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high}] (got {value!r})")
+        raise ValueError(f"{name} must be an integer in [{low}, {high:,}] (got {value!r})")
     return int(value)
 
 

@@ -15,11 +15,12 @@ from statsmodels.stats.multitest import multipletests
 
 from harness import stats
 from harness.config import CompareSpec, load_config
-from harness.engine.similarity import Similarity
+from harness.engine.similarity import Similarity, sweeps
 from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment
-from harness.experiment.compare import aligned_scores, compare_runs, sweeps_of
+from harness.experiment.compare import aligned_scores, compare_runs
+from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
 from harness.report import write_report
 
@@ -55,7 +56,7 @@ def test_aligned_scores_pair_topics_and_name_the_difference():
 
 def test_sweeps_are_models_with_several_settings():
     runs = [Similarity.parse(t) for t in (BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "jm(lambda=0.1)")]
-    [(model, group, varying)] = sweeps_of(runs)
+    [(model, group, varying)] = sweeps(runs)
     assert (model, [str(r) for r in group], varying) == (
         "dirichlet",
         ["dirichlet(mu=500)", "dirichlet(mu=1000)"],
@@ -72,7 +73,10 @@ def test_compare_runs_equals_scipy_and_statsmodels_on_string_ordered_topics():
     qids = [f"q{i}" for i in range(12)]
     evs = {n: _ev(dict(zip(qids, rng.random(12).round(3)))) for n in names}
     spec = CompareSpec((BM25,), False, ("AP",), stats.StatsPolicy(test="wilcoxon", correction="bh"), folds=3)
-    got = compare_runs(spec, [Similarity.parse(n) for n in names], evs)
+    runs = [Similarity.parse(n) for n in names]
+    topics, scores, _ = aligned_scores(evs, ["AP"])
+    tuned = tune_sweeps(runs, topics, scores, "AP", 3, 42)
+    got = compare_runs(spec, runs, evs, tuned, order=names)  # the tuned run is reported, not compared here
     order = sorted(qids)  # trec_eval's order: q0, q1, q10, q11, q2, ...
     assert list(got.topics) == order and order[2] == "q10"
     x = np.array([evs[BM25].per_topic["AP"][q] for q in order])
@@ -91,13 +95,6 @@ def test_compare_runs_equals_scipy_and_statsmodels_on_string_ordered_topics():
     assert sorted(tested) == order and len(tuning.folds) == 3
     heldout = [evs[f.chosen].per_topic["AP"][q] for f in tuning.folds for q in f.test_topics]
     assert tuning.heldout_mean == pytest.approx(float(np.mean(heldout)), abs=1e-15)
-
-
-def test_more_folds_than_topics_is_a_data_error():
-    evs = {n: _ev({"1": 0.1 * i, "2": 0.2}) for i, n in enumerate(["dirichlet(mu=500)", "dirichlet(mu=1000)"])}
-    spec = CompareSpec(("dirichlet(mu=500)",), False, ("AP",), stats.StatsPolicy(), folds=3)
-    with pytest.raises(DataError, match="3 folds need at least 3 topics"):
-        compare_runs(spec, [Similarity.parse(n) for n in evs], evs)
 
 
 # --- Cranfield: one config, a mu sweep against BM25 ---------------------------------------------
@@ -119,7 +116,7 @@ def sweep(tmp_path_factory):
 
 def test_the_sweep_runs_from_one_config(sweep):
     cfg, first, _, _, _, _ = sweep
-    # the tuned run (harness.experiment.tuned) follows its sweep's settings
+    # the tuned run (harness.experiment.tuning) follows its sweep's settings
     assert [r.name for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
         "dirichlet(cv:AP,folds=5,seed=42)"
     ]

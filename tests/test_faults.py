@@ -103,7 +103,7 @@ def test_replace_interrupted_between_two_renames_restores_the_previous(tmp_path,
     with locked(target):
         clean_interrupted(target, notes.append)
     assert (target / "a").read_text() == "old"
-    assert any("restored the previous" in n for n in notes)
+    assert any("restored the previous" in str(n) for n in notes)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 

@@ -117,7 +117,7 @@ def test_policies_validate_their_values():
         ReadPolicy(duplicates="keep")
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         StatsPolicy(seed=-1)
-    with pytest.raises(ValueError, match=r"permutations must be an integer in \[1, 10000000\]"):
+    with pytest.raises(ValueError, match=r"permutations must be an integer in \[1, 10,000,000\]"):
         StatsPolicy(permutations=0)
 
 

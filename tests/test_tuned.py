@@ -1,4 +1,4 @@
-"""A cross-validated run is a run (harness.experiment.tuned): its file, evaluated by trec_eval
+"""A cross-validated run is a run (harness.experiment.tuning): its file, evaluated by trec_eval
 (pytrec_eval), gives the out-of-fold values that an independent re-implementation of the fold
 method computes from the settings' own run files; its p-values against the baseline equal scipy's
 on those values; and its config edge cases are validation errors with file and line."""

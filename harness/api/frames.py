@@ -119,7 +119,7 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
         order = np.lexsort((ranks, pd.factorize(qids, sort=False)[0]))
         qids, docs, scores = qids[order], docs[order], scores[order]
     topics, offsets, docs, scores = _grouped(qids, docs, scores)
-    return Run(topics, offsets, _encode(docs), scores, what)._deduped(duplicates, None)
+    return Run(topics, offsets, _encode(docs), scores, what).deduped(duplicates, None)
 
 
 def as_qrels(qrels, what: str = "qrels") -> Qrels:

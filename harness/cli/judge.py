@@ -76,15 +76,3 @@ def cmd_judge(args) -> int:
             raise DataError("--runs", "applies to a CONFIG; in lab style name --similarity instead")
         session = js.from_lab(args.index, args.queries, _similarities(args.similarity), args.depth, on=to_stderr)
     return serve(session, store, args.host, args.port, args.allow_remote)
-
-
-def lab_judge(args) -> int:
-    """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
-    from harness.cli.lab import similarity_from_args
-    from harness.judge.server import serve
-    from harness.judge.store import QrelsStore
-    from harness.verbs import judge as js
-
-    store = QrelsStore(args.judge)
-    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr)
-    return serve(session, store, "127.0.0.1", args.port)

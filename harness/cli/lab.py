@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from harness.errors import DataError
+from harness.events import to_stderr
 
 __all__ = ["LAB_EXAMPLES", "add_lab_arguments", "similarity_from_args", "cmd_lab"]
 
@@ -163,7 +164,16 @@ def cmd_lab(args) -> int:
         out = lab(req, on=on)
     render(out, args.index)
     if getattr(args, "judge", None):
-        from harness.cli.judge import lab_judge
-
         return lab_judge(args)
     return 0
+
+
+def lab_judge(args) -> int:
+    """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
+    from harness.judge.server import serve
+    from harness.judge.store import QrelsStore
+    from harness.verbs import judge as js
+
+    store = QrelsStore(args.judge)
+    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr)
+    return serve(session, store, "127.0.0.1", args.port)

@@ -17,7 +17,6 @@ jar's entries with ``zipfile``.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from pathlib import Path
@@ -28,20 +27,21 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
-    _CHECKS,
-    _INVALID,
-    _check_keys,
-    _check_section,
-    _Ctx,
-    _describe,
-    _expected,
-    _is_null,
-    _items,
-    _number,
-    _string,
-    _suggest,
-    _unknown,
+    BASE_CHECKS,
+    INVALID,
+    Ctx,
+    check_keys,
+    check_section,
+    describe,
+    expected,
+    is_null,
+    mapping_items,
+    read_number,
+    read_string,
+    suggest,
+    unknown_message,
 )
+from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
     DEFAULT_MEASURES,
@@ -52,9 +52,9 @@ from harness.config.schema import (
     Execution,
     Key,
     LocatedProblem,
-    _join,
+    join_path,
 )
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
+from harness.engine.similarity import Similarity
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.stats import CVSpec, StatsPolicy
@@ -62,13 +62,13 @@ from harness.stats import CVSpec, StatsPolicy
 __all__ = ["load_config"]
 
 
-def _check_topic_format(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _string(ctx, node, path)
-    if v is _INVALID or v in key.choices:
+def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_string(ctx, node, path)
+    if v is INVALID or v in key.choices:
         return v
     if not v.startswith("anserini:"):
         return ctx.problem(
-            path, f"must be one of {', '.join(key.choices)} (got {v!r}){_suggest(v, key.choices[:-1])}", node
+            path, f"must be one of {', '.join(key.choices)} (got {v!r}){suggest(v, key.choices[:-1])}", node
         )
     reader = v.split(":", 1)[1].strip()
     reader = reader[: -len("TopicReader")] if reader.endswith("TopicReader") else reader
@@ -81,166 +81,8 @@ def _check_topic_format(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             node,
         )
     if reader not in readers:
-        return ctx.problem(path, _unknown("Anserini topic reader", reader, readers), node)
+        return ctx.problem(path, unknown_message("Anserini topic reader", reader, readers), node)
     return f"anserini:{reader}"
-
-
-def _param_values(ctx: _Ctx, owner: str, specs, pnode: Node, mp: str, nested: tuple[str, ...] = ()):
-    """{param: [(value, sweep label)]} of a parameter mapping, and {nested key: (node, path)}
-    for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid."""
-    values: dict[str, list[tuple[Any, str | None]]] = {}
-    inner: dict[str, tuple[Node, str]] = {}
-    ok = True
-    for pname, pknode, pvnode in _items(pnode):
-        pp = _join(mp, pname)
-        if pname in nested:
-            if inner:
-                ctx.problem(pp, f"one query expansion per run (already {', '.join(inner)}); make two runs", pknode)
-                ok = False
-            inner[pname] = (pvnode, pp)
-            continue
-        spec = next((s for s in specs if s.name == pname), None)
-        if spec is None:
-            valid = [s.name for s in specs]
-            msg = _unknown(f"{owner} parameter", pname, valid or ["none"])
-            if nested:
-                msg += f" (or one query expansion: {', '.join(nested)})"
-            ctx.problem(pp, msg, pknode)
-            ok = False
-            continue
-        elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
-        if not elems:
-            ctx.problem(pp, "an empty list sweeps nothing; give at least one value", pvnode)
-            ok = False
-        vals = []
-        for j, vnode in elems:
-            ep = pp if j is None else f"{pp}[{j}]"
-            if spec.kind in ("number", "int"):
-                v = _number(ctx, vnode, ep)
-            elif spec.kind == "choice":
-                v = _string(ctx, vnode, ep)
-            else:
-                v = ctx.value(vnode, ep)
-            if v is not _INVALID and (why := spec.check(v)):
-                v = ctx.problem(ep, why, vnode)
-            if v is _INVALID:
-                ok = False
-            else:
-                v = spec.coerce(v)
-            vals.append((v, None if j is None else f"{pname}[{j}]"))
-        values[pname] = vals
-    return (values, inner) if ok else None
-
-
-def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
-    """Every combination of the given values, in the canonical parameter order:
-    [({param: value}, [sweep labels])]."""
-    order = [s.name for s in specs]
-    names = sorted(values, key=order.index)
-    out = []
-    for combo in itertools.product(*(values[n] for n in names)):
-        out.append(({n: v for n, (v, _) in zip(names, combo)}, [label for _, label in combo if label]))
-    return out
-
-
-def _check_runs(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    example = "a list of runs like `- bm25: {k1: 0.9, b: 0.4}`"
-    if not isinstance(node, SequenceNode):
-        return _expected(ctx, path, example, node)
-    if not node.value:
-        return ctx.problem(path, f"must list at least one run ({example})", node)
-    names = [*MODELS, *PRESETS]
-    expanded: list[tuple[Similarity, str, Node]] = []
-    for i, item in enumerate(node.value):
-        p = f"{path}[{i}]"
-        items = list(_items(item)) if isinstance(item, MappingNode) else []
-        if len(items) != 1 or len(item.value) != 1:
-            _expected(
-                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(names)}", item
-            )
-            continue
-        model, knode, pnode = items[0]
-        if model not in MODELS and model not in PRESETS:
-            ctx.problem(p, _unknown("model", model, names), knode)
-            continue
-        family, fixed = PRESETS.get(model, (model, {}))
-        specs = [s for s in MODELS[family] if s.name not in fixed and (not fixed or s.applies(fixed))]
-        mp = _join(p, model)
-        if fixed and isinstance(pnode, MappingNode):
-            clash = [(n, kn) for n, kn, _ in _items(pnode) if n in fixed]
-            for n, kn in clash:
-                ctx.problem(
-                    _join(mp, n),
-                    f"{model} is Anserini's {family} with {', '.join(f'{k}: {v}' for k, v in fixed.items())}; "
-                    f"to choose {n}, use `{family}`",
-                    kn,
-                )
-            if clash:
-                continue
-        given: dict[str, list] = {}
-        inner: dict[str, tuple[Node, str]] = {}
-        if not _is_null(pnode):
-            if not isinstance(pnode, MappingNode):
-                _expected(
-                    ctx,
-                    mp,
-                    f"a mapping of parameters ({', '.join(s.name for s in specs)}; or an expansion: "
-                    f"{', '.join(EXPANSIONS)}) or null for the defaults",
-                    pnode,
-                )
-                continue
-            got = _param_values(ctx, model, specs, pnode, mp, tuple(EXPANSIONS))
-            if got is None:
-                continue
-            given, inner = got
-        expansion, egiven = None, {}
-        if inner:
-            expansion, (enode, ep) = next(iter(inner.items()))
-            if not _is_null(enode):
-                if not isinstance(enode, MappingNode):
-                    _expected(ctx, ep, f"a mapping of {expansion} parameters or null for the defaults", enode)
-                    continue
-                got = _param_values(ctx, expansion, EXPANSIONS[expansion], enode, ep)
-                if got is None:
-                    continue
-                egiven = got[0]
-        reported: set[str] = set()
-        for params, labels in _grid(given, specs):
-            # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
-            choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family]}
-            bad = [s for s in specs if s.name in params and not s.applies(choices)]
-            for s in bad:
-                pp = _join(mp, s.name)
-                if pp not in reported:
-                    reported.add(pp)
-                    gov = s.when[0]
-                    ctx.problem(
-                        pp,
-                        f"applies only with {gov} {' or '.join(s.when[1])} (got {gov}: {choices[gov]}); "
-                        "for several choices, write one run per choice",
-                        item,
-                    )
-            if bad:
-                continue
-            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion] if expansion else ()):
-                try:
-                    sim = Similarity.of(model, params, expansion, eparams)
-                except ValueError as e:
-                    if mp not in reported:
-                        reported.add(mp)
-                        ctx.problem(mp, str(e), item)
-                    continue
-                all_labels = labels + [f"{expansion}.{x}" for x in elabels]
-                expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
-    first: dict[Similarity, str] = {}
-    for sim, origin, item in expanded:
-        if sim in first:
-            ctx.problem(
-                origin.split(" ")[0], f"run {sim} is given twice: by {first[sim]} and by {origin}; remove one", item
-            )
-        else:
-            first[sim] = origin
-    return tuple(first)
 
 
 def _parse_measure(text: str) -> str:
@@ -249,15 +91,15 @@ def _parse_measure(text: str) -> str:
     return str(parse_measure(text))
 
 
-def _check_measures(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+def _check_measures(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     if not isinstance(node, SequenceNode):
-        return _expected(ctx, path, "a list of measure names like [AP, P@10, nDCG@10]", node)
+        return expected(ctx, path, "a list of measure names like [AP, P@10, nDCG@10]", node)
     out: dict[str, str] = {}
     problems = len(ctx.problems)
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
-        text = _string(ctx, item, p)
-        if text is _INVALID:
+        text = read_string(ctx, item, p)
+        if text is INVALID:
             continue
         try:
             name = _parse_measure(text)
@@ -268,10 +110,10 @@ def _check_measures(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             ctx.problem(p, f"{text!r} repeats {out[name]} (both are {name})", item)
         else:
             out[name] = p
-    return tuple(out) if len(ctx.problems) == problems else _INVALID
+    return tuple(out) if len(ctx.problems) == problems else INVALID
 
 
-def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+def _check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     """Returns [(canonical run or ALL_PAIRS, path, node)]; checked against the runs in _finish."""
     example = f'a run name like "bm25(k1=0.9,b=0.4)", a list of them, or {ALL_PAIRS}'
     items = (
@@ -280,13 +122,13 @@ def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
         else ([(f"{path}[{i}]", n) for i, n in enumerate(node.value)] if isinstance(node, SequenceNode) else None)
     )
     if items is None:
-        return _expected(ctx, path, example, node)
+        return expected(ctx, path, example, node)
     if not items:
         return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
     out, seen = [], {}
     for p, n in items:
-        text = _string(ctx, n, p)
-        if text is _INVALID:
+        text = read_string(ctx, n, p)
+        if text is INVALID:
             continue
         if text == ALL_PAIRS:
             if len(items) > 1:
@@ -300,7 +142,7 @@ def _check_baseline(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
-def _unique_run(ctx: _Ctx, text: str, path: str, node: Node, seen: dict[str, str], hint: str = "") -> str | None:
+def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str], hint: str = "") -> str | None:
     """The canonical run ``text`` names, recorded in ``seen`` (run -> path); None, with a
     problem reported, when it names no run or one already named at another path."""
     try:
@@ -328,36 +170,36 @@ def _tuned_names(v: dict, measures: Any) -> list[str]:
     """The cross-validated runs the config asks for (one per swept model), or [] when it asks for
     none or the parts they are named from are invalid."""
     c = v.get("compare")
-    if not isinstance(c, dict) or v["runs"] is _INVALID or c.get("cross_validation") is _INVALID:
+    if not isinstance(c, dict) or v["runs"] is INVALID or c.get("cross_validation") is INVALID:
         return []
     cv = c.get("cross_validation")
-    if not isinstance(cv, dict) or cv.get("folds") in (None, _INVALID) or c.get("seed") is _INVALID:
+    if not isinstance(cv, dict) or cv.get("folds") in (None, INVALID) or c.get("seed") is INVALID:
         return []
-    cmp = c.get("measures") if c.get("measures") not in (None, _INVALID) else measures
-    if cmp is _INVALID or not cmp:
+    cmp = c.get("measures") if c.get("measures") not in (None, INVALID) else measures
+    if cmp is INVALID or not cmp:
         return []
     models = [r.family for r in v["runs"]]
     swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
     return [str(CVSpec(m, cmp[0], cv["folds"], c["seed"])) for m in swept]
 
 
-def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     """Returns [(canonical run, path, node, {canonical measure: (value, path, node)})]."""
     if not isinstance(node, MappingNode):
-        return _expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
+        return expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
     out = []
     seen: dict[str, str] = {}
-    for run_text, knode, vnode in _items(node):
-        rp = _join(path, run_text)
+    for run_text, knode, vnode in mapping_items(node):
+        rp = join_path(path, run_text)
         run = _unique_run(ctx, run_text, rp, knode, seen)
         if run is None:
             continue
         if not isinstance(vnode, MappingNode):
-            _expected(ctx, rp, "a mapping {measure: value}", vnode)
+            expected(ctx, rp, "a mapping {measure: value}", vnode)
             continue
         measures: dict[str, tuple[float, str, Node]] = {}
-        for m_text, mknode, mvnode in _items(vnode):
-            mp = _join(rp, m_text)
+        for m_text, mknode, mvnode in mapping_items(vnode):
+            mp = join_path(rp, m_text)
             try:
                 m = _parse_measure(m_text)
             except ValueError as e:
@@ -366,8 +208,8 @@ def _check_expect(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
             if m in measures:
                 ctx.problem(mp, f"names the same measure as {measures[m][1]} ({m})", mknode)
                 continue
-            v = _number(ctx, mvnode, mp)
-            if v is not _INVALID:
+            v = read_number(ctx, mvnode, mp)
+            if v is not INVALID:
                 measures[m] = (float(v), mp, mknode)
         out.append((run, rp, knode, measures))
     return out
@@ -386,27 +228,28 @@ def scheduler_problem(address: str) -> str | None:
     return None
 
 
-def _check_scheduler(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _string(ctx, node, path)
-    if v is not _INVALID and (why := scheduler_problem(v)):
+def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_string(ctx, node, path)
+    if v is not INVALID and (why := scheduler_problem(v)):
         return ctx.problem(path, why, node)
     return v
 
 
-_CHECKS.update(
-    {
+CHECKS = {
+    **BASE_CHECKS,
+    **{
         "scheduler": _check_scheduler,
         "topic-format": _check_topic_format,
-        "runs": _check_runs,
+        "runs": check_runs,
         "measures": _check_measures,
         "expect": _check_expect,
         "baseline": _check_baseline,
         "compare-measures": _check_measures,
-    }
-)
+    },
+}
 
 
-def _finish(ctx: _Ctx, v: dict) -> dict:
+def _finish(ctx: Ctx, v: dict) -> dict:
     """Checks across keys: qrels vs measures/expect, expect vs runs and measures."""
     if v["qrels"] is None:
         for k in ("measures", "expect"):
@@ -425,12 +268,12 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
     expect: dict[str, dict[str, float]] = {}
     tuned = _tuned_names(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = [str(r) for r in v["runs"]] + tuned if v["runs"] is not _INVALID else None
+        runs = [str(r) for r in v["runs"]] + tuned if v["runs"] is not INVALID else None
         for run, rp, knode, ms in v["expect"]:
             if runs is not None and run not in runs:
                 ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
             for m, (_value, mp, mknode) in ms.items():
-                if measures is not _INVALID and m not in measures:
+                if measures is not INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
@@ -442,9 +285,9 @@ def _finish(ctx: _Ctx, v: dict) -> dict:
     }
 
 
-def _finish_execution(ctx: _Ctx, e: dict) -> Execution | None:
+def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
     """The execution block: the Dask keys need engine dask; a scheduler or a LocalCluster, not both."""
-    if any(x is _INVALID for x in e.values()):
+    if any(x is INVALID for x in e.values()):
         return None
     if e["engine"] == "local":
         for k in ("scheduler", "workers", "index_shards", "topics_per_task", "timeout"):
@@ -465,13 +308,13 @@ def _finish_execution(ctx: _Ctx, e: dict) -> Execution | None:
     return Execution(**e)
 
 
-def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
+def _finish_existing_index(ctx: Ctx, v: dict) -> None:
     """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
     every run must find in it what it needs (expansion: stored document vectors)."""
     from harness.engine.existing import NEEDS, is_lucene_index, stored_features
     from harness.engine.index import open_manifest
 
-    if v["collection"] is not None or v["collection"] is _INVALID or v["index"] is _INVALID:
+    if v["collection"] is not None or v["collection"] is INVALID or v["index"] is INVALID:
         return
     path = v["index"]["path"]
     if path is None:
@@ -482,7 +325,7 @@ def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
             None,
         )
         return
-    if path is _INVALID:
+    if path is INVALID:
         return
     node = ctx.nodes.get("index.path")
     if not path.is_dir() or not is_lucene_index(path):
@@ -504,7 +347,7 @@ def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
                 )
             elif key in built:
                 v["index"][key] = built[key]
-    if v["runs"] is _INVALID:
+    if v["runs"] is INVALID:
         return
     stores = stored_features(path)
     for sim in v["runs"]:
@@ -517,12 +360,12 @@ def _finish_existing_index(ctx: _Ctx, v: dict) -> None:
             )
 
 
-def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
+def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
     """The compare block against the runs and measures of the config."""
     if "compare" not in ctx.present:
         return None
     c = v["compare"]
-    if c is _INVALID:
+    if c is INVALID:
         return None
     ok = True
     if v["qrels"] is None:
@@ -532,7 +375,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
             ctx.nodes["compare"],
         )
         return None
-    runs = [str(r) for r in v["runs"]] if v["runs"] is not _INVALID else None
+    runs = [str(r) for r in v["runs"]] if v["runs"] is not INVALID else None
     if runs is not None and len(runs) == 1:
         ctx.problem(
             "compare",
@@ -545,7 +388,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
     all_pairs = False
     if "compare.baseline" not in ctx.present:
         baselines = runs[:1] if runs else []
-    elif c["baseline"] is _INVALID:
+    elif c["baseline"] is INVALID:
         ok = False
     else:
         for run, p, node in c["baseline"]:
@@ -564,7 +407,7 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
         cmp_measures = measures
     else:
         cmp_measures = c["measures"]
-        if cmp_measures is not _INVALID and measures is not _INVALID:
+        if cmp_measures is not INVALID and measures is not INVALID:
             for i, m in enumerate(cmp_measures):
                 if m not in measures:
                     p = f"compare.measures[{i}]"
@@ -585,14 +428,14 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
                     ctx.nodes["compare.cross_validation"],
                 )
                 ok = False
-            elif c["seed"] is not _INVALID and isinstance(folds, int):
+            elif c["seed"] is not INVALID and isinstance(folds, int):
                 _check_folds(ctx, v, folds)
     if (
         not ok
         or runs is None
-        or any(x is _INVALID for x in (cmp_measures, folds))
+        or any(x is INVALID for x in (cmp_measures, folds))
         or any(
-            c[k] is _INVALID
+            c[k] is INVALID
             for k in (
                 "test",
                 "permutations",
@@ -620,13 +463,13 @@ def _finish_compare(ctx: _Ctx, v: dict, measures: Any, tuned: list[str]) -> Comp
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"])
 
 
-def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
+def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
     """The output and index folders against the inputs, home, root and checkouts (config/paths.py)."""
     from harness.config.paths import write_target_problems
 
     targets = {"output": v["output"]}
     existing = None  # without `collection`, index.path is an index built elsewhere: an input
-    if isinstance(v["index"], dict) and v["index"]["path"] not in (None, _INVALID):
+    if isinstance(v["index"], dict) and v["index"]["path"] not in (None, INVALID):
         if v["collection"] is None:
             existing = v["index"]["path"]
         else:
@@ -646,7 +489,7 @@ def _check_write_targets(ctx: _Ctx, v: dict, file: Path) -> None:
         ctx.problem(key, message, ctx.nodes.get(key))
 
 
-def _check_folds(ctx: _Ctx, v: dict, folds: int) -> None:
+def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     """More folds than judged topics would leave a fold without topics: say so now, not after
     indexing and searching. Every judged topic is evaluated under `missing_topics: zero` (the
     default); under `drop` only those a run answers, which is checked again when they are known."""
@@ -700,16 +543,16 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
             detail = " ".join(x for x in (e.context, e.problem) if x)
             fail(f"YAML syntax error: {detail}", mark.line + 1 if mark else None)
         top = ", ".join(k.name for k in SCHEMA.keys)
-        if _is_null(root):
+        if is_null(root):
             fail(f"the config is empty; expected a mapping with keys {top}", 1)
-        ctx = _Ctx(source, file.parent, loader)
+        ctx = Ctx(source, file.parent, loader, CHECKS)
         if not isinstance(root, MappingNode):
             fail(
-                f"expected a mapping with keys {top} at the top level, got {_describe(ctx, root)}",
+                f"expected a mapping with keys {top} at the top level, got {describe(ctx, root)}",
                 root.start_mark.line + 1,
             )
-        _check_keys(ctx, root, "", set())
-        values = _check_section(ctx, SCHEMA, root, "")
+        check_keys(ctx, root, "", set())
+        values = check_section(ctx, SCHEMA, root, "")
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:

@@ -15,13 +15,13 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from harness.config.schema import Key, LocatedProblem, _join, _range
+from harness.config.schema import Key, LocatedProblem, join_path, range_text
 from harness.engine.similarity import format_number
 
 # --------------------------------------------------------------------------------------------
 # Validation machinery
 
-_INVALID = object()  # a value that failed its check (the problem is already recorded)
+INVALID = object()  # a value that failed its check (the problem is already recorded)
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
@@ -29,7 +29,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
 
-def _suggest(word: str, valid) -> str:
+def suggest(word: str, valid) -> str:
     close = difflib.get_close_matches(word, list(valid), n=1, cutoff=0.6)
     if not close:
         lower = {v.lower(): v for v in valid}
@@ -37,14 +37,18 @@ def _suggest(word: str, valid) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _unknown(what: str, word: str, valid, hint: str | None = None) -> str:
+def unknown_message(what: str, word: str, valid, hint: str | None = None) -> str:
     """'unknown key 'stemer'; did you mean 'stemmer'? Valid: path, stemmer, ...'"""
-    hint = hint or _suggest(word, valid) or "."
+    hint = hint or suggest(word, valid) or "."
     return f"unknown {what} {word!r}{hint} Valid: {', '.join(valid)}"
 
 
-class _Ctx:
-    def __init__(self, source: str, base: Path, loader: yaml.SafeLoader):
+class Ctx:
+    """One validation: where problems are recorded, and ``checks``, the check of each Key.type
+    (the toolkit's BASE_CHECKS plus the config's own kinds of value, given by the caller)."""
+
+    def __init__(self, source: str, base: Path, loader: yaml.SafeLoader, checks: dict | None = None):
+        self.checks = BASE_CHECKS if checks is None else checks
         self.source = source
         self.base = base
         self.loader = loader
@@ -55,7 +59,7 @@ class _Ctx:
     def problem(self, path: str, message: str, node: Node | None = None) -> object:
         where = f"{self.source}:{node.start_mark.line + 1}" if node is not None else None
         self.problems.append(LocatedProblem(path, message, where))
-        return _INVALID
+        return INVALID
 
     def value(self, node: Node, path: str | None = None) -> Any:
         """The Python value of a scalar node (mappings and lists are returned as nodes).
@@ -66,21 +70,21 @@ class _Ctx:
             return self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as e:
             if path is None:
-                return _INVALID
+                return INVALID
             return self.problem(path, f"cannot read this value: {getattr(e, 'problem', e)}", node)
 
 
-def _is_null(node: Node | None) -> bool:
+def is_null(node: Node | None) -> bool:
     return node is None or (isinstance(node, ScalarNode) and node.tag == _NULL)
 
 
-def _describe(ctx: _Ctx, node: Node) -> str:
+def describe(ctx: Ctx, node: Node) -> str:
     if isinstance(node, MappingNode):
         return "a mapping"
     if isinstance(node, SequenceNode):
         return "a list"
     v = ctx.value(node)
-    if v is _INVALID:
+    if v is INVALID:
         return f"{node.tag} {node.value!r}"
     if v is None:
         return "null"
@@ -95,9 +99,9 @@ def _describe(ctx: _Ctx, node: Node) -> str:
     return f"{type(v).__name__} {node.value!r}"
 
 
-def _items(node: MappingNode):
+def mapping_items(node: MappingNode):
     """(key text, key node, value node) of a mapping; later duplicates and non-string keys are
-    skipped here because ``_check_keys`` has already reported them."""
+    skipped here because ``check_keys`` has already reported them."""
     seen = set()
     for k, v in node.value:
         if isinstance(k, ScalarNode) and k.tag != _MERGE and k.value not in seen:
@@ -105,7 +109,7 @@ def _items(node: MappingNode):
             yield k.value, k, v
 
 
-def _check_keys(ctx: _Ctx, node: Node, path: str, visited: set[int]) -> None:
+def check_keys(ctx: Ctx, node: Node, path: str, visited: set[int]) -> None:
     """Reject duplicate keys, merge keys and non-scalar keys anywhere in the tree."""
     if id(node) in visited:  # an alias: checked once
         return
@@ -114,21 +118,21 @@ def _check_keys(ctx: _Ctx, node: Node, path: str, visited: set[int]) -> None:
         first: dict[str, int] = {}
         for k, v in node.value:
             if not isinstance(k, ScalarNode):
-                ctx.problem(path, f"keys must be plain strings, got {_describe(ctx, k)}", k)
+                ctx.problem(path, f"keys must be plain strings, got {describe(ctx, k)}", k)
             elif k.tag == _MERGE:
                 ctx.problem(path, "YAML merge keys (<<) are not supported; write the keys out", k)
             elif k.value in first:
                 ctx.problem(
-                    _join(path, k.value),
+                    join_path(path, k.value),
                     f"duplicate key {k.value!r} (first given at line {first[k.value]}); give each key once",
                     k,
                 )
             else:
                 first[k.value] = k.start_mark.line + 1
-                _check_keys(ctx, v, _join(path, k.value), visited)
+                check_keys(ctx, v, join_path(path, k.value), visited)
     elif isinstance(node, SequenceNode):
         for i, item in enumerate(node.value):
-            _check_keys(ctx, item, f"{path}[{i}]", visited)
+            check_keys(ctx, item, f"{path}[{i}]", visited)
 
 
 def _nested_homes(key: Key, name: str, prefix: str = "") -> list[str]:
@@ -136,9 +140,9 @@ def _nested_homes(key: Key, name: str, prefix: str = "") -> list[str]:
     homes = []
     for sub in key.keys:
         if sub.type == "section":
-            here = _join(prefix, sub.name)
+            here = join_path(prefix, sub.name)
             if sub.key(name):
-                homes.append(_join(here, name))
+                homes.append(join_path(here, name))
             homes += _nested_homes(sub, name, here)
     return homes
 
@@ -149,11 +153,11 @@ def _default(key: Key) -> Any:
     return key.default
 
 
-def _check(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    return _CHECKS[key.type](ctx, key, node, path)
+def _check(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    return ctx.checks[key.type](ctx, key, node, path)
 
 
-def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     names = [k.name for k in key.keys]
     if key.shorthand and isinstance(node, ScalarNode) and node.tag == _STR:
         node = MappingNode(
@@ -165,23 +169,23 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
     if not isinstance(node, MappingNode):
         also = f" (or a string: the {key.shorthand})" if key.shorthand else ""
         return ctx.problem(
-            path, f"expected a mapping with keys {', '.join(names)}{also}, got {_describe(ctx, node)}", node
+            path, f"expected a mapping with keys {', '.join(names)}{also}, got {describe(ctx, node)}", node
         )
     given: dict[str, Node] = {}
-    for name, knode, vnode in _items(node):
+    for name, knode, vnode in mapping_items(node):
         if key.key(name) is None:
-            hint = _suggest(name, names)
+            hint = suggest(name, names)
             homes = _nested_homes(key, name)
             if homes and not hint:
                 hint = f"; did you mean {' or '.join(homes)}?"
-            ctx.problem(_join(path, name), _unknown("key", name, names, hint), knode)
+            ctx.problem(join_path(path, name), unknown_message("key", name, names, hint), knode)
         else:
             given[name] = vnode
     out = {}
     for sub in key.keys:
-        p = _join(path, sub.name)
+        p = join_path(path, sub.name)
         vnode = given.get(sub.name)
-        if not _is_null(vnode):
+        if not is_null(vnode):
             ctx.present.add(p)
             ctx.nodes[p] = vnode
             out[sub.name] = _check(ctx, sub, vnode, p)
@@ -200,85 +204,85 @@ def _check_section(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
                 ctx.present.add(p)
                 ctx.nodes[p] = vnode
             empty = MappingNode("tag:yaml.org,2002:map", [], (vnode or node).start_mark, (vnode or node).end_mark)
-            out[sub.name] = _check_section(ctx, sub, empty, p)
+            out[sub.name] = check_section(ctx, sub, empty, p)
         else:
             out[sub.name] = _default(sub)
     return out
 
 
-def _expected(ctx: _Ctx, path: str, what: str, node: Node) -> object:
+def expected(ctx: Ctx, path: str, what: str, node: Node) -> object:
     hint = " (quote it)" if what == "a string" and isinstance(node, ScalarNode) else ""
-    return ctx.problem(path, f"expected {what}, got {_describe(ctx, node)}{hint}", node)
+    return ctx.problem(path, f"expected {what}, got {describe(ctx, node)}{hint}", node)
 
 
-def _string(ctx: _Ctx, node: Node, path: str) -> Any:
+def read_string(ctx: Ctx, node: Node, path: str) -> Any:
     v = ctx.value(node, path)
-    if v is _INVALID:
+    if v is INVALID:
         return v
     if not isinstance(v, str):
-        return _expected(ctx, path, "a string", node)
+        return expected(ctx, path, "a string", node)
     return v
 
 
-def _check_string(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _string(ctx, node, path)
-    if v is not _INVALID and key.pattern and not re.fullmatch(key.pattern, v):
+def _check_string(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_string(ctx, node, path)
+    if v is not INVALID and key.pattern and not re.fullmatch(key.pattern, v):
         return ctx.problem(path, f"must match {key.pattern} (got {v!r})", node)
     return v
 
 
-def _check_choice(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _string(ctx, node, path)
-    if v is not _INVALID and v not in key.choices:
-        return ctx.problem(path, f"must be one of {', '.join(key.choices)} (got {v!r}){_suggest(v, key.choices)}", node)
+def _check_choice(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_string(ctx, node, path)
+    if v is not INVALID and v not in key.choices:
+        return ctx.problem(path, f"must be one of {', '.join(key.choices)} (got {v!r}){suggest(v, key.choices)}", node)
     return v
 
 
-def _check_bool(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
+def _check_bool(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     v = ctx.value(node, path)
-    if v is not _INVALID and not isinstance(v, bool):
-        return _expected(ctx, path, "true or false", node)
+    if v is not INVALID and not isinstance(v, bool):
+        return expected(ctx, path, "true or false", node)
     return v
 
 
-def _number(ctx: _Ctx, node: Node, path: str, integer: bool = False) -> Any:
+def read_number(ctx: Ctx, node: Node, path: str, integer: bool = False) -> Any:
     v = ctx.value(node, path)
-    if v is _INVALID:
+    if v is INVALID:
         return v
     # PyYAML (YAML 1.1) reads 1e3 as a string; a plain, unquoted one is meant as a number.
     if not integer and isinstance(v, str) and node.style is None and _FLOAT.match(v):
         v = float(v)
     if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
-        return _expected(ctx, path, "an integer" if integer else "a number", node)
+        return expected(ctx, path, "an integer" if integer else "a number", node)
     if isinstance(v, float) and not math.isfinite(v):
         return ctx.problem(path, f"must be a finite number (got {v})", node)
     return v
 
 
-def _check_int(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _number(ctx, node, path, integer=True)
-    if v is not _INVALID and key.minimum is not None and v < key.minimum:
+def _check_int(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_number(ctx, node, path, integer=True)
+    if v is not INVALID and key.minimum is not None and v < key.minimum:
         return ctx.problem(path, f"must be an integer >= {format_number(key.minimum)} (got {v})", node)
-    if v is not _INVALID and key.maximum is not None and v > key.maximum:
+    if v is not INVALID and key.maximum is not None and v > key.maximum:
         return ctx.problem(path, f"must be an integer <= {key.maximum:,} (got {v:,})", node)
     return v
 
 
-def _check_number(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _number(ctx, node, path)
-    if v is _INVALID or key.minimum is None:
-        return v if v is _INVALID else float(v)
+def _check_number(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_number(ctx, node, path)
+    if v is INVALID or key.minimum is None:
+        return v if v is INVALID else float(v)
     low, high = key.minimum, math.inf if key.maximum is None else key.maximum
     inside = low < v < high if key.exclusive else low <= v <= high
     if not inside:
-        rng = _range(key)
+        rng = range_text(key)
         return ctx.problem(path, f"must be a number {'in ' if rng[0] in '([' else ''}{rng} (got {v!r})", node)
     return float(v)
 
 
-def _check_path(ctx: _Ctx, key: Key, node: Node, path: str) -> Any:
-    v = _string(ctx, node, path)
-    if v is _INVALID:
+def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    v = read_string(ctx, node, path)
+    if v is INVALID:
         return v
     if not v.strip():
         return ctx.problem(path, "must be a path (got an empty string)", node)
@@ -313,9 +317,10 @@ def _special(p: Path) -> str:
     return "is not a regular file"
 
 
-# Checks by Key.type; harness.config.load adds the checks of the config's own kinds of value.
-_CHECKS: dict = {
-    "section": _check_section,
+# Checks by Key.type; harness.config.load adds the checks of the config's own kinds of value
+# in the table it gives each Ctx.
+BASE_CHECKS: dict = {
+    "section": check_section,
     "string": _check_string,
     "choice": _check_choice,
     "bool": _check_bool,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.config.schema import ALL_PAIRS, SCHEMA, Key, _join, _range
+from harness.config.schema import ALL_PAIRS, SCHEMA, Key, join_path, range_text
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
 
 __all__ = ["reference_markdown"]
@@ -38,7 +38,7 @@ def _allowed(key: Key) -> str:
     if key.pattern:
         return f"`{_md(key.pattern)}`"
     if key.minimum is not None:
-        return _md(_range(key))
+        return _md(range_text(key))
     if key.type == "bool":
         return "`true` \\| `false`"
     if key.type == "path":
@@ -77,7 +77,7 @@ def _default_text(key: Key) -> str:
 
 def _rows(key: Key, prefix: str = ""):
     for sub in key.keys:
-        name = _join(prefix, sub.name)
+        name = join_path(prefix, sub.name)
         yield (f"`{name}`", _TYPE_TEXT[sub.type], _default_text(sub), _allowed(sub), _md(sub.doc))
         if sub.type == "section":
             yield from _rows(sub, name)

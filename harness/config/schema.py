@@ -48,7 +48,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Key:
-    """One config key. ``type`` selects its check (see ``_CHECKS``) and its reference row.
+    """One config key. ``type`` selects its check (see ``harness.config.nodes.BASE_CHECKS``) and its reference row.
 
     Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
     must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
@@ -535,13 +535,13 @@ class LocatedProblem(ConfigProblem):
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def _join(path: str, key: str) -> str:
+def join_path(path: str, key: str) -> str:
     if _IDENT.match(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{json.dumps(key)}]"
 
 
-def _range(key: Key) -> str:
+def range_text(key: Key) -> str:
     """'>= 0', '(0, 1)', '[0, 1]'."""
     if key.maximum is None:
         return f"{'>' if key.exclusive else '>='} {format_number(key.minimum)}"

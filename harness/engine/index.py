@@ -96,7 +96,7 @@ def build_here(corpus: Corpus, options: IndexOptions, work: Path, threads: int) 
     """One IndexCollection run in this process."""
     source = corpus.stage(work / "staged")
     target = work / "index"
-    counters = _run_index_collection(corpus.anserini_class, source, target, options, threads)
+    counters = run_index_collection(corpus.anserini_class, source, target, options, threads)
     return Built(target, counters, index_stats(target), lucene.versions())
 
 
@@ -196,7 +196,7 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
             remove_tree(previous)
 
 
-def _run_index_collection(
+def run_index_collection(
     collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int
 ) -> dict:
     Args = lucene.jclass("io.anserini.index.IndexCollection$Args")

@@ -143,11 +143,11 @@ def _materialise(shard: Shard, folder: Path) -> Path:
 def build_shard(collection_class: str, shard: Shard, work: Path, options, threads: int = 1) -> dict:
     """Index one shard into ``work/index`` (its input written to ``work/staged``); Anserini's
     counters. Runs on a worker; `work` must be on the file system the driver and merge see."""
-    from harness.engine.index import _run_index_collection
+    from harness.engine.index import run_index_collection
 
     source = _materialise(shard, work / "staged")
     try:
-        return _run_index_collection(collection_class, source, work / "index", options, threads)
+        return run_index_collection(collection_class, source, work / "index", options, threads)
     finally:
         if shard.folder is None:
             shutil.rmtree(work / "staged", ignore_errors=True)

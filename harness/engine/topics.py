@@ -27,9 +27,9 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
     if fmt in ("tsv", "jsonl"):
         return plain.read_topics(path, fmt)
     if fmt == "trec":
-        return plain._nonempty(path, _read_anserini(path, "Trec"))
+        return plain.nonempty(path, _read_anserini(path, "Trec"))
     if fmt.startswith("anserini:"):
-        return plain._nonempty(path, _read_anserini(path, fmt.split(":", 1)[1]))
+        return plain.nonempty(path, _read_anserini(path, fmt.split(":", 1)[1]))
     raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(TOPIC_FORMATS)}")
 
 

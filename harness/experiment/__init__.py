@@ -1,8 +1,9 @@
 """Experiments: the plan (what is reused, by content hash), its execution, and the comparisons of
 an experiment's runs. Rendering is ``harness.report``'s job."""
 
-from harness.experiment.execute import RECALL_LEVELS, Check, ExperimentResult, RunResult, run_experiment
+from harness.experiment.execute import run_experiment
 from harness.experiment.plan import RUN_CACHE, SEARCH_SEMANTICS, Plan, indexes_root, plan, run_key
+from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
 
 __all__ = [
     "Plan",

@@ -1,5 +1,5 @@
 """The `compare:` block computed: paired tests between runs, sweeps, cross-validated tuning
-(the tuning itself: :mod:`harness.experiment.tuned`).
+(the tuning itself: :mod:`harness.experiment.tuning`).
 
 Pure computation over the evaluations of an experiment (no I/O, no Java); the numbers come from
 :mod:`harness.stats`, and rendering lives in :mod:`harness.report`. Runs are paired by topic: every
@@ -12,19 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from harness import stats
 from harness.config import CompareSpec
-from harness.engine.similarity import Similarity
+from harness.engine.similarity import Similarity, sweeps
 from harness.errors import DataError
 
-if TYPE_CHECKING:
-    from harness.experiment.tuned import TunedRun
-
-__all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "sweeps_of", "compare_runs"]
+__all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "compare_runs"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +44,7 @@ class Tuning:
     heldout_mean: float  # mean over all topics of the held-out scores
     best_fixed: str  # the best setting on all topics (chosen by peeking), for reference
     best_fixed_mean: float
-    run: str = ""  # the name of the tuned run (harness.experiment.tuned), a run of the experiment
+    run: str = ""  # the name of the tuned run (harness.experiment.tuning), a run of the experiment
 
 
 @dataclass(frozen=True)
@@ -87,57 +83,30 @@ def aligned_scores(
     return list(a.topics), a.scores, a.dropped
 
 
-def sweeps_of(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], list[str]]]:
-    """(family, its runs, varying parameters) for every family (model, with its expansion:
-    ``bm25``, ``bm25+rm3``) given more than one setting. Expansion parameters are named
-    ``rm3.fb_terms``."""
-    out = []
-    for family in dict.fromkeys(r.family for r in runs):
-        group = [r for r in runs if r.family == family]
-        if len(group) > 1:
-            keys = list(dict.fromkeys(k for r in group for k in r.settings))
-            varying = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
-            out.append((family, group, varying))
-    return out
-
-
 def compare_runs(
     spec: CompareSpec,
     runs: Sequence[Similarity],
     evaluations: Mapping[str, object],
-    tuned: Sequence[TunedRun] | None = None,
+    tuned: Sequence = (),
     order: Sequence[str] | None = None,
 ) -> Comparisons:
     """Everything the `compare:` block asks for, on the evaluations of ``runs`` and of the
-    cross-validated runs ``tuned`` (already tuned: see :mod:`harness.experiment.tuned`), which
-    are compared like any other run. ``order`` is the runs' order in tables (default: ``runs``
-    then ``tuned``). Without ``tuned``, the sweeps are tuned here when the spec asks for it, and
-    reported, but the tuned runs (which have no evaluation) are not compared."""
-    names = list(order) if order is not None else [str(r) for r in runs] + [t.name for t in tuned or ()]
+    cross-validated runs ``tuned`` (harness.experiment.tuning.TunedRun values, already tuned and
+    evaluated), which are compared like any other run. ``order`` is the runs' order in tables
+    (default: ``runs`` then ``tuned``)."""
+    names = list(order) if order is not None else [str(r) for r in runs] + [t.name for t in tuned]
     topics, scores, dropped = aligned_scores({n: evaluations[n] for n in names}, spec.measures, spec.align)
-    if tuned is None:
-        tuned = []
-        if spec.folds is not None:
-            from harness.experiment.tuned import tune_sweeps  # tuned.py builds on this module
-
-            if spec.folds > len(topics):
-                raise DataError(
-                    "compare.cross_validation.folds",
-                    f"{spec.folds} folds need at least {spec.folds} topics, but {len(topics)} are evaluated; "
-                    "use fewer folds",
-                )
-            tuned = tune_sweeps(runs, topics, scores, spec.measures[0], spec.folds, spec.policy.seed)
     pairs = spec.pairs(names)
     policy = spec.policy
     rows = stats.compare(scores, pairs, spec.measures, policy) if pairs else []
 
-    sweeps = []
-    for model, group, varying in sweeps_of(runs):
+    sweep_rows = []
+    for model, group, varying in sweeps(runs):
         group_names = [str(r) for r in group]
         not_worse = {
             m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy)) for m in spec.measures
         }
-        sweeps.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
+        sweep_rows.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
     tuning = []
     for t in tuned:
         m = t.spec.measure
@@ -152,7 +121,7 @@ def compare_runs(
         tuple(pairs),
         tuple(topics),
         tuple(rows),
-        tuple(sweeps),
+        tuple(sweep_rows),
         tuple(tuning),
         dropped,
     )

@@ -8,77 +8,18 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
-from harness.engine.similarity import Similarity
+from harness.engine.similarity import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore
 from harness.experiment.plan import Plan, plan, run_key
+from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
+from harness.experiment.tuning import add_tuned_runs
 from harness.files import remove_stale_temp_files
-from harness.stats import CVSpec
 
-if TYPE_CHECKING:
-    from harness.experiment.compare import Comparisons
-
-__all__ = ["RunResult", "Check", "ExperimentResult", "run_experiment", "RECALL_LEVELS"]
-
-# Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
-RECALL_LEVELS = tuple(i / 10 for i in range(11))
-
-
-@dataclass
-class RunResult:
-    similarity: Similarity | CVSpec  # a CVSpec for a cross-validated run (harness.experiment.tuned)
-    name: str
-    run: object  # harness.runs.Run
-    path: Path  # the cached run file
-    seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
-    reused: bool
-    empty_topics: list[str]  # topics for which the run returned nothing
-
-
-@dataclass(frozen=True)
-class Check:
-    run: str
-    measure: str
-    expected: float
-    actual: float | None
-    tolerance: float
-
-    @property
-    def ok(self) -> bool:
-        return self.actual is not None and abs(self.actual - self.expected) <= self.tolerance
-
-    def __str__(self) -> str:
-        actual = "missing" if self.actual is None else f"{self.actual:.6f}"
-        delta = "" if self.actual is None else f" delta={self.actual - self.expected:+.6f}"
-        return f"[{'OK' if self.ok else 'FAIL'}] {self.run} {self.measure}: expected={self.expected} actual={actual}{delta} (tolerance {self.tolerance})"
-
-
-@dataclass
-class ExperimentResult:
-    config: Config
-    index: IndexInfo
-    topics: list[tuple[str, str]]
-    runs: list[RunResult]
-    evaluations: dict  # run name -> harness.metrics.Evaluation (empty without qrels)
-    checks: list[Check]
-    timings: dict[str, float] = field(default_factory=dict)
-    comparisons: Comparisons | None = None  # when the config has `compare:`
-    # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
-    pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    # what a user should know before trusting the tables (harness.experiment.sanity, readers)
-    warnings: list[str] = field(default_factory=list)
-    # the judgments the runs were evaluated with (None without qrels), for the report's explorer
-    qrels: object = field(default=None, compare=False, repr=False)
-
-    @property
-    def failed_checks(self) -> list[Check]:
-        return [c for c in self.checks if not c.ok]
+__all__ = ["run_experiment"]
 
 
 def open_existing(p: Plan) -> IndexInfo:
@@ -108,9 +49,7 @@ def _tuned_count(cfg: Config) -> int:
     """The cross-validated runs the experiment will add: one per swept model, when tuned."""
     if cfg.qrels_path is None or cfg.compare is None or cfg.compare.folds is None:
         return 0
-    from harness.experiment.compare import sweeps_of
-
-    return len(sweeps_of(cfg.runs))
+    return len(sweeps(cfg.runs))
 
 
 def run_experiment(cfg: Config, on: Emit = ignore) -> ExperimentResult:
@@ -213,7 +152,7 @@ def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
             curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
         tuned = []
         if cfg.compare is not None and cfg.compare.folds is not None:
-            tuned = _add_tuned_runs(cfg, results, evaluations, [q for q, _ in topics], cache, on)
+            tuned = add_tuned_runs(cfg, results, evaluations, [q for q, _ in topics], cache, on)
             for tr in tuned:
                 evaluations[tr.name] = evaluate(
                     next(r.run for r in results if r.name == tr.name), qrels, measures, policy
@@ -261,44 +200,3 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
         notes += sanity.check_grid_edges(cfg.runs, evaluations, measure)
     for n in notes:
         warn(n)
-
-
-def _add_tuned_runs(
-    cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, on: Emit
-):
-    """Tune every swept model by cross-validation and add its tuned run to ``results``, right
-    after the model's last setting; the tuned run's file is cached beside the others under a key
-    of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
-    from harness.errors import DataError
-    from harness.experiment.cache import load_run, store_run
-    from harness.experiment.compare import aligned_scores
-    from harness.experiment.tuned import assemble, tune_sweeps, tuned_key
-
-    spec = cfg.compare
-    measure = spec.measures[0]
-    topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
-    if spec.folds > len(topics):
-        raise DataError(
-            "compare.cross_validation.folds",
-            f"{spec.folds} folds need at least {spec.folds} evaluated topics, but {len(topics)} are evaluated "
-            "(with `missing_topics: drop` only the topics every run answered); use fewer folds",
-        )
-    tuned = tune_sweeps(cfg.runs, topics, scores, measure, spec.folds, spec.policy.seed)
-    by_name = {r.name: r for r in results}
-    for tr in tuned:
-        t = time.perf_counter()
-        key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
-        path = cache / f"{tr.name}.{key[:16]}.trec"
-        reused = path.exists()
-        if reused:
-            run = load_run(path)
-        else:
-            run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
-            store_run(path, run, tag=tr.name)
-        in_run = set(run.topics())
-        empty = [q for q in tr.topics if q not in in_run]
-        last = max(i for i, r in enumerate(results) if r.name in tr.settings)
-        results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
-        chosen = ", ".join(f.chosen for f in tr.cv.folds)
-        on(RunReady(tr.name, "reused" if reused else "assembled", chosen=chosen))
-    return tuned

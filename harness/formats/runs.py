@@ -114,9 +114,9 @@ class Run:
         docids = pad8(np.array(ids, dtype="S") if ids else np.zeros(0, dtype="S8"))
         score_arr = np.concatenate(scores) if scores else np.zeros(0)
         run = cls(topics, offsets, docids, score_arr, source)
-        return run._deduped(duplicates, None)
+        return run.deduped(duplicates, None)
 
-    def _deduped(self, duplicates, lines):
+    def deduped(self, duplicates, lines):
         keep = dedupe("document", self.source, self._topics, self.offsets, self.docids, lines, duplicates, self.keys())
         if keep is None:
             return self
@@ -205,7 +205,7 @@ def read_run(path, *, duplicates: str = "error") -> Run:
         docids, score_arr, key_arr, lines.order = docids[order], score_arr[order], key_arr[order], order
     run = Run(names, offsets, docids, score_arr, source)
     run._keys = key_arr
-    return run._deduped(duplicates, lines)
+    return run.deduped(duplicates, lines)
 
 
 def write_run(path, run: Run, tag: str) -> None:

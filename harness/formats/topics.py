@@ -42,7 +42,7 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
             f"topics format {fmt!r} is not a plain file format; valid here: tsv, jsonl "
             f"(all formats: {', '.join(TOPIC_FORMATS)})",
         )
-    return _nonempty(path, topics)
+    return nonempty(path, topics)
 
 
 def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") -> None:
@@ -61,7 +61,7 @@ def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") ->
     write_text_atomic(Path(path), "".join(lines))
 
 
-def _nonempty(path: Path, topics: list[tuple[str, str]]) -> list[tuple[str, str]]:
+def nonempty(path: Path, topics: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if not topics:
         raise DataError(path, "no topics found")
     return topics

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from harness.metrics.measures import Measure
+    pass
 
 NOT_JUDGED, POOL_UNJUDGED = -1, -2
 _ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
@@ -178,38 +178,39 @@ def _iprec(rl, rel, levels):
 
 
 # ------------------------------------------------------------------------------ the kernels
-# One function per measure family, each (RankedLabels, Measure, nDCG_threshold) -> float64 values
+# One function per measure family, each (RankedLabels, m, nDCG_threshold) -> float64 values
+# (m: a harness.metrics.measures.Measure, read for its cutoff, rel and gain)
 # per topic in ``rl.topics`` order; the registry (harness.metrics.measures.MEASURES) names each
 # family's kernel. The expressions are trec_eval's loops, vectorised; their order of operations is
 # kept as it is so that every value stays bit-identical.
 
 
-def num_ret(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def num_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return rl.num_ret().astype(np.float64)
 
 
-def num_rel(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def num_rel(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return rl.num_rel(m.rel).astype(np.float64)
 
 
-def num_rel_ret(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def num_rel_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return rl.relevant(m.rel)[3].astype(np.float64)
 
 
-def ndcg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def ndcg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     dcg_, _ = _dcg(rl, m, nDCG_threshold, m.cutoff)
     return _div(dcg_, _ideal_dcg(rl, m, nDCG_threshold, m.cutoff))
 
 
-def dcg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def dcg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _dcg(rl, m, nDCG_threshold, m.cutoff)[0]
 
 
-def cg(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def cg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _dcg(rl, m, nDCG_threshold, m.cutoff)[1]
 
 
-def judged(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def judged(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     """ir_measures' Judged@k: any qrels entry, / min(k, n)."""
     total = 0.0
     for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
@@ -218,11 +219,11 @@ def judged(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.nda
     return _div(total, np.minimum(rl.num_ret(), m.cutoff))
 
 
-def iprec(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _iprec(rl, m.rel, [m.cutoff])[0]
 
 
-def eleven_point(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def eleven_point(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     vals = _iprec(rl, m.rel, _ELEVEN)
     total = np.zeros(len(rl.topics))
     for v in reversed(vals):  # trec_eval adds from the top level down
@@ -230,13 +231,13 @@ def eleven_point(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> 
     return total / len(_ELEVEN)
 
 
-def ap(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     topic, rank, j, _, _ = rl.relevant(m.rel)
     keep = slice(None) if m.cutoff is None else rank <= m.cutoff
     return _div(_per_topic(rl, topic[keep], (j / rank)[keep]), rl.num_rel(m.rel))
 
 
-def rr(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def rr(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     _, rank, _, nrr, first = rl.relevant(m.rel)
     has = nrr > 0
     r1 = np.zeros(len(rl.topics), dtype=np.int64)
@@ -246,13 +247,13 @@ def rr(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray
     return _div(has.astype(np.float64), np.where(has, r1, 0))
 
 
-def rprec(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def rprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     topic, rank, _, _, _ = rl.relevant(m.rel)
     R = rl.num_rel(m.rel)
     return _div(_per_topic(rl, topic[rank <= R[topic]]), R)
 
 
-def bpref(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def bpref(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     topic, rank, _, _, _ = rl.relevant(m.rel)
     R = rl.num_rel(m.rel)
     T = len(rl.topics)
@@ -267,25 +268,25 @@ def bpref(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndar
     return _div(_per_topic(rl, topic, term), R)
 
 
-def _hits(rl: RankedLabels, m: Measure) -> np.ndarray:
+def _hits(rl: RankedLabels, m) -> np.ndarray:
     """Relevant documents in the top k of each topic."""
     topic, rank, _, _, _ = rl.relevant(m.rel)
     return _per_topic(rl, topic[rank <= m.cutoff])
 
 
-def precision(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _hits(rl, m) / m.cutoff
 
 
-def recall(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _div(_hits(rl, m), rl.num_rel(m.rel))
 
 
-def success(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def success(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return (_hits(rl, m) > 0).astype(np.float64)
 
 
-def f1(rl: RankedLabels, m: Measure, nDCG_threshold: bool = False) -> np.ndarray:
+def f1(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     hits = _hits(rl, m)
     p, r = hits / m.cutoff, _div(hits, rl.num_rel(m.rel))
     return _div(2.0 * p * r, p + r)

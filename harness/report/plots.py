@@ -34,8 +34,8 @@ import html
 from itertools import product
 
 from harness.engine.similarity import format_value
+from harness.engine.similarity import sweeps as sweeps_of
 from harness.experiment import RECALL_LEVELS, ExperimentResult
-from harness.experiment.compare import sweeps_of
 from harness.report.svg import (
     PALETTE,
     Series,

@@ -9,8 +9,9 @@ import numpy as np
 
 from harness.errors import DataError, warn
 from harness.policies import TESTS, StatsPolicy
+from harness.stats import checks
 from harness.stats.corrections import correct
-from harness.stats.paired import _one_of, _vector, cohens_d_paired, paired_t, wilcoxon
+from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import bootstrap_ci, bootstrap_test, randomization
 from harness.stats.small_n import check_test_for_n, small_sample_note
 
@@ -26,7 +27,7 @@ def paired_test(
 ) -> float:
     """The p-value of the named test (a key of TESTS); ``permutations``/``samples``/``seed`` are
     used by the randomization and bootstrap tests only."""
-    test = _one_of("test", test, TESTS)
+    test = checks.one_of("test", test, TESTS)
     if test == "t":
         return paired_t(a, b)
     if test == "wilcoxon":
@@ -43,7 +44,7 @@ def pvalue(policy: StatsPolicy, a, b) -> float:
     )
 
 
-def _policy(policy: StatsPolicy | None, overrides: Mapping[str, object]) -> StatsPolicy:
+def with_overrides(policy: StatsPolicy | None, overrides: Mapping[str, object]) -> StatsPolicy:
     policy = StatsPolicy() if policy is None else policy
     known = {f.name for f in fields(StatsPolicy)}
     unknown = sorted(set(overrides) - known)
@@ -116,7 +117,7 @@ def compare(
     policy's family: each measure across all pairs (``per-measure``), or everything at once (``all``).
     Returns one record per (measure, pair), measures outer, pairs inner.
     """
-    policy = _policy(policy, options)
+    policy = with_overrides(policy, options)
     pairs = [tuple(p) for p in pairs]
     if not pairs:
         raise ValueError("pairs must name at least one (baseline, run) pair")
@@ -149,8 +150,8 @@ def compare(
                         f"run {name!r} has no scores for {measure!r}; it has: "
                         f"{', '.join(map(repr, scores[name])) or 'none'}",
                     )
-            x = _vector(scores[base][measure], where_b)
-            y = _vector(scores[run][measure], where_r)
+            x = checks.vector(scores[base][measure], where_b)
+            y = checks.vector(scores[run][measure], where_r)
             if x.size != y.size:
                 raise DataError(
                     where_r,

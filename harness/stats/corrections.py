@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.policies import CORRECTIONS
-from harness.stats.paired import _one_of
+from harness.stats import checks
 
 
 def correct(pvalues, method: str) -> np.ndarray:
@@ -16,7 +16,7 @@ def correct(pvalues, method: str) -> np.ndarray:
     >>> correct([0.01, 0.02, 0.03, 0.04], "bh").tolist()
     [0.04, 0.04, 0.04, 0.04]
     """
-    method = _one_of("correction", method, CORRECTIONS)
+    method = checks.one_of("correction", method, CORRECTIONS)
     p = np.array(pvalues, dtype=np.float64).reshape(-1)
     if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError(f"p-values must be in [0, 1] (got {p.tolist()!r})")

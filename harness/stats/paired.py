@@ -1,59 +1,14 @@
-"""Paired tests of two runs' per-topic scores: t-test, Wilcoxon signed-rank, effect size;
-and the input checks the other statistics modules share (conventions: ``harness.stats``)."""
+"""Paired tests of two runs' per-topic scores: t-test, Wilcoxon signed-rank, effect size
+(conventions: ``harness.stats``)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.policies import MAX_RESAMPLES
-
-
-def _one_of(name: str, value: object, allowed: Mapping[str, str]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (got {value!r})")
-    return value
-
-
-def _seed(seed: object) -> int:
-    # Unseeded randomness is exactly what this module exists to prevent.
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer (got {seed!r})")
-    return int(seed)
-
-
-def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer in [{low}, {high:,}] (got {value!r})")
-    return int(value)
-
-
-def _vector(x: object, source: str) -> np.ndarray:
-    try:
-        v = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise DataError(source, f"per-topic scores must be numbers (got {type(x).__name__})") from None
-    if v.ndim != 1:
-        raise DataError(source, f"per-topic scores must be a 1-D array (got shape {v.shape})")
-    if v.size == 0:
-        raise DataError(source, "no topics: per-topic scores are empty")
-    bad = np.flatnonzero(~np.isfinite(v))
-    if bad.size:
-        raise DataError(source, f"per-topic scores must be finite; position {int(bad[0])} is {float(v[bad[0]])!r}")
-    return v
-
-
-def _diff(a: object, b: object, source: str = "paired scores") -> np.ndarray:
-    va, vb = _vector(a, source), _vector(b, source)
-    if va.shape != vb.shape:
-        raise DataError(
-            source, f"runs are paired by topic, so need the same number of topics (got {va.size} and {vb.size})"
-        )
-    return va - vb
-
+from harness.stats.checks import diff
 
 # --- paired tests: scipy.stats, with the module's conventions for degenerate inputs ---------------
 # scipy is imported on first use, so `harness --help` and `import harness.stats` stay fast.
@@ -64,7 +19,7 @@ def paired_t(a, b) -> float:
     ``scipy.stats.ttest_rel(a, b).pvalue``. Needs at least 2 topics. Identical runs give 1.0
     (scipy: NaN); constant non-zero differences give 0.0 (scipy: NaN, the t statistic is
     infinite)."""
-    d = _diff(a, b)
+    d = diff(a, b)
     if d.size < 2:
         raise DataError("paired scores", f"the t-test needs at least 2 topics (got {d.size})")
     if np.all(d == d[0]):
@@ -89,7 +44,7 @@ def wilcoxon(a, b) -> float:
     with the tie-corrected variance. Ties are exact float equality of ``|a - b|``.
 
     When every difference is zero the runs are identical and the p-value is 1.0 (scipy: NaN)."""
-    d = _diff(a, b)
+    d = diff(a, b)
     if not np.any(d):
         return 1.0
     import warnings
@@ -107,7 +62,7 @@ def cohens_d_paired(a, b) -> float:
     """Paired effect size ``mean(d) / std(d, ddof=1)`` (Cohen's d_z). Identical runs give 0.0;
     constant non-zero differences give ``+inf`` or ``-inf`` (no spread, all in one direction).
     Needs at least 2 topics."""
-    d = _diff(a, b)
+    d = diff(a, b)
     if d.size < 2:
         raise DataError("paired scores", f"the paired effect size needs at least 2 topics (got {d.size})")
     if np.all(d == d[0]):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.policies import StatsPolicy
-from harness.stats.paired import _count, _diff, _seed
+from harness.stats import checks
 
 # Largest n for which exact_randomization enumerates the 2**n sign patterns.
 EXACT_MAX_TOPICS = 20
@@ -38,7 +38,7 @@ def exact_randomization(a, b) -> float:
     >>> exact_randomization([1.0, 2.0, 3.0], [0.0, 0.0, 0.0])
     0.25
     """
-    d = _diff(a, b)
+    d = checks.diff(a, b)
     if d.size > EXACT_MAX_TOPICS:
         raise ValueError(
             f"exact_randomization enumerates 2**n sign patterns, so n must be <= "
@@ -84,9 +84,9 @@ def randomization(a, b, permutations: int = StatsPolicy.permutations, seed: int 
     ``|mean(s * d)|`` that reach ``|mean(d)|``; ``p = (b + 1) / (permutations + 1)``.
     Deterministic for a given seed, n and permutations.
     """
-    d = _diff(a, b)
-    permutations = _count("permutations", permutations)
-    rng = np.random.default_rng(_seed(seed))
+    d = checks.diff(a, b)
+    permutations = checks.count("permutations", permutations)
+    rng = np.random.default_rng(checks.seed(seed))
     sums = _sign_flip_sums(d, permutations, rng)
     hits = _reaches(sums, float(d.sum()), float(np.abs(d).sum()))
     return (hits + 1) / (permutations + 1)
@@ -112,7 +112,7 @@ def _bootstrap_means(d: np.ndarray, samples: int, seed: int) -> np.ndarray:
             batch=max(1, (_BLOCK_BYTES // 8) // d.size),
             vectorized=True,
             method="percentile",
-            rng=np.random.default_rng(_seed(seed)),
+            rng=np.random.default_rng(checks.seed(seed)),
         )
     return res.bootstrap_distribution
 
@@ -125,8 +125,8 @@ def bootstrap_test(a, b, samples: int = StatsPolicy.bootstrap_samples, seed: int
     ``p = (b + 1) / (samples + 1)``. It uses the same resamples as :func:`bootstrap_ci` with the
     same seed.
     """
-    d = _diff(a, b)
-    samples = _count("samples", samples)
+    d = checks.diff(a, b)
+    samples = checks.count("samples", samples)
     observed = float(d.mean())
     # mean(resample of d - mean(d)) == mean(resample of d) - mean(d): shift after resampling.
     shifted = _bootstrap_means(d, samples, seed) - observed
@@ -146,8 +146,8 @@ def bootstrap_ci(
     means of ``samples`` resamples of the topics (``default_rng(seed)``; the resamples are
     ``scipy.stats.bootstrap``'s, whose own percentile interval can differ from ``np.quantile``
     in the last bit)."""
-    d = _diff(a, b)
-    samples = _count("samples", samples)
+    d = checks.diff(a, b)
+    samples = checks.count("samples", samples)
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"level must be a number in (0, 1) (got {level!r})")
     means = _bootstrap_means(d, samples, seed)

@@ -11,9 +11,9 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.policies import DEFAULT_FOLDS, StatsPolicy
-from harness.stats.compare import _policy, pvalue
+from harness.stats import checks
+from harness.stats.compare import pvalue, with_overrides
 from harness.stats.corrections import correct
-from harness.stats.paired import _count, _seed, _vector
 
 _CV_NAME = re.compile(
     r"([A-Za-z][A-Za-z0-9_]*(?:\+[A-Za-z][A-Za-z0-9_]*)?)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z"
@@ -71,7 +71,7 @@ def _settings(per_topic_by_setting: Mapping[str, object]) -> tuple[list[str], np
     names = list(per_topic_by_setting)
     if not names:
         raise ValueError("need at least one setting")
-    vecs = [_vector(per_topic_by_setting[s], f"settings[{s!r}]") for s in names]
+    vecs = [checks.vector(per_topic_by_setting[s], f"settings[{s!r}]") for s in names]
     for s, v in zip(names, vecs):
         if v.size != vecs[0].size:
             raise DataError(
@@ -103,11 +103,11 @@ def cross_validate(
     if len(set(topics)) != len(topics):
         dup = next(t for t in topics if topics.count(t) > 1)
         raise DataError("topics", f"topic ids must be unique ({dup!r} repeats)")
-    folds = _count("folds", folds, low=2)
+    folds = checks.count("folds", folds, low=2)
     if folds > len(topics):
         raise ValueError(f"folds must be <= the number of topics ({len(topics)}) (got {folds})")
     position = {t: i for i, t in enumerate(topics)}
-    shuffled = np.random.default_rng(_seed(seed)).permutation(sorted(topics))
+    shuffled = np.random.default_rng(checks.seed(seed)).permutation(sorted(topics))
     heldout = np.empty(m.shape[1])
     out = []
     for k, part in enumerate(np.array_split(shuffled, folds)):
@@ -131,7 +131,7 @@ def not_worse_than_best(
     test; the p-values are corrected together with the policy's correction; a setting stays when
     ``p_corrected >= alpha``. ``options`` override policy fields (``test``, ``correction``,
     ``alpha``, ``seed``, ...)."""
-    policy = _policy(policy, options)
+    policy = with_overrides(policy, options)
     names, m = _settings(per_topic_by_setting)
     best = int(np.argmax(m.mean(axis=1)))
     others = [i for i in range(len(names)) if i != best]

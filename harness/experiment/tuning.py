@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from harness import stats
-from harness.engine.similarity import Similarity
-from harness.experiment.compare import sweeps_of
+from harness.config import Config
+from harness.engine.similarity import Similarity, sweeps
+from harness.events import Emit, RunReady
+from harness.experiment.result import RunResult
 from harness.formats.runs import Run
 
-__all__ = ["TunedRun", "tune_sweeps", "assemble", "tuned_key"]
+__all__ = ["TunedRun", "tune_sweeps", "assemble", "tuned_key", "add_tuned_runs"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ def tune_sweeps(
     """One TunedRun per swept model of ``runs``; ``scores[run][measure]`` are per-topic vectors in
     ``topics`` order (``harness.experiment.compare.aligned_scores``)."""
     out = []
-    for model, group, _varying in sweeps_of(runs):
+    for model, group, _varying in sweeps(runs):
         names = [str(r) for r in group]
         cv = stats.cross_validate({n: scores[n][measure] for n in names}, topics, folds=folds, seed=seed)
         out.append(TunedRun(stats.CVSpec(model, measure, folds, seed), tuple(names), tuple(topics), cv))
@@ -95,3 +99,43 @@ def tuned_key(tuned: TunedRun, setting_keys: Mapping[str, str]) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def add_tuned_runs(
+    cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, on: Emit
+):
+    """Tune every swept model by cross-validation and add its tuned run to ``results``, right
+    after the model's last setting; the tuned run's file is cached beside the others under a key
+    of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
+    from harness.errors import DataError
+    from harness.experiment.cache import load_run, store_run
+    from harness.experiment.compare import aligned_scores
+
+    spec = cfg.compare
+    measure = spec.measures[0]
+    topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
+    if spec.folds > len(topics):
+        raise DataError(
+            "compare.cross_validation.folds",
+            f"{spec.folds} folds need at least {spec.folds} evaluated topics, but {len(topics)} are evaluated "
+            "(with `missing_topics: drop` only the topics every run answered); use fewer folds",
+        )
+    tuned = tune_sweeps(cfg.runs, topics, scores, measure, spec.folds, spec.policy.seed)
+    by_name = {r.name: r for r in results}
+    for tr in tuned:
+        t = time.perf_counter()
+        key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
+        path = cache / f"{tr.name}.{key[:16]}.trec"
+        reused = path.exists()
+        if reused:
+            run = load_run(path)
+        else:
+            run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
+            store_run(path, run, tag=tr.name)
+        in_run = set(run.topics())
+        empty = [q for q in tr.topics if q not in in_run]
+        last = max(i for i, r in enumerate(results) if r.name in tr.settings)
+        results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
+        chosen = ", ".join(f.chosen for f in tr.cv.folds)
+        on(RunReady(tr.name, "reused" if reused else "assembled", chosen=chosen))
+    return tuned

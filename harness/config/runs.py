@@ -1,0 +1,185 @@
+"""The `runs:` key checked: each entry a model (or preset) with its parameters, a list of values
+being a sweep and several lists a grid; each setting a canonical Similarity."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from yaml.nodes import MappingNode, Node, SequenceNode
+
+from harness.config.nodes import (
+    INVALID,
+    Ctx,
+    expected,
+    is_null,
+    mapping_items,
+    read_number,
+    read_string,
+    unknown_message,
+)
+from harness.config.schema import (
+    Key,
+    join_path,
+)
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
+
+__all__ = ["check_runs"]
+
+
+def _param_values(ctx: Ctx, owner: str, specs, pnode: Node, mp: str, nested: tuple[str, ...] = ()):
+    """{param: [(value, sweep label)]} of a parameter mapping, and {nested key: (node, path)}
+    for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid."""
+    values: dict[str, list[tuple[Any, str | None]]] = {}
+    inner: dict[str, tuple[Node, str]] = {}
+    ok = True
+    for pname, pknode, pvnode in mapping_items(pnode):
+        pp = join_path(mp, pname)
+        if pname in nested:
+            if inner:
+                ctx.problem(pp, f"one query expansion per run (already {', '.join(inner)}); make two runs", pknode)
+                ok = False
+            inner[pname] = (pvnode, pp)
+            continue
+        spec = next((s for s in specs if s.name == pname), None)
+        if spec is None:
+            valid = [s.name for s in specs]
+            msg = unknown_message(f"{owner} parameter", pname, valid or ["none"])
+            if nested:
+                msg += f" (or one query expansion: {', '.join(nested)})"
+            ctx.problem(pp, msg, pknode)
+            ok = False
+            continue
+        elems = list(enumerate(pvnode.value)) if isinstance(pvnode, SequenceNode) else [(None, pvnode)]
+        if not elems:
+            ctx.problem(pp, "an empty list sweeps nothing; give at least one value", pvnode)
+            ok = False
+        vals = []
+        for j, vnode in elems:
+            ep = pp if j is None else f"{pp}[{j}]"
+            if spec.kind in ("number", "int"):
+                v = read_number(ctx, vnode, ep)
+            elif spec.kind == "choice":
+                v = read_string(ctx, vnode, ep)
+            else:
+                v = ctx.value(vnode, ep)
+            if v is not INVALID and (why := spec.check(v)):
+                v = ctx.problem(ep, why, vnode)
+            if v is INVALID:
+                ok = False
+            else:
+                v = spec.coerce(v)
+            vals.append((v, None if j is None else f"{pname}[{j}]"))
+        values[pname] = vals
+    return (values, inner) if ok else None
+
+
+def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
+    """Every combination of the given values, in the canonical parameter order:
+    [({param: value}, [sweep labels])]."""
+    order = [s.name for s in specs]
+    names = sorted(values, key=order.index)
+    out = []
+    for combo in itertools.product(*(values[n] for n in names)):
+        out.append(({n: v for n, (v, _) in zip(names, combo)}, [label for _, label in combo if label]))
+    return out
+
+
+def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    example = "a list of runs like `- bm25: {k1: 0.9, b: 0.4}`"
+    if not isinstance(node, SequenceNode):
+        return expected(ctx, path, example, node)
+    if not node.value:
+        return ctx.problem(path, f"must list at least one run ({example})", node)
+    names = [*MODELS, *PRESETS]
+    expanded: list[tuple[Similarity, str, Node]] = []
+    for i, item in enumerate(node.value):
+        p = f"{path}[{i}]"
+        items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
+        if len(items) != 1 or len(item.value) != 1:
+            expected(
+                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(names)}", item
+            )
+            continue
+        model, knode, pnode = items[0]
+        if model not in MODELS and model not in PRESETS:
+            ctx.problem(p, unknown_message("model", model, names), knode)
+            continue
+        family, fixed = PRESETS.get(model, (model, {}))
+        specs = [s for s in MODELS[family] if s.name not in fixed and (not fixed or s.applies(fixed))]
+        mp = join_path(p, model)
+        if fixed and isinstance(pnode, MappingNode):
+            clash = [(n, kn) for n, kn, _ in mapping_items(pnode) if n in fixed]
+            for n, kn in clash:
+                ctx.problem(
+                    join_path(mp, n),
+                    f"{model} is Anserini's {family} with {', '.join(f'{k}: {v}' for k, v in fixed.items())}; "
+                    f"to choose {n}, use `{family}`",
+                    kn,
+                )
+            if clash:
+                continue
+        given: dict[str, list] = {}
+        inner: dict[str, tuple[Node, str]] = {}
+        if not is_null(pnode):
+            if not isinstance(pnode, MappingNode):
+                expected(
+                    ctx,
+                    mp,
+                    f"a mapping of parameters ({', '.join(s.name for s in specs)}; or an expansion: "
+                    f"{', '.join(EXPANSIONS)}) or null for the defaults",
+                    pnode,
+                )
+                continue
+            got = _param_values(ctx, model, specs, pnode, mp, tuple(EXPANSIONS))
+            if got is None:
+                continue
+            given, inner = got
+        expansion, egiven = None, {}
+        if inner:
+            expansion, (enode, ep) = next(iter(inner.items()))
+            if not is_null(enode):
+                if not isinstance(enode, MappingNode):
+                    expected(ctx, ep, f"a mapping of {expansion} parameters or null for the defaults", enode)
+                    continue
+                got = _param_values(ctx, expansion, EXPANSIONS[expansion], enode, ep)
+                if got is None:
+                    continue
+                egiven = got[0]
+        reported: set[str] = set()
+        for params, labels in _grid(given, specs):
+            # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
+            choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family]}
+            bad = [s for s in specs if s.name in params and not s.applies(choices)]
+            for s in bad:
+                pp = join_path(mp, s.name)
+                if pp not in reported:
+                    reported.add(pp)
+                    gov = s.when[0]
+                    ctx.problem(
+                        pp,
+                        f"applies only with {gov} {' or '.join(s.when[1])} (got {gov}: {choices[gov]}); "
+                        "for several choices, write one run per choice",
+                        item,
+                    )
+            if bad:
+                continue
+            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion] if expansion else ()):
+                try:
+                    sim = Similarity.of(model, params, expansion, eparams)
+                except ValueError as e:
+                    if mp not in reported:
+                        reported.add(mp)
+                        ctx.problem(mp, str(e), item)
+                    continue
+                all_labels = labels + [f"{expansion}.{x}" for x in elabels]
+                expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
+    first: dict[Similarity, str] = {}
+    for sim, origin, item in expanded:
+        if sim in first:
+            ctx.problem(
+                origin.split(" ")[0], f"run {sim} is given twice: by {first[sim]} and by {origin}; remove one", item
+            )
+        else:
+            first[sim] = origin
+    return tuple(first)

@@ -1,0 +1,72 @@
+"""What an experiment computed: its runs, evaluations, checks and comparisons, as values the
+report renders (:mod:`harness.report`) and the Python API turns into tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.config import Config
+from harness.engine.index import IndexInfo
+from harness.engine.similarity import Similarity
+from harness.stats import CVSpec
+
+if TYPE_CHECKING:  # a type only: compare.py builds on nothing here
+    from harness.experiment.compare import Comparisons
+
+__all__ = ["RunResult", "Check", "ExperimentResult", "RECALL_LEVELS"]
+
+# Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+
+@dataclass
+class RunResult:
+    similarity: Similarity | CVSpec  # a CVSpec for a cross-validated run (harness.experiment.tuning)
+    name: str
+    run: object  # harness.runs.Run
+    path: Path  # the cached run file
+    seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
+    reused: bool
+    empty_topics: list[str]  # topics for which the run returned nothing
+
+
+@dataclass(frozen=True)
+class Check:
+    run: str
+    measure: str
+    expected: float
+    actual: float | None
+    tolerance: float
+
+    @property
+    def ok(self) -> bool:
+        return self.actual is not None and abs(self.actual - self.expected) <= self.tolerance
+
+    def __str__(self) -> str:
+        actual = "missing" if self.actual is None else f"{self.actual:.6f}"
+        delta = "" if self.actual is None else f" delta={self.actual - self.expected:+.6f}"
+        return f"[{'OK' if self.ok else 'FAIL'}] {self.run} {self.measure}: expected={self.expected} actual={actual}{delta} (tolerance {self.tolerance})"
+
+
+@dataclass
+class ExperimentResult:
+    config: Config
+    index: IndexInfo
+    topics: list[tuple[str, str]]
+    runs: list[RunResult]
+    evaluations: dict  # run name -> harness.metrics.Evaluation (empty without qrels)
+    checks: list[Check]
+    timings: dict[str, float] = field(default_factory=dict)
+    comparisons: Comparisons | None = None  # when the config has `compare:`
+    # run name -> mean interpolated precision at recall 0.0, 0.1, ..., 1.0 (IPrec@r, 11 points)
+    pr_curves: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    # what a user should know before trusting the tables (harness.experiment.sanity, readers)
+    warnings: list[str] = field(default_factory=list)
+    # the judgments the runs were evaluated with (None without qrels), for the report's explorer
+    qrels: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def failed_checks(self) -> list[Check]:
+        return [c for c in self.checks if not c.ok]

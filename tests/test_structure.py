@@ -1,0 +1,114 @@
+"""The house rules of ARCHITECTURE.md that a linter does not check: no private name imported
+across modules, no registry of another module changed at import, no module over 650 lines, no
+import cycle between modules (import-linter checks the layers)."""
+
+from __future__ import annotations
+
+import ast
+
+from .conftest import REPO
+
+PACKAGE = REPO / "harness"
+MAX_LINES = 650
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        yield name, path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _imports(name: str, tree: ast.AST, lazy: bool):
+    """(module imported, names) for every `from harness... import` (top level only unless lazy)."""
+    nodes = ast.walk(tree) if lazy else tree.body
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
+            yield node.module, [a.name for a in node.names], node.lineno
+
+
+def test_no_private_name_is_imported_across_modules():
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: from {module} import {n}"
+        for name, path, tree in _modules()
+        for module, names, line in _imports(name, tree, lazy=True)
+        for n in names
+        if n.startswith("_") and not n.startswith("__")
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_private_attribute_of_another_module_is_used():
+    bad = []
+    for _, path, tree in _modules():
+        imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in imported
+                and node.value.id[:1].islower()  # a module, not a class reaching into itself
+            ):
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_registry_of_another_module_is_changed_at_import():
+    bad = []
+    for _, path, tree in _modules():
+        imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
+        for node in tree.body:
+            call = node.value if isinstance(node, ast.Expr) else None
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr in ("update", "append", "extend", "setdefault", "__setitem__")
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id in imported
+            ):
+                bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {call.func.value.id}.{call.func.attr}(...)")
+    assert not bad, "\n".join(bad)
+
+
+def test_no_module_is_over_650_lines():
+    long = {
+        str(path.relative_to(REPO)): n
+        for _, path, _ in _modules()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, long
+
+
+def test_no_import_cycle_between_modules():
+    """Every import, lazy ones too: a cycle hidden in a function is still a cycle of meaning."""
+    names = {name for name, _, _ in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, _, tree in _modules():
+        deps = set()
+        for module, imported, _ in _imports(name, tree, lazy=True):
+            for n in imported:
+                target = f"{module}.{n}" if f"{module}.{n}" in names else module
+                if target in names and target != name and not name.startswith(target + "."):
+                    deps.add(target)
+        graph[name] = {d for d in deps if not d.startswith(name + ".")}
+    # packages' __init__ re-exports are not cycles of meaning: drop edges into a package from inside it
+    for name in graph:
+        graph[name] = {d for d in graph[name] if not name.startswith(d + ".")}
+    cycles, state = [], {}
+
+    def visit(node, stack):
+        state[node] = 1
+        stack.append(node)
+        for d in sorted(graph.get(node, ())):
+            if state.get(d) == 1:
+                cycles.append(stack[stack.index(d) :] + [d])
+            elif d not in state:
+                visit(d, stack)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
