@@ -25,7 +25,7 @@ setup:
 setup-dev:
 	scripts/setup.sh --dev
 
-# The benchmarks (each prints ratios against the reference tools or paths; see README "Performance", "Clusters").
+# The benchmarks (each prints ratios against the reference tools or paths; see docs/performance.md and docs/deployment.md).
 bench: setup-dev
 	.venv/bin/python -m pip install --disable-pip-version-check -q -r requirements-bench.txt
 	.venv/bin/python bench/bench_search.py
@@ -34,7 +34,7 @@ bench: setup-dev
 	.venv/bin/python bench/bench_e2e.py
 	.venv/bin/python bench/bench_scale.py
 
-# The Docker image (README "Docker"): the base bootstrapped from the Debian mirror when the
+# The Docker image (docs/deployment.md "Docker"): the base bootstrapped from the Debian mirror when the
 # engine lacks it, then `docker build` with the host's network.
 docker:
 	scripts/docker-build.sh

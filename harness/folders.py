@@ -1,6 +1,6 @@
 """Folders the harness owns: markers, locks, atomic replacement and the cleanup of interrupted runs.
 
-The rules (README "Safety"):
+The rules (docs/experiments.md "Safety"):
 
 - **Only what it created.** The harness deletes or replaces a folder only when it wrote it: a
   report folder holds the marker :data:`OUTPUT_MARKER` listing every file the harness put there

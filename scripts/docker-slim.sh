@@ -1,7 +1,7 @@
 #!/bin/sh
 # The image's build stage, after install.sh: remove from the venv what the harness never loads.
 #   scripts/docker-slim.sh SITE_PACKAGES
-# Local set-ups keep everything; the figures are in the README (Docker, "Size and start").
+# Local set-ups keep everything; the figures are in docs/deployment.md (Docker, "Size and start").
 set -eu
 site=$1
 # The packages' own test suites (~103 MB: numpy, scipy, pandas, dask, distributed, tornado...):

@@ -7,9 +7,9 @@
 #     exit. Another daemon on the machine is never touched;
 #  3. bootstraps the base (scripts/docker-base.sh) and builds the image (scripts/docker-build.sh,
 #     the only step with a network);
-#  4. prints the image's size and the start time of `docker run ... doctor` (README figures),
+#  4. prints the image's size and the start time of `docker run ... doctor` (docs/deployment.md figures),
 #     then runs tests/test_docker_image.py: the demo with `docker run --network none`, every
-#     `docker-compose run` command of the README (configs, compare, lab) and the Python API in
+#     `docker-compose run` command of docs/deployment.md (configs, compare, lab) and the Python API in
 #     the image, each compared with a local run; file ownership; one Java; the image's size.
 # Environment: HARNESS_DOCKERD_STORAGE (default overlay2; vfs where overlay mounts are refused,
 # tried by itself when overlay2 fails), and those of docker-base.sh.
@@ -102,7 +102,7 @@ scripts/docker-build.sh
 image=$(sed -n 's/^[[:space:]]*image:[[:space:]]*\([^[:space:]]*\).*/\1/p' docker-compose.yml | head -1)
 say "built $image in $((SECONDS - t)) s: $(docker image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1/1e6}')"
 times=()
-for _ in 1 2 3 4 5; do   # the README's start-up figure: the first run after the build, and the median
+for _ in 1 2 3 4 5; do   # the start-up figure of docs/deployment.md: the first run after the build, and the median
   t0=$(date +%s%N); docker run --rm --network none "$image" doctor >/dev/null; t1=$(date +%s%N)
   times+=("$(( (t1 - t0) / 1000000 ))")
 done

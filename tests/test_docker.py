@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from .conftest import REPO
-from .test_lab import commands
+from .docs import commands
 
 
 def dockerfile_steps() -> list[tuple[str, str]]:

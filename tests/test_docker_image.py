@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
-from .test_lab import commands
+from .docs import commands
 
 IMAGE = os.environ.get("HARNESS_DOCKER_IMAGE", "")
 DATA = ("configs", "corpora", "topics", "qrels")

@@ -23,6 +23,7 @@ from harness.experiment import run_experiment
 from harness.report import write_report
 
 from .conftest import REPO, demo_config, tiny_report
+from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = REPO / "tests" / "output"
@@ -239,10 +240,8 @@ def test_explorer_shows_markup_as_text(browser, tmp_path):
 
 
 def _readme_loop() -> list[list[str]]:
-    text = (REPO / "README.md").read_text()
-    start = text.index("\n## The lab loop: query, judge, evaluate, compare\n")
-    section = text[start : text.index("\n## ", start + 1)]
-    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
+    text = section("The lab loop: query, judge, evaluate, compare")
+    block = re.search(r"```sh\n(.*?)```", text, re.S).group(1).replace("\\\n", " ")
     return [shlex.split(line) for line in block.splitlines() if line.startswith(".venv/bin/harness")]
 
 

@@ -20,26 +20,9 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
+from .docs import commands, section  # noqa: F401  (commands is shared with the Docker tests)
 
 HARNESS = [sys.executable, "-m", "harness"]
-README = REPO / "README.md"
-
-
-def section(title: str) -> str:
-    text = README.read_text()
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end >= 0 else None]
-
-
-def commands(title: str) -> list[str]:
-    """The commands of the section's ```sh blocks, continuation lines joined."""
-    out = []
-    for block in re.findall(r"```sh\n(.*?)```", section(title), re.S):
-        for cmd in block.replace("\\\n", " ").splitlines():
-            if cmd.strip():
-                out.append(cmd.strip())
-    return out
 
 
 @pytest.fixture(scope="module")

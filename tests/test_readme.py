@@ -9,23 +9,18 @@ import subprocess
 import sys
 
 from .conftest import REPO
+from .docs import PAGES, section
 
 README = (REPO / "README.md").read_text()
 
 
-def section(title: str) -> str:
-    start = README.index(f"## {title}\n")
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end > 0 else None]
-
-
 def test_generated_sections_are_current():
-    r = subprocess.run([sys.executable, "scripts/gen_readme.py", "--check"], cwd=REPO, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "scripts/gen_docs.py", "--check"], cwd=REPO, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
 
 
 def test_validation_example_is_what_validate_prints():
-    block = re.search(r"```\n\$ \.venv/bin/harness validate (\S+)\n(.*?)```", README, re.S)
+    block = re.search(r"```\n\$ \.venv/bin/harness validate (\S+)\n(.*?)```", section("Running experiments"), re.S)
     r = subprocess.run(
         [sys.executable, "-m", "harness", "validate", block.group(1)], cwd=REPO, capture_output=True, text=True
     )
@@ -127,3 +122,42 @@ def test_editor_support_header_and_schema(tmp_path):
     jsonschema.validate(yaml.safe_load(config.read_text()), schema)
     r = subprocess.run([sys.executable, "-m", "harness", "validate", str(config)], cwd=tmp, capture_output=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_front_page_is_short_and_links_to_every_page():
+    lines = README.splitlines()
+    assert len(lines) <= 200, len(lines)
+    for page in sorted((REPO / "docs").glob("*.md")):
+        assert f"](docs/{page.name})" in README, page.name
+    assert "make demo" in README and "make test" in README
+
+
+def _anchors(text: str) -> set[str]:
+    heads = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+    return {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in heads}
+
+
+def test_every_relative_link_resolves():
+    bad = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists():
+                bad.append(f"{page.name}: {target} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file.read_text(encoding="utf-8")):
+                bad.append(f"{page.name}: {target} (no such heading)")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_front_page_example_prints_what_it_shows(tmp_path, monkeypatch, capsys):
+    text = section("In Python")
+    code, shown = re.findall(r"```(?:python)?\n(.*?)```", text, re.S)
+    tmp = _repo_copy(tmp_path)
+    monkeypatch.chdir(tmp)
+    monkeypatch.delenv("HARNESS_INDEXES", raising=False)
+    exec(compile(code, "README.md In Python", "exec"), {})
+    assert capsys.readouterr().out == shown

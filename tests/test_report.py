@@ -20,6 +20,7 @@ from harness.experiment import run_experiment
 from harness.report import latex, plots, render_markdown, svg, write_report
 
 from .conftest import REPO
+from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
 EVIL_QID = "<script>alert(1)</script>&x"
@@ -272,7 +273,5 @@ def test_module_examples():
 
 
 def test_readme_example_is_the_sweep_config():
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Comparing runs and reports\n") :]
-    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    block = section("Comparing runs and reports").split("```yaml\n", 1)[1].split("```", 1)[0]
     assert block in (REPO / "configs" / "sweep.yaml").read_text()

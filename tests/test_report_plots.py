@@ -22,6 +22,7 @@ from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
 from .conftest import REPO
+from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
 OUTPUT = REPO / "tests" / "output" / "plots"
@@ -361,12 +362,10 @@ def test_per_topic_panels_each_have_their_own_symmetric_scale(sweep, sweep_page)
 
 
 def test_readme_states_the_plots_constants():
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("### The report's plots\n") :]
-    section = section[: section.index("\n## ")]
-    assert f"Up to {SINGLE_CHART_RUNS} runs share one chart" in section
-    assert f"(at most {MAX_DIFF_PLOTS})" in section
-    assert f"at least {MIN_SPAN:g} tall" in section
+    text = section("The report's plots", level=3)
+    assert f"Up to {SINGLE_CHART_RUNS} runs share one chart" in text
+    assert f"(at most {MAX_DIFF_PLOTS})" in text
+    assert f"at least {MIN_SPAN:g} tall" in text
 
 
 def test_a_third_varying_parameter_gives_one_heatmap_per_value():

@@ -61,7 +61,7 @@ def search(
     ...), a dict ``{qid: text}`` or a DataFrame with ``qid`` and ``query`` columns.
     ``similarity``: a spec such as ``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"dirichlet"``,
     and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
-    harness run's: Anserini's exact semantics (see README "Retrieval semantics").
+    harness run's: Anserini's exact semantics (see docs/semantics.md "Retrieval semantics").
     """
     from harness.api.experiment import Result
     from harness.verbs.query import open_index, parse_similarity, query

@@ -96,7 +96,7 @@ def _workers(text: str) -> int:
 
 
 def _execution_flags(p) -> None:
-    """--scheduler / --workers: override the config's `execution:` (README "Clusters")."""
+    """--scheduler / --workers: override the config's `execution:` (docs/deployment.md "Clusters")."""
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--scheduler",

@@ -1,5 +1,5 @@
 """Experiment configs: a strict YAML schema (``schema``), checked in full before anything runs
-(``load``), and the README's reference generated from the same schema (``reference``).
+(``load``), and the config reference of docs/config.md generated from the same schema (``reference``).
 
 Validation reads the YAML node tree (so every problem can name its line), rejects duplicate and
 unknown keys, resolves paths relative to the config file, checks that inputs exist, expands run

@@ -1,7 +1,7 @@
 """A JSON Schema (draft 2020-12) of experiment configs, generated from ``SCHEMA``, the similarity
-registry and the measure registry: the same sources as validation and the README's reference.
+registry and the measure registry: the same sources as validation and the reference of docs/config.md.
 
-Editors use it for completion and checking (``harness schema``; README "Editor support"). It
+Editors use it for completion and checking (``harness schema``; docs/config.md "Editor support"). It
 checks the shape (keys, types, choices, ranges, measure syntax); what needs the file system or
 the other keys (paths exist, ``expect`` names runs of the config) is ``harness validate``'s job.
 

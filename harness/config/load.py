@@ -2,7 +2,7 @@
 
 The schema is data: ``SCHEMA`` is a tree of :class:`Key` values (type, required or default,
 allowed values, doc text). Validation walks it, and so does :func:`reference_markdown`, which
-renders the config reference of the README, so the two cannot drift apart.
+renders the config reference of docs/config.md, so the two cannot drift apart.
 
 Validation reads the YAML node tree (so every problem can name its line), rejects duplicate and
 unknown keys, resolves paths relative to the config file, checks that inputs exist, expands run

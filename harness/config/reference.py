@@ -1,4 +1,4 @@
-"""The README's config reference, generated from ``SCHEMA`` and the similarity registry."""
+"""The config reference of docs/config.md, generated from ``SCHEMA`` and the similarity registry."""
 
 from __future__ import annotations
 

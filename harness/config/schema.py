@@ -1,6 +1,6 @@
 """The config schema as data: ``SCHEMA`` is a tree of :class:`Key` values (type, required or
 default, allowed values, doc text), and the validated result types (:class:`Config`,
-:class:`CompareSpec`). Validation (``harness.config.load``) and the README reference
+:class:`CompareSpec`). Validation (``harness.config.load``) and the config reference (docs/config.md)
 (``harness.config.reference``) both walk this one tree, so they cannot drift apart."""
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ SCHEMA = Key(
                     "threads",
                     "int",
                     "Threads for indexing and for searching (one JVM, one index reader; "
-                    "measured faster than one process per core, see README Performance).",
+                    "measured faster than one process per core, see docs/performance.md).",
                     minimum=1,
                     maximum=MAX_THREADS,
                     default_text="the number of CPU cores (at most 4 x cores are used)",
@@ -333,7 +333,7 @@ SCHEMA = Key(
                             "folds",
                             "int",
                             "Number of folds, at most the number of judged topics (checked by `validate`); "
-                            "topics are assigned by `seed` (README: *Cross-validation*).",
+                            "topics are assigned by `seed` (docs/experiments.md: *Cross-validation*).",
                             default=DEFAULT_FOLDS,
                             minimum=2,
                         ),
@@ -367,7 +367,7 @@ SCHEMA = Key(
         Key(
             "execution",
             "section",
-            "Where indexing and searching run (README *Clusters*); runs, metrics and caches do not "
+            "Where indexing and searching run (docs/deployment.md *Clusters*); runs, metrics and caches do not "
             "depend on it. `harness run --scheduler ADDRESS` / `--workers N` override it.",
             keys=(
                 Key(

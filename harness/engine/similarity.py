@@ -304,7 +304,7 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
     ),
 }
 
-# The formula source of each family (README's retrieval-semantics table and `harness.similarity`).
+# The formula source of each family (docs/semantics.md's retrieval-semantics table and `harness.similarity`).
 SOURCES: dict[str, str] = {
     "bm25": "Lucene BM25Similarity(k1, b); with accurate=true Anserini's AccurateBM25Similarity(k1, b)",
     "dirichlet": "Lucene LMDirichletSimilarity(mu) (Anserini's -qld)",

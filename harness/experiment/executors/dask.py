@@ -43,7 +43,7 @@ __all__ = ["DaskExecutor", "search_task", "ids_task", "build_shard_task", "merge
 
 # Tasks per worker thread, over all runs, when `topics_per_task` is not given: enough for the
 # scheduler to balance uneven runs and to re-balance after a worker dies, few enough that the
-# per-task overhead (a few ms, README "Clusters") stays small next to a task's searching.
+# per-task overhead (a few ms, docs/deployment.md "Clusters") stays small next to a task's searching.
 TASKS_PER_THREAD = 4
 
 

@@ -1,12 +1,13 @@
-"""Regenerate the README's generated sections from the code, so they cannot drift:
+"""Regenerate the documentation's generated blocks from the code, so they cannot drift. Each
+block lives in one page of README.md and docs/*.md (found by its marker):
 
 <!-- BEGIN config-reference -->   harness.config.reference_markdown()
 <!-- BEGIN measures -->           harness.metrics' measure registry
 <!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
 <!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
 
-  .venv/bin/python scripts/gen_readme.py          # rewrite README.md
-  .venv/bin/python scripts/gen_readme.py --check  # exit 1 if README.md is stale (tests do this)
+  .venv/bin/python scripts/gen_docs.py          # rewrite the pages
+  .venv/bin/python scripts/gen_docs.py --check  # exit 1 if a page is stale (tests do this)
 """
 
 from __future__ import annotations
@@ -97,32 +98,38 @@ SECTIONS = {
 }
 
 
-def render(text: str, only: set[str] | None = None) -> str:
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+
+
+def render(pages: dict[Path, str], only: set[str] | None = None) -> dict[Path, str]:
+    """The pages with every generated block (or those in ``only``) made anew."""
+    out = dict(pages)
     for name, make in SECTIONS.items():
         if only and name not in only:
             continue
         begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
         pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-        if not pattern.search(text):
-            raise SystemExit(f"README.md has no {begin} ... {end} block")
+        where = [p for p, text in out.items() if pattern.search(text)]
+        if len(where) != 1:
+            raise SystemExit(f"{begin} ... {end}: expected in exactly one page, found in {len(where)}")
         body = make()
-        text = pattern.sub(lambda m, b=begin, x=body, e=end: f"{b}\n{x}\n{e}", text)
-    return text
+        out[where[0]] = pattern.sub(lambda m, b=begin, x=body, e=end: f"{b}\n{x}\n{e}", out[where[0]])
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    readme = REPO / "README.md"
-    old = readme.read_text()
+    old = {p: p.read_text(encoding="utf-8") for p in PAGES}
     new = render(old)
+    stale = [p for p in PAGES if new[p] != old[p]]
     if args.check:
-        if new != old:
-            print("README.md is stale: run .venv/bin/python scripts/gen_readme.py", file=sys.stderr)
-            return 1
-        return 0
-    readme.write_text(new)
+        for p in stale:
+            print(f"{p.relative_to(REPO)} is stale: run .venv/bin/python scripts/gen_docs.py", file=sys.stderr)
+        return 1 if stale else 0
+    for p in stale:
+        p.write_text(new[p], encoding="utf-8")
     return 0
 
 
