@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 OUTPUT_MARKER = ".harness-output.json"
+INDEX_MANIFEST = "harness-index.json"  # an index folder the harness built (harness.engine.index)
 TEMP_KINDS = ("building", "writing", "old")
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<kind>building|writing|old)-(?P<pid>\d+)$")
 

@@ -90,11 +90,19 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
     return tmp / "demo.yaml"
 
 
+def write_full_report(result, out):
+    """What the run verb does after an experiment: gather what the report shows from Lucene (the
+    explorer's documents, the versions), then render."""
+    from harness.experiment.explore import attach
+    from harness.report import write_report
+
+    return write_report(attach(result), out)
+
+
 def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
     """A one-run (BM25) experiment on a few JSON-lines documents, report written; its config."""
     from harness.config import load_config
     from harness.experiment import run_experiment
-    from harness.report import write_report
 
     (tmp / "corpus.jsonl").write_text(corpus_jsonl, encoding="utf-8")
     (tmp / "topics.tsv").write_text(topics_tsv, encoding="utf-8")
@@ -103,5 +111,5 @@ def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
         "topics: topics.tsv\nruns: [{bm25: {}}]\noutput: report\n"
     )
     cfg = load_config(tmp / "c.yaml")
-    write_report(run_experiment(cfg), cfg.output)
+    write_full_report(run_experiment(cfg), cfg.output)
     return cfg

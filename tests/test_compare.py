@@ -22,9 +22,8 @@ from harness.experiment import run_experiment
 from harness.experiment.compare import aligned_scores, compare_runs
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
-from harness.report import write_report
 
-from .conftest import REPO
+from .conftest import REPO, write_full_report
 
 BM25 = "bm25(k1=0.9,b=0.4)"
 MUS = (100, 250, 500, 1000, 2000, 4000)
@@ -108,9 +107,9 @@ def sweep(tmp_path_factory):
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
     logs: list = []  # harness.events
     first = run_experiment(cfg, on=logs.append)
-    out1 = write_report(first, tmp / "report1")
+    out1 = write_full_report(first, tmp / "report1")
     second = run_experiment(cfg, on=logs.append)
-    out2 = write_report(second, tmp / "report2")
+    out2 = write_full_report(second, tmp / "report2")
     return cfg, first, second, out1, out2, logs
 
 
@@ -221,7 +220,7 @@ def test_written_comparisons_with_wilcoxon_and_bh_over_all(sweep, tmp_path):
     cfg = dataclasses.replace(cfg, compare=dataclasses.replace(cfg.compare, policy=policy))
     result = run_experiment(cfg)
     assert result.index.reused and all(r.reused for r in result.runs)
-    _check_against_oracles(write_report(result, tmp_path / "r"), "wilcoxon", "bh", "all")
+    _check_against_oracles(write_full_report(result, tmp_path / "r"), "wilcoxon", "bh", "all")
 
 
 def test_cross_validation_and_not_worse_than_best_in_the_report(sweep):

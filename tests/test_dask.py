@@ -31,9 +31,8 @@ from harness.engine.similarity import Similarity
 from harness.errors import ConfigError, DataError, EngineError
 from harness.events import ClusterReady, RunReady, ShardsBuild
 from harness.experiment import run_experiment
-from harness.report import write_report
 
-from .conftest import REPO
+from .conftest import REPO, write_full_report
 from .test_cli import demo_copy, harness
 
 
@@ -67,7 +66,7 @@ def experiment(cfg, out, **changes):
     cfg = dataclasses.replace(cfg, output=out, **changes)
     logs: list = []  # harness.events
     result = run_experiment(cfg, on=logs.append)
-    write_report(result, out)
+    write_full_report(result, out)
     return result, logs
 
 
@@ -222,7 +221,7 @@ def test_killed_worker_mid_sweep_changes_nothing(cluster, sweeps, cranfield_inde
         ),
         on=watch,
     )
-    write_report(remote, tmp / "kill-dask")
+    write_full_report(remote, tmp / "kill-dask")
     assert killed and not any(r.reused for r in remote.runs)
     assert runs_of(tmp / "kill-dask") == runs_of(tmp / "kill-local")
     client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker

@@ -11,15 +11,14 @@ import pytest
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import write_report
 
-from .conftest import demo_config, tiny_report
+from .conftest import demo_config, tiny_report, write_full_report
 
 
 def _demo(tmp, extra: str):
     cfg = load_config(demo_config(tmp, extra))
     result = run_experiment(cfg)
-    write_report(result, cfg.output)
+    write_full_report(result, cfg.output)
     return cfg, result
 
 

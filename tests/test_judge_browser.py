@@ -20,9 +20,8 @@ from playwright.sync_api import expect, sync_playwright
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import write_report
 
-from .conftest import REPO, demo_config, tiny_report
+from .conftest import REPO, demo_config, tiny_report, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -46,7 +45,7 @@ def demo(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("demo")
     cfg = load_config(demo_config(tmp))
     result = run_experiment(cfg)
-    write_report(result, cfg.output)
+    write_full_report(result, cfg.output)
     return tmp, cfg, result
 
 

@@ -17,6 +17,8 @@ from harness.engine import lucene
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
 from harness.errors import ConfigError
 
+from .conftest import write_full_report
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -285,7 +287,6 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     import dataclasses
 
     from harness.experiment import run_experiment
-    from harness.report import write_report
     from tests.test_report import chromium
 
     cfg = load_config(REPO / "configs" / "models.yaml")
@@ -293,7 +294,7 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     assert families >= {*MODELS, "bm25+rm3", "bm25+rocchio", "bm25+bm25prf"}
     cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
     result = run_experiment(cfg)
-    out = write_report(result, cfg.output)
+    out = write_full_report(result, cfg.output)
     assert all(len(r.empty_topics) < 15 for r in result.runs)
     # Every run differs from plain BM25 somewhere (each family is really a different function).
     base = result.runs[0]
@@ -316,7 +317,6 @@ def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
     import dataclasses
 
     from harness.experiment import run_experiment
-    from harness.report import write_report
 
     cfg = load_config(REPO / "configs" / "models.yaml")
     runs = tuple(
@@ -333,6 +333,6 @@ def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
     )
     cfg = dataclasses.replace(cfg, runs=runs, compare=None, index_path=tmp_path / "index", output=tmp_path / "r")
     result = run_experiment(cfg)
-    page = (write_report(result, cfg.output) / "report.html").read_text()
+    page = (write_full_report(result, cfg.output) / "report.html").read_text()
     assert "bm25+rm3 by rm3.fb_terms" in page
     assert "basic_model" in page and ">in<" in page and ">g<" in page

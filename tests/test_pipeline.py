@@ -11,9 +11,8 @@ import pytrec_eval
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import write_report
 
-from .conftest import REPO, shared_path
+from .conftest import REPO, shared_path, write_full_report
 
 TREC_EVAL = {
     "AP": "map",
@@ -33,7 +32,7 @@ def cranfield(tmp_path_factory, cranfield_index):
     cfg = dataclasses.replace(cfg, index_path=cranfield_index.path, output=out)
     logs: list = []
     result = run_experiment(cfg, on=logs.append)
-    write_report(result, out)
+    write_full_report(result, out)
     return cfg, result, out, logs
 
 

@@ -17,9 +17,9 @@ import pytest
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import latex, plots, render_markdown, svg, write_report
+from harness.report import latex, plots, render_markdown, svg
 
-from .conftest import REPO
+from .conftest import REPO, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -128,7 +128,7 @@ def evil(tmp_path_factory):
     )
     cfg = load_config(tmp / "c.yaml")
     result = run_experiment(cfg)
-    out = write_report(result, cfg.output)
+    out = write_full_report(result, cfg.output)
     return tmp, result, out
 
 
@@ -228,7 +228,7 @@ def test_runs_only_report_has_html_without_tex(tmp_path, evil):
     )
     cfg = load_config(tmp_path / "c.yaml")
     result = run_experiment(cfg)
-    out = write_report(result, cfg.output)
+    out = write_full_report(result, cfg.output)
     assert result.index.reused and all(r.reused for r in result.runs)
     assert (out / "report.html").exists() and not (out / "report.tex").exists()
     assert not (out / "comparisons.json").exists()
@@ -241,7 +241,7 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     assert len(cfg.runs) == 9 + 5 and cfg.compare.folds == 3
     cfg = dataclasses.replace(cfg, index_path=tmp_path / "index", output=tmp_path / "report")
     result = run_experiment(cfg)
-    out = write_report(result, cfg.output)
+    out = write_full_report(result, cfg.output)
     c = result.comparisons
     assert len(c.pairs) == 15 and len(c.rows) == 30  # 14 runs + 2 tuned runs against the baseline, 2 measures
     assert [s.model for s in c.sweeps] == ["bm25", "dirichlet"] and c.sweeps[0].varying == ("k1", "b")

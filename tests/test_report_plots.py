@@ -17,11 +17,10 @@ from playwright.sync_api import sync_playwright
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.report import write_report
 from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
-from .conftest import REPO
+from .conftest import REPO, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -77,7 +76,7 @@ def _report(config: str, tmp: Path):
     cfg = load_config(REPO / "configs" / config)
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
     result = run_experiment(cfg)
-    return result, write_report(result, cfg.output)
+    return result, write_full_report(result, cfg.output)
 
 
 @pytest.fixture(scope="module")

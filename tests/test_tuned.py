@@ -17,9 +17,8 @@ from scipy import stats as sps
 from harness.config import load_config
 from harness.errors import ConfigError
 from harness.experiment import run_experiment
-from harness.report import write_report
 
-from .conftest import REPO, shared_path
+from .conftest import REPO, shared_path, write_full_report
 
 MUS = (100, 250, 500, 1000, 2000, 4000)
 BM25 = "bm25(k1=0.9,b=0.4)"
@@ -65,7 +64,7 @@ def cranfield_sweep(tmp_path_factory):
     (out / "indexes").mkdir()
     cfg = load_config(cfg_path)
     result = run_experiment(cfg)
-    write_report(result, cfg.output)
+    write_full_report(result, cfg.output)
     return cfg, result, out / "report"
 
 

@@ -139,7 +139,7 @@ def _existing_problems(t: Path, kind: str, key: str) -> list[str]:
     if empty:
         return []
     if kind == "index":
-        from harness.engine.index import MANIFEST
+        from harness.folders import INDEX_MANIFEST as MANIFEST
 
         if (t / MANIFEST).is_file():
             return []

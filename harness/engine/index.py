@@ -24,6 +24,7 @@ from harness.errors import DataError, EngineError
 from harness.events import Emit, IndexBuild, IndexRebuild, ignore
 from harness.files import write_json_atomic
 from harness.folders import (
+    INDEX_MANIFEST,
     clean_interrupted,
     fsync_tree,
     locked,
@@ -45,7 +46,7 @@ __all__ = [
     "MANIFEST",
 ]
 
-MANIFEST = "harness-index.json"
+MANIFEST = INDEX_MANIFEST
 INDEX_LAYOUT = 1  # bump when what the harness asks IndexCollection to store changes
 
 

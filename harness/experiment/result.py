@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.config import Config
-from harness.engine.index import IndexInfo
-from harness.engine.similarity import Similarity
-from harness.stats import CVSpec
-
-if TYPE_CHECKING:  # a type only: compare.py builds on nothing here
+if TYPE_CHECKING:  # types only: the report imports this module and must not reach the engine
+    from harness.config import Config
+    from harness.engine.index import IndexInfo
+    from harness.engine.similarity import Similarity
     from harness.experiment.compare import Comparisons
+    from harness.stats import CVSpec
 
 __all__ = ["RunResult", "Check", "ExperimentResult", "RECALL_LEVELS"]
 
@@ -66,6 +65,10 @@ class ExperimentResult:
     warnings: list[str] = field(default_factory=list)
     # the judgments the runs were evaluated with (None without qrels), for the report's explorer
     qrels: object = field(default=None, compare=False, repr=False)
+    # what the report shows from Lucene, gathered before rendering (harness.experiment.explore.attach):
+    # the topic explorer's data (None: not shown) and the versions of the engine
+    explorer: object = field(default=None, compare=False, repr=False)
+    versions: dict | None = None
 
     @property
     def failed_checks(self) -> list[Check]:

@@ -16,9 +16,9 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.events import Emit, ignore
-from harness.experiment import ExperimentResult
 from harness.report.tables import (
     COMPARISON_FIELDS,
     audit,
@@ -32,6 +32,9 @@ from harness.report.tables import (
     stats_policy,
     summary_rows,
 )
+
+if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
+    from harness.experiment.result import ExperimentResult
 
 __all__ = ["write_report", "render_markdown", "summary_rows", "REPORT_FILES"]
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import html
 import json
+from typing import TYPE_CHECKING
 
-from harness.experiment import ExperimentResult
 from harness.report.plots import render_plots
 from harness.report.tables import audit, eval_policy, fmt, fmt_d, fmt_p, significance_marks, summary_rows
+
+if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
+    from harness.experiment.result import ExperimentResult
 
 __all__ = ["render_html"]
 
@@ -263,12 +266,10 @@ def render_html(result: ExperimentResult, manifest: dict) -> str:
         )
     else:
         sections.append(("means", "Mean scores", "<p>No qrels in the config: runs only, no metrics.</p>"))
-    if cfg.explorer_depth > 0:
+    if result.explorer is not None:  # gathered by the run verb (harness.experiment.explore)
         from harness.report.explorer import render_explorer
 
-        sections.append(
-            ("explorer", "Topic explorer", render_explorer(result, cfg.explorer_depth, cfg.explorer_topics))
-        )
+        sections.append(("explorer", "Topic explorer", render_explorer(result.explorer)))
     sections.append(
         (
             "runs",

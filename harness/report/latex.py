@@ -7,8 +7,12 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 
 from __future__ import annotations
 
-from harness.experiment import ExperimentResult
+from typing import TYPE_CHECKING
+
 from harness.report.tables import audit, significance_marks, summary_rows
+
+if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
+    from harness.experiment.result import ExperimentResult
 
 __all__ = ["render_latex", "latex_escape"]
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 import dataclasses
 import html
 from itertools import product
+from typing import TYPE_CHECKING
 
 from harness.engine.similarity import format_value
 from harness.engine.similarity import sweeps as sweeps_of
-from harness.experiment import RECALL_LEVELS, ExperimentResult
+from harness.experiment.result import RECALL_LEVELS
 from harness.report.svg import (
     PALETTE,
     Series,
@@ -49,6 +50,9 @@ from harness.report.svg import (
 )
 from harness.report.tables import fmt_p
 from harness.stats import CORRECTIONS
+
+if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
+    from harness.experiment.result import ExperimentResult
 
 __all__ = [
     "render_plots",

@@ -8,10 +8,12 @@ import hashlib
 import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harness.engine import lucene
-from harness.experiment import ExperimentResult
 from harness.stats.compare import COMPARISON_FIELDS
+
+if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
+    from harness.experiment.result import ExperimentResult
 
 __all__ = [
     "summary_rows",
@@ -149,7 +151,7 @@ def provenance(result: ExperimentResult) -> dict:
             "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
             "parsed": cfg.raw,
         },
-        "versions": lucene.versions(),
+        "versions": dict(result.versions or {}),  # gathered by the run verb
         "index": {
             "path": str(result.index.path),
             "fingerprint": result.index.fingerprint,

@@ -146,11 +146,12 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     report, holding the output's lock throughout: a second run of the same config waits, then
     reuses. Progress is reported through ``on`` (harness.events)."""
     from harness.experiment import run_experiment
+    from harness.experiment.explore import attach
     from harness.folders import locked
     from harness.report import write_report
 
     with locked(cfg.output, on=on):
-        result = run_experiment(cfg, on=on)
+        result = attach(run_experiment(cfg, on=on))  # the explorer's documents and the versions
         out = write_report(result, cfg.output, on=on)
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)

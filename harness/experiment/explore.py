@@ -1,0 +1,218 @@
+"""The topic explorer's data, gathered after an experiment by the run verb (the report only
+renders it, :mod:`harness.report.explorer`, and never opens the index).
+
+The topic explorer of report.html: for each topic, the query, how many documents are judged,
+and the runs' top k side by side (rank, doc id, score, judgment or "unjudged", a snippet with the
+query's terms highlighted) with the rank changes between the first two runs shown.
+
+* **Which runs.** All runs when there are at most :data:`MAX_RUNS`; otherwise two: the compared
+  baseline (or the first run) and the run with the best mean of the first compared measure.
+* **Which terms are highlighted.** The query's terms as the index's analyzer makes them, and every
+  word of the document the analyzer turns into one of them (:mod:`harness.engine.documents`), so
+  stems match as Lucene matched them ("models" for "model"; stopwords never).
+* **Order.** Topics are sorted by the per-topic difference (second run − first) of the first
+  compared measure (the first measure without ``compare:``), largest gain first; topics without a
+  value come last, in topic order. The summary table at the top links to every topic shown.
+* **How many topics.** At most ``report.explorer_topics`` (default 250): beyond it, those with the
+  largest difference either way (the first ones in topic order without a difference), and the
+  page says so. Every topic of a 2,250-topic run made a 21 MB report.html and took 5 s of a
+  7-second `harness run`; per-topic values of every topic stay in per_topic.csv.
+* **Keyboard.** No script: every topic is a ``<details>`` whose summary takes the focus with Tab
+  and opens with Enter; links (the table, previous/next) jump between topics.
+* **Documents.** Only the shown runs' top ``depth`` of the shown topics are read from the index,
+  with their analyzer tokens in one Java call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.experiment.result import ExperimentResult
+
+__all__ = ["Hit", "TopicView", "ExplorerData", "gather", "attach", "MAX_RUNS", "SNIPPET_CHARS"]
+
+MAX_RUNS = 4
+SNIPPET_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    doc: str
+    score: float
+    label: int | None  # the judgment, None: unjudged
+    move: tuple[str, str] | None  # (css class, text) against the first shown run; None in the first column
+    snippet: tuple[tuple[str, bool], ...] | None  # (text, highlighted) pieces; None: not in the index
+    cut_before: bool = False  # the snippet starts inside the text
+    cut_after: bool = False
+
+
+@dataclass(frozen=True)
+class TopicView:
+    qid: str
+    text: str
+    judged: int
+    relevant: int
+    diff: float | None
+    terms: tuple[str, ...]  # the analyzed query terms, sorted
+    values: dict  # shown run -> the measure's value on this topic (absent: none)
+    hits: dict  # shown run -> tuple of Hit (empty: no results)
+
+
+@dataclass(frozen=True)
+class ExplorerData:
+    depth: int
+    measure: str | None
+    shown: tuple[str, ...]
+    runs: int  # all runs of the experiment
+    topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
+    by_difference: bool  # sorted by the difference of the first two shown runs
+    topics: tuple[TopicView, ...]
+
+
+def _shown_runs(result: ExperimentResult, measure: str | None) -> list[str]:
+    names = [r.name for r in result.runs]
+    if len(names) <= MAX_RUNS:
+        return names
+    c = result.comparisons
+    first = c.baselines[0] if c is not None and c.baselines else names[0]
+    if measure is None:
+        return [first, next(n for n in names if n != first)]
+    means = {n: result.evaluations[n].means[measure] for n in names if n != first}
+    return [first, max(means, key=means.get)]
+
+
+def _measure(result: ExperimentResult) -> str | None:
+    if not result.evaluations:
+        return None
+    c = result.comparisons
+    return c.measures[0] if c is not None else result.config.measures[0]
+
+
+def _move(doc: str, rank: int, other: dict[str, int], k: int) -> tuple[str, str]:
+    """(css class, text) of a doc's move against the other run's full ranking."""
+    before = other.get(doc)
+    if before is None:
+        return "up", "new"
+    if before == rank:
+        return "same", "="
+    if before > rank:
+        return "up", f"▲{before - rank}" + (f" (was {before})" if before > k else "")
+    return "down", f"▼{rank - before}"
+
+
+def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> ExplorerData:
+    """The explorer's data; opens the index to read the shown documents."""
+    from harness.engine.documents import Documents, match_encoded, segments, snippet, terms_pattern
+
+    measure = _measure(result)
+    shown = _shown_runs(result, measure)
+    runs = {r.name: r.run for r in result.runs}
+    qrels = result.qrels  # as the runs were evaluated with them: not read again
+    judged_topics = set(qrels.topics()) if qrels is not None else set()
+
+    # differences: second shown run minus the first, on the measure
+    diffs: dict[str, float] = {}
+    values: dict[str, dict[str, float]] = {}
+    if measure is not None:
+        for name in shown:
+            values[name] = result.evaluations[name].per_topic[measure]
+        if len(shown) >= 2:
+            a, b = values[shown[0]], values[shown[1]]
+            diffs = {q: b[q] - a[q] for q in a if q in b}
+    order = sorted(
+        range(len(result.topics)),
+        key=lambda i: (result.topics[i][0] not in diffs, -diffs.get(result.topics[i][0], 0.0), i),
+    )
+    n_topics = len(order)
+    if n_topics > max_topics:  # the largest differences (either way), or the first topics
+        if diffs:
+            keep = set(
+                sorted(
+                    order,
+                    key=lambda i: (
+                        result.topics[i][0] not in diffs,
+                        -abs(diffs.get(result.topics[i][0], 0.0)),
+                        i,
+                    ),
+                )[:max_topics]
+            )
+            order = [i for i in order if i in keep]
+        else:
+            order = order[:max_topics]
+
+    ranked: dict[str, dict[str, tuple[list[str], list[float]]]] = {}
+    for name in shown:
+        run = runs[name]
+        ranked[name] = {}
+        for i in order:
+            qid = result.topics[i][0]
+            if run.topic_index(qid) is not None:
+                docs, scores = run.ranked(qid)
+                ranked[name][qid] = (docs, scores.tolist())
+
+    docs_store = Documents(result.index.path, result.index.options)
+    try:
+        texts: dict[str, str | None] = {}
+        terms: dict[str, set[str]] = {}
+        for i in order:
+            qid, text = result.topics[i]
+            terms[qid] = set(docs_store.analyze(text))
+            for name in shown:
+                for d in ranked[name].get(qid, ([], []))[0][:depth]:
+                    if d not in texts:
+                        texts[d] = docs_store.text(d)
+        stored = [d for d, t in texts.items() if t is not None]
+        tokens = dict(zip(stored, docs_store.encoded_tokens_many([texts[d] for d in stored])))
+    finally:
+        docs_store.close()
+
+    views = []
+    for i in order:
+        qid, text = result.topics[i]
+        judged = qrels.judged(qid) if qid in judged_topics else {}
+        pattern = terms_pattern(terms[qid])
+        full_rank = {}
+        if len(shown) >= 2:
+            docs0 = ranked[shown[0]].get(qid, ([], []))[0]
+            full_rank = {doc: r for r, doc in enumerate(docs0, start=1)}
+        hits = {}
+        for col, name in enumerate(shown):
+            docs, scores = ranked[name].get(qid, ([], []))
+            row = []
+            for r, (doc, score) in enumerate(zip(docs[:depth], scores[:depth]), start=1):
+                body = texts.get(doc)
+                if body is None:
+                    pieces, before, after = None, False, False
+                else:
+                    spans = match_encoded(tokens[doc], pattern)
+                    s, e = snippet(body, spans, SNIPPET_CHARS)
+                    pieces, before, after = tuple(segments(body, spans, s, e)), s > 0, e < len(body)
+                move = _move(doc, r, full_rank, depth) if col == 1 else None
+                row.append(Hit(r, doc, score, judged.get(doc), move, pieces, before, after))
+            hits[name] = tuple(row)
+        views.append(
+            TopicView(
+                qid,
+                text,
+                len(judged),
+                sum(1 for v in judged.values() if v > 0),
+                diffs.get(qid),
+                tuple(sorted(terms[qid])),
+                {n: values[n][qid] for n in shown if measure and qid in values.get(n, {})},
+                hits,
+            )
+        )
+    return ExplorerData(depth, measure, tuple(shown), len(runs), n_topics, bool(diffs), tuple(views))
+
+
+def attach(result: ExperimentResult) -> ExperimentResult:
+    """What the report shows from Lucene, gathered before rendering: the explorer's data (when
+    ``report.explorer_depth`` > 0) and the versions of Java, Lucene and Anserini."""
+    from harness.engine import lucene
+
+    cfg = result.config
+    if cfg.explorer_depth > 0:
+        result.explorer = gather(result, cfg.explorer_depth, cfg.explorer_topics)
+    result.versions = lucene.versions()
+    return result
