@@ -147,3 +147,48 @@ def test_no_note_from_10_topics():
     with warnings.catch_warnings():
         warnings.simplefilter("error", HarnessWarning)
         compare(scores, [("a", "b")])
+
+
+# --- the grid-edge check on any valid settings (hypothesis) ---------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _value(spec, draw):
+    if spec.choices:
+        return draw(st.sampled_from(spec.choices))
+    low = spec.low if spec.low > float("-inf") else 0.0
+    high = spec.high if spec.high < float("inf") else low + 5000.0
+    return draw(st.sampled_from([low, low + 0.25, (low + high) / 2, high]))
+
+
+@st.composite
+def _settings(draw):
+    from harness.engine.similarity import MODELS, Similarity
+
+    model = draw(st.sampled_from(sorted(MODELS)))
+    sims = []
+    for _ in range(draw(st.integers(1, 6))):
+        params = {s.name: _value(s, draw) for s in MODELS[model] if draw(st.booleans())}
+        try:
+            sim = Similarity.of(model, params)
+        except ValueError:
+            continue  # not a valid setting (a parameter its other choices do not take, a bound)
+        if sim not in sims:
+            sims.append(sim)
+    return sims
+
+
+@settings(max_examples=300, deadline=None)
+@given(_settings(), st.randoms(use_true_random=False))
+def test_the_grid_edge_check_takes_any_valid_settings(sims, rnd):
+    """Choices (axiomatic's function, dfi's measure) and parameters only some settings take were
+    an internal error (could not convert 'f1exp' to float, KeyError 'k'); only numeric parameters
+    every setting has can sit at a grid edge."""
+    from harness.experiment.sanity import check_grid_edges
+    from harness.metrics import EvalPolicy, Evaluation
+
+    evaluations = {str(s): Evaluation({}, {"AP": rnd.random()}, [], {}, EvalPolicy()) for s in sims}
+    for note in check_grid_edges(sims, evaluations, "AP"):
+        name = note.split(" has the ")[1].split(" of the grid")[0].split(" ", 1)[1]
+        assert all(isinstance(s.params[name], (int, float)) for s in sims), note

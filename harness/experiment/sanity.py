@@ -90,6 +90,10 @@ def check_topics(topics, qrels, topics_path, qrels_path, runs, missing_policy: s
     return out
 
 
+def _numeric(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def check_grid_edges(runs, evaluations, measure: str) -> list[str]:
     """``runs``: the config's Similarity values; ``evaluations``: run name -> Evaluation."""
     out = []
@@ -104,6 +108,10 @@ def check_grid_edges(runs, evaluations, measure: str) -> list[str]:
             continue  # no best setting (e.g. every score 0)
         best = max(sims, key=lambda s: evaluations[str(s)].means[measure])
         for name, value in best.values:
+            # A grid edge is a numeric parameter every setting of the model has; a choice
+            # (axiomatic's function, dfi's measure) or a parameter only some settings take has none.
+            if not _numeric(value) or not all(name in s.params and _numeric(s.params[name]) for s in sims):
+                continue
             values = sorted({s.params[name] for s in sims})
             if len(values) < 3 or values[0] < value < values[-1]:
                 continue
