@@ -43,6 +43,8 @@ __all__ = [
     "index_fingerprint",
     "ensure_index",
     "open_manifest",
+    "read_manifest",
+    "unusable_index",
     "MANIFEST",
 ]
 
@@ -112,11 +114,54 @@ def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def open_manifest(path: Path) -> dict | None:
+# The manifest's keys a reader relies on, and their types (anything else is kept as written).
+_MANIFEST_TYPES = {"fingerprint": str, "options": dict, "stats": dict, "counters": dict}
+_STEMMERS = ("porter", "krovetz", "none")
+
+
+def read_manifest(path: Path) -> tuple[dict | None, str | None]:
+    """(manifest, None) for a usable ``harness-index.json`` in ``path``; (None, None) when there is
+    none; (None, what is wrong) when it is there but unreadable, empty, not JSON, or not of the
+    shape the harness writes. Never raises."""
+    file = Path(path) / MANIFEST
     try:
-        return json.loads((path / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
+        if not file.exists():
+            return None, None
+        if not file.is_file():
+            return None, "is not a regular file"
+        raw = file.read_bytes()
+    except OSError as e:
+        return None, f"cannot be read ({e.strerror or e})"
+    if not raw.strip():
+        return None, "is empty"
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        return None, f"is not JSON ({str(e).splitlines()[0][:120]})"
+    if not isinstance(manifest, dict):
+        return None, f"holds a JSON {type(manifest).__name__}, not the object the harness writes"
+    for key, kind in _MANIFEST_TYPES.items():
+        if key not in manifest:
+            return None, f"has no {key!r}"
+        if not isinstance(manifest[key], kind) or (key == "fingerprint" and not manifest[key]):
+            return None, f"has a {key!r} that is not a {'non-empty string' if kind is str else 'mapping'}"
+    opts = manifest["options"]
+    if opts.get("stemmer", "porter") not in _STEMMERS or not isinstance(opts.get("stopwords", True), bool):
+        return None, "has index options the harness does not write (stemmer, stopwords)"
+    return manifest, None
+
+
+def open_manifest(path: Path) -> dict | None:
+    """The manifest when it is usable, else None (see :func:`read_manifest` for why not)."""
+    return read_manifest(path)[0]
+
+
+def unusable_index(path: Path, why: str) -> str:
+    """The message for an index folder whose manifest is unusable, with the one command that fixes it."""
+    return (
+        f"{MANIFEST} {why}: {path} is not a usable harness index. Remove the folder "
+        f"(rm -r '{path}') and run again: the harness builds it anew"
+    )
 
 
 def ensure_index(
@@ -139,7 +184,9 @@ def ensure_index(
         clean_interrupted(path, on)
         sweep_interrupted(path.parent, on)  # e.g. a killed build of another fingerprint's index
         fp = index_fingerprint(corpus, options)
-        manifest = open_manifest(path)
+        manifest, problem = read_manifest(path)
+        if problem is not None:
+            raise DataError(path / MANIFEST, unusable_index(path, problem))
         if manifest is not None and manifest.get("fingerprint") == fp:
             return IndexInfo(path, fp, options, manifest, reused=True)
         if path.exists() and manifest is None and (not path.is_dir() or any(path.iterdir())):

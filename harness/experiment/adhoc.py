@@ -32,21 +32,21 @@ def lab_qid(query: str) -> str:
 def resolve_index(given: str, flag: str = "--index") -> LabIndex:
     """What ``given`` names; no Java started (a text folder is fingerprinted, not indexed).
     ``flag`` names the argument in errors (``--index`` on the command line, ``index`` in the API)."""
-    from harness.engine.index import MANIFEST, IndexOptions, open_manifest
+    from harness.engine.index import MANIFEST, IndexOptions, read_manifest, unusable_index
 
     path = Path(given)
     if not path.exists():
         raise DataError(given, f"{flag}: no such folder")
     if not path.is_dir():
         raise DataError(given, f"{flag}: expected a folder (an index, or a folder of .txt files)")
-    manifest = open_manifest(path)
+    manifest, problem = read_manifest(path)
+    if problem is not None:
+        raise DataError(str(path / MANIFEST), f"{flag}: " + unusable_index(path, problem))
     if manifest is not None:
         opts = manifest.get("options") or {}
         return LabIndex(
             path, IndexOptions(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords")}), "harness"
         )
-    if (path / MANIFEST).exists():
-        raise DataError(given, f"{flag}: {MANIFEST} is unreadable; rebuild the index")
     if any(path.glob("segments_*")):
         return LabIndex(path, IndexOptions(), "anserini")
     from harness.engine.corpus import Corpus

@@ -94,12 +94,14 @@ class PlanReport:
 def plan_run(cfg, command: str) -> PlanReport:
     """The plan of ``command`` (run, index or search). Starts no Java for tsv/jsonl topics
     (trec and anserini:<Reader> topics are read by Anserini)."""
-    from harness.engine.index import open_manifest
+    from harness.engine.index import read_manifest, unusable_index
     from harness.experiment import plan, run_key
 
     p = plan(cfg)
-    manifest = open_manifest(p.index_path)
-    if p.existing:
+    manifest, problem = read_manifest(p.index_path)
+    if problem is not None and not p.existing:
+        action = "error: " + unusable_index(p.index_path, problem)
+    elif p.existing:
         action = "read only (an existing index; fingerprint of its segment files)"
     elif p.index_exists:
         action = "reuse (fingerprint matches)"
