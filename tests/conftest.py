@@ -41,6 +41,7 @@ MODULE_MARKS = {
     "test_readme": ("java",),
     "test_report": ("java", "browser"),
     "test_report_plots": ("java", "browser"),
+    "test_report_width": ("java", "browser"),
     "test_search": ("java",),
 }
 JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
@@ -91,12 +92,13 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
 
 
 def write_full_report(result, out):
-    """What the run verb does after an experiment: gather what the report shows from Lucene (the
-    explorer's documents, the versions), then render."""
+    """What the run verb does after an experiment: runs by their labels, then what the report
+    shows from Lucene (the explorer's documents, the versions), then the report."""
     from harness.experiment.explore import attach
+    from harness.experiment.labels import relabel
     from harness.report import write_report
 
-    return write_report(attach(result), out)
+    return write_report(attach(relabel(result)), out)
 
 
 def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):

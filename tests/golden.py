@@ -78,7 +78,7 @@ EVIL_CONFIG = textwrap.dedent("""\
 """)
 
 DEMO_RUNS = "reports/demo/runs"
-BM25 = "bm25(k1=0.9,b=0.4)"
+BM25 = "bm25"  # the demo run's label (its spec: bm25(k1=0.9,b=0.4))
 LAB = ["lab", "--index", "corpora"]
 
 
@@ -118,7 +118,7 @@ CASES = [
                 "evaluate-counts",
                 [
                     "evaluate",
-                    f"{DEMO_RUNS}/jm(lambda=0.1).trec",
+                    f"{DEMO_RUNS}/jm.trec",
                     "qrels/demo.txt",
                     "-m",
                     "NumRel",

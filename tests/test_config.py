@@ -206,9 +206,54 @@ def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
     assert only(tmp_path, BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}", "runs: bm25")).startswith(
         "c.yaml:4: runs: expected a list of runs like `- bm25: {k1: 0.9, b: 0.4}`, got the string 'bm25'"
     )
-    assert "runs[0]: expected a one-key mapping" in only(
+    assert "runs[0]: expected a mapping {model: {param: value}} (and optionally `name: LABEL`)" in only(
         tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}")
     )
+
+
+def test_runs_get_short_labels_and_a_name_is_a_label(tmp_path):
+    runs = (
+        "  - {name: base, bm25: {k1: 0.9, b: 0.4}}\n  - bm25: {k1: 1.2, b: 0.75}\n"
+        "  - dirichlet: {mu: [500, 1000]}\n  - jm: {lambda: 0.1}\n"
+    )
+    text = BASE.replace("  - bm25: {k1: 0.9, b: 0.4}\n", runs)
+    (tmp_path / "c.yaml").write_text(text)
+    cfg = load_config(tmp_path / "c.yaml")
+    assert cfg.labels == {
+        "bm25(k1=0.9,b=0.4)": "base",
+        "bm25(k1=1.2,b=0.75)": "bm25",
+        "dirichlet(mu=500)": "dirichlet mu=500",
+        "dirichlet(mu=1000)": "dirichlet mu=1000",
+        "jm(lambda=0.1)": "jm",
+    }
+
+
+def test_expect_and_baseline_accept_labels(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 d 1\n2 0 d 1\n3 0 d 1\n")
+    runs = "  - bm25: {}\n  - dirichlet: {mu: [500, 1000]}\n"
+    text = BASE.replace("  - bm25: {k1: 0.9, b: 0.4}\n", runs) + (
+        "qrels: q.txt\nmeasures: [AP]\nexpect: {bm25: {AP: 0.5}, dirichlet tuned: {AP: 0.4}}\n"
+        "compare: {baseline: dirichlet mu=500, cross_validation: {folds: 2}}\n"
+    )
+    (tmp_path / "c.yaml").write_text(text)
+    cfg = load_config(tmp_path / "c.yaml")
+    assert cfg.compare.baselines == ("dirichlet(mu=500)",)
+    assert set(cfg.expect) == {"bm25(k1=0.9,b=0.4)", "dirichlet(cv:AP,folds=2,seed=42)"}
+    assert cfg.label("dirichlet(cv:AP,folds=2,seed=42)") == "dirichlet tuned"
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ('""', "runs[0].name: must not be empty"),
+        ("a/b", "runs[0].name: must not contain '/'"),
+        ("x" * 65, "runs[0].name: must be at most 64 characters (got 65)"),
+        ('"jm(lambda=0.1)"', "the name 'jm(lambda=0.1)' is another run's spec"),
+    ],
+)
+def test_bad_run_names_are_named(tmp_path, name, message):
+    text = BASE.replace("  - bm25: {k1: 0.9, b: 0.4}\n", f"  - {{name: {name}, bm25: {{}}}}\n  - jm: {{lambda: 0.1}}\n")
+    assert message in only(tmp_path, text)
 
 
 def test_duplicate_yaml_key(tmp_path):

@@ -342,7 +342,7 @@ def test_legacy_report_is_replaced_and_marked(tmp_path, demo_report):
     legacy_report(out)
     assert main(["run", str(cfg)]) == 0
     marker = json.loads((out / OUTPUT_MARKER).read_text())
-    assert "summary.md" in marker["files"] and "runs/jm(lambda=0.1).trec" in marker["files"]
+    assert "summary.md" in marker["files"] and "runs/jm.trec" in marker["files"]
     assert hidden_leftovers(tmp_path) == []
 
 
@@ -466,7 +466,7 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
         assert "left by an interrupted run" in r.stderr or "temporary file(s)" in r.stderr or phase == "mid-search"
     assert hidden_leftovers(proj) == []
     summary = json.loads((proj / "reports" / "cran" / "summary.json").read_text())
-    assert [row["run"] for row in summary["runs"]][0] == "bm25(k1=0.9,b=0.4)"
+    assert [(row["run"], row["spec"]) for row in summary["runs"]][0] == ("bm25", "bm25(k1=0.9,b=0.4)")
 
 
 def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
@@ -528,7 +528,7 @@ def test_search_into_a_legacy_report_keeps_it_replaceable(capsys, tmp_path, demo
     legacy_report(out)
     assert main(["search", str(cfg)]) == 0
     marker = json.loads((out / OUTPUT_MARKER).read_text())
-    assert {"summary.md", "manifest.json", "runs/jm(lambda=0.1).trec"} <= set(marker["files"])
+    assert {"summary.md", "manifest.json", "runs/jm.trec"} <= set(marker["files"])
     assert main(["validate", str(cfg)]) == 0, capsys.readouterr().err
     assert main(["run", str(cfg)]) == 0
     assert hidden_leftovers(tmp_path) == []

@@ -92,7 +92,7 @@ def test_explorer_in_the_report(demo, browser):
     page.keyboard.press("Enter")
     assert first.evaluate("d => d.open")
     cols = first.locator(".col")
-    assert cols.count() == 2 and shown[0] in cols.nth(0).locator("h4").inner_text()
+    assert cols.count() == 2 and result.config.label(shown[0]) in cols.nth(0).locator("h4").inner_text()
     hits = cols.nth(0).locator("ol.hits li")
     assert hits.count() == 20
     qid = rows.first.locator("td").first.inner_text()
@@ -162,7 +162,8 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path):
         shown = {}
         for run in RUNS:
             for m in MEASURES:
-                cell = page.locator(f'#means td[data-run="{run}"][data-measure="{m}"]')
+                # the page calls runs by their labels (--runs took their specs)
+                cell = page.locator(f'#means td[data-run="{result.config.label(run)}"][data-measure="{m}"]')
                 shown[run, m] = float(cell.inner_text())
         assert page.locator("#judged-topics").inner_text() == "15"
         page.screenshot(path=str(OUTPUT / "judge-index.png"), full_page=True)

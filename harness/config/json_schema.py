@@ -90,7 +90,16 @@ def _runs() -> dict:
         models.append(
             {
                 "type": "object",
-                "properties": {model: {"anyOf": [{"type": "null"}, body]}},
+                "properties": {
+                    model: {"anyOf": [{"type": "null"}, body]},
+                    "name": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 64,
+                        "pattern": "^[^/\\u0000-\\u001f ](?:[^/\\u0000-\\u001f]*[^/\\u0000-\\u001f ])?$",
+                        "description": "The run's label in tables, plots and file names (default: an automatic one)",
+                    },
+                },
                 "required": [model],
                 "additionalProperties": False,
             }

@@ -54,7 +54,7 @@ from harness.config.schema import (
     LocatedProblem,
     join_path,
 )
-from harness.engine.similarity import Similarity
+from harness.engine.similarity import TUNED, Similarity, run_labels, sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.stats import CVSpec, StatsPolicy
@@ -143,10 +143,19 @@ def _check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 
 def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str], hint: str = "") -> str | None:
-    """The canonical run ``text`` names, recorded in ``seen`` (run -> path); None, with a
-    problem reported, when it names no run or one already named at another path."""
+    """The canonical run ``text`` names (a canonical or any spelling of a spec, or a run's label),
+    recorded in ``seen`` (run -> path); None, with a problem reported, when it names no run or one
+    already named at another path. A cross-validated run's label (``dirichlet tuned``) stays a
+    placeholder until the tuned runs are known (:func:`_resolve_tuned`)."""
+    labels = ctx.found.get("labels", {})
+    tuned_family = text[: -len(TUNED) - 1] if text.endswith(" " + TUNED) else None
     try:
-        run = _run_name(text)
+        if text in labels:
+            run = labels[text]
+        elif tuned_family is not None and "(" not in text:
+            run = TUNED_MARK + tuned_family
+        else:
+            run = _run_name(text)
     except ValueError as e:
         ctx.problem(path, f"not a run name: {e}{hint}", node)
         return None
@@ -155,6 +164,17 @@ def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str]
         return None
     seen[run] = path
     return run
+
+
+TUNED_MARK = "\0tuned:"  # a placeholder for `MODEL tuned` until the tuned runs are known
+
+
+def _resolve_tuned(run: str, tuned: list[str]) -> str:
+    """A tuned run's canonical name for its label placeholder (unchanged when none matches)."""
+    if not run.startswith(TUNED_MARK):
+        return run
+    family = run[len(TUNED_MARK) :]
+    return next((t for t in tuned if t.split("(cv:", 1)[0] == family), f"{family} {TUNED}")
 
 
 def _run_name(text: str) -> str:
@@ -270,6 +290,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     if v["qrels"] is not None and isinstance(v["expect"], list):
         runs = [str(r) for r in v["runs"]] + tuned if v["runs"] is not INVALID else None
         for run, rp, knode, ms in v["expect"]:
+            run = _resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
                 ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
             for m, (_value, mp, mknode) in ms.items():
@@ -277,6 +298,13 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
+    if v["runs"] is not INVALID:
+        canonical = {str(r) for r in v["runs"]}
+        for sim, name in ctx.found.get("run_names", {}).items():
+            if name in canonical and name != str(sim):
+                ctx.problem(
+                    "runs", f"the name {name!r} is another run's spec: choose another name", ctx.nodes.get("runs")
+                )
     return {
         "measures": measures,
         "expect": expect,
@@ -392,6 +420,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
         ok = False
     else:
         for run, p, node in c["baseline"]:
+            run = _resolve_tuned(run, tuned)
             if run == ALL_PAIRS:
                 all_pairs = True
             elif runs is not None and run not in runs + tuned:
@@ -566,7 +595,14 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         loader.dispose()
 
     v = values
+    spec = v["compare"]
+    tuned = (
+        [str(CVSpec(family, spec.measures[0], spec.folds, spec.policy.seed)) for family, _, _ in sweeps(v["runs"])]
+        if spec is not None and spec.folds is not None
+        else []
+    )
     return Config(
+        labels=run_labels(v["runs"], ctx.found.get("run_names", {}), tuned),
         source=file,
         name=v["name"],
         collection_path=v["collection"]["path"] if v["collection"] else None,

@@ -55,6 +55,7 @@ class Ctx:
         self.problems: list[LocatedProblem] = []
         self.present: set[str] = set()  # key paths given in the file
         self.nodes: dict[str, Node] = {}  # key path -> its value node, for later cross-checks
+        self.found: dict = {}  # what one check leaves for a later one (the runs' given names)
 
     def problem(self, path: str, message: str, node: Node | None = None) -> object:
         where = f"{self.source}:{node.start_mark.line + 1}" if node is not None else None

@@ -22,7 +22,7 @@ from harness.config.schema import (
     Key,
     join_path,
 )
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity, run_labels
 
 __all__ = ["check_runs"]
 
@@ -85,6 +85,34 @@ def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
     return out
 
 
+MAX_NAME = 64
+
+
+def _run_label(ctx: Ctx, node: Node, path: str) -> str | None:
+    """A run's `name:`: what tables, plots and file names call it (checked for what a file name
+    and a table cell can hold)."""
+    v = read_string(ctx, node, path)
+    if v is INVALID:
+        return None
+    why = (
+        "must not be empty"
+        if not v.strip()
+        else f"must be at most {MAX_NAME} characters (got {len(v)})"
+        if len(v) > MAX_NAME
+        else "must not contain '/' (it names the run's file)"
+        if "/" in v
+        else "must not contain control characters"
+        if any(ord(c) < 32 or ord(c) == 127 for c in v)
+        else "must not start or end with a space"
+        if v != v.strip()
+        else None
+    )
+    if why:
+        ctx.problem(path, f"{why} (got {v!r})", node)
+        return None
+    return v
+
+
 def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     example = "a list of runs like `- bm25: {k1: 0.9, b: 0.4}`"
     if not isinstance(node, SequenceNode):
@@ -96,9 +124,18 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
-        if len(items) != 1 or len(item.value) != 1:
+        label = None
+        named = [x for x in items if x[0] == "name"]
+        if named and len(items) == 2:
+            items = [x for x in items if x[0] != "name"]
+            label = _run_label(ctx, named[0][2], join_path(p, "name"))
+        if len(items) != 1:
             expected(
-                ctx, p, f"a one-key mapping {{model: {{param: value}}}} with model one of {', '.join(names)}", item
+                ctx,
+                p,
+                f"a mapping {{model: {{param: value}}}} (and optionally `name: LABEL`) with model one of "
+                f"{', '.join(names)}",
+                item,
             )
             continue
         model, knode, pnode = items[0]
@@ -174,6 +211,8 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                     continue
                 all_labels = labels + [f"{expansion}.{x}" for x in elabels]
                 expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
+                if label is not None:
+                    ctx.found.setdefault("run_names", {})[sim] = label
     first: dict[Similarity, str] = {}
     for sim, origin, item in expanded:
         if sim in first:
@@ -182,4 +221,8 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             )
         else:
             first[sim] = origin
-    return tuple(first)
+    runs = tuple(first)
+    # labels of the configured runs, so that `expect:` and `compare.baseline` may name runs by them
+    labels = run_labels(runs, ctx.found.get("run_names", {}))
+    ctx.found["labels"] = {label: name for name, label in labels.items()}
+    return runs

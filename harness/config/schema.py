@@ -174,7 +174,9 @@ SCHEMA = Key(
             "runs",
             "runs",
             "The similarities to run: a list of `{model: {param: value}}`; a list of "
-            "values is a sweep, several lists form a grid; `{}` or null means the defaults.",
+            "values is a sweep, several lists form a grid; `{}` or null means the defaults. An entry may "
+            "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
+            "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*).",
             required=True,
         ),
         Key(
@@ -195,7 +197,7 @@ SCHEMA = Key(
             "expect",
             "expect",
             "Expected scores, `{run: {measure: value}}`; a mismatch fails the "
-            "experiment. Run names are canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`).",
+            "experiment. A run is named by its label (`bm25`, `dirichlet mu=500`, `dirichlet tuned`, or its `name:`) or by its spec, canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`).",
         ),
         Key(
             "expect_tolerance",
@@ -238,7 +240,7 @@ SCHEMA = Key(
                     "baseline",
                     "The run every other run is compared with: a run's name, a "
                     f"list of names, or `{ALL_PAIRS}` (every pair once, the earlier run as baseline). "
-                    "Names are canonicalised like `expect`'s.",
+                    "Runs are named like `expect`'s (label or spec).",
                     default_text="the first run",
                 ),
                 Key(
@@ -511,10 +513,16 @@ class Config:
     explorer_topics: int = 250  # report.explorer_topics
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
+    # canonical run name (and cross-validated run's) -> its label (engine.similarity.run_labels)
+    labels: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def run_names(self) -> tuple[str, ...]:
         return tuple(str(r) for r in self.runs)
+
+    def label(self, name: str) -> str:
+        """What tables, plots and file names call the run ``name`` (canonical)."""
+        return self.labels.get(name, name)
 
 
 class LocatedProblem(ConfigProblem):

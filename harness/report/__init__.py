@@ -149,7 +149,8 @@ def _provenance_lines(manifest: dict) -> list[tuple[str, str]]:
         made = (
             "reused" if r["reused"] else "assembled from the folds' choices" if "cross_validated" in r else "searched"
         )
-        lines.append((f"run {r['name']}", f"sha256 {r['sha256']} ({made})"))
+        spec = f"{r['spec']}; " if r.get("spec", r["name"]) != r["name"] else ""
+        lines.append((f"run {r['name']}", f"{spec}sha256 {r['sha256']} ({made})"))
     return lines
 
 
@@ -311,10 +312,12 @@ def _write_files(result: ExperimentResult, tmp: Path) -> None:
         for qid in ev.topics:
             per_topic.append({"run": name, "qid": qid, **{m: ev.per_topic[m].get(qid) for m in cfg.measures}})
     (tmp / "per_topic.csv").write_text(_csv(per_topic, ["run", "qid", *cfg.measures]), encoding="utf-8")
+    specs = {r.name: str(r.similarity) for r in result.runs}
     summary = {
         "name": cfg.name,
         "measures": list(cfg.measures),
-        "runs": rows,
+        # each run by its label, with the canonical spec it stands for
+        "runs": [{"run": row["run"], "spec": specs.get(row["run"], row["run"]), **row} for row in rows],
         "policy": eval_policy(result),
         "stats_policy": stats_policy(result),
         "coverage": audit(result),

@@ -96,6 +96,8 @@ def _setting(name: str, model: str) -> str:
     >>> _setting("bm25(k1=0.9,b=0.4)", "bm25"), _setting("bm25(k1=0.9)+rm3(terms=10)", "bm25")
     ('k1=0.9, b=0.4', 'bm25(k1=0.9)+rm3(terms=10)')
     """
+    if name.startswith(model + " "):  # a label: "bm25 k1=0.9 b=0.4"
+        return name[len(model) + 1 :]
     if not (name.startswith(model + "(") and name.endswith(")")):
         return name
     depth = 0
@@ -205,6 +207,11 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
     models = run_models(result)
     tuned = {t.model: t.run for t in result.comparisons.tuning} if result.comparisons is not None else {}
     out = []
+    names = {r.name for r in result.runs}
+
+    def lab(spec: str) -> str:  # the config's runs are canonical; the result's runs may go by labels
+        return spec if spec in names else result.config.label(spec)
+
     for m in measures:
         means = {n: ev.means[m] for n, ev in result.evaluations.items()}
         for model, group, varying in sweeps_of(result.config.runs):
@@ -212,9 +219,9 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
                 continue
             if len(varying) == 1:
                 xp = varying[0]
-                pts = sorted(((_swept(r, xp), means[str(r)]) for r in group), key=lambda pt: _order(pt[0]))
+                pts = sorted(((_swept(r, xp), means[lab(str(r))]) for r in group), key=lambda pt: _order(pt[0]))
                 line = _styled(
-                    styles[str(group[0])], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
+                    styles[lab(str(group[0]))], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
                 )
                 refs = [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
                 if model in tuned and tuned[model] in means:
@@ -238,14 +245,17 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
             notes = [f"baseline {base}: {means[base]:.4f}"] if base is not None and models.get(base) != model else []
             if model in tuned and tuned[model] in means:
                 notes.append(f"{tuned[model]}: {means[tuned[model]]:.4f} (cross-validated: out-of-fold)")
-            out += sweep_heatmaps(m, model, group, varying, means, base, notes)
+            out += sweep_heatmaps(m, model, group, varying, means, base, notes, name=lambda r: lab(str(r)))
     return out
 
 
-def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str]) -> list[str]:
+def sweep_heatmaps(
+    m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str], name=str
+) -> list[str]:
     """Heatmaps of measure ``m`` over the first two ``varying`` parameters of ``group`` (the runs of
     ``model``), one per combination of the others' values (at most :data:`MAX_HEATMAPS`); ``means``
-    maps run names to means; the best cell and ``base`` are outlined; ``notes`` go under each."""
+    maps run names (``name(run)``) to means; the best cell and ``base`` are outlined; ``notes`` go
+    under each."""
     xp, yp, rest = varying[0], varying[1], varying[2:]
     xv = sorted({_swept(r, xp) for r in group}, key=_order)
     yv = sorted({_swept(r, yp) for r in group}, key=_order)
@@ -253,15 +263,15 @@ def sweep_heatmaps(m: str, model: str, group, varying, means: dict, base: str | 
     for fixed in list(product(*(sorted({_swept(r, p) for r in group}, key=_order) for p in rest)))[:MAX_HEATMAPS]:
         runs = [r for r in group if all(_swept(r, p) == v for p, v in zip(rest, fixed))]
         cells = {
-            (xv.index(_swept(r, xp)), yv.index(_swept(r, yp))): (means[str(r)], f"{r}: {m} {means[str(r)]:.4f}")
+            (xv.index(_swept(r, xp)), yv.index(_swept(r, yp))): (means[name(r)], f"{name(r)}: {m} {means[name(r)]:.4f}")
             for r in runs
         }
         if not cells:
             continue
-        best = max(runs, key=lambda r: means[str(r)])
+        best = max(runs, key=lambda r: means[name(r)])
         marks = {}
         for r in runs:
-            tags = (["best"] if means[str(r)] == means[str(best)] else []) + (["baseline"] if str(r) == base else [])
+            tags = (["best"] if means[name(r)] == means[name(best)] else []) + (["baseline"] if name(r) == base else [])
             if tags:
                 marks[(xv.index(_swept(r, xp)), yv.index(_swept(r, yp)))] = ", ".join(tags)
         extra = "".join(f", {p}={format_value(v)}" for p, v in zip(rest, fixed))

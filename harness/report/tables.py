@@ -163,6 +163,7 @@ def provenance(result: ExperimentResult) -> dict:
         "runs": [
             {
                 "name": r.name,
+                "spec": str(r.similarity),  # the canonical name the label stands for
                 "file": f"runs/{r.name}.trec",
                 "sha256": _sha256(r.path),
                 "reused": r.reused,

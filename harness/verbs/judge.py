@@ -18,13 +18,15 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
     """The config's runs (all, or those named), searched or reused from the run cache as
     ``harness run`` does; the config's own qrels are not read."""
     from harness.experiment import run_experiment
+    from harness.experiment.labels import relabel
     from harness.verbs.query import parse_similarity
 
     runs = cfg.runs
     if run_names:
         want = []
+        by_label = {label: spec for spec, label in cfg.labels.items()}
         for name in run_names:
-            sim = parse_similarity(name, source="--runs")
+            sim = parse_similarity(by_label.get(name, name), source="--runs")
             if sim not in cfg.runs:
                 raise DataError(
                     "--runs", f"{name!r} is not a run of {cfg.source}; its runs: {', '.join(map(str, cfg.runs))}"
@@ -32,7 +34,7 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
             want.append(sim)
         runs = tuple(dict.fromkeys(want))
     cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
-    result = run_experiment(cfg, on=on)
+    result = relabel(run_experiment(cfg, on=on))
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(
         cfg.name,

@@ -149,11 +149,13 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     reuses. Progress is reported through ``on`` (harness.events)."""
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
+    from harness.experiment.labels import relabel
     from harness.folders import locked
     from harness.report import write_report
 
     with locked(cfg.output, on=on):
-        result = attach(run_experiment(cfg, on=on))  # the explorer's documents and the versions
+        # runs by their labels, then the explorer's documents and the engine's versions
+        result = attach(relabel(run_experiment(cfg, on=on)))
         out = write_report(result, cfg.output, on=on)
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
@@ -205,6 +207,7 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
     from harness.experiment import run_experiment
+    from harness.experiment.labels import relabel
     from harness.files import remove_stale_temp_files
     from harness.folders import (
         OUTPUT_MARKER,
@@ -219,7 +222,7 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-        result = run_experiment(replace(cfg, qrels_path=None, expect={}), on=on)
+        result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on))
         out = cfg.output / "runs"
         if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
             from harness.config.paths import write_target_problems
