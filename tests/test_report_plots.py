@@ -17,6 +17,7 @@ from playwright.sync_api import sync_playwright
 
 from harness.config import load_config
 from harness.experiment import run_experiment
+from harness.experiment.labels import relabel
 from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
@@ -75,7 +76,7 @@ def browser():
 def _report(config: str, tmp: Path):
     cfg = load_config(REPO / "configs" / config)
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
-    result = run_experiment(cfg)
+    result = relabel(run_experiment(cfg))  # as the run verb: the plots name runs by their labels
     return result, write_full_report(result, cfg.output)
 
 
@@ -161,7 +162,10 @@ def test_line_charts_are_zoomed_to_their_data(sweep, sweep_page, demo, demo_page
                 _check_axis(chart, pr)  # every PR panel shares one scale: the data of all runs
                 continue
             measure, model = re.match(r"(\S+): (\w+) by \w+$", chart["title"]).groups()
-            values = [m[measure] for run, m in means.items() if run.startswith(model + "(") and "cv:" not in run]
+            specs = {r.name: str(r.similarity) for r in result.runs}  # runs go by labels; specs name the model
+            values = [
+                m[measure] for run, m in means.items() if specs[run].startswith(model + "(") and "cv:" not in specs[run]
+            ]
             assert len(chart["points"]) == len(values) == (5 if result.config.name == "sweep" else 3)
             # each point shows a mean of summary.csv
             assert sorted(float(t.rsplit("→ ", 1)[1]) for _, t in chart["points"]) == [
@@ -179,14 +183,10 @@ def test_sweep_pr_curves_are_split_by_model_family_with_the_baseline(sweep, swee
         "Interpolated precision at recall: bm25 (10 runs)",
         "Interpolated precision at recall: dirichlet (6 runs)",
     ]
-    bm25 = [r.name for r in result.runs if r.name.startswith("bm25(")]
-    assert pr[0]["lines"] == bm25  # the 9 settings and the cross-validated run
-    assert pr[1]["lines"] == [r.name for r in result.runs if r.name.startswith("dirichlet(")] + [
-        "bm25(k1=0.9,b=0.4) (baseline)"
-    ]
-    assert [t for _, t in pr[0]["legend"]][0] == "bm25" and "k1=0.9, b=0.4 (baseline)" in [
-        t for _, t in pr[0]["legend"]
-    ]
+    family = lambda m: [r.name for r in result.runs if str(r.similarity).startswith(m + "(")]  # noqa: E731
+    assert pr[0]["lines"] == family("bm25")  # the 9 settings and the cross-validated run, by their labels
+    assert pr[1]["lines"] == family("dirichlet") + ["bm25 k1=0.9 b=0.4 (baseline)"]
+    assert [t for _, t in pr[0]["legend"]][0] == "bm25" and "k1=0.9 b=0.4 (baseline)" in [t for _, t in pr[0]["legend"]]
     assert pr[0]["y"] == pr[1]["y"]  # the same scale in every panel
 
 
@@ -276,7 +276,7 @@ def test_the_bm25_grid_is_a_heatmap_of_the_means(sweep, sweep_page):
         shown = {}
         for cell in chart["cells"]:
             k1, b = chart["x_values"][cell["col"]], chart["y_values"][cell["row"]]
-            run = f"bm25(k1={k1},b={b})"
+            run = f"bm25 k1={k1} b={b}"  # the run's label
             assert cell["value"] == f"{means[run][measure]:.4f}", (run, cell)
             assert cell["title"].startswith(run)
             shown[run] = (means[run][measure], cell["fill"])
@@ -286,10 +286,7 @@ def test_the_bm25_grid_is_a_heatmap_of_the_means(sweep, sweep_page):
             return -(0.299 * r + 0.587 * g + 0.114 * b)
 
         # the cross-validated run's mean, out of fold, under the grid
-        assert chart["notes"] == [
-            f"bm25(cv:AP,folds=3,seed=42): {means['bm25(cv:AP,folds=3,seed=42)'][measure]:.4f} "
-            "(cross-validated: out-of-fold)"
-        ]
+        assert chart["notes"] == [f"bm25 tuned: {means['bm25 tuned'][measure]:.4f} (cross-validated: out-of-fold)"]
         ordered = sorted(shown.values())
         assert all(darkness(a[1]) <= darkness(b[1]) for a, b in zip(ordered, ordered[1:]))
     lines = [c["title"] for c in charts if c["kind"] == "line-chart" and " by " in c["title"]]
@@ -302,8 +299,8 @@ def test_intervals_agree_with_the_comparisons_table(sweep, sweep_page):
     rows = _csv(report / "comparisons.csv")
     intervals = [c for c in charts if c["kind"] == "interval-chart"]
     assert [c["title"] for c in intervals] == [
-        "AP: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
-        "nDCG@10: run − bm25(k1=0.9,b=0.4), mean difference and 95% CI (uncorrected)",
+        "AP: run − bm25 k1=0.9 b=0.4, mean difference and 95% CI (uncorrected)",
+        "nDCG@10: run − bm25 k1=0.9 b=0.4, mean difference and 95% CI (uncorrected)",
     ]
     assert "95% CI (uncorrected)" in head  # the table's CI column says the same, in HTML and Markdown
     assert "| 95% CI (uncorrected) |" in (report / "summary.md").read_text()

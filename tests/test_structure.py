@@ -112,3 +112,24 @@ def test_no_import_cycle_between_modules():
         if node not in state:
             visit(node, [])
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_report_escapes_html_only_through_jinja2_and_markupsafe():
+    """No hand-written HTML escaper in the report: pages go through Jinja2's autoescape, charts
+    through markupsafe (Jinja2's own escaper). The standard library's ``html`` module, a local
+    escaping helper or a template environment without autoescape would bring back a second way."""
+    found = []
+    for name, path, tree in _modules():
+        if not name.startswith("harness.report"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and any(a.name == "html" for a in node.names):
+                found.append(f"{path.name}:{node.lineno} imports html")
+            if isinstance(node, ast.FunctionDef) and node.name in ("_e", "_esc", "escape", "html_escape"):
+                found.append(f"{path.name}:{node.lineno} defines {node.name}")
+            if isinstance(node, ast.keyword) and node.arg == "autoescape":
+                if not (isinstance(node.value, ast.Constant) and node.value.value is True):
+                    found.append(f"{path.name}:{node.lineno} autoescape not True")
+    assert not found, found
+    html_py = (PACKAGE / "report" / "html.py").read_text(encoding="utf-8")
+    assert "autoescape=True" in html_py

@@ -1,5 +1,5 @@
 """The topic explorer's data, gathered after an experiment by the run verb (the report only
-renders it, :mod:`harness.report.explorer`, and never opens the index).
+renders it, ``harness/report/templates/explorer.html.j2``, and never opens the index).
 
 The topic explorer of report.html: for each topic, the query, how many documents are judged,
 and the runs' top k side by side (rank, doc id, score, judgment or "unjudged", a snippet with the

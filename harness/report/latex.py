@@ -7,14 +7,9 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from harness.report.view import ReportView
 
-from harness.report.tables import audit, significance_marks, summary_rows
-
-if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
-    from harness.experiment.result import ExperimentResult
-
-__all__ = ["render_latex", "latex_escape"]
+__all__ = ["render", "latex_escape"]
 
 _SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -53,13 +48,10 @@ def _mark(symbols) -> str:
     return f"$^{{{body}}}$"
 
 
-def render_latex(result: ExperimentResult, manifest: dict) -> str:
-    cfg = result.config
-    marks = significance_marks(result)
-    rows = summary_rows(result)
-    best = {m: max((r[m] for r in rows if r[m] is not None), default=None) for m in cfg.measures}
+def render(view: ReportView) -> str:
+    manifest = view.manifest
     lines = [
-        _comment(f"harness report: {cfg.name} (needs \\usepackage{{booktabs}})"),
+        _comment(f"harness report: {view.name} (needs \\usepackage{{booktabs}})"),
         _comment(f"config {manifest['config']['path']} sha256 {manifest['config']['sha256']}"),
         _comment(
             f"index {manifest['index']['fingerprint']}; topics {manifest['topics']['path']} "
@@ -74,34 +66,28 @@ def render_latex(result: ExperimentResult, manifest: dict) -> str:
     ]
     lines += [
         _comment(f"coverage {name}: " + ", ".join(f"{k}={v}" for k, v in a.items()))
-        for name, a in audit(result).items()
+        for name, a in view.coverage.items()
     ]
     caption = (
-        f"Mean scores of {latex_escape(cfg.name)} over {len(result.topics)} topics (depth {cfg.depth}). Best in bold."
+        f"Mean scores of {latex_escape(view.name)} over {view.facts.topics} topics (depth {view.facts.depth}). "
+        "Best in bold."
     )
-    if result.comparisons is not None:
-        caption += " Statistics: " + latex_escape(str(result.comparisons.policy)) + "."
-        for sym, meaning in marks.legend:
+    if view.comparisons is not None:
+        caption += " Statistics: " + latex_escape(str(view.comparisons.policy)) + "."
+        for sym, meaning in view.marks.legend:
             caption += f" {_mark([sym])}: {latex_escape(meaning)}."
     lines += [
         r"\begin{table}[t]",
         r"\centering",
         rf"\caption{{{caption}}}",
-        rf"\label{{tab:{latex_escape(cfg.name)}}}",
-        r"\begin{tabular}{l" + "r" * len(cfg.measures) + "}",
+        rf"\label{{tab:{latex_escape(view.name)}}}",
+        r"\begin{tabular}{l" + "r" * len(view.measures) + "}",
         r"\toprule",
-        "Run & " + " & ".join(latex_escape(m) for m in cfg.measures) + r" \\",
+        "Run & " + " & ".join(latex_escape(m) for m in view.measures) + r" \\",
         r"\midrule",
     ]
-    for r in rows:
-        name = latex_escape(r["run"]) + (f" ({marks.letters[r['run']]})" if marks.letters else "")
-        cells = []
-        for m in cfg.measures:
-            v = r[m]
-            text = "" if v is None else f"{v:.4f}"
-            if v is not None and v == best[m]:
-                text = rf"\textbf{{{text}}}"
-            cells.append(text + _mark(marks.cells.get((r["run"], m), ())))
-        lines.append(f"\\texttt{{{name}}} & " + " & ".join(cells) + r" \\")
+    for row in view.means:
+        cells = [(rf"\textbf{{{c.text}}}" if c.best else c.text) + _mark(c.marks) for c in row.cells]
+        lines.append(f"\\texttt{{{latex_escape(row.name)}}} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
     return "\n".join(lines)

@@ -30,9 +30,11 @@ What a reader sees, and why:
 from __future__ import annotations
 
 import dataclasses
-import html
+from dataclasses import dataclass
 from itertools import product
 from typing import TYPE_CHECKING
+
+from markupsafe import Markup
 
 from harness.engine.similarity import format_value
 from harness.engine.similarity import sweeps as sweeps_of
@@ -55,7 +57,8 @@ if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experim
     from harness.experiment.result import ExperimentResult
 
 __all__ = [
-    "render_plots",
+    "plot_groups",
+    "PlotGroup",
     "sweep_heatmaps",
     "run_models",
     "run_styles",
@@ -78,10 +81,6 @@ MAX_HEATMAPS = 12
 # Family hues: the palette without its yellow (too light for thin lines on white).
 _HUES = tuple(c for c in PALETTE if c != "#F0E442")
 _DASHES = ("", "6 3", "2 3", "8 3 2 3")
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def run_models(result: ExperimentResult) -> dict[str, str]:
@@ -127,7 +126,10 @@ def run_styles(result: ExperimentResult) -> dict[str, Series]:
         for i, name in enumerate(settings):
             t = 0.0 if len(settings) == 1 else -0.4 + 0.85 * i / (len(settings) - 1)
             dash = _DASHES[i % len(_DASHES)] if len(settings) > 3 else ""
-            label = _setting(name, model) + (" (baseline)" if name == base else "")
+            setting = _setting(name, model)
+            if setting == model:  # a label that is just the model's name ("bm25"): its parameters instead
+                setting = _setting(str(next(r.similarity for r in result.runs if r.name == name)), model)
+            label = setting + (" (baseline)" if name == base else "")
             styles[name] = Series(name, (), (), shade(hue, t), dash, 2.0, label, model)
         for name in members:
             if name in tuned:
@@ -338,45 +340,47 @@ def _topic_plots(result: ExperimentResult) -> list[str]:
     return out
 
 
-def render_plots(result: ExperimentResult) -> str:
-    """The Plots section's HTML: headings, notes and inline SVG charts."""
+@dataclass(frozen=True)
+class PlotGroup:
+    """One group of charts of the Plots section: a heading (text), notes (markup) and the charts."""
+
+    heading: str
+    notes: tuple[Markup, ...]
+    charts: tuple[Markup, ...]
+
+
+def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
+    """The Plots section: precision-recall, measure against parameter, differences with CIs,
+    per-topic differences (each only when there is something to draw)."""
     cfg = result.config
     c = result.comparisons
-    out = ['<h3>Interpolated precision-recall (11 points, mean over topics)</h3><div class="plots">']
-    out += _pr_plots(result)
-    out.append("</div>")
+    groups = [PlotGroup("Interpolated precision-recall (11 points, mean over topics)", (), tuple(_pr_plots(result)))]
     measures = list(c.measures) if c is not None else list(cfg.measures)
     sweeps = _sweep_plots(result, measures)
     # all-pairs compares each run with every later one: the later run minus the earlier, as the tables
     pair = "later − earlier run in config order" if c is not None and c.all_pairs else "run − baseline"
     if sweeps:
-        out.append('<h3>Measure against parameter</h3><div class="plots">')
-        out += sweeps
-        out.append("</div>")
+        groups.append(PlotGroup("Measure against parameter", (), tuple(sweeps)))
     if c is not None and c.rows:
         corr = CORRECTIONS[c.policy.correction]
-        out.append(f"<h3>Differences {'between runs' if c.all_pairs else 'against the baseline'}, with CIs</h3>")
-        out.append(
-            f'<p class="muted">Dot: the mean difference ({pair}); whisker: its {c.policy.ci_level * 100:g}% '
-            "percentile bootstrap CI on its own, <em>not</em> corrected for multiple comparisons. Filled dots are "
-            f"significant after the p-values' {_e(corr)} (corrected p &lt; {c.policy.alpha:g}): green better, "
-            "orange-red worse; hollow grey dots are not. An uncorrected whisker may miss 0 for a difference that "
-            "is not significant after correction.</p>"
-        )
+        notes = [
+            Markup(
+                "Dot: the mean difference ({}); whisker: its {}% percentile bootstrap CI on its own, <em>not</em> "
+                "corrected for multiple comparisons. Filled dots are significant after the p-values' {} "
+                "(corrected p &lt; {}): green better, orange-red worse; hollow grey dots are not. An uncorrected "
+                "whisker may miss 0 for a difference that is not significant after correction."
+            ).format(pair, f"{c.policy.ci_level * 100:g}", corr, f"{c.policy.alpha:g}")
+        ]
         if any(sum(r.measure == m for r in c.rows) > MAX_INTERVAL_ROWS for m in c.measures):
-            out.append(f'<p class="muted">The first {MAX_INTERVAL_ROWS} comparisons of each measure.</p>')
-        out.append('<div class="plots">')
-        out += _interval_plots(result)
-        out.append("</div>")
+            notes.append(Markup("The first {} comparisons of each measure.").format(MAX_INTERVAL_ROWS))
+        heading = f"Differences {'between runs' if c.all_pairs else 'against the baseline'}, with CIs"
+        groups.append(PlotGroup(heading, tuple(notes), tuple(_interval_plots(result))))
     if c is not None and c.pairs:
-        out.append(f"<h3>Per-topic difference in {_e(c.measures[0])} ({pair})</h3>")
-        out.append(
-            '<p class="muted">Each panel has its own scale, symmetric around 0: read the tick labels before '
-            "comparing panels.</p>"
-        )
+        notes = [
+            Markup("Each panel has its own scale, symmetric around 0: read the tick labels before comparing panels.")
+        ]
         if len(c.pairs) > MAX_DIFF_PLOTS:
-            out.append(f'<p class="muted">The first {MAX_DIFF_PLOTS} of {len(c.pairs)} pairs.</p>')
-        out.append('<div class="plots">')
-        out += _topic_plots(result)
-        out.append("</div>")
-    return "\n".join(out)
+            notes.append(Markup("The first {} of {} pairs.").format(MAX_DIFF_PLOTS, len(c.pairs)))
+        heading = f"Per-topic difference in {c.measures[0]} ({pair})"
+        groups.append(PlotGroup(heading, tuple(notes), tuple(_topic_plots(result))))
+    return groups

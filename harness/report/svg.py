@@ -1,7 +1,8 @@
 """Plots as inline SVG text: no plotting library, no scripts, no external references.
 
-Every text taken from data (run names, topic ids, query text) goes through ``html.escape`` with
-quotes escaped, so the SVG can be placed inside an HTML page as is. The ``<svg>`` element has no
+Every text taken from data (run names, topic ids, query text) goes through ``markupsafe.escape``
+(Jinja2's own escaper, quotes included), and every chart is returned as ``markupsafe.Markup``: a
+``str`` that the report's templates insert as it is, without escaping it twice. The ``<svg>`` element has no
 ``xmlns``: inline SVG in HTML needs none (and the page stays free of URLs). There are no ``id``
 attributes either (several plots share one page), so no gradients or markers by reference.
 
@@ -18,10 +19,11 @@ and a legend may be grouped in columns (one per model family). Chart kinds: :fun
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from markupsafe import Markup, escape
 
 __all__ = [
     "PALETTE",
@@ -63,10 +65,6 @@ class Series:
 def _style(i: int) -> tuple[str, str]:
     """(colour, dash pattern) of series i when the caller gives no styles."""
     return PALETTE[i % len(PALETTE)], _DASHES[(i // len(PALETTE)) % len(_DASHES)]
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _num(x: float) -> str:
@@ -188,10 +186,10 @@ class _Frame:
             size -= 1
         return [
             f'<svg class="chart {kind}" width="{self.width:.0f}" height="{self.height:.0f}" '
-            f'viewBox="0 0 {self.width:.0f} {self.height:.0f}" role="img" aria-label="{_e(title)}">',
-            f"<title>{_e(title)}</title><desc>{_e(desc)}</desc>",
+            f'viewBox="0 0 {self.width:.0f} {self.height:.0f}" role="img" aria-label="{escape(title)}">',
+            f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>",
             f'<text class="chart-title" x="{self.width / 2:.1f}" y="18" text-anchor="middle" font-size="{size}" '
-            f'font-weight="bold" {_FONT}>{_e(_fit(title, (self.width - 8) / 1.08, size))}</text>',
+            f'font-weight="bold" {_FONT}>{escape(_fit(title, (self.width - 8) / 1.08, size))}</text>',
         ]
 
     def y_axis(self, ticks: Sequence[float], ymap, label: str, lo: float, hi: float) -> list[str]:
@@ -202,12 +200,12 @@ class _Frame:
             out.append(f'<line x1="{self.x0}" y1="{y:.1f}" x2="{self.x1}" y2="{y:.1f}" stroke="#ddd"/>')
             out.append(
                 f'<text class="tick" x="{self.x0 - 5}" y="{y + 4:.1f}" text-anchor="end" font-size="10" '
-                f"{_FONT}>{_e(_tick_text(t))}</text>"
+                f"{_FONT}>{escape(_tick_text(t))}</text>"
             )
         cy = (self.y0 + self.y1) / 2
         out.append(
             f'<text x="14" y="{cy:.1f}" text-anchor="middle" font-size="11" {_FONT} '
-            f'transform="rotate(-90 14 {cy:.1f})">{_e(label)}</text>'
+            f'transform="rotate(-90 14 {cy:.1f})">{escape(label)}</text>'
         )
         out.append(f'<line x1="{self.x0}" y1="{self.y0}" x2="{self.x0}" y2="{self.y1}" stroke="#333"/></g>')
         return out
@@ -215,7 +213,7 @@ class _Frame:
     def x_label(self, label: str, dy: float = 32) -> str:
         return (
             f'<text x="{(self.x0 + self.x1) / 2:.1f}" y="{self.y0 + dy}" text-anchor="middle" '
-            f'font-size="11" {_FONT}>{_e(label)}</text>'
+            f'font-size="11" {_FONT}>{escape(label)}</text>'
         )
 
 
@@ -280,16 +278,16 @@ def _legend(placed, left: float, top: float, width: float) -> list[str]:
             if item:
                 out.append(
                     f'<text class="legend-group" x="{px:.1f}" y="{py:.1f}" font-size="11" font-weight="bold" '
-                    f"{_FONT}>{_e(item)}</text>"
+                    f"{_FONT}>{escape(item)}</text>"
                 )
             continue
         dash = f' stroke-dasharray="{item.dash}"' if item.dash else ""
         out.append(
-            f'<g class="legend-entry"><title>{_e(item.title)}</title>'
+            f'<g class="legend-entry"><title>{escape(item.title)}</title>'
             f'<line x1="{px:.1f}" y1="{py - 4:.1f}" x2="{px + 18:.1f}" y2="{py - 4:.1f}" stroke="{item.color}" '
             f'stroke-width="{item.width:g}"{dash}/>'
             f'<text x="{px + 24:.1f}" y="{py:.1f}" font-size="11" {_FONT}>'
-            f"{_e(_fit(item.label, width - x - 24))}</text></g>"
+            f"{escape(_fit(item.label, width - x - 24))}</text></g>"
         )
     out.append("</g>")
     return out
@@ -307,7 +305,7 @@ def line_chart(
     y_range: tuple[float, float] | None = None,
     bounds: tuple[float, float] | None = None,
     min_span: float = 0.0,
-) -> str:
+) -> Markup:
     """Lines with markers; ``series`` are :class:`Series` or (name, xs, ys) tuples (styled from
     the palette). ``x_ticks`` are (x, label) pairs (default: nice ticks); ``references`` are (name,
     y) or (name, y, colour) drawn as dashed horizontal lines (grey by default). The y axis is zoomed to the data and the references
@@ -340,13 +338,15 @@ def line_chart(
     for x, text in x_ticks or [(t, _tick_text(t)) for t in nice_ticks(xlo, xhi) if xlo <= t <= xhi]:
         px = xmap(x)
         out.append(f'<line x1="{px:.1f}" y1="{f.y0}" x2="{px:.1f}" y2="{f.y0 + 4}" stroke="#333"/>')
-        out.append(f'<text x="{px:.1f}" y="{f.y0 + 16}" text-anchor="middle" font-size="10" {_FONT}>{_e(text)}</text>')
+        out.append(
+            f'<text x="{px:.1f}" y="{f.y0 + 16}" text-anchor="middle" font-size="10" {_FONT}>{escape(text)}</text>'
+        )
     out.append(f.x_label(x_label))
     for name, y, color in refs:
         py = ymap(y)
         out.append(
             f'<line class="reference" x1="{f.x0}" y1="{py:.1f}" x2="{f.x1}" y2="{py:.1f}" stroke="{color}" '
-            f'stroke-width="1.5" stroke-dasharray="6 4"><title>{_e(name)}: {_e(f"{y:.4f}")}</title></line>'
+            f'stroke-width="1.5" stroke-dasharray="6 4"><title>{escape(name)}: {escape(f"{y:.4f}")}</title></line>'
         )
     x_names = dict(x_ticks or ())
     for s in lines:
@@ -355,17 +355,17 @@ def line_chart(
         out.append(
             f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width:g}"{dash} points="'
             + " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in pts)
-            + f'"><title>{_e(s.name)}</title></polyline>'
+            + f'"><title>{escape(s.name)}</title></polyline>'
         )
         if s.markers:
             for px, py, x, y in pts:
                 out.append(
                     f'<circle cx="{px:.1f}" cy="{py:.1f}" r="2.6" fill="{s.color}">'
-                    f"<title>{_e(s.name)}: {_e(x_names.get(x, _tick_text(x)))} → {_e(f'{y:.4f}')}</title></circle>"
+                    f"<title>{escape(s.name)}: {escape(x_names.get(x, _tick_text(x)))} → {escape(f'{y:.4f}')}</title></circle>"
                 )
     out += _legend(placed, f.x0, f.y0 + 40, f.x1 - f.x0)
     out.append("</svg>")
-    return "\n".join(out)
+    return Markup("\n".join(out))
 
 
 def bar_chart(
@@ -376,7 +376,7 @@ def bar_chart(
     height: int = 260,
     x_label: str = "",
     symmetric: bool = False,
-) -> str:
+) -> Markup:
     """Vertical bars around 0, in the given order; ``bars`` are (label, value, tooltip). The y axis
     is this chart's own, zoomed to its values (``symmetric``: the same extent above and below 0, so
     gains and losses compare at a glance). Labels are drawn under the bars when they fit; every bar
@@ -407,7 +407,7 @@ def bar_chart(
         h = max(bottom - y_top, 0.8 if v == 0 else 0.0)
         out.append(
             f'<rect class="bar" x="{x:.2f}" y="{y_top:.2f}" width="{max(slot - gap, 0.5):.2f}" height="{h:.2f}" '
-            f'fill="{color}" data-value="{_num(v)}"><title>{_e(tip)}</title></rect>'
+            f'fill="{color}" data-value="{_num(v)}"><title>{escape(tip)}</title></rect>'
         )
     out.append(f'<line x1="{f.x0}" y1="{zero:.1f}" x2="{f.x1}" y2="{zero:.1f}" stroke="#333"/>')
     if top == 0:
@@ -420,11 +420,11 @@ def bar_chart(
             cx = f.x0 + (i + 0.5) * slot
             out.append(
                 f'<text x="{cx:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="9" {_FONT}>'
-                f"{_e(_fit(label, slot, 9))}</text>"
+                f"{escape(_fit(label, slot, 9))}</text>"
             )
     out.append(f.x_label(x_label or f"topics, sorted by difference ({len(bars)}; hover a bar for its topic)"))
     out.append("</svg>")
-    return "\n".join(out)
+    return Markup("\n".join(out))
 
 
 def _ramp(t: float) -> str:
@@ -444,7 +444,7 @@ def heatmap(
     marks: dict[tuple[int, int], str] | None = None,
     cell: int = 76,
     notes: Sequence[str] = (),
-) -> str:
+) -> Markup:
     """A grid of cells, column i = ``x_values[i]``, row j = ``y_values[j]`` (top row first); ``cells``
     maps (i, j) to (value, tooltip); each cell is coloured by its value on this chart's own scale
     (light = lowest, dark = highest, the scale drawn beside) with the value printed in it to 4
@@ -473,13 +473,13 @@ def heatmap(
             edge = ' stroke="#D55E00" stroke-width="3"' if mark else ' stroke="#fff" stroke-width="1"'
             cy = y + ch / 2 + (0 if mark else 4)
             out.append(
-                f'<g class="cell" data-col="{i}" data-row="{j}"><title>{_e(tip)}</title>'
+                f'<g class="cell" data-col="{i}" data-row="{j}"><title>{escape(tip)}</title>'
                 f'<rect x="{x + 1:.1f}" y="{y + 1:.1f}" width="{cell - 2}" height="{ch - 2:.1f}" fill="{fill}"{edge}/>'
                 f'<text class="value" x="{x + cell / 2:.1f}" y="{cy:.1f}" text-anchor="middle" font-size="11" '
                 f'fill="{ink}" {_FONT}>{v:.4f}</text>'
                 + (
                     f'<text x="{x + cell / 2:.1f}" y="{cy + 12:.1f}" text-anchor="middle" font-size="9" '
-                    f'fill="{ink}" {_FONT}>{_e(mark)}</text>'
+                    f'fill="{ink}" {_FONT}>{escape(mark)}</text>'
                     if mark
                     else ""
                 )
@@ -489,21 +489,21 @@ def heatmap(
     for i, v in enumerate(x_values):
         out.append(
             f'<text class="x-value" x="{f.x0 + (i + 0.5) * cell:.1f}" y="{f.y0 + 14}" text-anchor="middle" '
-            f'font-size="10" {_FONT}>{_e(v)}</text>'
+            f'font-size="10" {_FONT}>{escape(v)}</text>'
         )
     for j, v in enumerate(y_values):
         out.append(
             f'<text class="y-value" x="{f.x0 - 5:.1f}" y="{f.y1 + (j + 0.5) * ch + 4:.1f}" text-anchor="end" '
-            f'font-size="10" {_FONT}>{_e(v)}</text>'
+            f'font-size="10" {_FONT}>{escape(v)}</text>'
         )
     cy = (f.y0 + f.y1) / 2
     out.append(
         f'<text x="14" y="{cy:.1f}" text-anchor="middle" font-size="11" {_FONT} '
-        f'transform="rotate(-90 14 {cy:.1f})">{_e(y_label)}</text>'
+        f'transform="rotate(-90 14 {cy:.1f})">{escape(y_label)}</text>'
     )
     out.append(f.x_label(x_label))
     for k, note in enumerate(notes):
-        out.append(f'<text class="note" x="10" y="{f.y0 + 50 + 14 * k}" font-size="10" {_FONT}>{_e(note)}</text>')
+        out.append(f'<text class="note" x="10" y="{f.y0 + 50 + 14 * k}" font-size="10" {_FONT}>{escape(note)}</text>')
     # the colour scale: ten steps from the lowest to the highest value
     sx, steps = f.x1 + 14, 10
     sh = gh / steps
@@ -516,7 +516,7 @@ def heatmap(
     for v, y in ((vhi, f.y1 + 8), (vlo, f.y0)):
         out.append(f'<text x="{sx + 16}" y="{y:.1f}" font-size="10" {_FONT}>{v:.4f}</text>')
     out.append("</g></svg>")
-    return "\n".join(out)
+    return Markup("\n".join(out))
 
 
 def interval_chart(
@@ -524,7 +524,7 @@ def interval_chart(
     x_label: str,
     rows: Sequence[tuple[str, float, float, float, str, str]],
     width: int = 640,
-) -> str:
+) -> Markup:
     """One row per comparison: (label, estimate, low, high, kind, tooltip); a dot at the estimate,
     a whisker from low to high, a vertical line at 0. ``kind`` "better" / "worse" draws a filled
     green / orange-red dot (significant), anything else a hollow grey one. The x axis is zoomed to
@@ -542,7 +542,7 @@ def interval_chart(
         stroke = "#333" if t == 0 else "#ddd"
         out.append(f'<line x1="{px:.1f}" y1="{f.y1}" x2="{px:.1f}" y2="{f.y0}" stroke="{stroke}"/>')
         out.append(
-            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{_e(_tick_text(t))}</text>'
+            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
         )
     out.append("</g>")
     for k, (label, est, low, high, kind, tip) in enumerate(rows):
@@ -551,13 +551,13 @@ def interval_chart(
         fill = color if kind in ("better", "worse") else "#fff"
         out.append(
             f'<g class="interval" data-estimate="{_num(est)}" data-low="{_num(low)}" data-high="{_num(high)}" '
-            f'data-kind="{_e(kind)}"><title>{_e(tip)}</title>'
+            f'data-kind="{escape(kind)}"><title>{escape(tip)}</title>'
             f'<text x="{f.x0 - 6:.1f}" y="{y + 4:.1f}" text-anchor="end" font-size="11" {_FONT}>'
-            f"{_e(_fit(label, label_w - 12))}</text>"
+            f"{escape(_fit(label, label_w - 12))}</text>"
             f'<line x1="{xmap(low):.1f}" y1="{y:.1f}" x2="{xmap(high):.1f}" y2="{y:.1f}" stroke="{color}" '
             f'stroke-width="2"/>'
             f'<circle cx="{xmap(est):.1f}" cy="{y:.1f}" r="4.5" fill="{fill}" stroke="{color}" stroke-width="2"/></g>'
         )
     out.append(f.x_label(x_label))
     out.append("</svg>")
-    return "\n".join(out)
+    return Markup("\n".join(out))

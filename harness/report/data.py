@@ -1,0 +1,126 @@
+"""The machine-readable files of a report (summary.csv/json, per_topic.csv, comparisons.csv/json),
+laid out from a :class:`~harness.report.view.ReportView`.
+
+Floats are written with ``repr`` (every digit, so a reader gets back the exact value); infinite
+or undefined numbers (a constant-difference effect size) are null in JSON, which has no spelling
+for them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from harness.report.view import ReportView
+
+__all__ = ["csv_text", "summary_csv", "per_topic_csv", "summary_json", "comparisons_csv", "comparisons_json"]
+
+
+def csv_text(rows, fields: list[str]) -> str:
+    buf = io.StringIO()
+    wr = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    wr.writeheader()
+    for row in rows:
+        wr.writerow({k: ("" if v is None else (repr(v) if isinstance(v, float) else v)) for k, v in row.items()})
+    return buf.getvalue()
+
+
+def _number(x):
+    return x if not isinstance(x, float) or math.isfinite(x) else None
+
+
+def summary_csv(view: ReportView) -> str:
+    return csv_text(view.summary, ["run", *view.measures])
+
+
+def per_topic_csv(view: ReportView) -> str:
+    """Every run's value of every measure on every topic it was evaluated on."""
+    rows = (
+        {"run": name, "qid": qid, **{m: ev.per_topic[m].get(qid) for m in view.measures}}
+        for name, ev in view.evaluations.items()
+        for qid in ev.topics
+    )
+    return csv_text(rows, ["run", "qid", *view.measures])
+
+
+def summary_json(view: ReportView) -> str:
+    specs = {r["name"]: r["spec"] for r in view.manifest["runs"]}
+    summary = {
+        "name": view.name,
+        "measures": list(view.measures),
+        # each run by its label, with the canonical spec it stands for
+        "runs": [{"run": row["run"], "spec": specs.get(row["run"], row["run"]), **row} for row in view.summary],
+        "policy": view.policy,
+        "stats_policy": view.stats_policy,
+        "coverage": view.coverage,
+        "warnings": list(view.warnings),
+        "expectations": [
+            {
+                "run": c.run,
+                "measure": c.measure,
+                "expected": c.expected,
+                "actual": c.actual,
+                "tolerance": c.tolerance,
+                "ok": c.ok,
+            }
+            for c in view.checks
+        ],
+    }
+    return json.dumps(summary, indent=2) + "\n"
+
+
+def comparisons_csv(view: ReportView) -> str:
+    from harness.report.tables import COMPARISON_FIELDS
+
+    return csv_text(view.comparison_rows, list(COMPARISON_FIELDS))
+
+
+def comparisons_json(view: ReportView) -> str:
+    c = view.comparisons
+    manifest = view.manifest
+    data = {
+        "policy": view.stats_policy,
+        "topics": list(c.topics),
+        "pairs": [list(p) for p in c.pairs],
+        "comparisons": [{k: _number(v) for k, v in row.items()} for row in view.comparison_rows],
+        "sweeps": [
+            {
+                "model": s.model,
+                "runs": list(s.runs),
+                "varying": list(s.varying),
+                "not_worse_than_best": {m: list(v) for m, v in s.not_worse.items()},
+            }
+            for s in c.sweeps
+        ],
+        "cross_validation": [
+            {
+                "model": t.model,
+                "run": t.run,
+                "measure": t.measure,
+                "heldout_mean": t.heldout_mean,
+                "best_fixed": t.best_fixed,
+                "best_fixed_mean": t.best_fixed_mean,
+                "folds": [
+                    {
+                        "fold": f.index + 1,
+                        "test_topics": list(f.test_topics),
+                        "chosen": f.chosen,
+                        "train_mean": f.train_mean,
+                        "test_mean": f.test_mean,
+                    }
+                    for f in t.folds
+                ],
+            }
+            for t in c.tuning
+        ],
+        "coverage": view.coverage,
+        "provenance": {
+            "config_sha256": manifest["config"]["sha256"],
+            "qrels_sha256": (manifest["qrels"] or {}).get("sha256"),
+            "index_fingerprint": manifest["index"]["fingerprint"],
+            "runs": {r["name"]: r["sha256"] for r in manifest["runs"]},
+        },
+    }
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"

@@ -1,0 +1,217 @@
+"""What the report shows, computed once: :func:`build_view` turns an ExperimentResult (and its
+provenance manifest) into a :class:`ReportView` of plain values, and every format (Markdown,
+HTML, LaTeX, CSV, JSON) only lays that view out. So every format shows the same runs in the same
+order, the same best mean, the same significance marks and the same sweep winners; none of them
+computes anything of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.report.plots import plot_groups
+from harness.report.tables import (
+    Marks,
+    audit,
+    comparison_rows,
+    eval_policy,
+    fmt,
+    significance_marks,
+    stats_policy,
+    summary_rows,
+)
+
+if TYPE_CHECKING:  # types only: rendering imports nothing that runs an experiment
+    from harness.experiment.compare import Comparisons
+    from harness.experiment.result import Check, ExperimentResult
+
+__all__ = ["ReportView", "Facts", "MeanRow", "MeanCell", "SweepView", "SweepRow", "RunRow", "build_view"]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The index, topics and runs in one line of the report's head."""
+
+    index_path: str
+    index_reused: bool
+    documents: object  # "?" when the manifest does not say
+    unique_terms: object
+    stemmer: str
+    stopwords: bool
+    topics: int
+    depth: int
+    runs: int
+    runs_reused: int
+
+
+@dataclass(frozen=True)
+class MeanCell:
+    text: str  # the mean, 4 decimals ("" without qrels)
+    marks: tuple[str, ...]  # significance symbols or letters (harness.report.tables.Marks)
+    best: bool  # the best mean of its measure (ties: every run that has it)
+
+
+@dataclass(frozen=True)
+class MeanRow:
+    run: str  # the label
+    name: str  # the label, with its letter under all-pairs: "bm25 (a)"
+    cells: tuple[MeanCell, ...]  # one per measure, in the config's order
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    measure: str
+    best: str  # the setting with the highest mean (the first in config order on a tie)
+    best_mean: float
+    kept: tuple[str, ...]  # the settings not significantly different from it, best included
+    total: int  # settings in the sweep
+
+
+@dataclass(frozen=True)
+class SweepView:
+    model: str
+    varying: tuple[str, ...]
+    rows: tuple[SweepRow, ...]
+
+
+@dataclass(frozen=True)
+class RunRow:
+    name: str
+    file: str  # relative to the report folder
+    topics_returned: int
+    seconds: float
+    reused: bool
+
+
+@dataclass(frozen=True)
+class ReportView:
+    name: str
+    facts: Facts
+    warnings: tuple[str, ...]
+    measures: tuple[str, ...]
+    evaluated: bool  # False without qrels: runs only, no metrics
+    summary: tuple[dict, ...]  # run -> means (None without qrels), grouped by family (summary.csv)
+    means: tuple[MeanRow, ...]  # the same rows, formatted and marked
+    marks: Marks
+    tuned_runs: tuple[str, ...]  # the cross-validated runs (out-of-fold values)
+    comparisons: Comparisons | None
+    comparison_rows: tuple[dict, ...]
+    row_kinds: tuple[str, ...]  # per comparison row: "better", "worse" (significant) or ""
+    sweeps: tuple[SweepView, ...]
+    policy: dict  # the evaluation conventions
+    stats_policy: dict | None
+    coverage: dict  # run -> its audit counters
+    evaluations: dict  # run -> harness.metrics.Evaluation (per-topic values; empty without qrels)
+    runs: tuple[RunRow, ...]
+    checks: tuple[Check, ...]
+    manifest: dict
+    provenance: tuple[tuple[str, str], ...]  # the manifest's headline facts
+    plots: tuple  # harness.report.plots.PlotGroup: headings, notes and charts (empty without qrels)
+    explorer: object  # harness.experiment.explore.ExplorerData, or None
+
+
+def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
+    cfg = result.config
+    stats = result.index.manifest.get("stats", {})
+    facts = Facts(
+        index_path=str(result.index.path),
+        index_reused=result.index.reused,
+        documents=stats.get("documents", "?"),
+        unique_terms=stats.get("unique_terms", "?"),
+        stemmer=cfg.stemmer,
+        stopwords=cfg.stopwords,
+        topics=len(result.topics),
+        depth=cfg.depth,
+        runs=len(result.runs),
+        runs_reused=sum(r.reused for r in result.runs),
+    )
+    rows = summary_rows(result)
+    marks = significance_marks(result)
+    best = {m: max((r[m] for r in rows if r[m] is not None), default=None) for m in cfg.measures}
+    means = tuple(
+        MeanRow(
+            run=r["run"],
+            name=r["run"] + (f" ({marks.letters[r['run']]})" if marks.letters else ""),
+            cells=tuple(
+                MeanCell(
+                    fmt(r[m]),
+                    tuple(marks.cells.get((r["run"], m), ())),
+                    r[m] is not None and r[m] == best[m],
+                )
+                for m in cfg.measures
+            ),
+        )
+        for r in rows
+    )
+    c = result.comparisons
+    return ReportView(
+        name=cfg.name,
+        facts=facts,
+        warnings=tuple(result.warnings),
+        measures=tuple(cfg.measures),
+        evaluated=bool(result.evaluations),
+        summary=tuple(rows),
+        means=means,
+        marks=marks,
+        tuned_runs=tuple(t.run for t in c.tuning) if c is not None else (),
+        comparisons=c,
+        comparison_rows=tuple(comparison_rows(result)),
+        row_kinds=tuple((("better" if r.diff > 0 else "worse") if r.reject else "") for r in c.rows)
+        if c is not None
+        else (),
+        sweeps=_sweeps(result),
+        policy=eval_policy(result),
+        stats_policy=stats_policy(result),
+        coverage=audit(result),
+        evaluations=result.evaluations,
+        runs=tuple(
+            RunRow(r.name, f"runs/{r.name}.trec", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
+        ),
+        checks=tuple(result.checks),
+        manifest=manifest,
+        provenance=tuple(provenance_lines(manifest)),
+        plots=tuple(plot_groups(result)) if result.evaluations else (),
+        explorer=result.explorer,
+    )
+
+
+def _sweeps(result: ExperimentResult) -> tuple[SweepView, ...]:
+    c = result.comparisons
+    if c is None:
+        return ()
+    out = []
+    for sw in c.sweeps:
+        rows = []
+        for m, keep in sw.not_worse.items():
+            best = max(sw.runs, key=lambda n: result.evaluations[n].means[m])
+            rows.append(SweepRow(m, best, result.evaluations[best].means[m], tuple(keep), len(sw.runs)))
+        out.append(SweepView(sw.model, tuple(sw.varying), tuple(rows)))
+    return tuple(out)
+
+
+def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
+    """The manifest's headline facts, for the human-readable reports (the JSON has it all)."""
+    v = manifest["versions"]
+    lines = [
+        ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
+        ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
+        (
+            "index",
+            f"{manifest['index']['path']} (fingerprint {manifest['index']['fingerprint']}, "
+            f"{'reused' if manifest['index']['reused'] else 'built'})",
+        ),
+        (
+            "topics",
+            f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics)",
+        ),
+    ]
+    if manifest["qrels"]:
+        lines.append(("qrels", f"{manifest['qrels']['path']} (sha256 {manifest['qrels']['sha256']})"))
+    for r in manifest["runs"]:
+        made = (
+            "reused" if r["reused"] else "assembled from the folds' choices" if "cross_validated" in r else "searched"
+        )
+        spec = f"{r['spec']}; " if r.get("spec", r["name"]) != r["name"] else ""
+        lines.append((f"run {r['name']}", f"{spec}sha256 {r['sha256']} ({made})"))
+    return lines
