@@ -20,6 +20,7 @@ from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment
 from harness.experiment.compare import aligned_scores, compare_runs
+from harness.experiment.labels import relabel
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
 
@@ -106,9 +107,9 @@ def sweep(tmp_path_factory):
     cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
     logs: list = []  # harness.events
-    first = run_experiment(cfg, on=logs.append)
+    first = relabel(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
     out1 = write_full_report(first, tmp / "report1")
-    second = run_experiment(cfg, on=logs.append)
+    second = relabel(run_experiment(cfg, on=logs.append))
     out2 = write_full_report(second, tmp / "report2")
     return cfg, first, second, out1, out2, logs
 
@@ -116,13 +117,13 @@ def sweep(tmp_path_factory):
 def test_the_sweep_runs_from_one_config(sweep):
     cfg, first, _, _, _, _ = sweep
     # the tuned run (harness.experiment.tuning) follows its sweep's settings
-    assert [r.name for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
+    assert [str(r.similarity) for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
         "dirichlet(cv:AP,folds=5,seed=42)"
     ]
+    # ... each named by its label (the one bm25 run by its model alone)
+    assert [r.name for r in first.runs] == ["bm25"] + [f"dirichlet mu={m}" for m in MUS] + ["dirichlet tuned"]
     assert len(first.comparisons.rows) == 3 * (len(MUS) + 1)
-    assert first.comparisons.pairs == tuple((BM25, f"dirichlet(mu={m})") for m in MUS) + (
-        (BM25, "dirichlet(cv:AP,folds=5,seed=42)"),
-    )
+    assert first.comparisons.pairs == tuple(("bm25", f"dirichlet mu={m}") for m in MUS) + (("bm25", "dirichlet tuned"),)
 
 
 def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
@@ -235,7 +236,7 @@ def test_cross_validation_and_not_worse_than_best_in_the_report(sweep):
     assert cv["heldout_mean"] == pytest.approx(np.mean(heldout), abs=1e-12)
     for f in folds:  # the chosen setting is the best on the other folds' topics
         train = [q for q in report["topics"] if q not in set(f["test_topics"])]
-        means = {f"dirichlet(mu={m})": np.mean([per_topic[f"dirichlet(mu={m})"]["AP"][q] for q in train]) for m in MUS}
+        means = {f"dirichlet mu={m}": np.mean([per_topic[f"dirichlet mu={m}"]["AP"][q] for q in train]) for m in MUS}
         assert f["chosen"] == max(means, key=means.get)
         assert f["train_mean"] == pytest.approx(means[f["chosen"]], abs=1e-12)
     [sw] = report["sweeps"]

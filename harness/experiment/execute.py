@@ -115,7 +115,7 @@ def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
             done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty)
-            on(RunReady(str(sim), "reused" if reused else "searched", len(topics), seconds, len(empty)))
+            on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
         pending = []
         for sim in cfg.runs:
@@ -197,6 +197,6 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
     )
     if cfg.measures:
         measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]
-        notes += sanity.check_grid_edges(cfg.runs, evaluations, measure)
+        notes += sanity.check_grid_edges(cfg.runs, evaluations, measure, cfg.label)
     for n in notes:
         warn(n)
