@@ -152,7 +152,7 @@ def same_runs(a: Path, b: Path) -> float:
 
 
 def phase_seconds(log: str, word: str) -> float:
-    m = re.search(rf"run \S+: {word} \d+ topics in ([0-9.]+) s", log)
+    m = re.search(rf"run .+?: {word} \d+ topics in ([0-9.]+) s", log)
     return float(m.group(1)) if m else float("nan")
 
 
