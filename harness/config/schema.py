@@ -326,7 +326,7 @@ SCHEMA = Key(
                     "section",
                     "Tune each swept model (a model with several "
                     "settings) by k-fold cross-validation over topics on the first compared measure. "
-                    "The tuned system is a run of its own, `model(cv:MEASURE,folds=K,seed=S)`: its file, "
+                    "The tuned system is a run of its own, labelled `model tuned` (spec `model(cv:MEASURE,folds=K,seed=S)`): its file, "
                     "per-topic (out-of-fold) values and comparisons are written like any run's, and it "
                     "can be named as a baseline. Without this key nothing is tuned; `cross_validation:` "
                     "alone means 5 folds.",
