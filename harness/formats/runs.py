@@ -237,6 +237,10 @@ def write_run(path, run: Run, tag: str) -> None:
                 f"topic id {qid!r} is empty, too long, or holds whitespace or a control character: "
                 "a TREC run cannot hold it",
             )
+        if b.startswith(b"\xef\xbb\xbf"):  # on the first line, every reader drops it as a BOM
+            raise DataError(
+                source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a TREC run cannot hold it"
+            )
         names.append(b)
     _check_doc_ids(source, run)
     if np.isnan(run.scores).any():
