@@ -7,6 +7,8 @@
              1000, on Cranfield topics x10 (2,250 topics) and on the synthetic corpus of
              bench_search.py (200,000 documents, 2,000 topics). The two runs are checked
              identical (doc ids and ranks; scores within 1e-4) before anything is printed.
+  floor      the same queries in a process that only starts the JVM, opens the index and
+             searches (FLOOR_SCRIPT): harness run / floor is what the harness adds.
   re-run     the same `harness run` again, everything cached: the whole process, and the
              run phase alone ("reused ... in X s") against the first run's search phase.
   evaluate   `harness evaluate RUN QRELS -m AP nDCG@10 P@10 R@100 RR nDCG` against pytrec_eval
@@ -103,6 +105,23 @@ with open(out, "w") as f:   # pyserini's TREC writer: one formatted line per hit
 """
 
 
+# The floor of `harness run`: what no retrieval harness can avoid, as a whole process: the
+# interpreter, the JVM start, opening the index (its reader and the external ids every run file
+# needs) and the Lucene search of the same queries, with the harness's own batch searcher and the
+# same threads; nothing evaluated, nothing written.
+FLOOR_SCRIPT = r"""
+import sys
+from harness.engine.index import IndexOptions
+from harness.engine.search import Searcher
+from harness.engine.similarity import Similarity
+index, topics, depth, threads = sys.argv[1:5]
+queries = [l.rstrip("\n").split("\t", 1)[1] for l in open(topics, encoding="utf-8") if l.strip()]
+searcher = Searcher(index, IndexOptions())
+counts, docs, scores = searcher.search_arrays(queries, Similarity.parse("bm25(k1=0.9,b=0.4)"), int(depth), int(threads))
+print(int(counts.sum()), "hits")
+"""
+
+
 def cranfield_x10(d: Path) -> tuple[Path, Path]:
     d.mkdir(parents=True, exist_ok=True)
     topics, qrels = d / "topics-x10.tsv", d / "qrels-x10.txt"
@@ -162,7 +181,7 @@ def bench_run(name, corpus, topics, qrels, repeat, threads) -> dict:
     cfg = config(d, name, corpus, topics, qrels, threads)
     timed(HARNESS + ["index", str(cfg)])  # index built beforehand, not timed
     cache = d / "index" / "harness-runs"
-    first, again, simple = [], [], []
+    first, again, simple, floor = [], [], [], []
     for _ in range(repeat):
         shutil.rmtree(cache, ignore_errors=True)
         first.append(timed(HARNESS + ["run", str(cfg)]))
@@ -181,9 +200,17 @@ def bench_run(name, corpus, topics, qrels, repeat, threads) -> dict:
                 ]
             )
         )
+        floor.append(timed([sys.executable, "-c", FLOOR_SCRIPT, str(d / "index"), str(topics), "1000", str(threads)]))
     ours = next((d / "report" / "runs").glob("*.trec"))
     diff = same_runs(ours, d / "simple.run")
-    r = {"first": median_of(first), "again": median_of(again), "simple": median_of(simple), "diff": diff}
+    r = {
+        "first": median_of(first),
+        "again": median_of(again),
+        "simple": median_of(simple),
+        "floor": median_of(floor),
+        "diff": diff,
+    }
+    r["floor_hits"] = int(r["floor"]["out"].split()[-2])
     r["search_s"] = statistics.median(phase_seconds(x[2], "searched") for x in first)
     r["reuse_s"] = statistics.median(phase_seconds(x[2], "reused") for x in again)
     r["hits"] = sum(1 for _ in open(ours))
@@ -346,22 +373,27 @@ def main() -> int:
         ]
         print(
             "\n| corpus (depth 1000, BM25) | hits | `harness run` s (CPU s) | SimpleSearcher script s (CPU s) "
-            "| Simple / harness: wall (CPU) | re-run s (CPU s), all cached | run phase: searched s / reused s "
-            "| peak MB harness / Simple |"
+            "| Simple / harness: wall (CPU) | floor s (CPU s) | harness / floor: wall (CPU) "
+            "| re-run s (CPU s), all cached | run phase: searched s / reused s | peak MB harness / Simple / floor |"
         )
-        print("|---|---:|---:|---:|---|---:|---|---|")
+        print("|---|---:|---:|---:|---|---:|---|---:|---|---|")
         for name, corpus, topics, qrels in data:
             r = bench_run(name, corpus, topics, qrels, args.repeat, args.threads)
-            f, a, s = r["first"], r["again"], r["simple"]
+            f, a, s, fl = r["first"], r["again"], r["simple"], r["floor"]
+            if r["floor_hits"] != r["hits"]:
+                raise SystemExit(f"the floor found {r['floor_hits']} hits, the harness {r['hits']}")
             print(
                 f"| {name} | {r['hits']:,} | {f['seconds']:.2f} ({f['cpu']:.2f}) | {s['seconds']:.2f} ({s['cpu']:.2f}) "
-                f"| {s['seconds'] / f['seconds']:.1f}x ({s['cpu'] / f['cpu']:.1f}x) | {a['seconds']:.2f} ({a['cpu']:.2f}) "
+                f"| {s['seconds'] / f['seconds']:.1f}x ({s['cpu'] / f['cpu']:.1f}x) "
+                f"| {fl['seconds']:.2f} ({fl['cpu']:.2f}) | {f['seconds'] / fl['seconds']:.2f} ({f['cpu'] / fl['cpu']:.2f}) "
+                f"| {a['seconds']:.2f} ({a['cpu']:.2f}) "
                 f"| {r['search_s']:.2f} / {r['reuse_s']:.3f} ({r['reuse_s'] / r['search_s']:.1%}) "
-                f"| {f['rss_mb']:.0f} / {s['rss_mb']:.0f} |",
+                f"| {f['rss_mb']:.0f} / {s['rss_mb']:.0f} / {fl['rss_mb']:.0f} |",
                 flush=True,
             )
             print(
-                f"<!-- {name}: harness {f['all']}, re-run {a['all']}, simple {s['all']}; max score diff {r['diff']:.1e} -->"
+                f"<!-- {name}: harness {f['all']}, re-run {a['all']}, simple {s['all']}, floor {fl['all']}; "
+                f"max score diff {r['diff']:.1e} -->"
             )
 
     if "evaluate" in parts:

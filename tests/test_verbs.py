@@ -35,7 +35,7 @@ def test_run_holds_the_output_lock_while_the_experiment_runs(tmp_path, monkeypat
     cfg = demo_config(tmp_path)
     seen = []
 
-    def probe(cfg, on=None):
+    def probe(cfg, on=None, settle=True):
         out = subprocess.run([sys.executable, "-c", PROBE, str(cfg.output)], capture_output=True, text=True, check=True)
         seen.append(out.stdout.strip())
         raise Stop
@@ -102,3 +102,43 @@ def test_lab_has_a_python_entry_point_with_the_cli_numbers(tmp_path, monkeypatch
     assert out.convention == "lab" and out.judged == 2
     line = next(x for x in golden.splitlines() if x.startswith("mean over"))
     assert line == "mean over 2 judged queries: " + "  ".join(f"{m}={v:.4f}" for m, v in out.means.items())
+
+
+@pytest.mark.java
+def test_a_run_cache_file_that_cannot_be_written_fails_the_run_with_no_report(tmp_path, monkeypatch, capsys):
+    """The searched runs are written to the cache on a background thread while the run verb
+    goes on (evaluation, the explorer's documents): a write that fails there (here a full disk)
+    still fails the run, from both doors, before any report is written, and the cache keeps
+    nothing of it."""
+    import errno
+
+    import harness.experiment.cache as cache
+
+    real = cache.store_run
+
+    def full(path, run, tag):
+        real(path, run, tag)
+        Path(path).unlink()  # as the atomic writer leaves it: nothing
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(cache, "store_run", full)
+    cfg = demo_config(tmp_path)
+    assert main(["run", str(cfg)]) == 3
+    assert "No space left on device" in capsys.readouterr().err
+    assert not (tmp_path / "report").exists()
+    with pytest.raises(OSError) as e:
+        harness.run(cfg)
+    assert e.value.errno == errno.ENOSPC and not (tmp_path / "report").exists()
+    assert not list((tmp_path / "index" / "harness-runs").glob("*.trec"))
+    monkeypatch.setattr(cache, "store_run", real)
+    assert main(["run", str(cfg)]) == 0  # once there is room, the run works
+    assert len(list((tmp_path / "index" / "harness-runs").glob("*.trec"))) == 5
+
+
+@pytest.mark.java
+def test_the_experiment_returns_with_every_run_file_written(tmp_path):
+    from harness.config import load_config
+    from harness.experiment import run_experiment
+
+    result = run_experiment(load_config(demo_config(tmp_path)))
+    assert result.writes == () and all(r.path.stat().st_size > 0 for r in result.runs)

@@ -52,12 +52,20 @@ def _tuned_count(cfg: Config) -> int:
     return len(sweeps(cfg.runs))
 
 
-def run_experiment(cfg: Config, on: Emit = ignore) -> ExperimentResult:
+def run_experiment(cfg: Config, on: Emit = ignore, settle: bool = True) -> ExperimentResult:
     """Run ``cfg``; every HarnessWarning raised on the way (readers, sanity checks) is collected
-    into ``result.warnings`` and emitted again once the result is complete."""
+    into ``result.warnings`` and emitted again once the result is complete.
+
+    A searched run is written to the run cache on a background thread while the next run is
+    searched and the runs are evaluated (Arrow assembles the text without the GIL). With
+    ``settle`` (the default) every file is written before this returns; without it the caller
+    must call ``result.settle()`` before reading a run's file: the run verb first gathers the
+    topic explorer's documents, so the writing overlaps that too."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HarnessWarning)
         result = _run_experiment(cfg, on)
+        if settle:
+            result.settle()
     for w in caught:
         if issubclass(w.category, HarnessWarning):
             result.warnings.append(str(w.message))
@@ -69,6 +77,21 @@ def run_experiment(cfg: Config, on: Emit = ignore) -> ExperimentResult:
 
 
 def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
+    from concurrent.futures import ThreadPoolExecutor
+
+    writer = ThreadPoolExecutor(1, thread_name_prefix="harness-run-cache")
+    writes: list = []
+    try:
+        result = _experiment(cfg, on, writer, writes)
+    except BaseException:
+        writer.shutdown(wait=True, cancel_futures=True)  # nothing is left writing behind an error
+        raise
+    writer.shutdown(wait=False)
+    result.writes = tuple(writes)
+    return result
+
+
+def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run, store_run
     from harness.formats.qrels import read_qrels
@@ -130,7 +153,7 @@ def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
         # writes the cached run file.
         searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
         for sim, run, seconds in searched:
-            store_run(paths[str(sim)], run, tag=str(sim))
+            writes.append(writer.submit(store_run, paths[str(sim)], run, tag=str(sim)))
             finish(sim, run, seconds, False)
         results = [done[str(sim)] for sim in cfg.runs]
         timings["search"] = time.perf_counter() - t_search

@@ -69,6 +69,16 @@ class ExperimentResult:
     # the topic explorer's data (None: not shown) and the versions of the engine
     explorer: object = field(default=None, compare=False, repr=False)
     versions: dict | None = None
+    # the run cache files still being written (harness.experiment.execute); see settle()
+    writes: tuple = field(default=(), compare=False, repr=False)
+
+    def settle(self) -> ExperimentResult:
+        """Wait until every searched run's cache file is written; raise the first error of
+        writing one (a full disk, a permission). The same result, for chaining."""
+        pending, self.writes = self.writes, ()
+        for f in pending:
+            f.result()
+        return self
 
     @property
     def failed_checks(self) -> list[Check]:

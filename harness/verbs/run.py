@@ -154,8 +154,9 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     from harness.report import write_report
 
     with locked(cfg.output, on=on):
-        # runs by their labels, then the explorer's documents and the engine's versions
-        result = attach(relabel(run_experiment(cfg, on=on)))
+        # runs by their labels, then the explorer's documents and the engine's versions, while
+        # the searched runs are still being written to the run cache (settled before the report)
+        result = attach(relabel(run_experiment(cfg, on=on, settle=False))).settle()
         out = write_report(result, cfg.output, on=on)
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
