@@ -54,6 +54,7 @@ __all__ = [
     "listed_entries",
     "fsync_tree",
     "remove_tree",
+    "check_writable",
 ]
 
 OUTPUT_MARKER = ".harness-output.json"
@@ -73,7 +74,11 @@ def _lock_path(target: Path) -> Path:
 def _try_open_locked(lock: Path, blocking: bool):
     """An fd of ``lock`` holding its flock, or None when another process holds it (non-blocking)."""
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except PermissionError:
+            check_writable(lock.parent, tree=False)  # names the folder, not the hidden lock file
+            raise
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
         except BlockingIOError:
@@ -159,12 +164,40 @@ def remove_tree(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
         if path.exists():  # e.g. a read-only folder inside: make it writable and retry
             for root, dirs, _ in os.walk(path):
-                for d in dirs:
+                for d in [".", *dirs]:
                     try:
                         os.chmod(os.path.join(root, d), 0o700)
                     except OSError:
                         pass
             shutil.rmtree(path)
+
+
+def _can_change(folder: str) -> bool:
+    mode = os.W_OK | os.X_OK
+    if os.access in os.supports_effective_ids:
+        return os.access(folder, mode, effective_ids=True)
+    return os.access(folder, mode)
+
+
+def check_writable(folder: Path, tree: bool = True) -> None:
+    """Raise PermissionError (EACCES) naming ``folder``, or the first folder below it (``tree``),
+    that this process may not change: checked before anything is built or moved, so that a folder
+    the user made read-only stays exactly where and as it was. Renaming a folder within its
+    parent does not need write permission on it, so without this check the swap would succeed
+    and only removing the previous folder would fail, leaving it hidden beside the new one."""
+    folder = Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    walk = os.walk(folder) if tree else [(str(folder), [], [])]
+    for root, dirs, _files in walk:
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
+        if not _can_change(root):
+            mode = os.stat(root).st_mode
+            raise PermissionError(
+                errno.EACCES,
+                f"this user may not change this folder (mode {mode & 0o777:o}); the harness leaves it as it is",
+                root,
+            )
 
 
 def _pid_alive(pid: int) -> bool:
@@ -250,6 +283,7 @@ def replace_folder(new: Path, target: Path) -> Path | None:
     """Put the finished folder ``new`` at ``target`` (a sibling, same file system) in one
     atomic step. Returns where the previous folder went (to be removed), or None."""
     parent = target.parent
+    check_writable(target)  # the previous folder must be removable once swapped out
     fsync_dir(parent)
     if not os.path.lexists(target):
         os.rename(new, target)  # succeeds over nothing; fails if someone created a folder there

@@ -37,6 +37,7 @@ MODULE_MARKS = {
     "test_models": ("java",),
     "test_models_exact": ("java",),
     "test_notebook": ("java", "slow"),
+    "test_permissions": ("java",),
     "test_pipeline": ("java",),
     "test_readme": ("java",),
     "test_report": ("java", "browser"),

@@ -25,6 +25,7 @@ from harness.events import Emit, IndexBuild, IndexRebuild, ignore
 from harness.files import write_json_atomic
 from harness.folders import (
     INDEX_MANIFEST,
+    check_writable,
     clean_interrupted,
     fsync_tree,
     locked,
@@ -202,6 +203,8 @@ def ensure_index(
 
 
 def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: int, on: Emit, build: Builder) -> dict:
+    check_writable(path.parent, tree=False)  # where the new index is built
+    check_writable(path)  # the previous index, removed once replaced
     work = temp_sibling(path, "building")
     remove_tree(work)
     target = work / "index"

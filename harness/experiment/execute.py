@@ -18,6 +18,7 @@ from harness.experiment.plan import Plan, plan, run_key
 from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
 from harness.experiment.tuning import add_tuned_runs
 from harness.files import remove_stale_temp_files
+from harness.folders import check_writable
 
 __all__ = ["run_experiment"]
 
@@ -148,6 +149,8 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)
+        if pending:
+            check_writable(cache, tree=False)  # before searching: the runs could not be cached
         # The executor yields each run in config order as a columnar Run (no Python object per
         # hit; seconds: searching time, summed over the workers' tasks under Dask); the driver
         # writes the cached run file.

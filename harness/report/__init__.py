@@ -56,7 +56,7 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
     not write is never replaced (checked again here: the config check may be minutes old)."""
     from harness.config.paths import write_target_problems
     from harness.errors import DataError
-    from harness.folders import clean_interrupted, locked, remove_tree, replace_folder, temp_sibling
+    from harness.folders import check_writable, clean_interrupted, locked, remove_tree, replace_folder, temp_sibling
 
     out_dir = Path(out_dir).resolve()
     with locked(out_dir, on=on):
@@ -64,6 +64,8 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
         problems = write_target_problems({"output": out_dir}, {})
         if problems:
             raise DataError(out_dir, "; ".join(m for _, m in problems))
+        check_writable(out_dir.parent, tree=False)  # where the new report is built
+        check_writable(out_dir)  # the previous report, removed once replaced
         tmp = temp_sibling(out_dir, "writing")
         remove_tree(tmp)
         try:

@@ -150,10 +150,13 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
     from harness.experiment.labels import relabel
-    from harness.folders import locked
+    from harness.folders import check_writable, locked
     from harness.report import write_report
 
     with locked(cfg.output, on=on):
+        # a report folder the user made read-only is refused before anything is searched
+        check_writable(cfg.output.parent, tree=False)
+        check_writable(cfg.output)
         # runs by their labels, then the explorer's documents and the engine's versions, while
         # the searched runs are still being written to the run cache (settled before the report)
         result = attach(relabel(run_experiment(cfg, on=on, settle=False))).settle()
@@ -212,6 +215,7 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     from harness.files import remove_stale_temp_files
     from harness.folders import (
         OUTPUT_MARKER,
+        check_writable,
         clean_interrupted,
         is_legacy_report,
         listed_entries,
@@ -222,6 +226,8 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
 
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
+        check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
+        check_writable(cfg.output)
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
         result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on))
         out = cfg.output / "runs"
