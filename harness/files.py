@@ -26,12 +26,32 @@ __all__ = [
     "write_json_atomic",
     "fsync_dir",
     "remove_stale_temp_files",
+    "disk_full",
+    "FULL_BELOW",
 ]
+
+# A file system with less room than this (for this user) is full: Lucene, Anserini and Arrow
+# fail on a full disk in their own words (a missing segments file, a short write), so after a
+# failure the harness looks at the room left to say what happened.
+FULL_BELOW = 1 << 20
 
 _TEMP_FILE = re.compile(r"^\..+\.\d+\.[^.]+\.tmp$")
 
 
 _UMASK: int | None = None
+
+
+def disk_full(path: Path) -> bool:
+    """Whether the file system holding ``path`` (or its nearest existing parent) has less than
+    :data:`FULL_BELOW` bytes left for this user."""
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        st = os.statvfs(p)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < FULL_BELOW
 
 
 def _umask() -> int:

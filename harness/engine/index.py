@@ -11,6 +11,7 @@ would be reused, and a rebuild keeps the old index until then (see harness.folde
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import time
@@ -22,7 +23,7 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.errors import DataError, EngineError
 from harness.events import Emit, IndexBuild, IndexRebuild, ignore
-from harness.files import write_json_atomic
+from harness.files import disk_full, write_json_atomic
 from harness.folders import (
     INDEX_MANIFEST,
     check_writable,
@@ -238,8 +239,13 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
         write_json_atomic(target / MANIFEST, manifest)  # last: its presence says the index is complete
         previous = replace_folder(target, path)  # the old index (if any) now sits in `work`
         return manifest
-    except BaseException:
+    except BaseException as e:
         clean_interrupted(path)  # a swap cut between the two renames of the fallback: the old index back
+        if not isinstance(e, (KeyboardInterrupt, OSError)) and disk_full(work):
+            # Anserini logs the IOException and Lucene then finds no segments file: say what happened
+            raise OSError(
+                errno.ENOSPC, "no space left while building the index; the partial index is removed", str(path.parent)
+            ) from e
         raise
     finally:
         remove_tree(work)

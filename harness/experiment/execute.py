@@ -6,6 +6,7 @@ and when). Rendering lives in ``harness.report``; this module only computes.
 
 from __future__ import annotations
 
+import errno
 import time
 import warnings
 
@@ -44,6 +45,20 @@ def open_existing(p: Plan) -> IndexInfo:
         "stats": index_stats(p.index_path),
     }
     return IndexInfo(p.index_path, p.fingerprint, p.options, manifest, reused=True)
+
+
+def _store(path, run, tag: str) -> None:
+    """Write a run to the cache; a full disk names the cache folder (the file is not there)."""
+    from harness.experiment.cache import store_run
+
+    try:
+        store_run(path, run, tag=tag)
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise OSError(
+                e.errno, f"{e.strerror} writing the run cache; no run file is left half-written", str(path.parent)
+            ) from e
+        raise
 
 
 def _tuned_count(cfg: Config) -> int:
@@ -94,7 +109,7 @@ def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
 
 def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult:
     from harness.engine.topics import read_topics
-    from harness.experiment.cache import load_run, store_run
+    from harness.experiment.cache import load_run
     from harness.formats.qrels import read_qrels
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
@@ -156,7 +171,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
         # writes the cached run file.
         searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
         for sim, run, seconds in searched:
-            writes.append(writer.submit(store_run, paths[str(sim)], run, tag=str(sim)))
+            writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
             finish(sim, run, seconds, False)
         results = [done[str(sim)] for sim in cfg.runs]
         timings["search"] = time.perf_counter() - t_search

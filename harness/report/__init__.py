@@ -12,6 +12,7 @@ the view is made of (rows, significance marks, the provenance manifest).
 
 from __future__ import annotations
 
+import errno
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -71,6 +72,12 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
         try:
             _write_files(result, tmp)
             previous = replace_folder(tmp, out_dir)
+        except OSError as e:
+            remove_tree(tmp)
+            clean_interrupted(out_dir)
+            if e.errno in (errno.ENOSPC, errno.EDQUOT):  # name the report, not a file of the hidden temp
+                raise OSError(e.errno, f"{e.strerror}; the new report is removed", str(out_dir)) from e
+            raise
         except BaseException:
             remove_tree(tmp)
             clean_interrupted(out_dir)  # cut between the two renames of the fallback: previous back
