@@ -33,6 +33,7 @@ MODULE_MARKS = {
     "test_hostile_inputs": ("java",),
     "test_index": ("java",),
     "test_judge_browser": ("java", "browser"),
+    "test_kill_points": ("java",),
     "test_lab": ("java",),
     "test_long_queries": ("java",),
     "test_models": ("java",),
