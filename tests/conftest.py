@@ -26,6 +26,7 @@ MODULE_MARKS = {
     "test_docker": ("docker",),
     "test_disk_full": ("java",),
     "test_docker_image": ("docker",),
+    "test_exit_codes": ("java",),
     "test_explorer": ("java",),
     "test_faults": ("java",),
     "test_fresh_clone": ("java", "slow"),
