@@ -21,6 +21,7 @@ collect_ignore = [] if os.environ.get("HARNESS_DOCKER_IMAGE") else ["test_docker
 # Tests in other modules that start Java carry @pytest.mark.java themselves; test-quick runs with
 # a JVM option no Java accepts, so an unmarked one fails loudly instead of passing slowly.
 MODULE_MARKS = {
+    "test_accurate_bm25": ("java",),
     "test_api": ("java",),
     "test_dask": ("java", "dask"),
     "test_docker": ("docker",),
@@ -75,6 +76,17 @@ def cranfield_index(tmp_path_factory):
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
     return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield")
+
+
+@pytest.fixture(scope="session")
+def cranfield_exact_index(tmp_path_factory):
+    """Cranfield indexed with exact document lengths (IndexCollection -bm25.accurate), the index
+    bm25 accurate=true needs."""
+    from harness.engine.corpus import Corpus
+    from harness.engine.index import IndexOptions, ensure_index
+
+    corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
+    return ensure_index(corpus, IndexOptions(lengths="exact"), tmp_path_factory.mktemp("idx") / "cranfield-exact")
 
 
 @pytest.fixture(scope="session")

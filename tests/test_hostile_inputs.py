@@ -241,6 +241,23 @@ CASES = {
         ["a.trec:8:", "<DOCNO>", "40,000 bytes"],
         True,
     ),
+    # Anserini would turn a number into its text, an array or object into no words, and throw on
+    # null (printing a Java stack trace): refused before Java reads the file, naming the line
+    **{
+        f"collection-contents-{kind}": (
+            collection(_docs([DOCS[0], {"id": "d2", "meta": {"contents": "x"}, "contents": value}])),
+            2,
+            ["docs.jsonl:2:", '"contents" must be a string', f"(it is {words})"],
+            False,
+        )
+        for kind, value, words in (
+            ("null", None, "null"),
+            ("number", 1.50, "the number 1.5"),
+            ("array", ["flow"], "an array"),
+            ("object", {"a": "flow"}, "an object"),
+            ("boolean", False, "the boolean false"),
+        )
+    },
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,
@@ -350,11 +367,26 @@ def test_hostile_input(name, tmp_path):
     )
     assert r.returncode == code, (r.returncode, r.stderr[-3000:])
     assert "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert "java.lang." not in r.stdout + r.stderr, (r.stdout + r.stderr)[-3000:]  # no Java stack trace
     assert "harness: error:" in r.stderr
     for part in parts:
         assert part in r.stderr, (part, r.stderr[-3000:])
     assert snapshot(tmp_path) == before, "an input changed"
     assert not (tmp_path / "out").exists() or name.startswith("compare"), "a failed run wrote its output"
+
+
+def test_debug_shows_anserinis_own_log(tmp_path):
+    """Anserini's log (and the stack trace it prints for a document Lucene refuses) is hidden,
+    the harness naming the line instead; --debug lets it through with the traceback."""
+    case = Case(tmp_path)
+    case.write_docs([DOCS[0], {"id": "x" * 40_000, "contents": "flow"}])
+    env = {**os.environ, "HARNESS_INDEXES": str(tmp_path / "indexes")}
+    argv = [sys.executable, "-m", "harness", *case.run()]
+    quiet = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    loud = subprocess.run([*argv, "--debug"], capture_output=True, text=True, env=env, timeout=300)
+    assert quiet.returncode == 2 and "immense term" not in quiet.stdout + quiet.stderr
+    assert loud.returncode != 0 and "Traceback" in loud.stderr  # --debug re-raises
+    assert "immense term" in loud.stdout + loud.stderr and "at org.apache.lucene" in loud.stdout + loud.stderr
 
 
 def test_catalogue_size():

@@ -157,12 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--debug", action="store_true", help="show tracebacks (accepted before or after the command)")
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="show tracebacks, Python's and Java's, and Anserini's own log (accepted before or after the command)",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     global _DEBUG_PARENT
     _DEBUG_PARENT = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: the subcommand's --debug sets args.debug only when given, never resets the top one
-    _DEBUG_PARENT.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+    _DEBUG_PARENT.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks and Anserini's own log"
+    )
 
     _config_command(
         sub,
@@ -314,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
+    if debug:  # Java's own log too (Anserini's errors with their stack traces): harness.engine.lucene
+        os.environ["HARNESS_JAVA_LOG"] = "1"
     from harness.cli.failures import handle_signals, report_failure
 
     with handle_signals():

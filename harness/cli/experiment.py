@@ -23,6 +23,10 @@ def print_plan(plan) -> None:
     print(f"plan for {plan.source} (harness {plan.command} --dry-run: nothing is built, searched or written)")
     print(f"index     {plan.index_path}")
     print(f"          fingerprint {plan.fingerprint[:12]}: {plan.action}")
+    if plan.exact is not None:  # bm25 accurate=true: an index with exact document lengths beside it
+        path, fingerprint, action = plan.exact
+        print(f"index     {path} (exact document lengths, for bm25 accurate=true)")
+        print(f"          fingerprint {fingerprint[:12]}: {action}")
     print(f"execution {plan.execution}")
     if plan.command == "index":
         return

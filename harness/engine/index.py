@@ -60,9 +60,14 @@ class IndexOptions:
 
     stemmer: str = "porter"  # porter | krovetz | none
     stopwords: bool = True  # True: remove Anserini's English stopwords
+    # How document lengths are stored: "lucene", Lucene's one-byte norms, which every similarity
+    # but accurate BM25 decodes; "exact", the exact number of terms (IndexCollection
+    # -bm25.accurate), which only Anserini's AccurateBM25Similarity reads. The experiment builds
+    # an "exact" index beside the ordinary one for the runs that need it (harness.experiment.plan).
+    lengths: str = "lucene"
 
     def anserini(self) -> dict:
-        return {
+        args = {
             "generatorClass": "DefaultLuceneDocumentGenerator",
             "stemmer": self.stemmer,
             "keepStopwords": not self.stopwords,
@@ -70,6 +75,14 @@ class IndexOptions:
             "storeDocvectors": True,
             "storeRaw": True,
         }
+        if self.lengths == "exact":  # only then: the fingerprints of ordinary indexes stay as they were
+            args["bm25Accurate"] = True
+        return args
+
+    @classmethod
+    def from_manifest(cls, opts: dict) -> IndexOptions:
+        """The options a harness-index.json records (keys of older manifests default)."""
+        return cls(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords", "lengths")})
 
 
 @dataclass(frozen=True)
@@ -119,6 +132,7 @@ def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
 # The manifest's keys a reader relies on, and their types (anything else is kept as written).
 _MANIFEST_TYPES = {"fingerprint": str, "options": dict, "stats": dict, "counters": dict}
 _STEMMERS = ("porter", "krovetz", "none")
+LENGTHS = ("lucene", "exact")
 
 
 def read_manifest(path: Path) -> tuple[dict | None, str | None]:
@@ -148,8 +162,12 @@ def read_manifest(path: Path) -> tuple[dict | None, str | None]:
         if not isinstance(manifest[key], kind) or (key == "fingerprint" and not manifest[key]):
             return None, f"has a {key!r} that is not a {'non-empty string' if kind is str else 'mapping'}"
     opts = manifest["options"]
-    if opts.get("stemmer", "porter") not in _STEMMERS or not isinstance(opts.get("stopwords", True), bool):
-        return None, "has index options the harness does not write (stemmer, stopwords)"
+    if (
+        opts.get("stemmer", "porter") not in _STEMMERS
+        or not isinstance(opts.get("stopwords", True), bool)
+        or opts.get("lengths", "lucene") not in LENGTHS
+    ):
+        return None, "has index options the harness does not write (stemmer, stopwords, lengths)"
     return manifest, None
 
 
@@ -212,6 +230,7 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
     previous = None
     try:
         on(IndexBuild(str(corpus.path), corpus.format, str(path)))
+        corpus.check_contents()  # what Anserini would convert or throw on, refused with its line
         t0 = time.perf_counter()
         built = build(corpus, options, work, threads)
         seconds = time.perf_counter() - t0
@@ -268,7 +287,8 @@ def run_index_collection(
         setattr(args, key, value)
     try:
         indexer = IndexCollection(args)
-        lucene.interruptible(indexer.run)  # Ctrl-C acts at once, not when the build ends
+        with lucene.java_output_hidden():
+            lucene.interruptible(indexer.run)  # Ctrl-C acts at once, not when the build ends
         c = indexer.getCounters()
     except Exception as e:
         raise EngineError(f"Anserini IndexCollection failed on {source}: {e}") from e

@@ -17,6 +17,7 @@ import os
 import platform
 import re
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import EngineError
@@ -88,6 +89,35 @@ def started() -> bool:
     return _autoclass is not None
 
 
+def _java_log_level() -> str:
+    """OFF, or WARN when HARNESS_JAVA_LOG=1 (set by `--debug`, before anything starts the JVM;
+    an environment variable so that Dask workers started from this process see it too)."""
+    return "WARN" if os.environ.get("HARNESS_JAVA_LOG") == "1" else "OFF"
+
+
+@contextmanager
+def java_output_hidden():
+    """Anserini's indexer prints the stack trace of a document it cannot index to Java's own
+    stdout/stderr, past log4j; the harness names the file and line itself (corpus.check_complete).
+    Java's System.out and System.err go to a buffer that is dropped, unless --debug."""
+    if _java_log_level() != "OFF":
+        yield
+        return
+    # IndexCollection's constructor sets log levels of its own (Configurator): every logger off
+    Level = jclass("org.apache.logging.log4j.Level")
+    jclass("org.apache.logging.log4j.core.config.Configurator").setAllLevels("", Level.OFF)
+    System = jclass("java.lang.System")
+    out, err = System.out, System.err
+    sink = jclass("java.io.PrintStream")(jclass("java.io.OutputStream").nullOutputStream())
+    System.setOut(sink)
+    System.setErr(sink)
+    try:
+        yield
+    finally:
+        System.setOut(out)
+        System.setErr(err)
+
+
 def _start():
     global _autoclass
     with _lock:
@@ -102,9 +132,11 @@ def _start():
             if not jnius_config.vm_running:
                 jnius_config.set_classpath(str(jar), str(JAVA_DIR))
                 opts = os.environ.get("HARNESS_JAVA_OPTS", "").split()
-                # Anserini logs through log4j2 at INFO; the harness reports what matters itself.
+                # Anserini logs through log4j2 at INFO, and logs a bad document with its Java stack
+                # trace; the harness reports what matters itself (naming the file and line), so
+                # Anserini's log is shown only under --debug (_java_log_level).
                 jnius_config.add_options(
-                    "-Dlog4j2.level=WARN",
+                    f"-Dlog4j2.level={_java_log_level()}",
                     f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
                     "--enable-native-access=ALL-UNNAMED",
                     *opts,

@@ -70,6 +70,7 @@ class Searcher:
     """Searches one index with any similarity; open it once, run many configurations."""
 
     def __init__(self, index_path, options: IndexOptions):
+        self.path, self.options = str(index_path), options
         Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
         Batch = lucene.jclass("harness.BatchSearcher")
         try:
@@ -113,6 +114,18 @@ class Searcher:
         ranks = np.empty(len(self.ids), dtype=np.int64)
         ranks[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
         self._java.setIdRanks(ranks.tolist())
+
+    def _check_lengths(self, sim: Similarity) -> None:
+        if sim.lengths != self.options.lengths:
+            # Lucene's similarities decode one-byte norms, accurate BM25 reads exact lengths: on
+            # the other kind of index either would score with meaningless document lengths.
+            raise DataError(
+                self.path,
+                f"{sim} reads {'exact document lengths' if sim.lengths == 'exact' else 'Lucene length norms'}, "
+                f"and this index stores {'exact lengths' if self.options.lengths == 'exact' else 'Lucene length norms'}"
+                " (its harness-index.json's options.lengths). A config builds the index each run needs "
+                "beside the other: run bm25 accurate=true from a config",
+            )
 
     def _similarity(self, sim: Similarity):
         """The Lucene similarity of ``sim`` (see similarity.SOURCES for what each family is)."""
@@ -167,6 +180,7 @@ class Searcher:
         """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
         and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
+        self._check_lengths(sim)
         if not queries:
             return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap

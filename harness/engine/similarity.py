@@ -196,7 +196,9 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
             kind="bool",
             hidden_default=True,
             doc="true: Anserini's AccurateBM25Similarity (exact document lengths instead of Lucene's "
-            "one-byte length norms; Anserini's -bm25.accurate)",
+            "one-byte length norms; Anserini's -bm25.accurate). It needs an index that stores exact "
+            "lengths (IndexCollection -bm25.accurate): a config with a collection builds one beside "
+            "the ordinary index and searches these runs on it",
         ),
     ),
     "dirichlet": (
@@ -489,6 +491,12 @@ class Similarity:
                 out[p.name] = p.default
         out.update({f"{self.expansion}.{k}": v for k, v in self.expansion_values})
         return out
+
+    @property
+    def lengths(self) -> str:
+        """The document lengths the similarity reads (harness.engine.index.IndexOptions.lengths):
+        "exact" for Anserini's accurate BM25, "lucene" (one-byte norms) for every other."""
+        return "exact" if self.model == "bm25" and self.params.get("accurate") else "lucene"
 
     @property
     def base(self) -> Similarity:

@@ -44,9 +44,7 @@ def resolve_index(given: str, flag: str = "--index") -> LabIndex:
         raise DataError(str(path / MANIFEST), f"{flag}: " + unusable_index(path, problem))
     if manifest is not None:
         opts = manifest.get("options") or {}
-        return LabIndex(
-            path, IndexOptions(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords")}), "harness"
-        )
+        return LabIndex(path, IndexOptions.from_manifest(opts), "harness")
     if any(path.glob("segments_*")):
         return LabIndex(path, IndexOptions(), "anserini")
     from harness.engine.corpus import Corpus

@@ -134,26 +134,51 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
             info = ensure_index(
                 p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build
             )
-        timings["index"] = time.perf_counter() - t
         stats = info.manifest.get("stats", {})
         on(IndexReady(str(info.path), info.reused, stats.get("documents", "?"), stats.get("unique_terms", "?")))
+        infos = {p.index_path: info}
+        if p.exact is not None:  # the index with exact document lengths, for bm25 accurate=true
+            x = p.exact
+            infos[x.index_path] = ensure_index(
+                x.corpus, x.options, x.index_path, threads=cfg.index_threads, on=on, build=executor.build
+            )
+            x_stats = infos[x.index_path].manifest.get("stats", {})
+            on(
+                IndexReady(
+                    str(x.index_path),
+                    infos[x.index_path].reused,
+                    x_stats.get("documents", "?"),
+                    x_stats.get("unique_terms", "?"),
+                )
+            )
+        timings["index"] = time.perf_counter() - t
         documents = stats.get("documents")
         if isinstance(documents, int) and cfg.depth > documents:
             on(DepthNote(cfg.depth, documents))
 
         t_search = time.perf_counter()
         cache = p.runs_folder
-        cache.mkdir(parents=True, exist_ok=True)
-        remove_stale_temp_files(cache, on)  # run files a killed process was writing
+        for folder in {p.for_run(sim).runs_folder for sim in cfg.runs} | {cache}:
+            folder.mkdir(parents=True, exist_ok=True)
+            remove_stale_temp_files(folder, on)  # run files a killed process was writing
         done: dict[str, RunResult] = {}
+
+        def index_of(sim) -> IndexInfo:
+            return infos[p.for_run(sim).index_path]
+
         paths = {
-            str(sim): cache / f"{sim}.{run_key(info.fingerprint, sim, topics, cfg.depth)[:16]}.trec" for sim in cfg.runs
+            str(sim): p.for_run(sim).runs_folder
+            / f"{sim}.{run_key(index_of(sim).fingerprint, sim, topics, cfg.depth)[:16]}.trec"
+            for sim in cfg.runs
         }
 
         def finish(sim, run, seconds, reused):
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
-            done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty)
+            where = p.for_run(sim)
+            done[str(sim)] = RunResult(
+                sim, str(sim), run, paths[str(sim)], seconds, reused, empty, None if where is p else where.index_path
+            )
             on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
         pending = []
@@ -164,15 +189,19 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)
-        if pending:
-            check_writable(cache, tree=False)  # before searching: the runs could not be cached
+        for folder in {p.for_run(sim).runs_folder for sim in pending}:
+            check_writable(folder, tree=False)  # before searching: the runs could not be cached
         # The executor yields each run in config order as a columnar Run (no Python object per
         # hit; seconds: searching time, summed over the workers' tasks under Dask); the driver
-        # writes the cached run file.
-        searched = executor.search_runs(info, pending, topics, cfg.depth, cfg.index_threads)
-        for sim, run, seconds in searched:
-            writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
-            finish(sim, run, seconds, False)
+        # writes the cached run file. Runs reading exact lengths are searched on their own index.
+        for where in (p, p.exact):
+            group = [sim for sim in pending if p.for_run(sim) is where]
+            if not group:
+                continue
+            searched = executor.search_runs(infos[where.index_path], group, topics, cfg.depth, cfg.index_threads)
+            for sim, run, seconds in searched:
+                writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
+                finish(sim, run, seconds, False)
         results = [done[str(sim)] for sim in cfg.runs]
         timings["search"] = time.perf_counter() - t_search
     finally:

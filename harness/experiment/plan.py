@@ -35,6 +35,13 @@ class Plan:
     index_exists: bool
     existing: bool = False  # an index built elsewhere, only read
     run_cache: Path | None = None  # where run files are cached
+    # The index with exact document lengths beside this one, for the runs that read them
+    # (bm25 accurate=true; IndexOptions.lengths): built from the same collection, cached alike.
+    exact: Plan | None = None
+
+    def for_run(self, sim: Similarity) -> Plan:
+        """The plan of the index ``sim`` is searched on."""
+        return self.exact if sim.lengths == "exact" and self.exact is not None else self
 
     @property
     def runs_folder(self) -> Path:
@@ -55,9 +62,18 @@ def indexes_root(config_source: Path) -> Path:
 
 def plan(cfg: Config) -> Plan:
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    exact = any(sim.lengths == "exact" for sim in cfg.runs)
     if cfg.collection_path is None:
         from harness.engine.existing import segment_fingerprint
 
+        if exact:
+            from harness.errors import DataError
+
+            raise DataError(
+                cfg.source,
+                "bm25 accurate=true reads exact document lengths, which the harness builds into an index of "
+                "its own from the collection; this config names an index built elsewhere (no `collection`)",
+            )
         fp = segment_fingerprint(cfg.index_path)
         cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
@@ -71,7 +87,22 @@ def plan(cfg: Config) -> Plan:
         _check_default_index(cfg, path)
 
     manifest = open_manifest(path)
-    return Plan(cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp)
+    beside = None
+    if exact:
+        x_options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, lengths="exact")
+        x_fp = index_fingerprint(corpus, x_options)
+        if cfg.index_path is not None:
+            x_path = cfg.index_path.with_name(cfg.index_path.name + ".exact-lengths")
+        else:
+            x_path = indexes_root(cfg.source) / f"{cfg.collection_path.stem or 'corpus'}-{x_fp[:12]}"
+            _check_default_index(cfg, x_path)
+        x_manifest = open_manifest(x_path)
+        beside = Plan(
+            cfg, corpus, x_options, x_path, x_fp, x_manifest is not None and x_manifest.get("fingerprint") == x_fp
+        )
+    return Plan(
+        cfg, corpus, options, path, fp, manifest is not None and manifest.get("fingerprint") == fp, exact=beside
+    )
 
 
 def _check_default_index(cfg: Config, path: Path) -> None:

@@ -29,6 +29,7 @@ class RunResult:
     seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
     reused: bool
     empty_topics: list[str]  # topics for which the run returned nothing
+    index: Path | None = None  # the index it was searched on, when not the experiment's (exact lengths)
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,8 @@ def provenance(result: ExperimentResult) -> dict:
                 "seconds": round(r.seconds, 4),
                 "topics_returned": len(r.run.topics()),
                 "empty_topics": r.empty_topics,
+                # searched on the index with exact document lengths beside the experiment's
+                **({"index": str(r.index)} if getattr(r, "index", None) is not None else {}),
                 **_tuned_entry(result, r.name),
             }
             for r in result.runs

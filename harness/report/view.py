@@ -213,5 +213,6 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
             "reused" if r["reused"] else "assembled from the folds' choices" if "cross_validated" in r else "searched"
         )
         spec = f"{r['spec']}; " if r.get("spec", r["name"]) != r["name"] else ""
-        lines.append((f"run {r['name']}", f"{spec}sha256 {r['sha256']} ({made})"))
+        on = f"on {r['index']} (exact document lengths); " if r.get("index") else ""
+        lines.append((f"run {r['name']}", f"{spec}{on}sha256 {r['sha256']} ({made})"))
     return lines

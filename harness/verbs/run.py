@@ -89,29 +89,43 @@ class PlanReport:
     measures: tuple[str, ...] = ()
     qrels_path: Path | None = None
     output: Path | None = None
+    # the index with exact document lengths beside it (bm25 accurate=true): (path, fingerprint, action)
+    exact: tuple[Path, str, str] | None = None
+
+
+def _index_action(p) -> str:
+    from harness.engine.index import read_manifest, unusable_index
+
+    manifest, problem = read_manifest(p.index_path)
+    if problem is not None and not p.existing:
+        return "error: " + unusable_index(p.index_path, problem)
+    if p.existing:
+        return "read only (an existing index; fingerprint of its segment files)"
+    if p.index_exists:
+        return "reuse (fingerprint matches)"
+    if manifest is not None:
+        return f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
+    if p.index_path.exists():
+        return "error: the folder exists but was not built by the harness"
+    return "build (no index there yet)"
 
 
 def plan_run(cfg, command: str) -> PlanReport:
     """The plan of ``command`` (run, index or search). Starts no Java for tsv/jsonl topics
     (trec and anserini:<Reader> topics are read by Anserini)."""
-    from harness.engine.index import read_manifest, unusable_index
     from harness.experiment import plan, run_key
 
     p = plan(cfg)
-    manifest, problem = read_manifest(p.index_path)
-    if problem is not None and not p.existing:
-        action = "error: " + unusable_index(p.index_path, problem)
-    elif p.existing:
-        action = "read only (an existing index; fingerprint of its segment files)"
-    elif p.index_exists:
-        action = "reuse (fingerprint matches)"
-    elif manifest is not None:
-        action = f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
-    elif p.index_path.exists():
-        action = "error: the folder exists but was not built by the harness"
-    else:
-        action = "build (no index there yet)"
-    report = PlanReport(cfg.source, command, p.index_path, p.fingerprint, action, str(cfg.execution))
+    x = p.exact
+    report = PlanReport(
+        cfg.source,
+        command,
+        p.index_path,
+        p.fingerprint,
+        _index_action(p),
+        str(cfg.execution),
+        exact=None if x is None else (x.index_path, x.fingerprint, _index_action(x)),
+    )
     if command == "index":
         return report
     from harness.engine.topics import read_topics
@@ -119,9 +133,16 @@ def plan_run(cfg, command: str) -> PlanReport:
     topics = read_topics(cfg.topics_path, cfg.topics_format)
     runs = []
     for sim in cfg.runs:
-        key = run_key(p.fingerprint, sim, topics, cfg.depth)
-        path = p.runs_folder / f"{sim}.{key[:16]}.trec"
-        runs.append((str(sim), f"reuse {path.name}" if p.index_exists and path.exists() else "search (not cached)"))
+        where = p.for_run(sim)
+        key = run_key(where.fingerprint, sim, topics, cfg.depth)
+        path = where.runs_folder / f"{sim}.{key[:16]}.trec"
+        exact = " on the exact-lengths index" if where is not p else ""
+        runs.append(
+            (
+                str(sim),
+                (f"reuse {path.name}" if where.index_exists and path.exists() else "search (not cached)") + exact,
+            )
+        )
     return replace(
         report,
         topics=len(topics),
