@@ -96,7 +96,9 @@ class EvalPolicy:
 
     ``ties="trec_eval"``
         Each topic is re-sorted by score descending, then doc id descending (byte order), as
-        trec_eval does; the rank column and file order are ignored. ``"as-ranked"`` keeps the
+        trec_eval does, with scores compared as trec_eval holds them, in single precision
+        (float32: scores equal to 7 significant digits tie); the rank column and file order
+        are ignored. ``"as-ranked"`` keeps the
         run's own order (file order for :func:`harness.runs.read_run`).
     ``missing_topics="zero"``
         A judged topic the run does not answer is scored on an empty ranking, as

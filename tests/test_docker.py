@@ -68,7 +68,9 @@ def test_dockerfile_base_java_and_entry_point():
         if i == "FROM":
             stage = a.split()[2] if len(a.split()) == 3 else "final"
         stage_of.append((stage, i, a))
-    apt = {st: " ".join(a for s, i, a in stage_of if s == st and i == "RUN" and "apt-get install" in a) for st in stages}
+    apt = {
+        st: " ".join(a for s, i, a in stage_of if s == st and i == "RUN" and "apt-get install" in a) for st in stages
+    }
     assert "python3 " in apt["runtime"] and not re.search(r"openjdk|default-j(re|dk)|java", apt["runtime"]), apt
     assert "openjdk-25-jdk-headless" in apt["build"]
     build = " ".join(a for s, i, a in stage_of if s == "build" and i == "RUN")

@@ -127,6 +127,26 @@ def test_default_policy_equals_trec_eval_c(seed):
     assert a["ties_reordered"] > 0
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_scores_tie_as_trec_eval_holds_them_in_float32(seed):
+    """trec_eval 9.0.8 keeps a score as ``float sim`` (trec_format.h): scores that differ only
+    beyond float32's precision tie there and go by doc id (pytrec_eval, the same code, too).
+    Long scores as BM25 runs write them (1.00000002 against 1.00000001) are such ties."""
+    run, qrels = synthetic(seed)
+    rng = np.random.default_rng(seed)
+    for d in run.values():
+        for doc in d:  # float64 scores a few ulps of float32 apart around a few distinct values
+            d[doc] = float(np.float32(rng.integers(1, 6) / 3)) * (1 + float(rng.integers(-3, 4)) * 1e-9)
+    measures = [parse_measure(m) for m in MEASURES]
+    ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
+    assert_same(ours, oracle(run, qrels, measures), measures)
+    by_float64 = {q: sorted(d, key=lambda k: (-d[k], k)) for q, d in run.items()}
+    by_float32 = {
+        q: sorted(d, key=lambda k: (-np.float32(d[k]), tuple(-b for b in k.encode()))) for q, d in run.items()
+    }
+    assert by_float64 != by_float32  # the case is real: float64 order would give other numbers
+
+
 def test_drop_policy_equals_trec_eval_default():
     run, qrels = synthetic(4)
     measures = [parse_measure(m) for m in MEASURES]

@@ -9,9 +9,12 @@ near-ties spread by 1e-6 steps (Anserini's ``ScoreTiesAdjusterReranker``). The w
 array, and Lucene docids become external ids through a table read once per index.
 
 The one thing we add: where float32 cannot hold Anserini's 1e-6 step (scores >= 32) two
-adjacent scores can still be equal, and trec_eval would re-sort them by doc id descending.
-We lower such a score by one float64 ulp, so a run's scores are strictly decreasing and
-trec_eval evaluates exactly our ranking (the change is ~1e-14, far inside 1e-4).
+adjacent scores can still be equal. We lower such a score by one float64 ulp, so a run's
+scores are strictly decreasing for tools that read scores as float64 (ranx, pandas; the change
+is ~1e-14, far inside 1e-4). trec_eval reads a score into a float32 (``float sim``), where the
+two are equal again: it re-sorts them by doc id descending, as it does Anserini's own run, and
+the harness's evaluation does the same (harness.metrics.evaluate), so every number still equals
+trec_eval's on the run file.
 """
 
 from __future__ import annotations

@@ -105,8 +105,12 @@ def _order(run: Run, ties: str):
 
 
 def _order_rows(run: Run, lo: int, hi: int):
-    """:func:`_order` for rows [lo, hi), which hold whole topics: (dst, src, topics moved)."""
-    s = run.scores[lo:hi]
+    """:func:`_order` for rows [lo, hi), which hold whole topics: (dst, src, topics moved).
+
+    Scores are compared as trec_eval 9.0.8 holds them: ``float sim = atof(text)``, a float32
+    (trec_format.h). Two scores that differ only beyond float32's 24 bits (1.00000002 and
+    1.00000001) are a tie there, ordered by doc id; pytrec_eval does the same."""
+    s = run.scores[lo:hi].astype(np.float32)
     n = hi - lo
     offsets = run.offsets[(run.offsets >= lo) & (run.offsets <= hi)] - lo
     empty = np.zeros(0, dtype=np.int64)
