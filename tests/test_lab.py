@@ -271,6 +271,14 @@ def test_readme_command_line_section_runs(tmp_path):
     assert len(list((tmp_path / "reports" / "demo" / "runs").glob("*.trec"))) == 5
     evaluate = next(c for c in cmds if " evaluate " in c)
     assert re.fullmatch(r"AP\tall\t0\.\d{4}\nnDCG@10\tall\t0\.\d{4}\nP@10\tall\t0\.\d{4}\n", outputs[evaluate])
+    trec_eval = next(c for c in cmds if " trec_eval " in c)
+    ap = outputs[evaluate].splitlines()[0].split("\t")[2]
+    p10 = outputs[evaluate].splitlines()[2].split("\t")[2]
+    assert outputs[trec_eval].splitlines() == [
+        f"map                   \tall\t{ap}",
+        outputs[trec_eval].splitlines()[1],
+        f"P_10                  \tall\t{p10}",
+    ]
     assert len(list((tmp_path / "indexes").iterdir())) == 1  # one index, built once, reused
 
 

@@ -48,6 +48,7 @@ EXAMPLES = (
   harness index configs/demo.yaml        build or reuse the index only
   harness search configs/demo.yaml       index + runs (no evaluation): OUTPUT/runs/*.trec
   harness evaluate RUN QRELS -m AP nDCG@10 [-q]       trec_eval-like evaluation of a run file
+  harness trec_eval [-q] [-m map] QRELS RUN   trec_eval 9.0.8's command line and output
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
@@ -222,6 +223,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
     _policy_flags(e)
+
+    from harness.cli.trec_eval import add_parser as _trec_eval_parser
+
+    _trec_eval_parser(sub, _sub)
 
     c = _sub(
         sub,

@@ -18,7 +18,7 @@ from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.metrics.measures import Measure, parse_measure, parse_measures
 from harness.policies import EvalPolicy
 
-__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels"]
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels"]
 
 
 @dataclass
@@ -219,6 +219,18 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     9.0.x (pytrec_eval) per topic; means are over the evaluated topics (trec_eval's "all").
     """
     measures = _as_measures(measures)
+    rl, audit, zero = rank_labels(run, qrels, policy)
+    return evaluate_labels(rl, measures, policy, audit, zero)
+
+
+def rank_labels(
+    run: Run, qrels: Qrels, policy: EvalPolicy = EvalPolicy(), *, max_docs: int | None = None, judged_only: bool = False
+) -> tuple[RankedLabels, dict, np.ndarray]:
+    """The ranked label lists :func:`evaluate` scores: ``(labels, audit, zero)``, ``zero``
+    flagging the judged topics the run lacks (scored 0 under ``missing_topics="zero"``; they
+    come last). trec_eval's ``-M max_docs`` keeps each topic's first ``max_docs`` documents
+    after ordering, then ``-J`` (``judged_only``) removes the documents without a judgment
+    (not in the qrels, or judged negative) and closes up the ranks."""
     qtopics = qrels.topics()
     run_topics = run.topics()
     q_of_run = np.array(
@@ -266,4 +278,22 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     }
     zero = np.zeros(len(eval_names), dtype=bool)
     zero[int(answered.sum()) :] = True  # the missing topics come last
-    return evaluate_labels(rl, measures, policy, audit, zero)
+    if max_docs is not None or judged_only:
+        rl = _cut(rl, max_docs, judged_only)
+    return rl, audit, zero
+
+
+def _cut(rl: RankedLabels, max_docs: int | None, judged_only: bool) -> RankedLabels:
+    """``rl`` with each segment cut to its first ``max_docs`` rows, then (``judged_only``)
+    without its rows of negative label; segments may become empty and stay."""
+    lens = np.diff(rl.seg_offsets)
+    keep = np.ones(len(rl.labels), dtype=bool)
+    if max_docs is not None:
+        pos = np.arange(len(rl.labels)) - np.repeat(rl.seg_offsets[:-1], lens)
+        keep &= pos < max_docs
+    if judged_only:
+        keep &= rl.labels >= 0
+    csum = np.zeros(len(keep) + 1, dtype=np.int64)
+    np.cumsum(keep, out=csum[1:])
+    offsets = csum[rl.seg_offsets]
+    return RankedLabels(rl.topics, offsets, rl.seg_topic, rl.labels[keep], rl.pool_offsets, rl.pool)

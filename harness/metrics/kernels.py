@@ -152,7 +152,7 @@ def _ideal_dcg(rl, m, threshold, cutoff):
     return _per_topic(rl, topic, _gains(lab, m.gain) / np.log2(rank + 1.0))
 
 
-def _iprec(rl, rel, levels):
+def interpolated_precision(rl, rel, levels):
     """trec_eval 9.0.x iprec_at_recall: for level r, c = (long)(r * R + 0.9); 0 if c exceeds
     the relevant retrieved, else the max of j / rank_j over relevant retrieved j >= max(c, 1).
     (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
@@ -220,11 +220,11 @@ def judged(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
 
 
 def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return _iprec(rl, m.rel, [m.cutoff])[0]
+    return interpolated_precision(rl, m.rel, [m.cutoff])[0]
 
 
 def eleven_point(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    vals = _iprec(rl, m.rel, _ELEVEN)
+    vals = interpolated_precision(rl, m.rel, _ELEVEN)
     total = np.zeros(len(rl.topics))
     for v in reversed(vals):  # trec_eval adds from the top level down
         total += v
@@ -268,25 +268,25 @@ def bpref(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return _div(_per_topic(rl, topic, term), R)
 
 
-def _hits(rl: RankedLabels, m) -> np.ndarray:
+def hits_at(rl: RankedLabels, m) -> np.ndarray:
     """Relevant documents in the top k of each topic."""
     topic, rank, _, _, _ = rl.relevant(m.rel)
     return _per_topic(rl, topic[rank <= m.cutoff])
 
 
 def precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return _hits(rl, m) / m.cutoff
+    return hits_at(rl, m) / m.cutoff
 
 
 def recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return _div(_hits(rl, m), rl.num_rel(m.rel))
+    return _div(hits_at(rl, m), rl.num_rel(m.rel))
 
 
 def success(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return (_hits(rl, m) > 0).astype(np.float64)
+    return (hits_at(rl, m) > 0).astype(np.float64)
 
 
 def f1(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    hits = _hits(rl, m)
+    hits = hits_at(rl, m)
     p, r = hits / m.cutoff, _div(hits, rl.num_rel(m.rel))
     return _div(2.0 * p * r, p + r)

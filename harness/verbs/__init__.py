@@ -7,6 +7,7 @@ pandas.
 - ``verbs.run``: load (validate), plan_run, run (index, search, evaluate, compare, report), index,
   search (a config's runs into its output folder)
 - ``verbs.evaluate``: evaluate a run against qrels
+- ``verbs.trec_eval``: trec_eval 9.0.8's command line and output (``harness trec_eval``)
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
 - ``verbs.lab``: the course lab

@@ -1,0 +1,69 @@
+"""`harness trec_eval`: trec_eval 9.0.8's command line (judgments first, then the run) and its
+output, byte for byte, over the trec_eval verb (harness.verbs.trec_eval)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub, make) -> None:
+    """The subcommand, made by ``make`` (harness.cli._sub) with trec_eval's flags."""
+    p = make(
+        sub,
+        "trec_eval",
+        "trec_eval 9.0.8's command line and output (judgments first): "
+        "the same lines, byte for byte, for the measures it computes",
+        "  harness trec_eval QRELS RUN                     trec_eval's official measures\n"
+        "  harness trec_eval -q -m map -m P.5,10 QRELS RUN  per-topic lines, chosen measures\n"
+        "  harness trec_eval -c -M 100 -m all_trec QRELS RUN\n",
+        cmd_trec_eval,
+    )
+    p.add_argument("qrels", help="TREC qrels file: qid iter docid rel (trec_eval's rel_info_file)")
+    p.add_argument("run", help="TREC run file: qid Q0 docid rank score tag (trec_eval's results_file)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="append",
+        default=[],
+        metavar="MEASURE[.PARAMS]",
+        help="a measure or group (official, all_trec, set), repeatable; e.g. -m map -m P.5,10 (default: official)",
+    )
+    p.add_argument("-q", "--query_eval_wanted", action="store_true", help="also print each topic's values")
+    p.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        action="store_true",
+        help="average over every judged topic, a topic without results counting 0",
+    )
+    p.add_argument("-n", "--nosummary", action="store_true", help="print no 'all' lines")
+    p.add_argument(
+        "-l", "--level_for_rel", type=int, default=1, metavar="NUM", help="lowest relevant label (default 1)"
+    )
+    p.add_argument(
+        "-M", "--Max_retrieved_per_topic", type=int, metavar="NUM", help="evaluate each topic's first NUM docs"
+    )
+    p.add_argument("-N", "--Number_docs_in_coll", type=int, metavar="NUM", help="documents in the collection (utility)")
+    p.add_argument(
+        "-J", "--Judged_docs_only", action="store_true", help="drop the documents without a judgment before evaluating"
+    )
+
+
+def cmd_trec_eval(args: argparse.Namespace) -> int:
+    from harness.verbs.trec_eval import TrecEvalOptions, trec_eval
+
+    options = TrecEvalOptions(
+        measures=tuple(args.measures),
+        per_query=args.query_eval_wanted,
+        complete=args.complete_rel_info_wanted,
+        summary=not args.nosummary,
+        level=args.level_for_rel,
+        max_docs=args.Max_retrieved_per_topic,
+        num_docs=args.Number_docs_in_coll,
+        judged_only=args.Judged_docs_only,
+    )
+    result = trec_eval(args.qrels, args.run, options)
+    text = result.text()
+    if text:
+        print("\n".join(text))
+    return 0

@@ -1,0 +1,402 @@
+"""trec_eval 9.0.8's measures under their own names, parameters and summary rules, for
+`harness trec_eval` (a drop-in for its command line; the verb is harness.verbs.trec_eval).
+
+trec_eval prints its measures in one fixed order (its measure table), whatever the order of
+the ``-m`` flags; a measure with parameters (``-m P.5,7,3``) takes them in its own form:
+
+- cut-offs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``relative_P``): read as
+  C's ``atol`` reads them (``23.4`` is 23), sorted, positive, no duplicates; one line each,
+  ``P_3``;
+- recall levels and multiples of R (``iprec_at_recall``, ``Rprec_mult``): C's ``atof``, sorted,
+  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``);
+- a parameter list (``utility``, ``set_F``, ``11pt_avg``): kept in its order; the line's name
+  is the measure's, followed by ``_`` and the parameters as written when any were given.
+
+A measure's per-topic values are the registry's kernels (harness.metrics.kernels) where the
+registry has the measure, computed here from the same ranked labels otherwise. The "all" line
+is the mean over the evaluated topics (over every judged topic with ``-c``), summed in
+trec_eval's order (topic ids sorted as strings); counts are summed; ``gm_map`` is the geometric
+mean of AP floored at 0.00001; ``num_q`` counts topics. Measures of trec_eval's list that the
+harness does not compute yet are refused by name (:data:`NOT_YET`), never approximated.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.metrics import kernels
+from harness.metrics.kernels import RankedLabels
+from harness.metrics.measures import Measure
+
+__all__ = [
+    "TrecMeasure",
+    "TREC_MEASURES",
+    "GROUPS",
+    "NOT_YET",
+    "Request",
+    "parse_requests",
+    "Line",
+    "compute",
+    "format_line",
+    "MIN_GEO_MEAN",
+]
+
+MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
+MAX_LONG = 9223372036854775807  # trec_eval's default -M (its -N defaults to 0, whatever its help says)
+
+
+@dataclass(frozen=True)
+class TrecMeasure:
+    """One measure of trec_eval's table."""
+
+    name: str
+    params: str  # "none", "cut_long", "cut_float" or "floats"
+    defaults: tuple = ()
+    kind: str = "float"  # how a value prints: "float" (%6.4f), "long" (%ld), "runid", "num_q"
+    per_query: bool = True  # printed for each topic with -q
+    summary: str = "mean"  # the "all" line: "mean", "sum", "gm", "count" or "num_rel"
+
+
+@dataclass(frozen=True)
+class Request:
+    """A measure to compute, with its parameters (its defaults unless given) and, for a
+    parameter list given on the command line, the text printed after its name."""
+
+    measure: TrecMeasure
+    params: tuple
+    printable: str | None = None
+
+    def names(self) -> list[str]:
+        m = self.measure
+        if m.params == "cut_long":
+            return [f"{m.name}_{k}" for k in self.params]
+        if m.params == "cut_float":
+            return [f"{m.name}_{v:3.2f}" for v in self.params]
+        return [m.name + (f"_{self.printable}" if self.printable is not None else "")]
+
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+# trec_eval 9.0.8's measure table, in its order (measures.c), for the measures computed here
+TREC_MEASURES: dict[str, TrecMeasure] = {
+    m.name: m
+    for m in (
+        TrecMeasure("runid", "none", kind="runid", per_query=False, summary="runid"),
+        TrecMeasure("num_q", "none", kind="num_q", per_query=False, summary="count"),
+        TrecMeasure("num_ret", "none", kind="long", summary="sum"),
+        TrecMeasure("num_rel", "none", kind="long", summary="num_rel"),
+        TrecMeasure("num_rel_ret", "none", kind="long", summary="sum"),
+        TrecMeasure("map", "none"),
+        TrecMeasure("gm_map", "none", per_query=False, summary="gm"),
+        TrecMeasure("Rprec", "none"),
+        TrecMeasure("bpref", "none"),
+        TrecMeasure("recip_rank", "none"),
+        TrecMeasure("iprec_at_recall", "cut_float", _ELEVEN),
+        TrecMeasure("P", "cut_long", _CUTS),
+        TrecMeasure("recall", "cut_long", _CUTS),
+        TrecMeasure("Rprec_mult", "cut_float", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+        TrecMeasure("utility", "floats", (1.0, -1.0, 0.0, 0.0)),
+        TrecMeasure("11pt_avg", "floats", _ELEVEN),
+        TrecMeasure("ndcg", "none"),
+        TrecMeasure("ndcg_cut", "cut_long", _CUTS),
+        TrecMeasure("map_cut", "cut_long", _CUTS),
+        TrecMeasure("relative_P", "cut_long", _CUTS),
+        TrecMeasure("success", "cut_long", (1, 5, 10)),
+        TrecMeasure("set_P", "none"),
+        TrecMeasure("set_relative_P", "none"),
+        TrecMeasure("set_recall", "none"),
+        TrecMeasure("set_map", "none"),
+        TrecMeasure("set_F", "floats", (1.0,)),
+        TrecMeasure("num_nonrel_judged_ret", "none", kind="long", summary="sum"),
+    )
+}
+# trec_eval's table order of every measure it has (the ones above keep their places in it)
+_TABLE_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
+    "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
+    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret"
+).split()
+# In trec_eval 9.0.8 and refused by name here until they are computed (each with its own test
+# against trec_eval); the preference and judgment-group measures need other input formats (-R).
+NOT_YET = frozenset(
+    "relstring infAP gm_bpref binG G ndcg_rel Rndcg prefs_num_prefs_poss prefs_num_prefs_ful "
+    "prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret "
+    "prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp prefs_avgjg_imp "
+    "map_avgjg P_avgjg Rprec_mult_avgjg yaap".split()
+)
+GROUPS: dict[str, tuple[str, ...]] = {
+    "official": tuple(
+        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P".split()
+    ),
+    "all_trec": tuple(_TABLE_ORDER),
+    "set": tuple(
+        "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P set_map set_F".split()
+    ),
+}
+_OTHER_GROUPS = ("all_prefs", "prefs", "qrels_jg")  # need -R prefs / qrels_jg input
+
+
+def _atol(text: str) -> int:
+    """C's atol: the leading integer of ``text`` (0 when there is none)."""
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return int(m.group(1)) if m else 0
+
+
+def _atof(text: str) -> float:
+    """C's atof: the leading decimal number of ``text`` (0.0 when there is none)."""
+    m = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
+    return float(m.group(1)) if m else 0.0
+
+
+def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
+    items = text.split(",")
+    if m.params == "none":
+        raise ValueError(f"measure {m.name!r} takes no parameters (got {text!r})")
+    if m.params == "cut_long":
+        cuts = sorted(_atol(t) for t in items)
+        if any(c <= 0 for c in cuts):
+            raise ValueError(f"{m.name}: cut-offs must be positive (got {text!r})")
+        if len(set(cuts)) != len(cuts):
+            raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
+        return tuple(cuts), None
+    if m.params == "cut_float":
+        cuts = sorted(_atof(t) for t in items)
+        if len(set(cuts)) != len(cuts):
+            raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
+        return tuple(cuts), None
+    values = tuple(_atof(t) for t in items)
+    if m.name == "utility" and len(values) != 4:
+        raise ValueError(f"utility takes 4 coefficients, a,b,c,d (got {text!r})")
+    return values, text
+
+
+def parse_requests(items: list[str]) -> list[Request]:
+    """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
+    table order. ValueError, naming the argument, for a measure it does not have, one the
+    harness does not compute yet, or malformed parameters."""
+    chosen: dict[str, Request] = {}
+    for item in items or ["official"]:
+        name, dot, text = item.partition(".")
+        if dot and text == "":
+            raise ValueError(f"-m {item}: empty parameters after the '.'")
+        if name in GROUPS:
+            if dot:
+                raise ValueError(f"-m {item}: a group of measures takes no parameters")
+            for member in GROUPS[name]:
+                if member in NOT_YET:
+                    raise ValueError(_not_yet(member, f"-m {name} includes it"))
+                chosen.setdefault(member, Request(TREC_MEASURES[member], TREC_MEASURES[member].defaults))
+            continue
+        if name in _OTHER_GROUPS:
+            raise ValueError(_not_yet(name, "preference and judgment-group measures need -R prefs/qrels_jg input"))
+        if name in NOT_YET:
+            raise ValueError(_not_yet(name))
+        m = TREC_MEASURES.get(name)
+        if m is None:
+            known = ", ".join([*GROUPS, *TREC_MEASURES])
+            raise ValueError(f"-m {item}: trec_eval has no measure {name!r} (measures and groups: {known})")
+        if dot:
+            params, printable = _params(m, text)
+            chosen[name] = Request(m, params, printable)
+        else:
+            chosen.setdefault(name, Request(m, m.defaults))
+    return [chosen[n] for n in _TABLE_ORDER if n in chosen]
+
+
+def _not_yet(name: str, why: str = "") -> str:
+    return (
+        f"trec_eval's {name!r} is not computed by the harness yet"
+        + (f" ({why})" if why else "")
+        + "; the measures it computes: "
+        + ", ".join(TREC_MEASURES)
+    )
+
+
+# ------------------------------------------------------------------------------ computation
+@dataclass
+class Line:
+    """One output line's values: per evaluated topic (``per_topic``, None when trec_eval does
+    not print it per topic) and the "all" value."""
+
+    name: str
+    kind: str
+    per_topic: list | None
+    summary: float | int | str
+
+
+def _kernel(rl: RankedLabels, name: str, cutoff=None, level: int = 1) -> np.ndarray:
+    # nDCG takes its gains from every label >= 1, whatever -l, as trec_eval's ndcg does
+    m = Measure(name, cutoff) if name == "nDCG" else Measure(name, cutoff, rel=level)
+    return m.info.compute(rl, m, False)
+
+
+def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int) -> list[np.ndarray]:
+    """The request's values for each topic of ``rl`` (one array per output line)."""
+    name, p = req.measure.name, req.params
+    ret = rl.num_ret().astype(np.int64)
+    R = rl.num_rel(level).astype(np.int64)
+    rel_ret = rl.relevant(level)[3].astype(np.int64)
+    f = np.float64
+    if name == "num_ret":
+        return [ret.astype(f)]
+    if name == "num_rel":
+        return [R.astype(f)]
+    if name == "num_rel_ret":
+        return [rel_ret.astype(f)]
+    if name in ("map", "gm_map"):
+        return [_kernel(rl, "AP", None, level)]
+    if name == "Rprec":
+        return [_kernel(rl, "Rprec", None, level)]
+    if name == "bpref":
+        return [_kernel(rl, "bpref", None, level)]
+    if name == "recip_rank":
+        return [_kernel(rl, "RR", None, level)]
+    if name == "iprec_at_recall":
+        vals = kernels.interpolated_precision(rl, level, list(p))
+        return [np.where(_nan_at(rl, R, ret, x), np.nan, v) for x, v in zip(p, vals)]
+    if name in ("P", "recall", "success"):
+        family = {"P": "P", "recall": "R", "success": "Success"}[name]
+        return [_kernel(rl, family, k, level) for k in p]
+    if name == "ndcg":
+        return [_kernel(rl, "nDCG")]
+    if name == "ndcg_cut":
+        return [_kernel(rl, "nDCG", k) for k in p]
+    if name == "map_cut":
+        return [_kernel(rl, "AP", k, level) for k in p]
+    if name == "11pt_avg":
+        nan = np.zeros(len(rl.topics), dtype=bool)
+        for x in p:
+            nan |= _nan_at(rl, R, ret, x)
+        return [np.where(nan, np.nan, _eleven_point(rl, level, p))]
+    if name == "Rprec_mult":
+        topic, rank, _, _, _ = rl.relevant(level)
+        out = []
+        for x in p:
+            c = np.trunc(x * R.astype(f) + 0.9).astype(np.int64)  # (long)(x * R + 0.9)
+            hits = np.bincount(topic[rank <= c[topic]], minlength=len(rl.topics)).astype(f)
+            out.append(np.where(c > 0, hits / np.where(c > 0, c, 1), 0.0))
+        return out
+    if name == "relative_P":
+        out = []
+        for k in p:
+            hits = kernels.hits_at(rl, Measure("P", k, rel=level))  # relevant in the top k
+            out.append(np.where(R > 0, hits / np.minimum(k, np.maximum(R, 1)), 0.0))
+        return out
+    if name == "set_P":
+        return [np.where(ret > 0, rel_ret / np.maximum(ret, 1), 0.0)]
+    if name == "set_recall":
+        return [np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)]
+    if name == "set_relative_P":
+        ok = (ret > 0) & (R > 0)
+        return [np.where(ok, rel_ret / np.maximum(np.minimum(ret, R), 1), 0.0)]
+    if name == "set_map":
+        ok = (ret > 0) & (R > 0)
+        num = rel_ret.astype(f) * rel_ret.astype(f)
+        return [np.where(ok, num / np.maximum(ret.astype(f) * R.astype(f), 1.0), 0.0)]
+    if name == "set_F":
+        x = p[0]
+        ok = rel_ret > 0
+        P = rel_ret / np.maximum(ret, 1)
+        Rc = rel_ret / np.maximum(R, 1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = (x + 1.0) * P * Rc / (x * P + Rc)
+        return [np.where(ok, v, 0.0)]
+    if name == "utility":
+        a, b, c, d = p
+        out = np.empty(len(rl.topics))
+        for i in range(len(rl.topics)):
+            n_ret, n_rel, n_rr = int(ret[i]), int(R[i]), int(rel_ret[i])
+            rest = (num_docs + n_rr - n_ret - n_rel + 2**63) % 2**64 - 2**63  # C long arithmetic
+            out[i] = a * n_rr + b * (n_ret - n_rr) + c * (n_rel - n_rr) + d * rest
+        return [out]
+    if name == "num_nonrel_judged_ret":
+        topic, _, _ = rl.rows(0, level)
+        return [np.bincount(topic, minlength=len(rl.topics)).astype(f)]
+    raise AssertionError(name)  # every name of TREC_MEASURES but runid and num_q is above
+
+
+def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
+    """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
+    retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
+    (long)(level * R + 0.9) of 0, which takes that starting value. trec_eval prints "-nan"."""
+    c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
+    return (ret == 0) & (c == 0)
+
+
+def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
+    """11pt_avg over ``levels`` in their given order: interpolated precision at each level
+    (trec_eval's cut-off (long)(r * R + 0.9); 0 above the relevant retrieved), added from the
+    last level to the first, then divided by the number of levels."""
+    vals = kernels.interpolated_precision(rl, level, list(levels))
+    total = np.zeros(len(rl.topics))
+    for v in reversed(vals):
+        total += v
+    return total / len(levels)
+
+
+def compute(
+    rl: RankedLabels,
+    requests: list[Request],
+    *,
+    level: int = 1,
+    num_docs: int = 0,
+    complete: bool = False,
+    judged_topics: int = 0,
+    num_rel_complete: int = 0,
+    runid: str = "",
+) -> tuple[list[str], list[Line]]:
+    """(evaluated topics in trec_eval's order, lines). ``rl`` holds the evaluated topics only
+    (no missing-topic segments); ``complete`` is ``-c``: means over ``judged_topics`` topics,
+    and num_rel's "all" is ``num_rel_complete`` (every judgment above 0, as trec_eval counts
+    it under -c, whatever -l)."""
+    order = sorted(range(len(rl.topics)), key=lambda i: rl.topics[i].encode("utf-8"))
+    topics = [rl.topics[i] for i in order]
+    n = len(order)
+    denominator = judged_topics if complete else n
+    lines = []
+    for req in requests:
+        m = req.measure
+        if m.kind == "runid":
+            lines.append(Line("runid", "runid", None, runid))
+            continue
+        if m.kind == "num_q":
+            lines.append(Line("num_q", "num_q", None, denominator))
+            continue
+        for name, vals in zip(req.names(), _per_topic_values(rl, req, level, num_docs)):
+            seq = [float(vals[i]) for i in order]
+            if m.summary == "sum":
+                summary: float | int = int(sum(int(v) for v in seq))
+            elif m.summary == "num_rel":
+                summary = num_rel_complete if complete else int(sum(int(v) for v in seq))
+            elif m.summary == "gm":
+                total = 0.0
+                for v in seq:
+                    total += math.log(max(v, MIN_GEO_MEAN))
+                if complete:
+                    total += (denominator - n) * math.log(MIN_GEO_MEAN)
+                summary = math.exp(total / denominator) if denominator else 0.0
+            else:
+                total = 0.0
+                for v in seq:  # trec_eval adds topic by topic, in its order
+                    total += v
+                summary = total / denominator if denominator else total
+            lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
+    return topics, lines
+
+
+def format_line(name: str, qid: str, kind: str, value) -> str:
+    """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``)."""
+    if kind == "runid":
+        text = str(value)
+    elif kind in ("long", "num_q"):
+        text = str(int(value))
+    elif value != value:  # NaN: glibc's printf prints the x86 0/0 NaN, sign bit set, as -nan
+        text = f"{'-nan':>6}"
+    else:
+        text = f"{value:6.4f}"
+    return f"{name:<22}\t{qid}\t{text}"

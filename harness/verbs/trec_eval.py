@@ -1,0 +1,108 @@
+"""The trec_eval verb: `harness trec_eval`, trec_eval 9.0.8's command line and output, on the
+harness's readers (errors name the file and line) and its evaluation (harness.metrics).
+
+What trec_eval does and this verb does the same way: judgments first, then the run; each
+topic's documents re-sorted by score (held as a float32) descending, then doc id descending;
+``-M`` keeps the first N of them, then ``-J`` drops those without a judgment; topics of the run
+without judgments are skipped; the run id is the last line's; per-topic lines (``-q``) go topic
+by topic in the order of their ids sorted as strings, each topic's measures in trec_eval's table
+order, then the "all" lines (unless ``-n``). Measures: harness.metrics.trec_eval."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.errors import DataError
+
+__all__ = ["TrecEvalOptions", "TrecEvalResult", "trec_eval"]
+
+PathLike = str | os.PathLike
+
+
+@dataclass(frozen=True)
+class TrecEvalOptions:
+    """trec_eval's flags: -m (measures), -q, -c, -n (summary=False), -l, -M, -N, -J."""
+
+    measures: tuple[str, ...] = ()
+    per_query: bool = False
+    complete: bool = False
+    summary: bool = True
+    level: int = 1
+    max_docs: int | None = None
+    num_docs: int | None = None
+    judged_only: bool = False
+
+
+@dataclass(frozen=True)
+class TrecEvalResult:
+    topics: tuple[str, ...]  # the evaluated topics, in trec_eval's order
+    lines: tuple = ()  # harness.metrics.trec_eval.Line, in trec_eval's order
+    options: TrecEvalOptions = field(default_factory=TrecEvalOptions)
+
+    def text(self) -> list[str]:
+        """The lines trec_eval prints, without their line breaks."""
+        from harness.metrics.trec_eval import format_line
+
+        out = []
+        if self.options.per_query:
+            for i, qid in enumerate(self.topics):
+                out += [
+                    format_line(ln.name, qid, ln.kind, ln.per_topic[i]) for ln in self.lines if ln.per_topic is not None
+                ]
+        if self.options.summary:
+            out += [format_line(ln.name, "all", ln.kind, ln.summary) for ln in self.lines]
+        return out
+
+
+def _last_run_id(path: Path) -> str:
+    """The run id trec_eval reports: the sixth field of the file's last line."""
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - (1 << 16)))
+        tail = f.read()
+    for line in reversed(tail.splitlines()):
+        fields = line.split()
+        if len(fields) >= 6:
+            return fields[5].decode("utf-8", errors="replace")
+    return ""
+
+
+def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = None) -> TrecEvalResult:
+    """Evaluate the ``run`` file against the ``qrels`` file as trec_eval 9.0.8 does (its
+    defaults without ``options``)."""
+    options = options or TrecEvalOptions()
+    from harness.metrics.evaluate import rank_labels
+    from harness.metrics.trec_eval import compute, parse_requests
+    from harness.policies import EvalPolicy
+    from harness.verbs.evaluate import read_qrels_file, read_run_file
+
+    try:
+        requests = parse_requests(list(options.measures))
+    except ValueError as e:
+        raise DataError("-m", str(e)) from None
+    if options.level < 1:
+        raise DataError("-l", f"the relevance level must be at least 1 (got {options.level})")
+    if options.max_docs is not None and options.max_docs < 0:
+        raise DataError("-M", f"the number of documents per topic must be positive (got {options.max_docs})")
+    q = read_qrels_file(qrels)
+    r = read_run_file(run)
+    rl, _, zero = rank_labels(
+        r, q, EvalPolicy(missing_topics="drop"), max_docs=options.max_docs, judged_only=options.judged_only
+    )
+    assert not zero.any()
+    if not rl.topics:
+        raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
+    topics, lines = compute(
+        rl,
+        requests,
+        level=options.level,
+        num_docs=0 if options.num_docs is None else options.num_docs,  # trec_eval's default
+        complete=options.complete,
+        judged_topics=len(q.topics()),
+        num_rel_complete=int((q.labels > 0).sum()),
+        runid=_last_run_id(Path(run)),
+    )
+    return TrecEvalResult(tuple(topics), tuple(lines), options)
