@@ -9,15 +9,17 @@ the ``-m`` flags; a measure with parameters (``-m P.5,7,3``) takes them in its o
   ``P_3``;
 - recall levels and multiples of R (``iprec_at_recall``, ``Rprec_mult``): C's ``atof``, sorted,
   no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``);
-- a parameter list (``utility``, ``set_F``, ``11pt_avg``): kept in its order; the line's name
-  is the measure's, followed by ``_`` and the parameters as written when any were given.
+- a parameter list (``utility``, ``set_F``, ``11pt_avg``, ``relstring``) or gains by relevance
+  level (``ndcg.1=3,2=9``, also ``G``, ``ndcg_rel``, ``Rndcg``): kept in its order; the line's
+  name is the measure's, followed by ``_`` and the parameters as written when any were given.
 
 A measure's per-topic values are the registry's kernels (harness.metrics.kernels) where the
 registry has the measure, computed here from the same ranked labels otherwise. The "all" line
 is the mean over the evaluated topics (over every judged topic with ``-c``), summed in
 trec_eval's order (topic ids sorted as strings); counts are summed; ``gm_map`` is the geometric
-mean of AP floored at 0.00001; ``num_q`` counts topics. Measures of trec_eval's list that the
-harness does not compute yet are refused by name (:data:`NOT_YET`), never approximated.
+mean of AP (bpref for ``gm_bpref``) floored at 0.00001; ``num_q`` counts topics;
+``relstring`` has per-topic lines only. The measures that need trec_eval's other input formats
+(preferences, judgment groups: ``-R``) are refused by name (:data:`NOT_YET`), never approximated.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class TrecMeasure:
     """One measure of trec_eval's table."""
 
     name: str
-    params: str  # "none", "cut_long", "cut_float" or "floats"
+    params: str  # "none", "cut_long", "cut_float", "floats" or "pairs" (level=gain)
     defaults: tuple = ()
     kind: str = "float"  # how a value prints: "float" (%6.4f), "long" (%ld), "runid", "num_q"
     per_query: bool = True  # printed for each topic with -q
@@ -98,11 +100,18 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("recip_rank", "none"),
         TrecMeasure("iprec_at_recall", "cut_float", _ELEVEN),
         TrecMeasure("P", "cut_long", _CUTS),
+        TrecMeasure("relstring", "floats", (10.0,), kind="relstring", summary="none"),
         TrecMeasure("recall", "cut_long", _CUTS),
+        TrecMeasure("infAP", "none"),
+        TrecMeasure("gm_bpref", "none", per_query=False, summary="gm"),
         TrecMeasure("Rprec_mult", "cut_float", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
         TrecMeasure("utility", "floats", (1.0, -1.0, 0.0, 0.0)),
         TrecMeasure("11pt_avg", "floats", _ELEVEN),
-        TrecMeasure("ndcg", "none"),
+        TrecMeasure("binG", "none"),
+        TrecMeasure("G", "pairs"),
+        TrecMeasure("ndcg", "pairs"),
+        TrecMeasure("ndcg_rel", "pairs"),
+        TrecMeasure("Rndcg", "pairs"),
         TrecMeasure("ndcg_cut", "cut_long", _CUTS),
         TrecMeasure("map_cut", "cut_long", _CUTS),
         TrecMeasure("relative_P", "cut_long", _CUTS),
@@ -124,7 +133,7 @@ _TABLE_ORDER = (
 # In trec_eval 9.0.8 and refused by name here until they are computed (each with its own test
 # against trec_eval); the preference and judgment-group measures need other input formats (-R).
 NOT_YET = frozenset(
-    "relstring infAP gm_bpref binG G ndcg_rel Rndcg prefs_num_prefs_poss prefs_num_prefs_ful "
+    "prefs_num_prefs_poss prefs_num_prefs_ful "
     "prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret "
     "prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp prefs_avgjg_imp "
     "map_avgjg P_avgjg Rprec_mult_avgjg yaap".split()
@@ -169,6 +178,14 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
         if len(set(cuts)) != len(cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
         return tuple(cuts), None
+    if m.params == "pairs":
+        pairs = []
+        for t in items:
+            level, eq, gain = t.partition("=")
+            if not eq or not level or not gain:
+                raise ValueError(f"{m.name}: gains are level=gain pairs, e.g. {m.name}.1=3,2=9 (got {text!r})")
+            pairs.append((_atol(level), _atof(gain)))
+        return tuple(pairs), text
     values = tuple(_atof(t) for t in items)
     if m.name == "utility" and len(values) != 4:
         raise ValueError(f"utility takes 4 coefficients, a,b,c,d (got {text!r})")
@@ -262,8 +279,18 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name in ("P", "recall", "success"):
         family = {"P": "P", "recall": "R", "success": "Success"}[name]
         return [_kernel(rl, family, k, level) for k in p]
-    if name == "ndcg":
-        return [_kernel(rl, "nDCG")]
+    if name == "ndcg" and not p:
+        return [_kernel(rl, "nDCG")]  # the registry's nDCG is trec_eval's with the default gains
+    if name == "gm_bpref":
+        return [_kernel(rl, "bpref", None, level)]
+    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring"):
+        fn = _LOOPS[name]
+        return [
+            np.array(
+                [fn(ranked, levels, level, p, r) for ranked, levels, r in _topic_lists(rl, level)],
+                dtype=object if name == "relstring" else np.float64,
+            )
+        ]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
@@ -320,6 +347,277 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     raise AssertionError(name)  # every name of TREC_MEASURES but runid and num_q is above
 
 
+# ------------------------------------------------------ measures computed topic by topic
+# trec_eval's loops for the measures the registry has no kernel for, each over one topic's
+# ranked labels (-1: not in the qrels, -2: judged negative, "in the pool but unjudged") and the
+# count of judged documents at each relevance level >= 0. Arithmetic in the same order as
+# trec_eval's, so that every value is the same double.
+def _topic_lists(rl: RankedLabels, level: int):
+    """(ranked labels, counts per level, R) of each topic of ``rl``, in its order."""
+    seg_of = np.full(len(rl.topics), -1, dtype=np.int64)
+    used = rl.seg_topic >= 0
+    seg_of[rl.seg_topic[used]] = np.flatnonzero(used)
+    R = rl.num_rel(level)
+    for t in range(len(rl.topics)):
+        s = seg_of[t]
+        ranked = rl.labels[rl.seg_offsets[s] : rl.seg_offsets[s + 1]].tolist() if s >= 0 else []
+        pool = rl.pool[rl.pool_offsets[t] : rl.pool_offsets[t + 1]]
+        pool = pool[pool >= 0]
+        levels = np.bincount(pool).tolist() if len(pool) else []
+        yield ranked, levels, int(R[t])
+
+
+def _div(a: float, b: float) -> float:
+    """a / b as C computes it in doubles (no exception: inf, or NaN for 0/0)."""
+    if b == 0.0:
+        return math.nan if a == 0.0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def _gains(levels: list[int], pairs: tuple) -> list[tuple[int, float, int]]:
+    """(level, gain, judged documents at it), ordered by gain as trec_eval orders them: with
+    qsort and a comparison that is the gains' difference truncated to an int, so gains less
+    than 1 apart compare equal (and the comparison is not transitive: 0 = 0.5 = 1 > 0). The
+    order is then the sorting algorithm's: glibc's merge sort (:func:`_glibc_msort`)."""
+    gains = [[lv, g, 0] for lv, g in pairs]
+    for i, n in enumerate(levels):
+        for g in gains:
+            if g[0] == i:
+                g[2] = n
+                break
+        else:
+            gains.append([i, float(i), n])
+    return [tuple(g) for g in _glibc_msort(gains, lambda a, b: int(a[1] - b[1]))]
+
+
+def _glibc_msort(items: list, cmp) -> list:
+    """glibc's qsort as trec_eval 9.0.8 was built and tested with it (msort.c: a top-down merge
+    sort, the first half of n // 2 items, taking from the first run while cmp <= 0). With a
+    comparison that is not a total order, its result is this algorithm's, so it is followed
+    step by step. (glibc 2.37 moved qsort to introsort; trec_eval's gain-ordering then differs
+    for gains less than 1 apart, which none of its tests use.)"""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    a, b = _glibc_msort(items[:n1], cmp), _glibc_msort(items[n1:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if cmp(a[i], b[j]) <= 0:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]
+
+
+def _gain_of(label: int, gains) -> float:
+    for lv, g, _ in gains:
+        if lv == label:
+            return g
+    return 0.0
+
+
+class _Ideal:
+    """The ideal ranking's gains, from the highest gain level down, level by level."""
+
+    def __init__(self, gains):
+        self.gains, self.cur, self.at = gains, len(gains) - 1, 0
+        self.gain = gains[self.cur][1] if self.cur >= 0 else 0.0
+
+    def next(self) -> float:
+        self.at += 1
+        while self.cur >= 0 and self.at > self.gains[self.cur][2]:
+            self.at = 1
+            self.cur -= 1
+            self.gain = self.gains[self.cur][1] if self.cur >= 0 else 0.0
+        return self.gain
+
+
+def _ndcg(ranked, levels, level, pairs, R) -> float:
+    gains = _gains(levels, pairs)
+    ideal = _Ideal(gains)
+    dcg = ideal_dcg = 0.0
+    i, n = 0, len(ranked)
+    while i < n and ideal.gain > 0.0:
+        g = _gain_of(ranked[i], gains)
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+        if ideal.next() > 0.0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    while i < n:
+        g = _gain_of(ranked[i], gains)
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+        i += 1
+    while ideal.gain > 0.0:
+        if ideal.next() > 0.0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    return dcg / ideal_dcg if ideal_dcg > 0.0 else 0.0
+
+
+def _ndcg_rel(ranked, levels, level, pairs, R) -> float:
+    gains = _gains(levels, pairs)
+    ideal = _Ideal(gains)
+    dcg = ideal_dcg = total = 0.0
+    rel_ret = rel = 0
+    i, n = 0, len(ranked)
+    while i < n and ideal.gain > 0.0:
+        g = _gain_of(ranked[i], gains)
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+        if ideal.next() > 0.0:
+            rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        if g > 0:
+            total += _div(dcg, ideal_dcg)
+            rel_ret += 1
+        i += 1
+    while i < n:
+        g = _gain_of(ranked[i], gains)
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+        if g > 0:
+            total += _div(dcg, ideal_dcg)
+            rel_ret += 1
+        i += 1
+    while ideal.gain > 0.0:
+        if ideal.next() > 0.0:
+            rel += 1
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    total += _div(float(rel - rel_ret) * dcg, ideal_dcg)
+    return _div(total, rel) if total > 0.0 else 0.0
+
+
+def _rndcg(ranked, levels, level, pairs, R) -> float:
+    if R == 0:
+        return 0.0
+    gains = _gains(levels, pairs)
+    ideal = _Ideal(gains)
+    old = ideal.gain
+    dcg = ideal_dcg = total = 0.0
+    changes = 0
+    i, n = 0, len(ranked)
+    while i < n and ideal.gain > 0.0:
+        g = _gain_of(ranked[i], gains)
+        ideal.next()
+        if old != ideal.gain:
+            if ideal_dcg > 0.0:
+                total += dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if g != 0:
+            dcg += g / math.log2(i + 2)
+        if ideal.gain > 0.0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    if i < n:
+        while i < n:
+            g = _gain_of(ranked[i], gains)
+            if g != 0:
+                dcg += g / math.log2(i + 2)
+            i += 1
+        if ideal_dcg > 0.0:
+            total += dcg / ideal_dcg
+            changes += 1
+    while ideal.gain > 0.0:
+        ideal.next()
+        if old != ideal.gain:
+            if ideal_dcg > 0.0:
+                total += dcg / ideal_dcg
+                changes += 1
+            old = ideal.gain
+        if ideal.gain > 0.0:
+            ideal_dcg += ideal.gain / math.log2(i + 2)
+        i += 1
+    return _div(total, changes)
+
+
+def _g(ranked, levels, level, pairs, R) -> float:
+    gains = _gains(levels, pairs)
+    ideal = _Ideal(gains)
+    results_g = sum_results = sum_ideal = sum_cost = 0.0
+    min_cost = 1.0
+    i, n = 0, len(ranked)
+    while i < n and ideal.gain > 0.0:
+        g = _gain_of(ranked[i], gains)
+        sum_results += g
+        ideal.next()
+        if ideal.gain > 0.0:
+            sum_ideal += ideal.gain
+        sum_cost += ideal.gain if ideal.gain >= min_cost else min_cost
+        if g != 0:
+            results_g += g / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while i < n:
+        g = _gain_of(ranked[i], gains)
+        sum_results += g
+        sum_cost += min_cost
+        if g != 0:
+            results_g += g / math.log2(2 + sum_cost - sum_results)
+        i += 1
+    while ideal.gain > 0.0:
+        ideal.next()
+        if ideal.gain > 0.0:
+            sum_ideal += ideal.gain
+        i += 1
+    return results_g / sum_ideal if sum_ideal > 0.0 else 0.0
+
+
+def _bin_g(ranked, levels, level, pairs, R) -> float:
+    total, rel = 0.0, 0
+    for i, label in enumerate(ranked):
+        if label >= level:
+            rel += 1
+            total += 1.0 / math.log2(3 + i - rel)
+    return total / R if rel else 0.0
+
+
+def _inf_ap(ranked, levels, level, pairs, R) -> float:
+    eps = 0.00001  # trec_eval's INFAP_EPSILON
+    inf_ap, rel, nonrel, unjudged = 0.0, 0, 0, 0
+    for j, label in enumerate(ranked):
+        if label == -1:  # not in the pool
+            continue
+        if label == -2:  # in the pool, unjudged
+            unjudged += 1
+            continue
+        if label < level:
+            nonrel += 1
+            continue
+        rel += 1
+        if j == 0:
+            inf_ap += 1.0
+        else:
+            fj = float(j)
+            inf_ap += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((rel - 1 + nonrel + unjudged) / fj) * (
+                (rel - 1 + eps) / (rel - 1 + nonrel + 2 * eps)
+            )
+    return inf_ap / R if R else inf_ap
+
+
+def _relstring(ranked, levels, level, params, R) -> str:
+    n = max(0, min(int(params[0]), len(ranked)))
+    return "".join(
+        ">" if v > 9 else str(v) if v >= 0 else "-" if v == -1 else "." if v == -2 else "<" for v in ranked[:n]
+    )
+
+
+_LOOPS = {
+    "ndcg": _ndcg,
+    "G": _g,
+    "ndcg_rel": _ndcg_rel,
+    "Rndcg": _rndcg,
+    "infAP": _inf_ap,
+    "binG": _bin_g,
+    "relstring": _relstring,
+}
+
+
 def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
     """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
     retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
@@ -368,6 +666,9 @@ def compute(
             lines.append(Line("num_q", "num_q", None, denominator))
             continue
         for name, vals in zip(req.names(), _per_topic_values(rl, req, level, num_docs)):
+            if m.kind == "relstring":
+                lines.append(Line(name, "relstring", [vals[i] for i in order], None))
+                continue
             seq = [float(vals[i]) for i in order]
             if m.summary == "sum":
                 summary: float | int = int(sum(int(v) for v in seq))
@@ -393,6 +694,8 @@ def format_line(name: str, qid: str, kind: str, value) -> str:
     """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``)."""
     if kind == "runid":
         text = str(value)
+    elif kind == "relstring":
+        text = f"'{value}'"
     elif kind in ("long", "num_q"):
         text = str(int(value))
     elif value != value:  # NaN: glibc's printf prints the x86 0/0 NaN, sign bit set, as -nan

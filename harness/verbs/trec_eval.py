@@ -52,7 +52,7 @@ class TrecEvalResult:
                     format_line(ln.name, qid, ln.kind, ln.per_topic[i]) for ln in self.lines if ln.per_topic is not None
                 ]
         if self.options.summary:
-            out += [format_line(ln.name, "all", ln.kind, ln.summary) for ln in self.lines]
+            out += [format_line(ln.name, "all", ln.kind, ln.summary) for ln in self.lines if ln.kind != "relstring"]
         return out
 
 
