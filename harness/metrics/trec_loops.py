@@ -80,11 +80,13 @@ def _glibc_msort(items: list, cmp) -> list:
     return out + a[i:] + b[j:]
 
 
-def _gain_of(label: int, gains) -> float:
+def _gain_table(gains) -> dict:
+    """Each level's gain: the first entry of ``gains`` with that level, as trec_eval's lookup
+    finds it (a label without one gains 0.0)."""
+    table: dict = {}
     for lv, g, _ in gains:
-        if lv == label:
-            return g
-    return 0.0
+        table.setdefault(lv, g)
+    return table
 
 
 class _Ideal:
@@ -105,18 +107,19 @@ class _Ideal:
 
 def _ndcg(ranked, levels, level, pairs, R) -> float:
     gains = _gains(levels, pairs)
+    gain_of = _gain_table(gains).get
     ideal = _Ideal(gains)
     dcg = ideal_dcg = 0.0
     i, n = 0, len(ranked)
     while i < n and ideal.gain > 0.0:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         if g != 0:
             dcg += g / math.log2(i + 2)
         if ideal.next() > 0.0:
             ideal_dcg += ideal.gain / math.log2(i + 2)
         i += 1
     while i < n:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         if g != 0:
             dcg += g / math.log2(i + 2)
         i += 1
@@ -129,12 +132,13 @@ def _ndcg(ranked, levels, level, pairs, R) -> float:
 
 def _ndcg_rel(ranked, levels, level, pairs, R) -> float:
     gains = _gains(levels, pairs)
+    gain_of = _gain_table(gains).get
     ideal = _Ideal(gains)
     dcg = ideal_dcg = total = 0.0
     rel_ret = rel = 0
     i, n = 0, len(ranked)
     while i < n and ideal.gain > 0.0:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         if g != 0:
             dcg += g / math.log2(i + 2)
         if ideal.next() > 0.0:
@@ -145,7 +149,7 @@ def _ndcg_rel(ranked, levels, level, pairs, R) -> float:
             rel_ret += 1
         i += 1
     while i < n:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         if g != 0:
             dcg += g / math.log2(i + 2)
         if g > 0:
@@ -165,13 +169,14 @@ def _rndcg(ranked, levels, level, pairs, R) -> float:
     if R == 0:
         return 0.0
     gains = _gains(levels, pairs)
+    gain_of = _gain_table(gains).get
     ideal = _Ideal(gains)
     old = ideal.gain
     dcg = ideal_dcg = total = 0.0
     changes = 0
     i, n = 0, len(ranked)
     while i < n and ideal.gain > 0.0:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         ideal.next()
         if old != ideal.gain:
             if ideal_dcg > 0.0:
@@ -185,7 +190,7 @@ def _rndcg(ranked, levels, level, pairs, R) -> float:
         i += 1
     if i < n:
         while i < n:
-            g = _gain_of(ranked[i], gains)
+            g = gain_of(ranked[i], 0.0)
             if g != 0:
                 dcg += g / math.log2(i + 2)
             i += 1
@@ -207,12 +212,13 @@ def _rndcg(ranked, levels, level, pairs, R) -> float:
 
 def _g(ranked, levels, level, pairs, R) -> float:
     gains = _gains(levels, pairs)
+    gain_of = _gain_table(gains).get
     ideal = _Ideal(gains)
     results_g = sum_results = sum_ideal = sum_cost = 0.0
     min_cost = 1.0
     i, n = 0, len(ranked)
     while i < n and ideal.gain > 0.0:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         sum_results += g
         ideal.next()
         if ideal.gain > 0.0:
@@ -222,7 +228,7 @@ def _g(ranked, levels, level, pairs, R) -> float:
             results_g += g / math.log2(2 + sum_cost - sum_results)
         i += 1
     while i < n:
-        g = _gain_of(ranked[i], gains)
+        g = gain_of(ranked[i], 0.0)
         sum_results += g
         sum_cost += min_cost
         if g != 0:
