@@ -12,6 +12,15 @@ for every tool alike), plus both as ratios to pytrec_eval. The means of all tool
 as a sanity check (ranx breaks ties differently, so small differences are expected there).
 
 ranx is not a dependency; to include it: ``.venv/bin/pip install ranx``.
+
+    .venv/bin/python bench/bench_eval.py --trec-eval PATH/trec_eval [--sizes 1M,10M]
+
+The drop-in (issue 26): whole processes as a user times them, ``trec_eval -m all_trec -q QRELS
+RUN > file`` against ``harness trec_eval`` with the same arguments and against pytrec_eval
+computing every all_trec measure per topic (its Python process reads the files, as a script
+would); wall time and peak RSS, and the harness's output checked byte-identical to trec_eval's.
+PATH is trec_eval 9.0.8 built from its source (``make`` in a checkout of usnistgov/trec_eval at
+tag v9.0.8; the benchmark downloads nothing).
 """
 
 from __future__ import annotations
@@ -149,6 +158,70 @@ def measure(tool, run, qrels, repeat, threads):
     }
 
 
+# ---------------------------------------------------------------- the trec_eval drop-in
+ALL_TREC = ["-m", "all_trec", "-q"]
+
+
+def _child(argv, stdout_path):
+    """Run ``argv`` writing stdout to a file: (wall seconds, peak RSS MB, return code)."""
+    t0 = time.perf_counter()
+    with open(stdout_path, "wb") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({proc.returncode}):\n{err}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+PYTREC_ALL = r"""
+import sys, pytrec_eval
+qrels, run = {}, {}
+for line in open(sys.argv[1]):
+    q, _, d, r = line.split()
+    qrels.setdefault(q, {})[d] = int(r)
+for line in open(sys.argv[2]):
+    q, _, d, _, s, _ = line.split()[:6]
+    run.setdefault(q, {})[d] = float(s)
+ev = pytrec_eval.RelevanceEvaluator(qrels, pytrec_eval.supported_measures)
+res = ev.evaluate(run)
+for q in sorted(res):
+    for k, v in res[q].items():
+        print(f"{k}\t{q}\t{v:.4f}")
+"""
+
+
+def main_trec_eval(binary: str, sizes: list[str], repeat: int) -> int:
+    harness = [sys.executable, "-m", "harness", "trec_eval"]
+    print(f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.2f} repeat={repeat}; whole processes, median wall time")
+    for size in sizes:
+        run, qrels = ensure_data(size)
+        rows = {}
+        for name, argv in (
+            ("trec_eval", [binary, *ALL_TREC, str(qrels), str(run)]),
+            ("harness", [*harness, *ALL_TREC, str(qrels), str(run)]),
+            ("pytrec_eval", [sys.executable, "-c", PYTREC_ALL, str(qrels), str(run)]),
+        ):
+            times, peak = [], 0.0
+            for _ in range(repeat):
+                sec, mb = _child(argv, OUT / f"te-{name}.out")
+                times.append(sec)
+                peak = max(peak, mb)
+            rows[name] = (statistics.median(times), peak, [round(t, 2) for t in times])
+        same = (OUT / "te-harness.out").read_bytes() == (OUT / "te-trec_eval.out").read_bytes()
+        base_s, base_mb, _ = rows["trec_eval"]
+        print(f"\n{size} lines ({run.stat().st_size / 1e6:.0f} MB run): -m all_trec -q")
+        print(f"  {'tool':<12} {'seconds':>8} {'x trec_eval':>12} {'peak MB':>8} {'x trec_eval':>12}  runs")
+        for name, (sec, mb, all_s) in rows.items():
+            print(f"  {name:<12} {sec:>8.2f} {sec / base_s:>12.3f} {mb:>8.0f} {mb / base_mb:>12.3f}  {all_s}")
+        print(f"  harness output byte-identical to trec_eval's: {same}")
+        if not same:
+            return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1M", help="comma-separated, of: " + ", ".join(SIZES))
@@ -161,9 +234,13 @@ def main():
         help="harness parsing threads (HARNESS_THREADS; default: the harness default, 2)",
     )
     ap.add_argument("--worker", nargs=3, metavar=("TOOL", "RUN", "QRELS"), help=argparse.SUPPRESS)
+    ap.add_argument("--trec-eval", metavar="BINARY", help="time the trec_eval drop-in against this trec_eval")
     args = ap.parse_args()
     if args.worker:
         return worker(*args.worker)
+    if args.trec_eval:
+        OUT.mkdir(parents=True, exist_ok=True)
+        return main_trec_eval(args.trec_eval, args.sizes.split(","), args.repeat)
     OUT.mkdir(parents=True, exist_ok=True)
     tools = [t for t in args.tools.split(",") if t]
     for t in tools:
@@ -195,4 +272,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
