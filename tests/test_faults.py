@@ -441,8 +441,11 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
     log = tmp_path / "err.txt"
     p = start(cfg, log)
     wait_for(log, marker, p)
-    if phase == "mid-index":
-        assert any(".cran.building-" in n for n in os.listdir(proj / "indexes"))
+    if phase == "mid-index":  # the message comes before the corpus check; the folder after it
+        deadline = time.monotonic() + DEADLINE
+        while not any(".cran.building-" in n for n in os.listdir(proj / "indexes")):
+            assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.01)
     p.send_signal(sig)
     p.communicate(timeout=DEADLINE)
     expected = {signal.SIGKILL: -9, signal.SIGINT: 130, signal.SIGTERM: 143}[sig]

@@ -3,6 +3,7 @@ report renders (:mod:`harness.report`) and the Python API turns into tables."""
 
 from __future__ import annotations
 
+from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,12 +76,31 @@ class ExperimentResult:
 
     def settle(self) -> ExperimentResult:
         """Wait until every searched run's cache file is written; raise the first error of
-        writing one (a full disk, a permission). The same result, for chaining."""
+        writing one (a full disk, a permission). The same result, for chaining.
+
+        After an error the writes not yet begun are cancelled and the one under way is waited
+        for, so nothing is still writing into the cache once the error reaches the caller."""
         pending, self.writes = self.writes, ()
-        for f in pending:
-            f.result()
+        for i, f in enumerate(pending):
+            try:
+                f.result()
+            except BaseException:
+                _stop(pending[i + 1 :])
+                raise
         return self
+
+    def abandon(self) -> None:
+        """On the way out of an error or an interruption: cancel the cache writes not yet begun
+        and wait for the one under way (each is atomic: a run file is whole or absent)."""
+        pending, self.writes = self.writes, ()
+        _stop(pending)
 
     @property
     def failed_checks(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]
+
+
+def _stop(writes) -> None:
+    for f in writes:
+        f.cancel()
+    wait(writes)

@@ -180,7 +180,13 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
         check_writable(cfg.output)
         # runs by their labels, then the explorer's documents and the engine's versions, while
         # the searched runs are still being written to the run cache (settled before the report)
-        result = attach(relabel(run_experiment(cfg, on=on, settle=False))).settle()
+        result = relabel(run_experiment(cfg, on=on, settle=False))
+        try:
+            attach(result)
+        except BaseException:
+            result.abandon()  # an interruption leaves nothing writing behind it
+            raise
+        result.settle()
         out = write_report(result, cfg.output, on=on)
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
