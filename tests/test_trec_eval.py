@@ -116,6 +116,19 @@ def test_a_topic_without_a_judged_document_under_J_prints_nan_as_trec_eval():
     ]
 
 
+def test_g_where_the_cost_of_its_gains_reaches_zero_is_inf_as_trec_eval_prints_it():
+    """G with a gain that sorts among gains less than 1 apart (2.5 beside 2): its ideal
+    ranking draws the 2s first, so the second document's discount is log2(2 + 4 - 5) = 0 and
+    trec_eval 9.0.8 (built from source) divides by it in C: inf, in the mean too."""
+    tmp = SUITE.parent.parent / "output"
+    tmp.mkdir(exist_ok=True)
+    (tmp / "te-gq.txt").write_text("".join(f"1 0 {d} {3 if d in 'ab' else 2}\n" for d in "abcdefg"))
+    (tmp / "te-gr.txt").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
+    r = harness_trec_eval("-q", "-m", "G.3=2.5", "te-gq.txt", "te-gr.txt", cwd=tmp)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["G_3=2.5               \t1\t   inf", "G_3=2.5               \tall\t   inf"]
+
+
 # ------------------------------------------------------------------- against pytrec_eval
 # pytrec_eval's names of the computed measures' per-topic values (runid, num_q and gm_map have
 # none); utility is left out: pytrec_eval-terrier 0.5.11 passes it no coefficients ("improper
