@@ -50,6 +50,16 @@ MEASURES = [
     "NumRet",
     "NumRel",
     "NumRelRet",
+    # trec_eval's measures that joined the registry with `harness trec_eval` (issue 26)
+    "infAP",
+    "SetP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "binG",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
 ]
 
 
@@ -161,10 +171,12 @@ def test_relevance_thresholds(level):
     measures = [
         parse_measure(f"{m}(rel={level})" if "@" not in m else m.replace("@", f"(rel={level})@"))
         for m in MEASURES
-        if not m.startswith(("NumRet", "nDCG"))
+        if not m.startswith(("NumRet", "nDCG", "G", "ndcg_rel"))
     ]
     # nDCG ignores the threshold, exactly like trec_eval -l
     measures += [parse_measure(f"nDCG(rel={level})@10"), parse_measure(f"nDCG(rel={level})")]
+    # trec_eval's G and ndcg_rel do not depend on -l (the registry's take no rel=)
+    measures += [parse_measure("G"), parse_measure("ndcg_rel")]
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
     assert_same(ours, oracle(run, qrels, measures, relevance_level=level), measures)
 

@@ -72,7 +72,7 @@ def test_canonical_round_trip(text, canonical):
         ("mapp", "did you mean 'map' \\(= AP\\)"),
         ("ndcg_cutt_10", "did you mean 'ndcg_cut' \\(= nDCG\\)"),
         ("ERR@10", "did you mean 'RR'"),
-        ("set_F", "unknown measure"),
+        ("gm_map", "unknown measure"),
         ("P@x", "cannot parse"),
         ("NumRet(rel=2)", "no rel"),
     ],

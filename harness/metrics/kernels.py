@@ -290,3 +290,38 @@ def f1(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     hits = hits_at(rl, m)
     p, r = hits / m.cutoff, _div(hits, rl.num_rel(m.rel))
     return _div(2.0 * p * r, p + r)
+
+
+# trec_eval's set measures: the whole returned list as one set (ir_measures' SetP, SetR, SetF,
+# SetAP). Each is 0 where its denominator is.
+def _set_counts(rl: RankedLabels, m):
+    return rl.num_ret().astype(np.int64), rl.num_rel(m.rel).astype(np.int64), rl.relevant(m.rel)[3].astype(np.int64)
+
+
+def set_precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    ret, _, rel_ret = _set_counts(rl, m)
+    return np.where(ret > 0, rel_ret / np.maximum(ret, 1), 0.0)
+
+
+def set_recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    _, R, rel_ret = _set_counts(rl, m)
+    return np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)
+
+
+def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False, beta: float = 1.0) -> np.ndarray:
+    """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta as trec_eval's
+    parameter (1.0: the harmonic mean), 0 when nothing relevant is returned."""
+    ret, R, rel_ret = _set_counts(rl, m)
+    P = rel_ret / np.maximum(ret, 1)
+    Rc = rel_ret / np.maximum(R, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = (beta + 1.0) * P * Rc / (beta * P + Rc)
+    return np.where(rel_ret > 0, v, 0.0)
+
+
+def set_ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's set_map: set precision x set recall."""
+    ret, R, rel_ret = _set_counts(rl, m)
+    f = np.float64
+    ok = (ret > 0) & (R > 0)
+    return np.where(ok, rel_ret.astype(f) * rel_ret.astype(f) / np.maximum(ret.astype(f) * R.astype(f), 1.0), 0.0)

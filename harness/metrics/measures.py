@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.metrics import kernels
+from harness.metrics import kernels, trec_loops
 
 __all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures", "trec_eval_name"]
 
@@ -168,6 +168,84 @@ MEASURES: dict[str, MeasureInfo] = {
             summary="sum",
         ),
         MeasureInfo(
+            "infAP",
+            "none",
+            ("rel",),
+            "Inferred AP (Yilmaz & Aslam), trec_eval 9.0.8's infAP: judged documents with a "
+            "negative label count as in the pool but unjudged; = AP when every returned document is judged.",
+            trec="infAP",
+            compute=trec_loops.registry_kernel("infAP"),
+        ),
+        MeasureInfo(
+            "SetP",
+            "none",
+            ("rel",),
+            "Precision of the whole returned list: relevant returned / returned (trec_eval set_P).",
+            trec="set_P",
+            compute=kernels.set_precision,
+        ),
+        MeasureInfo(
+            "SetR",
+            "none",
+            ("rel",),
+            "Recall of the whole returned list: relevant returned / relevant judged (trec_eval set_recall).",
+            trec="set_recall",
+            compute=kernels.set_recall,
+        ),
+        MeasureInfo(
+            "SetF",
+            "none",
+            ("rel",),
+            "Harmonic mean of SetP and SetR, 0 when nothing relevant is returned (trec_eval "
+            "set_F with its default beta 1; `harness trec_eval -m set_F.BETA` takes another beta).",
+            trec="set_F",
+            compute=kernels.set_f,
+        ),
+        MeasureInfo(
+            "SetAP",
+            "none",
+            ("rel",),
+            "SetP x SetR, trec_eval's set_map (not AP: no ranks are used).",
+            trec="set_map",
+            compute=kernels.set_ap,
+        ),
+        MeasureInfo(
+            "binG",
+            "none",
+            ("rel",),
+            "trec_eval's binG: binary gain with a discount by the non-relevant documents above "
+            "(sum over relevant returned of 1/log2(2 + non-relevant above)) / relevant judged.",
+            trec="binG",
+            compute=trec_loops.registry_kernel("binG"),
+        ),
+        MeasureInfo(
+            "G",
+            "none",
+            (),
+            "trec_eval's G (gain = label, discounted by the cost of reaching each document; "
+            "`harness trec_eval -m G.1=g1,2=g2` takes other gains).",
+            trec="G",
+            compute=trec_loops.registry_kernel("G"),
+        ),
+        MeasureInfo(
+            "ndcg_rel",
+            "none",
+            (),
+            "trec_eval's ndcg_rel: nDCG (gain = label) averaged over the ranks of the relevant "
+            "documents (those not returned at the final value).",
+            trec="ndcg_rel",
+            compute=trec_loops.registry_kernel("ndcg_rel"),
+        ),
+        MeasureInfo(
+            "Rndcg",
+            "none",
+            ("rel",),
+            "trec_eval's Rndcg: nDCG (gain = label) averaged over the ranks where the ideal "
+            "ranking's gain changes; 0 when nothing is relevant at rel.",
+            trec="Rndcg",
+            compute=trec_loops.registry_kernel("Rndcg"),
+        ),
+        MeasureInfo(
             "Judged",
             "required",
             (),
@@ -265,8 +343,10 @@ _SYNTAX = re.compile(
 # Names people type, lower-cased -> registry family. trec_eval's names (``map``, ``ndcg_cut``,
 # ``recip_rank``...; its cut-off follows ``_`` or ``.``: ``P_5``, ``P.5``, ``ndcg_cut_10``) and
 # common spellings (``MAP``, ``MRR``, ``recall@100``). ir_measures' names are the canonical ones.
-# Only names whose values are *equal* to the family's are listed: trec_eval's ``set_F`` is not
-# F1@k, and ``ndcg_rel``, ``gm_map``, ``infAP``... have no equivalent here.
+# Only names whose values are *equal* to the family's are listed (trec_eval's ``set_F`` is SetF,
+# not F1@k). trec_eval's measures with another summary than the mean (gm_map, gm_bpref), with
+# parameters the registry's Measure has no place for (Rprec_mult, utility, relative_P, gains by
+# level), and relstring are computed by `harness trec_eval` only.
 ALIASES: dict[str, str] = {
     "map": "AP",
     "map_cut": "AP",
@@ -286,6 +366,11 @@ ALIASES: dict[str, str] = {
     "num_ret": "NumRet",
     "num_rel": "NumRel",
     "num_rel_ret": "NumRelRet",
+    "infap": "infAP",
+    "set_p": "SetP",
+    "set_recall": "SetR",
+    "set_f": "SetF",
+    "set_map": "SetAP",
 }
 # trec_eval style: a family, then "_" or "." and the cut-off (the shortest family that fits).
 _TREC_STYLE = re.compile(r"(?P<name>[A-Za-z0-9_-]+?)(?:[_.](?P<cut>\d+(?:\.\d+)?))?")

@@ -284,9 +284,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
     if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring"):
-        fn = trec_loops.LOOPS[name]
-        values = [fn(ranked, levels, level, p, r) for ranked, levels, r in trec_loops.topic_lists(rl, level)]
-        return [np.array(values, dtype=object if name == "relstring" else np.float64)]
+        return [trec_loops.loop_values(rl, name, level, p)]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
@@ -310,25 +308,13 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
             hits = kernels.hits_at(rl, Measure("P", k, rel=level))  # relevant in the top k
             out.append(np.where(R > 0, hits / np.minimum(k, np.maximum(R, 1)), 0.0))
         return out
-    if name == "set_P":
-        return [np.where(ret > 0, rel_ret / np.maximum(ret, 1), 0.0)]
-    if name == "set_recall":
-        return [np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)]
+    if name in ("set_P", "set_recall", "set_map"):
+        return [_kernel(rl, {"set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP"}[name], None, level)]
     if name == "set_relative_P":
         ok = (ret > 0) & (R > 0)
         return [np.where(ok, rel_ret / np.maximum(np.minimum(ret, R), 1), 0.0)]
-    if name == "set_map":
-        ok = (ret > 0) & (R > 0)
-        num = rel_ret.astype(f) * rel_ret.astype(f)
-        return [np.where(ok, num / np.maximum(ret.astype(f) * R.astype(f), 1.0), 0.0)]
     if name == "set_F":
-        x = p[0]
-        ok = rel_ret > 0
-        P = rel_ret / np.maximum(ret, 1)
-        Rc = rel_ret / np.maximum(R, 1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = (x + 1.0) * P * Rc / (x * P + Rc)
-        return [np.where(ok, v, 0.0)]
+        return [kernels.set_f(rl, Measure("SetF", rel=level), beta=p[0])]
     if name == "utility":
         a, b, c, d = p
         out = np.empty(len(rl.topics))

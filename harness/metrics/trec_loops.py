@@ -8,12 +8,13 @@ R; :data:`LOOPS` names them."""
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 
-__all__ = ["LOOPS", "topic_lists"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "registry_kernel"]
 
 
 # trec_eval's loops for the measures the registry has no kernel for, each over one topic's
@@ -251,3 +252,20 @@ LOOPS = {
     "binG": _bin_g,
     "relstring": _relstring,
 }
+
+
+def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.ndarray:
+    """LOOPS[name] for every topic of ``rl`` (relstring: strings, the rest float64)."""
+    fn = LOOPS[name]
+    values = [fn(ranked, levels, level, params, r) for ranked, levels, r in topic_lists(rl, level)]
+    return np.array(values, dtype=object if name == "relstring" else np.float64)
+
+
+def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    return loop_values(rl, name, m.rel, ())
+
+
+def registry_kernel(name: str):
+    """The measure registry's kernel (rl, measure, nDCG_threshold) for the loop ``name``, with
+    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
+    return partial(_registry_values, name)
