@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harness.engine import lucene
+from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.corpus import Corpus
 from harness.errors import DataError, EngineError
 from harness.events import Emit, IndexBuild, IndexRebuild, ignore
@@ -292,6 +293,9 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
 def run_index_collection(
     collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int
 ) -> dict:
+    # IndexCollection builds its analyzer itself and, when that fails (Thai on a Java without
+    # Thai segmentation), logs it and indexes nothing: build ours first, which says why.
+    make_analyzer(options)
     Args = lucene.jclass("io.anserini.index.IndexCollection$Args")
     IndexCollection = lucene.jclass("io.anserini.index.IndexCollection")
     args = Args()
