@@ -11,6 +11,7 @@ yo), see tests/data/README.md.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,81 @@ def test_a_config_in_german_runs_and_reports_the_language(tmp_path):
     manifest = json.loads((tmp_path / "report" / "manifest.json").read_text())
     assert manifest["index"]["options"]["language"] == "de"
     assert "language de" in (tmp_path / "report" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("code", ("ar", "de", "zh", "ja", "ko", "hi", "ru", "yo", "en"))
+def test_analyze_equals_anserinis_analyzer(code):
+    """harness.analyze against AnalyzerUtils.analyze with AnalyzerMap's analyzer called here."""
+    import harness
+
+    if code == "en":
+        text = "Information retrieval models are ranking documents"
+        analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+        theirs = [str(t) for t in lucene.jclass("io.anserini.analysis.AnalyzerUtils").analyze(analyzer, text)]
+    else:
+        corpus_file, topics = fixture(code)
+        text = topics[0][1] + " " + json.loads(corpus_file.read_text("utf-8").splitlines()[0])["contents"]
+        theirs = anserini_terms(code, text)
+    assert len(theirs) > 3
+    assert harness.analyze(text, code) == theirs
+
+
+def test_analyze_command_prints_the_terms():
+    _, topics = fixture("ru")
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "analyze", topics[0][1], "--language", "ru"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == anserini_terms("ru", topics[0][1])
+
+
+def test_search_and_lab_in_a_language_equal_simple_searcher(tmp_path, monkeypatch):
+    """A folder of .txt files searched with language=: indexed in that language (its own index
+    folder), queries analysed the same; a harness index searched in another language is refused."""
+    import harness
+    from harness.errors import DataError
+
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))
+    corpus_file, topics = fixture("de")
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    for line in corpus_file.read_text("utf-8").splitlines():
+        doc = json.loads(line)
+        (folder / f"{doc['id']}.txt").write_text(doc["contents"], encoding="utf-8")
+    queries = {q: t for q, t in topics}
+    df = harness.search(str(folder), queries, "bm25", k=5, language="de")
+    index = Path(df.attrs["index"])
+    theirs = anserini_run(index, "de", topics, Similarity.parse("bm25"), 5)
+    for (qid, _), (ids, scores) in zip(topics, theirs, strict=True):
+        rows = df[df.qid == qid]
+        assert rows.docno.tolist() == ids
+        assert rows.score.astype(np.float32).tolist() == scores.tolist()
+    english = harness.search(str(folder), queries, "bm25", k=5)
+    assert Path(english.attrs["index"]) != index  # another index: the fingerprint holds the language
+    with pytest.raises(DataError, match="built this index in language 'de'"):
+        harness.search(str(index), queries, "bm25", k=5, language="ru")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "lab",
+            "--index",
+            str(index),
+            "--queries",
+            topics[0][1],
+            "--topk",
+            "3",
+            "--language",
+            "de",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "HARNESS_INDEXES": str(tmp_path / "indexes")},
+    )
+    assert r.returncode == 0, r.stderr
+    assert all(d in r.stdout for d in theirs[0][0][:3])

@@ -52,13 +52,13 @@ def analyzer(options):
     if language in WHITESPACE_LANGUAGES:
         return lucene.jclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")()
     if language == "th" and not thai_segmentation():
-        home = lucene.versions().get("java_home", "this Java")
+        home, why = lucene.java_home()
         raise ConfigError(
             LANGUAGE_KEY,
             [
                 ConfigProblem(
                     LANGUAGE_KEY,
-                    f"th: the Java runtime in use ({home}) cannot segment Thai (it lacks the "
+                    f"th: the Java runtime in use, {why} at {home}, cannot segment Thai (it lacks the "
                     "dictionary-based BreakIterator Lucene's ThaiAnalyzer needs); set JAVA_HOME to a "
                     "full JDK 21 or later (e.g. Temurin), which has it",
                 )
