@@ -8,7 +8,7 @@ imports neither pandas nor scipy.
 
 __version__ = "0.1.0"
 
-_API = ("run", "evaluate", "compare", "search", "similarities", "measures", "Result")
+_API = ("run", "evaluate", "compare", "search", "analyze", "similarities", "measures", "Result")
 __all__ = [*_API, "__version__"]
 
 

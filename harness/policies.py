@@ -26,6 +26,9 @@ __all__ = [
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
     "MAX_RESAMPLES",
+    "LANGUAGES",
+    "DEFAULT_LANGUAGE",
+    "WHITESPACE_LANGUAGES",
     "EvalPolicy",
     "ReadPolicy",
     "StatsPolicy",
@@ -73,6 +76,44 @@ DEFAULT_DEPTH = 1000
 DEFAULT_FOLDS = 5
 # Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
 MAX_RESAMPLES = 10_000_000
+
+# The analyzer Anserini 2.3.0 indexes and searches each language with: "en" is its
+# DefaultEnglishAnalyzer (the stemmer and stopword options apply to it alone); the others are
+# io.anserini.analysis.AnalyzerMap's Lucene analyzers, built with their default constructors; ha,
+# so, sw and yo, which AnalyzerMap lacks, IndexCollection and SearchCollection analyse with Lucene's
+# WhitespaceAnalyzer (split on white space, nothing else). IndexCollection takes any other code
+# silently as English; the harness refuses it.
+DEFAULT_LANGUAGE = "en"
+WHITESPACE_LANGUAGES = ("ha", "so", "sw", "yo")
+LANGUAGES: dict[str, str] = {
+    "en": "io.anserini.analysis.DefaultEnglishAnalyzer",
+    "ar": "org.apache.lucene.analysis.ar.ArabicAnalyzer",
+    "bn": "org.apache.lucene.analysis.bn.BengaliAnalyzer",
+    "da": "org.apache.lucene.analysis.da.DanishAnalyzer",
+    "de": "org.apache.lucene.analysis.de.GermanAnalyzer",
+    "es": "org.apache.lucene.analysis.es.SpanishAnalyzer",
+    "fa": "org.apache.lucene.analysis.fa.PersianAnalyzer",
+    "fi": "org.apache.lucene.analysis.fi.FinnishAnalyzer",
+    "fr": "org.apache.lucene.analysis.fr.FrenchAnalyzer",
+    "hi": "org.apache.lucene.analysis.hi.HindiAnalyzer",
+    "hu": "org.apache.lucene.analysis.hu.HungarianAnalyzer",
+    "id": "org.apache.lucene.analysis.id.IndonesianAnalyzer",
+    "it": "org.apache.lucene.analysis.it.ItalianAnalyzer",
+    "ja": "org.apache.lucene.analysis.ja.JapaneseAnalyzer",
+    "ko": "org.apache.lucene.analysis.ko.KoreanAnalyzer",
+    "nl": "org.apache.lucene.analysis.nl.DutchAnalyzer",
+    "no": "org.apache.lucene.analysis.no.NorwegianAnalyzer",
+    "pl": "org.apache.lucene.analysis.morfologik.MorfologikAnalyzer",
+    "pt": "org.apache.lucene.analysis.pt.PortugueseAnalyzer",
+    "ru": "org.apache.lucene.analysis.ru.RussianAnalyzer",
+    "sv": "org.apache.lucene.analysis.sv.SwedishAnalyzer",
+    "te": "org.apache.lucene.analysis.te.TeluguAnalyzer",
+    "th": "org.apache.lucene.analysis.th.ThaiAnalyzer",
+    "tr": "org.apache.lucene.analysis.tr.TurkishAnalyzer",
+    "uk": "org.apache.lucene.analysis.uk.UkrainianMorfologikAnalyzer",
+    "zh": "org.apache.lucene.analysis.cjk.CJKAnalyzer",
+    **dict.fromkeys(WHITESPACE_LANGUAGES, "org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
+}
 
 
 def one_of(name: str, value: object, allowed) -> str:

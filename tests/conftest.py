@@ -34,6 +34,7 @@ MODULE_MARKS = {
     "test_golden": ("java", "slow"),
     "test_hostile_inputs": ("java",),
     "test_index": ("java",),
+    "test_languages": ("java",),
     "test_judge_browser": ("java", "browser"),
     "test_kill_points": ("java",),
     "test_lab": ("java",),

@@ -8,6 +8,7 @@ import pandas as pd
 
 from harness.api.frames import column
 from harness.errors import DataError
+from harness.policies import DEFAULT_LANGUAGE
 
 __all__ = ["search", "similarities", "measures"]
 
@@ -50,6 +51,7 @@ def search(
     text: bool = False,
     threads: int = 2,
     verbose: bool = False,
+    language: str | None = None,
     **params: float,
 ) -> pd.DataFrame:
     """Search an index and return PyTerrier's result columns: ``qid``, ``query``, ``docno``,
@@ -62,6 +64,9 @@ def search(
     ``similarity``: a spec such as ``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"dirichlet"``,
     and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
     harness run's: Anserini's exact semantics (see docs/semantics.md "Retrieval semantics").
+    ``language``: the code of the documents' and queries' language (docs/config.md, Languages):
+    a text folder is indexed with it, an Anserini index searched with it; None takes a harness
+    index's own language, else English.
     """
     from harness.api.experiment import Result
     from harness.verbs.query import open_index, parse_similarity, query
@@ -73,7 +78,7 @@ def search(
     given = index.index if isinstance(index, Result) else index
     from harness.events import ignore, to_stderr
 
-    where = open_index(given, flag="index", on=to_stderr if verbose else ignore)
+    where = open_index(given, flag="index", on=to_stderr if verbose else ignore, language=language)
     ranked = query(where, [t for _, t in pairs], [sim], k, threads=threads).by_similarity[str(sim)]
     rows = [
         (qid, query, doc, rank, score)
@@ -89,6 +94,14 @@ def search(
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df
+
+
+def analyze(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The terms Anserini's analyzer for ``language`` makes of ``text``, in order: what an index
+    of that language stores and a query of it searches for (``harness analyze``)."""
+    from harness.verbs.analyze import analyze as run
+
+    return run(text, language, flag="language")
 
 
 def similarities() -> pd.DataFrame:

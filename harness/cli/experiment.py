@@ -101,9 +101,11 @@ def cmd_index(args) -> int:
     print(f"status               {'reused' if info.reused else f'built in {out.seconds:.2f} s'}")
     print(f"fingerprint          {info.fingerprint}")
     print(f"collection           {cfg.collection_path} ({cfg.collection_format})")
-    print(
-        f"options              stemmer={out.options.stemmer}, stopwords={'removed' if out.options.stopwords else 'kept'}"
-    )
+    o = out.options
+    if o.language == "en":
+        print(f"options              stemmer={o.stemmer}, stopwords={'removed' if o.stopwords else 'kept'}")
+    else:  # Anserini's analyzer of that language; stemmer and stopwords do not apply
+        print(f"options              language={o.language}")
     for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
         value = stats.get(key)
         print(f"{key.replace('_', ' '):20} {'not counted' if value is None else value}")

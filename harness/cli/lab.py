@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.errors import DataError
 from harness.events import to_stderr
+from harness.policies import LANGUAGES
 
 __all__ = ["LAB_EXAMPLES", "add_lab_arguments", "similarity_from_args", "cmd_lab"]
 
@@ -34,6 +35,13 @@ def add_lab_arguments(p) -> None:
         help="a harness index, an Anserini index, or a folder of .txt files (indexed once, reused)",
     )
     p.add_argument("--queries", nargs="+", required=True, metavar="QUERY", help="query texts")
+    p.add_argument(
+        "--language",
+        choices=tuple(LANGUAGES),
+        metavar="CODE",
+        help="the documents' and queries' language, analysed as Anserini does (default: the index's own, else en; "
+        "codes: " + " ".join(LANGUAGES) + ")",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument(
         "--relevance",
@@ -103,6 +111,10 @@ def render(out, given: str) -> None:
         how = f"{'built' if out.index.built else 'reused'} from the text folder {given}"
     elif kind == "harness":
         how = "harness index"
+    elif out.index.options.language != "en":
+        how = (
+            f"Anserini index, not built by the harness: queries analysed as Anserini does {out.index.options.language}"
+        )
     else:
         how = (
             "Anserini index, not built by the harness: queries analysed with Anserini's defaults "
@@ -159,6 +171,7 @@ def cmd_lab(args) -> int:
         args.relevance,
         args.doc_relevance,
         getattr(args, "qrels", None),
+        args.language,
     )
     with EventRenderer() as on:
         out = lab(req, on=on)
@@ -175,5 +188,7 @@ def lab_judge(args) -> int:
     from harness.verbs import judge as js
 
     store = QrelsStore(args.judge)
-    session = js.from_lab(args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr)
+    session = js.from_lab(
+        args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr, language=args.language
+    )
     return serve(session, store, "127.0.0.1", args.port)

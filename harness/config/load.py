@@ -57,6 +57,7 @@ from harness.config.schema import (
 from harness.engine.similarity import TUNED, Similarity, run_labels, sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
+from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
 from harness.stats import CVSpec, StatsPolicy
 
 __all__ = ["load_config"]
@@ -298,6 +299,15 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
+    lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
+    for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
+        if f"index.{key}" in ctx.present:
+            ctx.problem(
+                f"index.{key}",
+                f"applies to English alone: Anserini analyses {lang} with {LANGUAGES[lang].rsplit('.', 1)[1]} "
+                f"and ignores {key}; remove it (or set index.language: en)",
+                ctx.nodes[f"index.{key}"],
+            )
     if v["runs"] is not INVALID:
         canonical = {str(r) for r in v["runs"]}
         for sim, name in ctx.found.get("run_names", {}).items():
@@ -366,7 +376,7 @@ def _finish_existing_index(ctx: Ctx, v: dict) -> None:
     manifest = open_manifest(path)
     if manifest is not None:
         built = manifest.get("options") or {}
-        for key in ("stemmer", "stopwords"):
+        for key in ("stemmer", "stopwords", "language"):
             if f"index.{key}" in ctx.present and key in built and built[key] != v["index"][key]:
                 ctx.problem(
                     f"index.{key}",
@@ -610,6 +620,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],
+        language=v["index"]["language"],
         index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],

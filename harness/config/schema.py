@@ -20,8 +20,10 @@ from harness.policies import (
     CORRECTIONS,
     DEFAULT_DEPTH,
     DEFAULT_FOLDS,
+    DEFAULT_LANGUAGE,
     DEFAULT_MEASURES,
     FAMILIES,
+    LANGUAGES,
     MISSING_TOPICS,
     TESTS,
     TIES,
@@ -124,6 +126,15 @@ SCHEMA = Key(
                     "over the same corpus and options share one index. Without `collection`: an existing "
                     "index to search (never written to; its run cache goes under `indexes/`).",
                     path_kind="dir",
+                ),
+                Key(
+                    "language",
+                    "choice",
+                    "Language of the documents and queries (ISO 639-1 code): both are analysed with the "
+                    "analyzer Anserini uses for it (IndexCollection/SearchCollection `-language`; see "
+                    "docs/config.md, Languages). `stemmer` and `stopwords` apply to `en` alone.",
+                    default=DEFAULT_LANGUAGE,
+                    choices=tuple(LANGUAGES),
                 ),
                 Key(
                     "stemmer",
@@ -515,6 +526,7 @@ class Config:
     execution: Execution = Execution()
     # canonical run name (and cross-validated run's) -> its label (engine.similarity.run_labels)
     labels: dict[str, str] = field(default_factory=dict, compare=False)
+    language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
 
     @property
     def run_names(self) -> tuple[str, ...]:

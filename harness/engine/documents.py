@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from harness.engine import lucene
-from harness.errors import EngineError
+from harness.engine.analysis import analyzer as make_analyzer
+from harness.errors import EngineError, HarnessError
 
 __all__ = [
     "Token",
@@ -51,17 +52,16 @@ class Token(NamedTuple):  # a tuple: built per token, ~3x cheaper than a frozen 
 
 
 class Documents:
-    """An index's stored documents and its analyzer (Anserini's DefaultEnglishAnalyzer with the
-    index's stemmer and stopword options). Open it once; :meth:`close` it when done."""
+    """An index's stored documents and its analyzer (harness.engine.analysis: Anserini's for the
+    index's language, stemmer and stopword options). Open it once; :meth:`close` it when done."""
 
     def __init__(self, index_path, options):
         try:
-            Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
-            self._analyzer = Analyzer.fromArguments(options.stemmer, not options.stopwords, None)
+            self._analyzer = make_analyzer(options)
             self._utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
             self._reader = self._utils.getReader(str(index_path))
             self._batch = lucene.jclass("harness.BatchSearcher")
-        except EngineError:
+        except HarnessError:
             raise
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harness.engine import lucene
+from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.corpus import Corpus
 from harness.errors import DataError, EngineError
 from harness.events import Emit, IndexBuild, IndexRebuild, ignore
@@ -35,6 +36,7 @@ from harness.folders import (
     sweep_interrupted,
     temp_sibling,
 )
+from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
 
 __all__ = [
     "IndexOptions",
@@ -65,6 +67,10 @@ class IndexOptions:
     # -bm25.accurate), which only Anserini's AccurateBM25Similarity reads. The experiment builds
     # an "exact" index beside the ordinary one for the runs that need it (harness.experiment.plan).
     lengths: str = "lucene"
+    # The analyzer's language (harness.policies.LANGUAGES): "en" is DefaultEnglishAnalyzer with
+    # the two options above; any other code is the analyzer Anserini picks for it (IndexCollection
+    # -language), and the stemmer and stopword options mean nothing there.
+    language: str = DEFAULT_LANGUAGE
 
     def anserini(self) -> dict:
         args = {
@@ -77,12 +83,23 @@ class IndexOptions:
         }
         if self.lengths == "exact":  # only then: the fingerprints of ordinary indexes stay as they were
             args["bm25Accurate"] = True
+        if self.language != DEFAULT_LANGUAGE:
+            # Only then: English indexes keep the fingerprints they had before languages existed.
+            args["language"] = self.language
         return args
+
+    def recorded(self) -> dict:
+        """The options as a manifest records them: ``language`` only when it is not English, so
+        an English index's manifest reads as it did before languages existed."""
+        out = asdict(self)
+        if self.language == DEFAULT_LANGUAGE:
+            del out["language"]
+        return out
 
     @classmethod
     def from_manifest(cls, opts: dict) -> IndexOptions:
         """The options a harness-index.json records (keys of older manifests default)."""
-        return cls(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords", "lengths")})
+        return cls(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords", "lengths", "language")})
 
 
 @dataclass(frozen=True)
@@ -166,8 +183,9 @@ def read_manifest(path: Path) -> tuple[dict | None, str | None]:
         opts.get("stemmer", "porter") not in _STEMMERS
         or not isinstance(opts.get("stopwords", True), bool)
         or opts.get("lengths", "lucene") not in LENGTHS
+        or opts.get("language", DEFAULT_LANGUAGE) not in LANGUAGES
     ):
-        return None, "has index options the harness does not write (stemmer, stopwords, lengths)"
+        return None, "has index options the harness does not write (stemmer, stopwords, lengths, language)"
     return manifest, None
 
 
@@ -243,7 +261,7 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
         manifest = {
             "fingerprint": fp,
             "collection": {"path": str(corpus.path), "format": corpus.format, "anserini_class": corpus.anserini_class},
-            "options": asdict(options),
+            "options": options.recorded(),
             "anserini_args": options.anserini(),
             "counters": counters,
             "stats": built.stats,
@@ -275,6 +293,9 @@ def _build(corpus: Corpus, options: IndexOptions, path: Path, fp: str, threads: 
 def run_index_collection(
     collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int
 ) -> dict:
+    # IndexCollection builds its analyzer itself and, when that fails (Thai on a Java without
+    # Thai segmentation), logs it and indexes nothing: build ours first, which says why.
+    make_analyzer(options)
     Args = lucene.jclass("io.anserini.index.IndexCollection$Args")
     IndexCollection = lucene.jclass("io.anserini.index.IndexCollection")
     args = Args()

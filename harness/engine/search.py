@@ -24,9 +24,10 @@ import re
 import numpy as np
 
 from harness.engine import lucene
+from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
-from harness.errors import DataError, EngineError
+from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.hygiene import id_problem
 
 # Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
@@ -74,7 +75,6 @@ class Searcher:
 
     def __init__(self, index_path, options: IndexOptions):
         self.path, self.options = str(index_path), options
-        Analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
         Batch = lucene.jclass("harness.BatchSearcher")
         try:
             # Lucene refuses a query of more than 1,024 clauses (one per distinct query term
@@ -84,9 +84,11 @@ class Searcher:
             IndexSearcher = lucene.jclass("org.apache.lucene.search.IndexSearcher")
             if IndexSearcher.getMaxClauseCount() < MAX_CLAUSES:
                 IndexSearcher.setMaxClauseCount(MAX_CLAUSES)
-            analyzer = Analyzer.fromArguments(options.stemmer, not options.stopwords, None)
+            analyzer = make_analyzer(options)
             self._java = Batch(str(index_path), analyzer)
             raw = self._java.externalIds().tostring()
+        except HarnessError:
+            raise
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch

@@ -29,10 +29,18 @@ def lab_qid(query: str) -> str:
     return "_".join(query.split())
 
 
-def resolve_index(given: str, flag: str = "--index") -> LabIndex:
+def resolve_index(given: str, flag: str = "--index", language: str | None = None) -> LabIndex:
     """What ``given`` names; no Java started (a text folder is fingerprinted, not indexed).
-    ``flag`` names the argument in errors (``--index`` on the command line, ``index`` in the API)."""
+    ``flag`` names the argument in errors (``--index`` on the command line, ``index`` in the API).
+    ``language`` (None: the index's own, else English): how documents and queries are analysed;
+    a harness index records its language, and a different one is refused."""
+    from harness.engine.analysis import language_problem
     from harness.engine.index import MANIFEST, IndexOptions, read_manifest, unusable_index
+    from harness.policies import DEFAULT_LANGUAGE
+
+    lang_flag = "--language" if flag.startswith("--") else "language"
+    if language is not None and (why := language_problem(language)) is not None:
+        raise DataError(lang_flag, why)
 
     path = Path(given)
     if not path.exists():
@@ -43,17 +51,24 @@ def resolve_index(given: str, flag: str = "--index") -> LabIndex:
     if problem is not None:
         raise DataError(str(path / MANIFEST), f"{flag}: " + unusable_index(path, problem))
     if manifest is not None:
-        opts = manifest.get("options") or {}
-        return LabIndex(path, IndexOptions.from_manifest(opts), "harness")
+        options = IndexOptions.from_manifest(manifest.get("options") or {})
+        if language is not None and language != options.language:
+            raise DataError(
+                given,
+                f"{lang_flag} {language}: the harness built this index in language {options.language!r}; "
+                f"queries must be analysed the same way (leave out {lang_flag}, or give {options.language})",
+            )
+        return LabIndex(path, options, "harness")
+    options = IndexOptions(language=language or DEFAULT_LANGUAGE)
     if any(path.glob("segments_*")):
-        return LabIndex(path, IndexOptions(), "anserini")
+        return LabIndex(path, options, "anserini")  # Lucene does not record the analyzer: we trust the caller
     from harness.engine.corpus import Corpus
     from harness.engine.index import index_fingerprint
     from harness.experiment.plan import indexes_root
 
     corpus = Corpus(path.resolve(), "text-folder")
     try:
-        fp = index_fingerprint(corpus, IndexOptions())
+        fp = index_fingerprint(corpus, options)
     except DataError:
         raise DataError(
             given,
@@ -68,4 +83,4 @@ def resolve_index(given: str, flag: str = "--index") -> LabIndex:
         raise DataError(
             given, "; ".join(m for _, m in problems) + " (set $HARNESS_INDEXES to where lab indexes may go)"
         )
-    return LabIndex(target, IndexOptions(), "text-folder", corpus)
+    return LabIndex(target, options, "text-folder", corpus)

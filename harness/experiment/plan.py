@@ -17,6 +17,7 @@ from harness.config import Config
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, index_fingerprint, open_manifest
 from harness.engine.similarity import Similarity
+from harness.policies import DEFAULT_LANGUAGE
 
 __all__ = ["Plan", "plan", "run_key", "indexes_root", "SEARCH_SEMANTICS", "RUN_CACHE"]
 
@@ -61,7 +62,7 @@ def indexes_root(config_source: Path) -> Path:
 
 
 def plan(cfg: Config) -> Plan:
-    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
     exact = any(sim.lengths == "exact" for sim in cfg.runs)
     if cfg.collection_path is None:
         from harness.engine.existing import segment_fingerprint
@@ -75,10 +76,14 @@ def plan(cfg: Config) -> Plan:
                 "its own from the collection; this config names an index built elsewhere (no `collection`)",
             )
         fp = segment_fingerprint(cfg.index_path)
+        if options.language != DEFAULT_LANGUAGE:
+            # The queries' analyzer is the config's, so cached runs are keyed by it too; English
+            # keeps the key it had before languages existed.
+            fp = hashlib.sha256(f"{fp}\0language={options.language}".encode()).hexdigest()
         cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
     corpus = Corpus(cfg.collection_path, cfg.collection_format)
-    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords)
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
     fp = index_fingerprint(corpus, options)
     if cfg.index_path is not None:
         path = cfg.index_path
@@ -89,7 +94,7 @@ def plan(cfg: Config) -> Plan:
     manifest = open_manifest(path)
     beside = None
     if exact:
-        x_options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, lengths="exact")
+        x_options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, lengths="exact", language=cfg.language)
         x_fp = index_fingerprint(corpus, x_options)
         if cfg.index_path is not None:
             x_path = cfg.index_path.with_name(cfg.index_path.name + ".exact-lengths")

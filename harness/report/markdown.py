@@ -27,8 +27,12 @@ def render(view: ReportView) -> str:
     w(
         f"Index `{f.index_path}` ({'reused' if f.index_reused else 'built'}; "
         f"{f.documents} documents, {f.unique_terms} unique terms; "
-        f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}). "
-        f"{f.topics} topics, depth {f.depth}.\n\n"
+        + (
+            f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}). "
+            if f.language == "en"
+            else f"language {f.language}). "
+        )
+        + f"{f.topics} topics, depth {f.depth}.\n\n"
     )
     if view.warnings:
         w("## Warnings\n\n" + "".join(f"- {md(m)}\n" for m in view.warnings) + "\n")

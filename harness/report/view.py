@@ -43,6 +43,7 @@ class Facts:
     depth: int
     runs: int
     runs_reused: int
+    language: str = "en"  # index.language: other than English, stemmer and stopwords do not apply
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         unique_terms=stats.get("unique_terms", "?"),
         stemmer=cfg.stemmer,
         stopwords=cfg.stopwords,
+        language=cfg.language,
         topics=len(result.topics),
         depth=cfg.depth,
         runs=len(result.runs),

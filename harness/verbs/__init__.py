@@ -8,6 +8,7 @@ pandas.
   search (a config's runs into its output folder)
 - ``verbs.evaluate``: evaluate a run against qrels
 - ``verbs.trec_eval``: trec_eval 9.0.8's command line and output (``harness trec_eval``)
+- ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
 - ``verbs.lab``: the course lab

@@ -47,7 +47,9 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
     return fill(session, result.topics, pools(result.topics, by_name, depth), result.index.path, result.index.options)
 
 
-def from_lab(index: str, queries: list[str], similarities, depth: int = 10, on: Emit = ignore) -> JudgeSession:
+def from_lab(
+    index: str, queries: list[str], similarities, depth: int = 10, on: Emit = ignore, language: str | None = None
+) -> JudgeSession:
     """``harness lab``'s queries on its index with each similarity; the runs are each top
     ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
     from harness.experiment.adhoc import lab_qid
@@ -63,7 +65,7 @@ def from_lab(index: str, queries: list[str], similarities, depth: int = 10, on: 
             raise DataError("--queries", f"queries {ids[qid]!r} and {q!r} get the same topic id {qid!r}")
         ids[qid] = q
     topics = list(ids.items())
-    where = open_index(index, on=on)
+    where = open_index(index, on=on, language=language)
     ranked = query(where, [q for _, q in topics], list(similarities), depth)
     runs = {
         name: Run.from_ranked({qid: r for (qid, _), r in zip(topics, results) if len(r[0])})

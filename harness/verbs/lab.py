@@ -193,6 +193,7 @@ class LabRequest:
     relevance: list[str] | None = None  # rank-position labels, "QUERY:1,0,1"
     doc_relevance: list[str] | None = None  # doc-id judgments, one string per query
     qrels: str | None = None  # doc-id judgments from a qrels file (topic ids: lab_qid)
+    language: str | None = None  # index.language of a text folder; None: the index's own (else en)
 
 
 @dataclass(frozen=True)
@@ -230,7 +231,7 @@ def lab(req: LabRequest, *, on: Emit = ignore) -> LabOutcome:
     doc_judgments = parse_doc_relevance(req.doc_relevance, queries) if req.doc_relevance else None
     if req.qrels:
         doc_judgments = read_lab_qrels(req.qrels, queries)
-    index = open_index(req.index, on=on)
+    index = open_index(req.index, on=on, language=req.language)
     ranked = query(index, queries, [req.similarity], k, ids=doc_judgments is not None)
     results = ranked.by_similarity[str(req.similarity)]
 

@@ -30,13 +30,14 @@ class OpenIndex:
         return self.where.options
 
 
-def open_index(given, *, flag: str = "--index", on: Emit = ignore) -> OpenIndex:
+def open_index(given, *, flag: str = "--index", on: Emit = ignore, language: str | None = None) -> OpenIndex:
     """The index ``given`` names (see :mod:`harness.experiment.adhoc`); a folder of .txt files
-    is indexed now, or its index reused while the fingerprint matches."""
+    is indexed now (in ``language``, default English), or its index reused while the fingerprint
+    matches. ``language`` None: a harness index's own; an Anserini index is taken as English."""
     from harness.engine.index import ensure_index
     from harness.experiment.adhoc import resolve_index
 
-    where = resolve_index(str(given), flag)
+    where = resolve_index(str(given), flag, language)
     if where.kind != "text-folder":
         return OpenIndex(where, None)
     info = ensure_index(where.corpus, where.options, where.path, on=on)

