@@ -257,3 +257,16 @@ def test_search_and_lab_in_a_language_equal_simple_searcher(tmp_path, monkeypatc
     )
     assert r.returncode == 0, r.stderr
     assert all(d in r.stdout for d in theirs[0][0][:3])
+    # harness judge lab style takes the language to the same place: a mismatch is refused
+    # before the page starts, and a config's language is its own
+    judge = [sys.executable, "-m", "harness", "judge", "--qrels", str(tmp_path / "q.txt")]
+    r = subprocess.run(
+        [*judge, "--index", str(index), "--queries", topics[0][1], "--language", "ru", "--port", "0"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert r.returncode == 2 and "built this index in language 'de'" in r.stderr, r.stderr
+    r = subprocess.run([*judge, "configs/demo.yaml", "--language", "de"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and "--language" in r.stderr and "index.language" in r.stderr, r.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from harness.errors import DataError
 from harness.events import to_stderr
+from harness.policies import LANGUAGES
 
 JUDGE_EXAMPLES = """\
   harness judge configs/demo.yaml --qrels my-qrels.txt \\
@@ -30,6 +31,13 @@ def add_judge_arguments(p) -> None:
     p.add_argument("--depth", type=int, default=10, help="pool depth: the top K of each run (default 10)")
     p.add_argument("--index", metavar="PATH", help="lab style: an index or a folder of .txt files (as harness lab)")
     p.add_argument("--queries", nargs="+", metavar="QUERY", help="lab style: query texts (topic id: words joined by _)")
+    p.add_argument(
+        "--language",
+        choices=tuple(LANGUAGES),
+        metavar="CODE",
+        help="lab style: the documents' and queries' language, as harness lab --language (default: the index's own, "
+        "else en)",
+    )
     p.add_argument(
         "--similarity",
         nargs="+",
@@ -60,6 +68,8 @@ def cmd_judge(args) -> int:
     if args.depth < 1:
         raise DataError("--depth", f"must be an integer >= 1 (got {args.depth})")
     lab_style = args.index is not None or args.queries is not None
+    if args.config and args.language:
+        raise DataError("--language", "applies to lab style (--index); a config's language is its index.language")
     if args.config and lab_style:
         raise DataError("--index", "give either a CONFIG or --index with --queries, not both")
     if not args.config and not (args.index and args.queries):
@@ -74,5 +84,7 @@ def cmd_judge(args) -> int:
     else:
         if args.runs:
             raise DataError("--runs", "applies to a CONFIG; in lab style name --similarity instead")
-        session = js.from_lab(args.index, args.queries, _similarities(args.similarity), args.depth, on=to_stderr)
+        session = js.from_lab(
+            args.index, args.queries, _similarities(args.similarity), args.depth, on=to_stderr, language=args.language
+        )
     return serve(session, store, args.host, args.port, args.allow_remote)
