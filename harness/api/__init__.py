@@ -7,11 +7,13 @@ stays instant; this module imports pandas.
 - :func:`evaluate` — a run against qrels (files, DataFrames or dicts): trec_eval's numbers;
 - :func:`compare` — paired tests and corrections on per-topic scores from any source;
 - :func:`search` — ad-hoc queries against an index;
+- :func:`fuse` — runs fused into one (rrf, interpolation, average, normalize, combsum, combmnz);
 - :func:`similarities`, :func:`measures` — the registries as tables.
 """
 
 from harness.api.evaluation import compare, evaluate
 from harness.api.experiment import Result, run
+from harness.api.fusion import fuse
 from harness.api.retrieval import measures, search, similarities
 
-__all__ = ["run", "evaluate", "compare", "search", "similarities", "measures", "Result"]
+__all__ = ["run", "evaluate", "compare", "search", "fuse", "similarities", "measures", "Result"]
