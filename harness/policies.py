@@ -33,6 +33,7 @@ __all__ = [
     "FUSION_METHODS",
     "NORMALIZATIONS",
     "FusionPolicy",
+    "FUSE_RUNTAG",
     "one_of",
 ]
 
@@ -88,6 +89,7 @@ NORMALIZATIONS: dict[str, str] = {
 DEFAULT_FUSION_K = 1000  # documents per topic in a fused run (pyserini's and Anserini's -k)
 DEFAULT_RRF_K = 60  # Cormack et al.'s k
 DEFAULT_ALPHA = 0.5
+FUSE_RUNTAG = "harness.fuse"  # the tag column of a fused run file (pyserini writes pyserini.fusion)
 
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 DEFAULT_DEPTH = 1000

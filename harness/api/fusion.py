@@ -8,8 +8,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from harness.api.frames import as_run, run_frame
-from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, ReadPolicy
-from harness.verbs.fuse import FUSE_RUNTAG
+from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, FUSE_RUNTAG, ReadPolicy
 
 __all__ = ["fuse"]
 

@@ -10,6 +10,7 @@ from harness.policies import (
     DEFAULT_DEPTH,
     DEFAULT_FUSION_K,
     DEFAULT_RRF_K,
+    FUSE_RUNTAG,
     FUSION_METHODS,
     NORMALIZATIONS,
 )
@@ -25,7 +26,6 @@ def _cut(text: str) -> int | None:
 
 def add_parser(sub, make) -> None:
     """The subcommand, made by ``make`` (harness.cli._sub)."""
-    from harness.verbs.fuse import FUSE_RUNTAG
 
     p = make(
         sub,

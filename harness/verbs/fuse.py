@@ -8,15 +8,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.errors import DataError
-from harness.formats.runs import Run
-from harness.policies import FusionPolicy, ReadPolicy
+from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
 
-__all__ = ["FUSE_RUNTAG", "fusion_policy", "fuse"]
+if TYPE_CHECKING:
+    from harness.formats.runs import Run
+
+__all__ = ["fusion_policy", "fuse"]
 
 PathLike = str | os.PathLike
-FUSE_RUNTAG = "harness.fuse"  # the tag column of a fused run file (pyserini writes pyserini.fusion)
 
 
 def fusion_policy(**options) -> FusionPolicy:
@@ -36,6 +38,7 @@ def fuse(
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
     ``output`` as a TREC run tagged ``runtag`` when given; return it."""
+    from harness.formats.runs import Run
     from harness.fusion import fuse as fuse_runs
     from harness.verbs.evaluate import read_run_file
 
