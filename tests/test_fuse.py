@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from harness.cli import main
 from harness.errors import DataError
@@ -205,3 +207,39 @@ def test_read_run_keeps_ranks_only_when_asked(tmp_path):
     a = _write_run(tmp_path / "a.trec", [("2", "x", 7, 3.0), ("1", "y", 4, 2.0), ("2", "z", 9, 1.0)])
     assert read_run(a).ranks is None
     assert read_run(a, ranks=True).ranks.tolist() == [7, 9, 4]
+
+
+# ------------------------------------------------------------- random runs, pyserini as the oracle
+_RUN = st.lists(
+    st.tuples(
+        st.sampled_from(["1", "2", "07", "30"]),
+        st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "AA", "b2"]),
+        st.sampled_from([0.0, 1.0, 1.5, -2.0, 3.25, 7.0, 1e-3, 12345.678]),
+    ),
+    min_size=1,
+    max_size=25,
+    unique_by=lambda row: (row[0], row[1]),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    runs=st.lists(_RUN, min_size=2, max_size=3),
+    method=st.sampled_from(METHODS),
+    depth=st.sampled_from([None, 1, 3, 10]),
+    k=st.sampled_from([None, 1, 4]),
+)
+def test_random_runs_equal_pyserini(tmp_path, runs, method, depth, k):
+    if method == "interpolation":
+        runs = runs[:2]
+    paths = []
+    for i, rows in enumerate(runs):
+        rows = sorted(rows, key=lambda r: int(r[0]))  # each topic's rows together, in the drawn order
+        ranked = []
+        for q in dict.fromkeys(r[0] for r in rows):
+            ranked += [(q, d, n, s) for n, (_, d, s) in enumerate((r for r in rows if r[0] == q), 1)]
+        paths.append(_write_run(tmp_path / f"h{i}.trec", ranked))
+    expected = _pyserini(paths, method, tmp_path / "p.trec", depth, k)
+    out = tmp_path / "o.trec"
+    fuse(paths, FusionPolicy(method, depth=depth, k=k), out, "t")
+    assert _as_pyserini_writes(out.read_text().splitlines(), True) == expected
