@@ -33,6 +33,10 @@ __all__ = [
     "ReadPolicy",
     "StatsPolicy",
     "ComparePolicy",
+    "FUSION_METHODS",
+    "NORMALIZATIONS",
+    "FusionPolicy",
+    "FUSE_RUNTAG",
     "one_of",
 ]
 
@@ -70,6 +74,25 @@ FAMILIES: dict[str, str] = {
     "all": "across all measures and pairs",
 }
 ALL_PAIRS = "all-pairs"  # compare every pair once, the earlier run as the baseline
+
+FUSION_METHODS: dict[str, str] = {
+    "rrf": "reciprocal rank fusion: each run adds 1 / (rrf_k + rank), the rank as written (pyserini)",
+    "interpolation": "alpha * the first run's score + (1 - alpha) * the second's (pyserini); two runs",
+    "average": "the scores' sum divided by the number of runs (pyserini)",
+    "normalize": "the sum of the scores min-max normalised per topic (pyserini)",
+    "combsum": "the sum of the (normalised, weighted) scores",
+    "combmnz": "combsum times the number of runs that return the document",
+}
+NORMALIZATIONS: dict[str, str] = {
+    "none": "the scores as written",
+    "minmax": "(score - min) / (max - min) per topic; a topic whose scores are all equal gives 1.0",
+    "zscore": "(score - mean) / standard deviation (population) per topic; all equal gives 0.0",
+    "rank": "1 - (position - 1) / n per topic, position 1..n in the file's order",
+}
+DEFAULT_FUSION_K = 1000  # documents per topic in a fused run (pyserini's and Anserini's -k)
+DEFAULT_RRF_K = 60  # Cormack et al.'s k
+DEFAULT_ALPHA = 0.5
+FUSE_RUNTAG = "harness.fuse"  # the tag column of a fused run file (pyserini writes pyserini.fusion)
 
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 DEFAULT_DEPTH = 1000
@@ -243,3 +266,35 @@ class ComparePolicy:
 
     def __post_init__(self):
         one_of("align", self.align, ALIGNMENTS)
+
+
+@dataclass(frozen=True)
+class FusionPolicy:
+    """How runs are fused (harness.fusion): ``method`` (a key of FUSION_METHODS), ``rrf_k``
+    (rrf), ``alpha`` (interpolation), ``depth`` (each run's first rows per topic, in file
+    order, that take part; None: all), ``k`` (documents per topic kept; None: all), ``norm``
+    (a key of NORMALIZATIONS) and ``weights`` (one per run) for combsum and combmnz."""
+
+    method: str = "rrf"
+    rrf_k: int = DEFAULT_RRF_K
+    alpha: float = DEFAULT_ALPHA
+    depth: int | None = DEFAULT_DEPTH
+    k: int | None = DEFAULT_FUSION_K
+    norm: str = "none"
+    weights: tuple[float, ...] | None = None
+
+    def __post_init__(self):
+        one_of("method", self.method, FUSION_METHODS)
+        one_of("norm", self.norm, NORMALIZATIONS)
+        _count("rrf_k", self.rrf_k, 0, 2**31 - 1)
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real):
+            raise ValueError(f"alpha must be a number (got {self.alpha!r})")
+        for name in ("depth", "k"):
+            if getattr(self, name) is not None:
+                _count(name, getattr(self, name), 1, 2**62)
+        if self.weights is not None:
+            if not all(isinstance(w, numbers.Real) and not isinstance(w, bool) for w in self.weights):
+                raise ValueError(f"weights must be numbers (got {self.weights!r})")
+            object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
+        if self.method not in ("combsum", "combmnz") and (self.norm != "none" or self.weights is not None):
+            raise ValueError(f"norm and weights apply to combsum and combmnz only (method {self.method!r})")

@@ -50,6 +50,7 @@ EXAMPLES = (
   harness evaluate RUN QRELS -m AP nDCG@10 [-q]       trec_eval-like evaluation of a run file
   harness trec_eval [-q] [-m map] QRELS RUN   trec_eval 9.0.8's command line and output
   harness analyze TEXT --language de          the terms Anserini's analyzer makes of a text
+  harness fuse RUN RUN... --method rrf -o FUSED   fuse runs (pyserini.fusion's methods and more)
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
@@ -232,6 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     from harness.cli.analyze import add_parser as _analyze_parser
 
     _analyze_parser(sub, _sub)
+
+    from harness.cli.fuse import add_parser as _fuse_parser
+
+    _fuse_parser(sub, _sub)
 
     c = _sub(
         sub,

@@ -37,6 +37,7 @@ from harness.formats.tokenizer import (
     map_blocks,
     pad8,
     parse_floats,
+    parse_ints,
     salts,
     topic_doc_keys,
     worker_threads,
@@ -58,10 +59,16 @@ class Run:
     (['q1'], ['d2', 'd1'])
     """
 
-    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys")
+    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys", "ranks")
 
     def __init__(
-        self, topics: list[str], offsets: np.ndarray, docids: np.ndarray, scores: np.ndarray, source: str = "<run>"
+        self,
+        topics: list[str],
+        offsets: np.ndarray,
+        docids: np.ndarray,
+        scores: np.ndarray,
+        source: str = "<run>",
+        ranks: np.ndarray | None = None,
     ):
         self._topics = list(topics)
         self._index = {t: i for i, t in enumerate(self._topics)}
@@ -70,6 +77,9 @@ class Run:
         self.scores = scores
         self.source = source
         self._keys = None
+        # the rank column as written (int64), kept only when asked for (read_run(ranks=True)):
+        # reciprocal rank fusion reads it, as pyserini does; nothing else does
+        self.ranks = ranks
 
     @classmethod
     def from_ranked(
@@ -124,7 +134,8 @@ class Run:
         counts = np.bincount(seg[keep], minlength=len(self._topics))
         offsets = np.zeros_like(self.offsets)
         np.cumsum(counts, out=offsets[1:])
-        return Run(self._topics, offsets, self.docids[keep], self.scores[keep], self.source)
+        ranks = None if self.ranks is None else self.ranks[keep]
+        return Run(self._topics, offsets, self.docids[keep], self.scores[keep], self.source, ranks)
 
     def topics(self) -> list[str]:
         """Topic ids in order of first appearance."""
@@ -156,7 +167,7 @@ class Run:
         return f"Run({self.source!r}, {len(self._topics)} topics, {len(self)} rows)"
 
 
-def read_run(path, *, duplicates: str = "error") -> Run:
+def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     """Read a TREC run file (``qid Q0 docid rank score tag``).
 
     Fields are separated by spaces or tabs; as in trec_eval 9.0.8, words after the tag are
@@ -167,12 +178,14 @@ def read_run(path, *, duplicates: str = "error") -> Run:
     not a number (or is NaN), a control character, an over-long line or id (see
     :mod:`harness.formats.tokenizer`), and for a document repeated within a topic (trec_eval
     refuses those too) unless ``duplicates="drop"``, which keeps each document's first row.
+    With ``ranks=True`` the rank column is parsed too (an integer, else an error naming the
+    line) and kept as ``Run.ranks``.
     """
     source = str(path)
     topics = TopicColumn()
     size = file_size(path)
     ids, scores, lines = Column(size), Column(size), LineMap()
-    keys = Column(size)
+    keys, rank_col = Column(size), Column(size)
 
     def columns(block):  # on a worker thread
         check_ids(block, 0, source, "topic id")
@@ -187,23 +200,28 @@ def read_run(path, *, duplicates: str = "error") -> Run:
             block_keys,
             LineMap.of(block),
             len(block.body),
+            parse_ints(block, 3, source, "rank (field 4)") if ranks else None,
         )
 
-    for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes) in map_blocks(
+    for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes, block_ranks) in map_blocks(
         path, 6, "run: qid Q0 docid rank score tag", columns, extra_fields=True
     ):
         topics.add(segs)
         ids.append(block_ids, nbytes)
         scores.append(block_scores, nbytes)
         keys.append(block_keys, nbytes)
+        if ranks:
+            rank_col.append(block_ranks, nbytes)
         lines.add(line_info, line0)
     names, offsets, order = topics.grouping()
     docids = ids.result(np.zeros(0, dtype="S8"))
     score_arr = scores.result(np.zeros(0))
     key_arr = keys.result(np.zeros(0, dtype=np.uint64))
+    rank_arr = rank_col.result(np.zeros(0, dtype=np.int64)) if ranks else None
     if order is not None:
         docids, score_arr, key_arr, lines.order = docids[order], score_arr[order], key_arr[order], order
-    run = Run(names, offsets, docids, score_arr, source)
+        rank_arr = None if rank_arr is None else rank_arr[order]
+    run = Run(names, offsets, docids, score_arr, source, rank_arr)
     run._keys = key_arr
     return run.deduped(duplicates, lines)
 

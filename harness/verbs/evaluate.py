@@ -59,11 +59,11 @@ def read_qrels_file(path: PathLike) -> Qrels:
     return qrels
 
 
-def read_run_file(path: PathLike, read: ReadPolicy = ReadPolicy()) -> Run:
+def read_run_file(path: PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
     from harness.formats.runs import read_run
 
     _exists(path, "run")
-    return read_run(path, duplicates=read.duplicates)
+    return read_run(path, duplicates=read.duplicates, ranks=ranks)
 
 
 def check_run_against_qrels(run: Run, qrels: Qrels, run_name: str, qrels_name: str) -> None:

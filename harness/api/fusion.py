@@ -1,0 +1,57 @@
+"""``harness.fuse``: runs from any source fused into one, as a DataFrame."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import pandas as pd
+
+from harness.api.frames import as_run, run_frame
+from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, FUSE_RUNTAG, ReadPolicy
+
+__all__ = ["fuse"]
+
+
+def fuse(
+    runs: Sequence,
+    method: str = "rrf",
+    *,
+    rrf_k: int = DEFAULT_RRF_K,
+    alpha: float = DEFAULT_ALPHA,
+    depth: int | None = DEFAULT_DEPTH,
+    k: int | None = DEFAULT_FUSION_K,
+    norm: str = "none",
+    weights: Sequence[float] | None = None,
+    output: str | os.PathLike | None = None,
+    runtag: str = FUSE_RUNTAG,
+    duplicates: str = ReadPolicy.duplicates,
+) -> pd.DataFrame:
+    """Fuse two or more runs, as ``harness fuse`` does; returns the fused run as PyTerrier's
+    columns (``qid``, ``docno``, ``rank``, ``score``), and writes it to ``output`` when given.
+
+    ``runs``: TREC run files (their rank column is what ``rrf`` reads), DataFrames or
+    ``{qid: {docno: score}}`` dicts (ranked by their ``rank`` column or row order; ``rrf`` uses
+    those positions). ``method``: rrf | interpolation | average | normalize (pyserini.fusion's)
+    | combsum | combmnz; ``norm`` (none | minmax | zscore | rank) and ``weights`` are for
+    combsum and combmnz. ``depth``/``k``: None keeps every row."""
+    from harness.verbs.fuse import fuse as fuse_verb
+    from harness.verbs.fuse import fusion_policy
+
+    policy = fusion_policy(
+        method=method,
+        rrf_k=rrf_k,
+        alpha=alpha,
+        depth=depth,
+        k=k,
+        norm=norm,
+        weights=None if weights is None else tuple(weights),
+    )
+    read = ReadPolicy(duplicates)
+    given = [
+        r if isinstance(r, (str, os.PathLike)) else as_run(r, f"runs[{i}]", duplicates) for i, r in enumerate(runs)
+    ]
+    fused = fuse_verb(given, policy, output, runtag, read)
+    df = run_frame(fused)
+    df.attrs = {"method": method, "policy": repr(policy)}
+    return df
