@@ -66,6 +66,7 @@ QUICKTEST = {
         "qrels.test",
         "results.test",
     ],
+    "out.test.aqZ": ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"],
 }
 
 
@@ -87,9 +88,15 @@ def test_bad_measures_and_input_are_clear_errors():
     assert r.returncode == 2 and "cut-offs must be positive" in r.stderr
     r = harness_trec_eval("-m", "ndcg.1=", "qrels.test", "results.test")
     assert r.returncode == 2 and "level=gain pairs" in r.stderr
-    for flags, words in ((["-R", "prefs"], "'prefs' is not read"), (["-Z", "z.txt"], "z-scores are not computed")):
+    for flags, words in (
+        (["-R", "prefs"], "'prefs' is not read"),
+        (["-T", "tr"], "results format 'tr' is not read"),
+        (["-Z", "no-such-file"], "no-such-file: cannot read the z-score file (-Z)"),
+        (["-Z", "results.test"], "results.test:1: expected 'qid measure mean stddev', got 6 field(s)"),
+        (["-Z", "qrels.test"], "qrels.test:1: mean and stddev must be numbers"),
+    ):
         r = harness_trec_eval(*flags, "qrels.test", "results.test")
-        assert r.returncode == 2 and words in r.stderr, r.stderr
+        assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
     r = harness_trec_eval("results.test", "qrels.test")  # the run first: its lines are not qrels
     assert r.returncode == 2 and "results.test" in r.stderr and "Traceback" not in r.stderr
 

@@ -47,11 +47,17 @@ def add_parser(sub, make) -> None:
     p.add_argument(
         "-J", "--Judged_docs_only", action="store_true", help="drop the documents without a judgment before evaluating"
     )
-    # trec_eval's other input formats and z-scores: accepted as flags so that they are refused
-    # with a sentence, not argparse's "unrecognized arguments"
+    p.add_argument(
+        "-Z",
+        "--Zscore",
+        metavar="FILE",
+        help="print z-scores: each topic's value against the mean and stddev of FILE's 'qid measure mean stddev' lines",
+    )
+    # trec_eval's other input formats: accepted as flags so that they are refused with a
+    # sentence, not argparse's "unrecognized arguments" (trec_results is trec_eval 9.0.8's one
+    # results format)
     p.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT", help="qrels only (the default)")
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only")
-    p.add_argument("-Z", "--Zscore", metavar="FILE", help="not read yet")
 
 
 def cmd_trec_eval(args: argparse.Namespace) -> int:
@@ -62,8 +68,6 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         raise DataError("-R", f"rel_info format {args.Rel_info_format!r} is not read by the harness yet (only qrels)")
     if args.Results_format != "trec_results":
         raise DataError("-T", f"results format {args.Results_format!r} is not read by the harness (only trec_results)")
-    if args.Zscore is not None:
-        raise DataError("-Z", "z-scores are not computed by the harness yet")
     options = TrecEvalOptions(
         measures=tuple(args.measures),
         per_query=args.query_eval_wanted,
@@ -73,6 +77,7 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         max_docs=args.Max_retrieved_per_topic,
         num_docs=args.Number_docs_in_coll,
         judged_only=args.Judged_docs_only,
+        zscores=args.Zscore,
     )
     result = trec_eval(args.qrels, args.run, options)
     text = result.text()

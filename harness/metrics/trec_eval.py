@@ -45,9 +45,14 @@ __all__ = [
     "compute",
     "format_line",
     "MIN_GEO_MEAN",
+    "MISSING_ZSCORE",
+    "X86_NAN",
+    "parse_zscores",
+    "zscore",
 ]
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
+X86_NAN = -math.nan  # the NaN an x86 FPU makes of 0/0 (its sign bit set: glibc prints "-nan")
 MAX_LONG = 9223372036854775807  # trec_eval's default -M (its -N defaults to 0, whatever its help says)
 
 
@@ -275,7 +280,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         return [_kernel(rl, "RR", None, level)]
     if name == "iprec_at_recall":
         vals = kernels.interpolated_precision(rl, level, list(p))
-        return [np.where(_nan_at(rl, R, ret, x), np.nan, v) for x, v in zip(p, vals)]
+        return [np.where(_nan_at(rl, R, ret, x), X86_NAN, v) for x, v in zip(p, vals)]
     if name in ("P", "recall", "success"):
         family = {"P": "P", "recall": "R", "success": "Success"}[name]
         return [_kernel(rl, family, k, level) for k in p]
@@ -293,7 +298,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         nan = np.zeros(len(rl.topics), dtype=bool)
         for x in p:
             nan |= _nan_at(rl, R, ret, x)
-        return [np.where(nan, np.nan, _eleven_point(rl, level, p))]
+        return [np.where(nan, X86_NAN, _eleven_point(rl, level, p))]
     if name == "Rprec_mult":
         topic, rank, _, _, _ = rl.relevant(level)
         out = []
@@ -358,11 +363,13 @@ def compute(
     judged_topics: int = 0,
     num_rel_complete: int = 0,
     runid: str = "",
+    zscores: dict | None = None,
 ) -> tuple[list[str], list[Line]]:
     """(evaluated topics in trec_eval's order, lines). ``rl`` holds the evaluated topics only
     (no missing-topic segments); ``complete`` is ``-c``: means over ``judged_topics`` topics,
     and num_rel's "all" is ``num_rel_complete`` (every judgment above 0, as trec_eval counts
-    it under -c, whatever -l)."""
+    it under -c, whatever -l). ``zscores`` (-Z, :func:`parse_zscores`): each topic's values
+    become z-scores before they are summed (:func:`zscore`), counts included."""
     order = sorted(range(len(rl.topics)), key=lambda i: rl.topics[i].encode("utf-8"))
     topics = [rl.topics[i] for i in order]
     n = len(order)
@@ -381,6 +388,15 @@ def compute(
                 lines.append(Line(name, "relstring", [vals[i] for i in order], None))
                 continue
             seq = [float(vals[i]) for i in order]
+            if zscores is not None:
+                seq = [zscore(zscores, qid, name, v) for qid, v in zip(topics, seq)]
+                if m.summary in ("sum", "num_rel"):  # counts summed as doubles, printed as such
+                    total = 0.0
+                    for v in seq:
+                        total = _c_add(total, v)
+                    summary = num_rel_complete if complete and m.summary == "num_rel" else total
+                    lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
+                    continue
             if m.summary == "sum":
                 summary: float | int = int(sum(int(v) for v in seq))
             elif m.summary == "num_rel":
@@ -388,29 +404,89 @@ def compute(
             elif m.summary == "gm":
                 total = 0.0
                 for v in seq:
-                    total += math.log(max(v, MIN_GEO_MEAN))
+                    total += math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN)  # C's MAX: NaN -> the floor
                 if complete:
                     total += (denominator - n) * math.log(MIN_GEO_MEAN)
                 summary = math.exp(total / denominator) if denominator else 0.0
             else:
                 total = 0.0
                 for v in seq:  # trec_eval adds topic by topic, in its order
-                    total += v
+                    total = _c_add(total, v)
                 summary = total / denominator if denominator else total
             lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
     return topics, lines
 
 
-def format_line(name: str, qid: str, kind: str, value) -> str:
-    """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``)."""
+MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
+
+
+def _c_add(total: float, v: float) -> float:
+    """``total += v`` as trec_eval's compiled accumulation does it: of two NaNs the sum is the
+    one added (the x86 addition returns its first operand's NaN, and gcc puts the topic's value
+    first), so the sign of the "all" line's NaN is the last NaN topic's (as the binary prints
+    a mean of nan, then -nan: -nan; tests/test_trec_eval_binary.py)."""
+    return v if v != v else total + v
+
+
+def parse_zscores(text: str, source: str) -> dict[tuple[str, str], tuple[float, float]]:
+    """-Z's file: lines ``qid measure mean stddev`` (trec_eval's measure names with their
+    cut-offs: ``P_10``, ``map``) -> {(qid, measure): (mean, stddev)}. A line with another
+    number of fields, or a mean or stddev that is not a number, is a DataError naming the
+    line (trec_eval reads such numbers with atof, as 0); an empty file too. Of a pair given
+    twice the first counts (trec_eval finds one of them by binary search)."""
+    from harness.errors import DataError
+
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for n, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise DataError(f"{source}:{n}", f"expected 'qid measure mean stddev', got {len(fields)} field(s)")
+        try:
+            mean, std = float(fields[2]), float(fields[3])
+        except ValueError:
+            raise DataError(
+                f"{source}:{n}", f"mean and stddev must be numbers (got {fields[2]!r} {fields[3]!r})"
+            ) from None
+        out.setdefault((fields[0], fields[1]), (mean, std))
+    if not out:
+        raise DataError(source, "the z-score file has no lines")
+    return out
+
+
+def zscore(zscores: dict, qid: str, name: str, value: float) -> float:
+    """trec_eval's te_convert_to_zscore for one value: (value - mean) / stddev; with a stddev
+    of 0, 0 when the value is the mean; MISSING_ZSCORE for a topic, or a measure of a topic,
+    the file lacks, or a value off a stddev of 0."""
+    ms = zscores.get((qid, name))
+    if ms is None:
+        return MISSING_ZSCORE
+    mean, std = ms
+    if std:
+        return (value - mean) / std
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
+def format_line(name: str, qid: str, kind: str, value, z: bool = False) -> str:
+    """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``); under -Z
+    (``z``) every measure but runid and relstring as ``Z%-22s\\t%s\\t%6.4f``, counts too."""
     if kind == "runid":
         text = str(value)
     elif kind == "relstring":
         text = f"'{value}'"
+    elif z:
+        return f"Z{name:<22}\t{qid}\t{_number(value)}"
     elif kind in ("long", "num_q"):
         text = str(int(value))
-    elif value != value:  # NaN: glibc's printf prints the x86 0/0 NaN, sign bit set, as -nan
-        text = f"{'-nan':>6}"
     else:
-        text = f"{value:6.4f}"
+        text = _number(value)
     return f"{name:<22}\t{qid}\t{text}"
+
+
+def _number(value: float) -> str:
+    """%6.4f as glibc prints it: a NaN as "-nan" or "nan" by its sign bit (x86's NaN of 0/0,
+    X86_NAN, has it set; atof("nan") of a -Z file has not)."""
+    if value != value:
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"

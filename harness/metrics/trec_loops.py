@@ -91,9 +91,12 @@ def _ideal(gains) -> tuple[np.ndarray, float]:
 
 
 def _div(a: float, b: float) -> float:
-    """a / b as C computes it in doubles (no exception: inf, or NaN for 0/0)."""
+    """a / b as C computes it in doubles on x86 (no exception: inf, or for 0/0 the NaN with
+    its sign bit set that glibc prints as -nan)."""
     if b == 0.0:
-        return math.nan if a == 0.0 or a != a else math.copysign(math.inf, a) * math.copysign(1.0, b)
+        if a != a:
+            return a
+        return -math.nan if a == 0.0 else math.copysign(math.inf, a) * math.copysign(1.0, b)
     return a / b
 
 
@@ -209,7 +212,7 @@ def _g(ranked, levels, level, pairs, R) -> float:
 
 def _c_log2(x: float) -> float:
     """log2 as C's libm returns it where math.log2 raises: -inf at 0, NaN below."""
-    return math.log2(x) if x > 0.0 else -math.inf if x == 0.0 else math.nan
+    return math.log2(x) if x > 0.0 else -math.inf if x == 0.0 else -math.nan  # glibc: (x - x) / 0
 
 
 def _bin_g(ranked, levels, level, pairs, R) -> float:

@@ -23,7 +23,8 @@ PathLike = str | os.PathLike
 
 @dataclass(frozen=True)
 class TrecEvalOptions:
-    """trec_eval's flags: -m (measures), -q, -c, -n (summary=False), -l, -M, -N, -J."""
+    """trec_eval's flags: -m (measures), -q, -c, -n (summary=False), -l, -M, -N, -J, -Z
+    (``zscores``: the file of means and stddevs)."""
 
     measures: tuple[str, ...] = ()
     per_query: bool = False
@@ -33,6 +34,7 @@ class TrecEvalOptions:
     max_docs: int | None = None
     num_docs: int | None = None
     judged_only: bool = False
+    zscores: PathLike | None = None
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,16 @@ class TrecEvalResult:
         from harness.metrics.trec_eval import format_line
 
         out = []
+        z = self.options.zscores is not None
         if self.options.per_query:
             for i, qid in enumerate(self.topics):
                 out += [
-                    format_line(ln.name, qid, ln.kind, ln.per_topic[i]) for ln in self.lines if ln.per_topic is not None
+                    format_line(ln.name, qid, ln.kind, ln.per_topic[i], z)
+                    for ln in self.lines
+                    if ln.per_topic is not None
                 ]
         if self.options.summary:
-            out += [format_line(ln.name, "all", ln.kind, ln.summary) for ln in self.lines if ln.kind != "relstring"]
+            out += [format_line(ln.name, "all", ln.kind, ln.summary, z) for ln in self.lines if ln.kind != "relstring"]
         return out
 
 
@@ -87,6 +92,15 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         raise DataError("-l", f"the relevance level must be at least 1 (got {options.level})")
     if options.max_docs is not None and options.max_docs < 0:
         raise DataError("-M", f"the number of documents per topic must be positive (got {options.max_docs})")
+    zscores = None
+    if options.zscores is not None:
+        from harness.metrics.trec_eval import parse_zscores
+
+        try:
+            text = Path(options.zscores).read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as e:
+            raise DataError(str(options.zscores), f"cannot read the z-score file (-Z): {e.strerror}") from None
+        zscores = parse_zscores(text, str(options.zscores))
     q = read_qrels_file(qrels)
     r = read_run_file(run)
     rl, _, zero = rank_labels(
@@ -104,5 +118,6 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         judged_topics=len(q.topics()),
         num_rel_complete=int((q.labels > 0).sum()),
         runid=_last_run_id(Path(run)),
+        zscores=zscores,
     )
     return TrecEvalResult(tuple(topics), tuple(lines), options)
