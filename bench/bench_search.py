@@ -16,6 +16,7 @@ any number is printed. Indexing: harness.index.ensure_index against IndexCollect
 directly with the same arguments and threads.
 
     .venv/bin/python bench/bench_search.py [--docs 200000] [--topics 2000] [--threads 2]
+    .venv/bin/python bench/bench_search.py --languages en,ar,ru,zh --docs 50000 --topics 1000
     .venv/bin/python bench/bench_search.py --families [--threads 2]   # qps per model family
 
 `--families` (issue 16): in one fresh process on Cranfield (225 topics, depth 1000), the harness's
@@ -126,27 +127,53 @@ def main_families(threads: int) -> int:
 
 
 # ----------------------------------------------------------------------------- data
-def synth(out: Path, docs: int, topics: int, seed: int = 7) -> tuple[Path, Path]:
-    """Zipf-distributed vocabulary of 60,000 pseudo-words; doc length ~ 20 + Poisson(40)."""
-    corpus, tfile = out / f"synth-{docs}" / "corpus.jsonl", out / f"synth-{docs}" / f"topics-{topics}.tsv"
+# --language: pseudo-words in the language's script (consonants, then a vowel sign or letter
+# last), so that its analyzer (stemmer, normaliser, CJK bigrams) has real work to do
+SCRIPTS = {
+    "ar": ("بتثجحخدذرسشصضطظعغفقكلمنهوي", "اوي"),
+    "ru": ("бвгджзклмнпрстфхцчшщ", "аеиоуыэюя"),
+    "de": ("bcdfghjklmnpqrstvwxzß", "äöüaeiou"),
+    "hi": ("कखगघचछजझटठडढतथदधनपफबभमयरलवशसह", "ािीुूेैोौ"),
+    "zh": (
+        "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜离虽坐集编宝谈府拉黑且随格尽剑讲布杀微怕母调局根曾准团段终乐切级克精哪官示冷域",
+        "",
+    ),
+}
+
+
+def synth(out: Path, docs: int, topics: int, seed: int = 7, language: str = "en") -> tuple[Path, Path]:
+    """Zipf-distributed vocabulary of 60,000 pseudo-words; doc length ~ 20 + Poisson(40). In
+    another language (SCRIPTS) the pseudo-words are in its script (Chinese: 1-3 characters)."""
+    folder = out / (f"synth-{docs}" if language == "en" else f"synth-{docs}-{language}")
+    corpus, tfile = folder / "corpus.jsonl", folder / f"topics-{topics}.tsv"
     if corpus.exists() and tfile.exists():
         return corpus, tfile
     corpus.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    letters = np.array(list("bcdfghjklmnpqrstvwxz"))
-    vocab = np.array(["".join(letters[rng.integers(0, 20, size=6)]) + "o" for _ in range(60_000)])
+    if language == "en":
+        letters = np.array(list("bcdfghjklmnpqrstvwxz"))
+        vocab = np.array(["".join(letters[rng.integers(0, 20, size=6)]) + "o" for _ in range(60_000)])
+    elif language == "zh":
+        chars = np.array(list(SCRIPTS["zh"][0]))
+        vocab = np.array(["".join(chars[rng.integers(0, len(chars), size=rng.integers(1, 4))]) for _ in range(60_000)])
+    else:
+        cons, vow = (np.array(list(x)) for x in SCRIPTS[language])
+        vocab = np.array(
+            ["".join(cons[rng.integers(0, len(cons), size=5)]) + vow[rng.integers(0, len(vow))] for _ in range(60_000)]
+        )
     vocab = np.unique(vocab)
     rng.shuffle(vocab)
     p = 1.0 / np.arange(1, len(vocab) + 1) ** 1.07
     p /= p.sum()
     lengths = 20 + rng.poisson(40, size=docs)
     words = vocab[rng.choice(len(vocab), size=int(lengths.sum()), p=p)]
-    with open(corpus, "w") as fh:
+    with open(corpus, "w", encoding="utf-8") as fh:
         start = 0
         for i, n in enumerate(lengths.tolist()):
-            fh.write(json.dumps({"id": f"S{i:07d}", "contents": " ".join(words[start : start + n])}) + "\n")
+            text = " ".join(words[start : start + n])
+            fh.write(json.dumps({"id": f"S{i:07d}", "contents": text}, ensure_ascii=False) + "\n")
             start += n
-    with open(tfile, "w") as fh:
+    with open(tfile, "w", encoding="utf-8") as fh:
         for q in range(1, topics + 1):
             terms = vocab[rng.integers(50, 20_000, size=int(rng.integers(2, 6)))]
             fh.write(f"{q}\t{' '.join(terms)}\n")
@@ -164,6 +191,7 @@ def worker(args) -> dict:
     topics = read_topics(Path(args.topics))
     texts = [t for _, t in topics]
     res: dict = {}
+    options = IndexOptions(language=getattr(args, "language", "en"))
     lucene.jclass("java.lang.System")  # start the JVM outside every timed region
     if args.tool == "index-harness":
         from harness.engine.corpus import Corpus
@@ -172,7 +200,7 @@ def worker(args) -> dict:
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
         t = time.perf_counter()
-        info = ensure_index(Corpus(Path(args.corpus), "jsonl"), IndexOptions(), target, threads=args.threads)
+        info = ensure_index(Corpus(Path(args.corpus), "jsonl"), options, target, threads=args.threads)
         res["seconds"] = time.perf_counter() - t
         res["documents"] = info.manifest["stats"]["documents"]
     elif args.tool == "index-anserini":
@@ -183,11 +211,11 @@ def worker(args) -> dict:
         shutil.rmtree(target, ignore_errors=True)
         source = Corpus(Path(args.corpus), "jsonl").stage(target.parent / (target.name + "-staged"))
         t = time.perf_counter()
-        counters = run_index_collection("JsonCollection", source, target, IndexOptions(), args.threads)
+        counters = run_index_collection("JsonCollection", source, target, options, args.threads)
         res["seconds"] = time.perf_counter() - t
         res["documents"] = counters["indexed"]
     elif args.tool == "harness":
-        s = Searcher(args.index, IndexOptions())
+        s = Searcher(args.index, options)
         s.search(texts[:50], Similarity.parse("bm25"), args.depth, args.threads)  # JIT warm-up
         part = getattr(args, "part", None)
         if part:  # one of several processes: its share of the topics, started on a signal
@@ -200,6 +228,8 @@ def worker(args) -> dict:
             write(args.run, topics, run)
     elif args.tool == "simple":
         ss = lucene.jclass("io.anserini.search.SimpleSearcher")(args.index)
+        if options.language != "en":
+            ss.set_language(options.language)
         qids = [q for q, _ in topics]
 
         def jlist(items):  # what pyserini's LuceneSearcher.batch_search does before calling Java
@@ -229,7 +259,9 @@ def worker(args) -> dict:
             reader, signature="(Lorg/apache/lucene/index/IndexReader;)V"
         )
         searcher.setSimilarity(J("org.apache.lucene.search.similarities.BM25Similarity")(0.9, 0.4))
-        analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
+        from harness.engine.analysis import analyzer as make_analyzer
+
+        analyzer = make_analyzer(options)  # DefaultEnglishAnalyzer's default instance for en
         gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
         queries = [gen.buildQuery("contents", analyzer, t) for t in texts]
         for q in queries[:50]:
@@ -333,6 +365,11 @@ def main() -> int:
     ap.add_argument("--depths", default="1000,10")
     ap.add_argument("--index-repeats", type=int, default=5)
     ap.add_argument("--families", action="store_true", help="qps per model family and expansion (Cranfield)")
+    ap.add_argument(
+        "--languages",
+        metavar="CODES",
+        help="synthetic corpora in these languages only (e.g. en,ar,ru,zh; index.language), without Cranfield",
+    )
     args = ap.parse_args()
     if args.families:
         OUT.mkdir(parents=True, exist_ok=True)
@@ -340,25 +377,48 @@ def main() -> int:
 
     OUT.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    sc, st = synth(OUT, args.docs, args.topics)
+    if args.languages:
+        datasets = []
+        for lang in args.languages.split(","):
+            sc, st = synth(OUT, args.docs, args.topics, language=lang)
+            datasets.append((f"synthetic-{args.docs}-{lang}", sc, st, lang))
+    else:
+        sc, st = synth(OUT, args.docs, args.topics)
+        datasets = [
+            ("cranfield", CRANFIELD / "corpus.jsonl", CRANFIELD / "topics.tsv", "en"),
+            (f"synthetic-{args.docs}", sc, st, "en"),
+        ]
     print(
         f"synthetic corpus: {args.docs} docs, {args.topics} topics ({time.perf_counter() - t:.1f} s to generate or reuse)"
     )
-    datasets = [("cranfield", CRANFIELD / "corpus.jsonl", CRANFIELD / "topics.tsv"), (f"synthetic-{args.docs}", sc, st)]
     print(
         f"threads={args.threads}; every figure from a fresh process; qps = topics per second of search, the median of\nrepeated batches (as many as fit in 3 s, at most 5, at least 1)\n"
     )
     rows = []
-    for name, corpus, topics in datasets:
+    for name, corpus, topics, lang in datasets:
         # Indexing alternates the two ways `--index-repeats` times and compares medians: a
         # single pair on a busy 2-core machine is mostly noise.
         ih, ia = [], []
         for _ in range(args.index_repeats):
             ih.append(
-                spawn("index-harness", corpus=corpus, index=OUT / f"{name}-idx-h", topics=topics, threads=args.threads)
+                spawn(
+                    "index-harness",
+                    corpus=corpus,
+                    index=OUT / f"{name}-idx-h",
+                    topics=topics,
+                    threads=args.threads,
+                    language=lang,
+                )
             )
             ia.append(
-                spawn("index-anserini", corpus=corpus, index=OUT / f"{name}-idx-a", topics=topics, threads=args.threads)
+                spawn(
+                    "index-anserini",
+                    corpus=corpus,
+                    index=OUT / f"{name}-idx-a",
+                    topics=topics,
+                    threads=args.threads,
+                    language=lang,
+                )
             )
         docs = ih[0]["documents"]
         th, ta = (float(np.median([x["seconds"] for x in runs])) for runs in (ih, ia))
@@ -378,11 +438,18 @@ def main() -> int:
                     depth=depth,
                     threads=args.threads,
                     run=OUT / f"{name}-{depth}-{tool}.run",
+                    language=lang,
                 )
             r["harness1"] = spawn(
-                "harness", index=index, topics=topics, depth=depth, threads=1, run=OUT / f"{name}-{depth}-harness1.run"
+                "harness",
+                index=index,
+                topics=topics,
+                depth=depth,
+                threads=1,
+                run=OUT / f"{name}-{depth}-harness1.run",
+                language=lang,
             )
-            r["procs"] = spawn_parts(args.threads, index=index, topics=topics, depth=depth)
+            r["procs"] = spawn_parts(args.threads, index=index, topics=topics, depth=depth, language=lang)
             ok, diff = same_runs(OUT / f"{name}-{depth}-harness.run", OUT / f"{name}-{depth}-simple.run")
             if not ok:
                 print(f"[{name}] depth {depth}: RUNS DIFFER (max score diff {diff})")
