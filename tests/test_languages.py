@@ -270,3 +270,37 @@ def test_search_and_lab_in_a_language_equal_simple_searcher(tmp_path, monkeypatc
     assert r.returncode == 2 and "built this index in language 'de'" in r.stderr, r.stderr
     r = subprocess.run([*judge, "configs/demo.yaml", "--language", "de"], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 2 and "--language" in r.stderr and "index.language" in r.stderr, r.stderr
+
+
+@pytest.mark.browser
+def test_right_to_left_text_reads_right_to_left_in_the_explorer(tmp_path):
+    """An Arabic experiment's topic explorer, as Chromium lays it out: the query and the
+    snippets take their direction from their text (dir="auto": right to left here), and doc ids
+    are isolated (<bdi>), so Latin ids beside Arabic text keep their order."""
+    from playwright.sync_api import sync_playwright
+
+    corpus_file, topics = fixture("ar")
+    (tmp_path / "corpus.jsonl").write_bytes(corpus_file.read_bytes())
+    (tmp_path / "topics.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "name: ar\ncollection: {path: corpus.jsonl, format: jsonl}\nindex: {path: index, language: ar}\n"
+        "topics: topics.tsv\nruns: [{bm25: {}}]\ndepth: 10\noutput: report\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "run", str(tmp_path / "c.yaml")], capture_output=True, text=True, cwd=REPO
+    )
+    assert r.returncode == 0, r.stderr
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = b.new_page()
+            page.goto((tmp_path / "report" / "report.html").as_uri())
+            page.locator("details.topic").first.evaluate("d => d.open = true")
+            direction = "e => getComputedStyle(e).direction"
+            assert page.locator("table.topics td[dir=auto]").first.evaluate(direction) == "rtl"
+            snip = page.locator("details.topic").first.locator("div.snip").first
+            assert snip.evaluate(direction) == "rtl"
+            assert topics[0][1] in page.locator("details.topic summary bdi").first.inner_text()
+            assert page.locator("details.topic").first.locator("ol.hits bdi code").count() > 0
+        finally:
+            b.close()
