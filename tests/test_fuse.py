@@ -243,3 +243,17 @@ def test_random_runs_equal_pyserini(tmp_path, runs, method, depth, k):
     out = tmp_path / "o.trec"
     fuse(paths, FusionPolicy(method, depth=depth, k=k), out, "t")
     assert _as_pyserini_writes(out.read_text().splitlines(), True) == expected
+
+
+def test_api_takes_tables_and_dicts(tmp_path):
+    import pandas as pd
+
+    import harness
+
+    a, b = _two(tmp_path)
+    from_files = harness.fuse([str(a), str(b)], "combmnz", norm="minmax")
+    table = pd.DataFrame({"qid": ["1"] * 3, "docno": ["x", "y", "z"], "score": [3.0, 1.0, 2.0]})
+    from_tables = harness.fuse([table, {"1": {"y": 10.0, "w": 4.0}}], "combmnz", norm="minmax")
+    pd.testing.assert_frame_equal(from_files, from_tables, check_like=False)
+    assert from_files["docno"].tolist() == ["y", "x", "z", "w"]
+    assert from_files["score"].tolist() == [2.0, 1.0, 0.5, 0.0]
