@@ -79,7 +79,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
 ENGINES = ("local", "dask")
 # A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
