@@ -196,3 +196,70 @@ def test_knn_is_a_spec_with_a_canonical_form():
     assert Similarity.parse(str(Similarity.of("knn", {"efSearch": 1000}))) == Similarity.of("knn", {"efSearch": 1000})
     with pytest.raises(ValueError):
         Similarity.parse("knn(efSearch=0)")
+
+
+def dense_config(tmp_path, index: str = "{vectors: hnsw, M: 16, efC: 100}", runs: str = "knn: {efSearch: 1000}", **kw):
+    (tmp_path / "qrels.txt").write_text("160885 0 44 1\n867490 0 95 1\n")
+    text = f"""name: dense
+collection: {{path: {kw.get("docs", DOCS)}, format: {kw.get("fmt", "vectors")}}}
+index: {index}
+topics: {{path: {TOPICS}, format: {kw.get("topics", "vectors")}}}
+qrels: qrels.txt
+runs:
+  - {runs}
+depth: 10
+measures: [RR, nDCG@10]
+output: {tmp_path / "out"}
+"""
+    (tmp_path / "c.yaml").write_text(text)
+    return tmp_path / "c.yaml"
+
+
+@pytest.mark.java
+def test_a_config_runs_knn_end_to_end(tmp_path):
+    import subprocess
+    import sys
+
+    cfg = dense_config(tmp_path)
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # this checkout's harness
+    r = subprocess.run([sys.executable, "-m", "harness", "run", str(cfg)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    (run_file,) = (tmp_path / "out" / "runs").glob("*.trec")
+    lines = run_file.read_text().splitlines()
+    top5 = [ln.split() for ln in lines if int(ln.split()[3]) <= 5]
+    assert [f"{q} Q0 {d} {k} {float(s):.6f} Anserini" for q, _, d, k, s, _ in top5] == ANSERINI_ADA2.splitlines()
+    summary = (tmp_path / "out" / "summary.csv").read_text().splitlines()
+    # by hand: the relevant documents rank 2nd (44) and 4th (95): RR = (1/2 + 1/4) / 2;
+    # nDCG@10 = (1/log2(3) + 1/log2(5)) / 2
+    run, rr, ndcg = summary[1].split(",")
+    assert float(rr) == 0.375 and abs(float(ndcg) - (1 / np.log2(3) + 1 / np.log2(5)) / 2) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"runs": "bm25: {}"}, "runs: a vectors collection is searched with knn runs only (not bm25(k1=0.9,b=0.4))"),
+        ({"topics": "tsv"}, "topics.format: must be vectors for a vectors collection"),
+        ({"index": "{vectors: flat, M: 8}"}, "index.M: is a setting of the HNSW graph"),
+        ({"fmt": "jsonl", "index": "{vectors: flat}", "runs": "bm25: {}", "topics": "tsv"}, "index.vectors: indexes a"),
+        ({"fmt": "jsonl", "index": "{}", "topics": "tsv"}, "runs: knn runs need a `vectors` collection"),
+    ],
+)
+def test_config_checks_dense_keys_together(tmp_path, kw, message):
+    from harness.config import load_config
+    from harness.errors import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        load_config(dense_config(tmp_path, **kw))
+    assert message in str(e.value)
+
+
+def test_config_defaults_to_a_flat_index(tmp_path):
+    from harness.config import load_config
+    from harness.experiment.plan import plan
+
+    cfg = load_config(dense_config(tmp_path, index="{}"))
+    assert (cfg.vectors, str(cfg.runs[0])) == ("flat", "knn(efSearch=1000)")
+    assert plan(cfg).options == IndexOptions(vectors="flat")
