@@ -140,7 +140,7 @@ def test_paths_are_relative_to_the_config_file(tmp_path):
 def test_unknown_key_suggests_the_closest_and_lists_valid_keys(tmp_path):
     msg = only(tmp_path, BASE + "index: {stemer: krovetz}\n")
     assert msg == (
-        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, threads"
+        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, vectors, M, efC, threads"
     )
 
 
@@ -178,7 +178,7 @@ def test_unknown_model_and_parameter(tmp_path):
     found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm26: {}\n  - jm: {lamda: 0.5}"))
     assert found == [
         "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, indri, jm, tfidf, dfr, "
-        "ib, dfi, axiomatic, inl2, spl, f2exp, f2log",
+        "ib, dfi, axiomatic, knn, inl2, spl, f2exp, f2log",
         "c.yaml:6: runs[1].jm.lamda: unknown jm parameter 'lamda'; did you mean 'lambda'? Valid: lambda "
         "(or one query expansion: rm3, rocchio, bm25prf)",
     ]
@@ -287,7 +287,7 @@ def test_bad_topic_format(tmp_path):
     msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
     assert (
         msg
-        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.dense import check_dense, dense_fields
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -299,6 +300,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
+    check_dense(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
     for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
         if f"index.{key}" in ctx.present:
@@ -621,6 +623,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],
         language=v["index"]["language"],
+        **dense_fields(v),
         index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],

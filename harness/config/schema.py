@@ -79,7 +79,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
 ENGINES = ("local", "dask")
 # A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
@@ -107,9 +107,10 @@ SCHEMA = Key(
                     "format",
                     "choice",
                     "How the documents are stored (text-folder: one document per "
-                    ".txt file, its id the path relative to `path`).",
+                    ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
+                    '`{"docid": ..., "vector": [...]}` per line, searched by `knn` runs).',
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder"),
+                    choices=("jsonl", "trec", "html", "text-folder", "vectors"),
                 ),
             ),
         ),
@@ -144,6 +145,23 @@ SCHEMA = Key(
                     choices=("porter", "krovetz", "none"),
                 ),
                 Key("stopwords", "bool", "Remove English stopwords (Lucene's list, as Anserini does).", default=True),
+                Key(
+                    "vectors",
+                    "choice",
+                    "How a `vectors` collection is indexed: flat (exact search; Anserini's "
+                    "IndexFlatDenseVectors) or hnsw (approximate; IndexHnswDenseVectors).",
+                    choices=("flat", "hnsw"),
+                    default_text="flat for a vectors collection",
+                ),
+                Key("M", "int", "HNSW graph degree (Anserini's -M).", default=16, minimum=1, maximum=512),
+                Key(
+                    "efC",
+                    "int",
+                    "HNSW beam width at construction (Anserini's -efC).",
+                    default=500,
+                    minimum=1,
+                    maximum=3200,
+                ),
                 Key(
                     "threads",
                     "int",
@@ -527,6 +545,9 @@ class Config:
     # canonical run name (and cross-validated run's) -> its label (engine.similarity.run_labels)
     labels: dict[str, str] = field(default_factory=dict, compare=False)
     language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
+    vectors: str | None = None  # index.vectors of a vectors collection: flat | hnsw
+    M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
+    efC: int = 500
 
     @property
     def run_names(self) -> tuple[str, ...]:

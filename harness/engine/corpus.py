@@ -6,6 +6,7 @@
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
+| vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
@@ -26,6 +27,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine.vectors import SameDimension, parse_vector
 from harness.errors import DataError
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
 
@@ -36,6 +38,7 @@ FORMATS = {
     "trec": "TrecCollection",
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
+    "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
 }
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -51,6 +54,7 @@ _SUFFIXES = {
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
+    "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
 }
 
 
@@ -116,6 +120,22 @@ class Corpus:
         for f in self.files():
             self.check_jsonl_file(f)
 
+    def check_vectors(self) -> None:
+        """Every line of a vectors collection: an object with a "docid" and a "vector" of finite
+        numbers, all vectors of one dimension (harness.engine.vectors); DataError with file:line."""
+        dims = SameDimension("vector")
+        for f in self.files():
+            with _open_binary(f) as fh:
+                for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
+                    if not isinstance(doc, dict):
+                        raise DataError(f, 'expected a JSON object {"docid": ..., "vector": [...]}', line=lineno)
+                    docid = doc.get("docid")
+                    if isinstance(docid, bool) or not isinstance(docid, (str, int)):
+                        got = "missing" if "docid" not in doc else _json_type(docid)
+                        raise DataError(f, f'"docid" must be a string or an integer (it is {got})', line=lineno)
+                    check_id(f, "document id", str(docid), lineno)
+                    dims.check(f, len(parse_vector(f, doc.get("vector"), lineno)), lineno)
+
     def check_jsonl_file(self, f: Path) -> None:
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
@@ -145,6 +165,8 @@ class Corpus:
         on a 169 MB, 200k-document file, against 0.74 s for parsing every line); only then is
         every line parsed to name the first bad one (a false alarm, e.g. a blank line or a key
         written with a \\u escape, costs that parse and nothing else)."""
+        if self.format == "vectors":
+            self.check_vectors()
         if self.format != "jsonl":
             return
         for f in self.files():
@@ -261,7 +283,7 @@ class Corpus:
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format != "jsonl":
+        if self.format not in ("jsonl", "vectors"):
             return
         seen = sum(counters.values())
         bound = self._max_json_lines()
@@ -269,7 +291,10 @@ class Corpus:
             return
         expected = self._count_json_lines()  # blank lines make the bound loose: count exactly
         if seen < expected:
-            self.check_jsonl()  # raises DataError naming the file and line
+            if self.format == "vectors":
+                self.check_vectors()  # raises DataError naming the file and line
+            else:
+                self.check_jsonl()
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 

@@ -71,8 +71,28 @@ class IndexOptions:
     # the two options above; any other code is the analyzer Anserini picks for it (IndexCollection
     # -language), and the stemmer and stopword options mean nothing there.
     language: str = DEFAULT_LANGUAGE
+    # A dense index of the user's vectors (a "vectors" collection): "flat" (Anserini's
+    # IndexFlatDenseVectors, exact search) or "hnsw" (IndexHnswDenseVectors with M and efC,
+    # Anserini's defaults); None for the inverted index of text. The analyzer options mean nothing then.
+    vectors: str | None = None
+    M: int = 16
+    efC: int = 500
+
+    @property
+    def indexer(self) -> str:
+        """The Anserini indexer class that builds the index (its Args take anserini()'s keys)."""
+        return {None: "IndexCollection", "flat": "IndexFlatDenseVectors", "hnsw": "IndexHnswDenseVectors"}[self.vectors]
 
     def anserini(self) -> dict:
+        if self.vectors == "flat":
+            return {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
+        if self.vectors == "hnsw":
+            return {
+                "indexer": self.indexer,
+                "generatorClass": "DenseVectorDocumentGenerator",
+                "M": self.M,
+                "efC": self.efC,
+            }
         args = {
             "generatorClass": "DefaultLuceneDocumentGenerator",
             "stemmer": self.stemmer,
@@ -94,12 +114,18 @@ class IndexOptions:
         out = asdict(self)
         if self.language == DEFAULT_LANGUAGE:
             del out["language"]
+        if self.vectors is None:  # a text index's manifest reads as before dense indexes existed
+            del out["vectors"], out["M"], out["efC"]
+            return out
+        for key in ("stemmer", "stopwords", "lengths", "language", *(("M", "efC") if self.vectors == "flat" else ())):
+            out.pop(key, None)  # no analyzer, no lengths in a vectors index
         return out
 
     @classmethod
     def from_manifest(cls, opts: dict) -> IndexOptions:
         """The options a harness-index.json records (keys of older manifests default)."""
-        return cls(**{k: v for k, v in opts.items() if k in ("stemmer", "stopwords", "lengths", "language")})
+        keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC")
+        return cls(**{k: v for k, v in opts.items() if k in keys})
 
 
 @dataclass(frozen=True)
@@ -150,6 +176,7 @@ def index_fingerprint(corpus: Corpus, options: IndexOptions) -> str:
 _MANIFEST_TYPES = {"fingerprint": str, "options": dict, "stats": dict, "counters": dict}
 _STEMMERS = ("porter", "krovetz", "none")
 LENGTHS = ("lucene", "exact")
+VECTOR_INDEXES = (None, "flat", "hnsw")
 
 
 def read_manifest(path: Path) -> tuple[dict | None, str | None]:
@@ -184,6 +211,8 @@ def read_manifest(path: Path) -> tuple[dict | None, str | None]:
         or not isinstance(opts.get("stopwords", True), bool)
         or opts.get("lengths", "lucene") not in LENGTHS
         or opts.get("language", DEFAULT_LANGUAGE) not in LANGUAGES
+        or opts.get("vectors") not in VECTOR_INDEXES
+        or any(not isinstance(opts.get(k, 1), int) or isinstance(opts.get(k), bool) for k in ("M", "efC"))
     ):
         return None, "has index options the harness does not write (stemmer, stopwords, lengths, language)"
     return manifest, None
@@ -295,9 +324,10 @@ def run_index_collection(
 ) -> dict:
     # IndexCollection builds its analyzer itself and, when that fails (Thai on a Java without
     # Thai segmentation), logs it and indexes nothing: build ours first, which says why.
-    make_analyzer(options)
-    Args = lucene.jclass("io.anserini.index.IndexCollection$Args")
-    IndexCollection = lucene.jclass("io.anserini.index.IndexCollection")
+    if options.vectors is None:
+        make_analyzer(options)
+    Args = lucene.jclass(f"io.anserini.index.{options.indexer}$Args")
+    IndexCollection = lucene.jclass(f"io.anserini.index.{options.indexer}")
     args = Args()
     args.collectionClass = collection_class
     args.input = str(source)
@@ -305,14 +335,15 @@ def run_index_collection(
     args.threads = int(threads)
     args.quiet = True
     for key, value in options.anserini().items():
-        setattr(args, key, value)
+        if key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
+            setattr(args, key, value)
     try:
         indexer = IndexCollection(args)
         with lucene.java_output_hidden():
             lucene.interruptible(indexer.run)  # Ctrl-C acts at once, not when the build ends
         c = indexer.getCounters()
     except Exception as e:
-        raise EngineError(f"Anserini IndexCollection failed on {source}: {e}") from e
+        raise EngineError(f"Anserini {options.indexer} failed on {source}: {e}") from e
     return {k: int(getattr(c, k).get()) for k in ("indexed", "empty", "unindexable", "skipped", "errors")}
 
 

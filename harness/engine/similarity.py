@@ -304,6 +304,8 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
             doc="queryLen of F3EXP/F3LOG (Lucene's constructor argument; 1 as Lucene's Axiomatic())",
         ),
     ),
+    # Not a Lucene similarity: nearest neighbours of a query vector in a dense index (engine.dense).
+    "knn": (ParamSpec("efSearch", 100, 1, 1 << 20, kind="int", doc="HNSW candidates (Anserini's -efSearch)"),),
 }
 
 # The formula source of each family (docs/semantics.md's retrieval-semantics table and `harness.similarity`).
@@ -320,6 +322,7 @@ SOURCES: dict[str, str] = {
     "ib": "Lucene IBSimilarity(Distribution, Lambda, Normalization); the defaults are Anserini's -spl",
     "dfi": "Lucene DFISimilarity(Independence)",
     "axiomatic": "Lucene AxiomaticF1EXP/F1LOG/F2EXP/F2LOG/F3EXP/F3LOG; the default is Anserini's -f2exp",
+    "knn": "Lucene KnnFloatVectorQuery(vector, q, efSearch) on a vectors index, as Anserini's SearchHnswDenseVectors",
 }
 
 # Anserini's shortcuts: a name for a setting of a family (its fixed choices; the rest stay free).

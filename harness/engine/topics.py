@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError, EngineError
 from harness.formats import topics as plain
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
@@ -26,6 +27,8 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
     path = Path(path)
     if fmt in ("tsv", "jsonl"):
         return plain.read_topics(path, fmt)
+    if fmt == "vectors":
+        return read_vector_topics(path)
     if fmt == "trec":
         return plain.nonempty(path, _read_anserini(path, "Trec"))
     if fmt.startswith("anserini:"):

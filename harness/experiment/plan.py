@@ -84,6 +84,8 @@ def plan(cfg: Config) -> Plan:
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
     corpus = Corpus(cfg.collection_path, cfg.collection_format)
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
+    if cfg.vectors is not None:
+        options = IndexOptions(vectors=cfg.vectors, **({"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}))
     fp = index_fingerprint(corpus, options)
     if cfg.index_path is not None:
         path = cfg.index_path

@@ -20,9 +20,9 @@ class LocalExecutor:
         :class:`~harness.formats.runs.Run` straight from the batch's arrays (no Python object per hit)."""
         if not sims:
             return  # everything cached: no JVM
-        from harness.engine.search import Searcher
+        from harness.engine.dense import open_searcher
 
-        searcher = Searcher(index.path, index.options)
+        searcher = open_searcher(index.path, index.options)
         try:
             for sim in sims:
                 t = time.perf_counter()

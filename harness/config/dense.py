@@ -1,0 +1,59 @@
+"""The checks across keys of a dense-retrieval config: a `vectors` collection, its index
+(`index.vectors`, `M`, `efC`), `vectors` topics and `knn` runs go together, and nothing else
+goes with them (harness.engine.dense)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.config.nodes import INVALID, Ctx
+
+__all__ = ["check_dense", "dense_fields"]
+
+
+def _vectors(v: dict) -> str | None:
+    """index.vectors, flat by default for a vectors collection; None for a text collection."""
+    index, collection = v["index"], v["collection"]
+    given = index.get("vectors") if index is not INVALID else None
+    if collection and collection is not INVALID and collection.get("format") == "vectors":
+        return given or "flat"
+    return given
+
+
+def dense_fields(v: dict) -> dict[str, Any]:
+    """The Config's vectors, M and efC."""
+    return {"vectors": _vectors(v), "M": v["index"]["M"], "efC": v["index"]["efC"]}
+
+
+def check_dense(ctx: Ctx, v: dict) -> None:
+    collection = v["collection"] if v["collection"] is not INVALID else None
+    fmt = collection.get("format") if collection else None
+    dense = fmt == "vectors"
+
+    def problem(path: str, message: str) -> None:
+        ctx.problem(path, message, ctx.nodes.get(path))
+
+    if "index.vectors" in ctx.present and fmt not in (None, "vectors", INVALID):
+        problem("index.vectors", f"indexes a `vectors` collection; this collection is {fmt} text")
+    for key in ("M", "efC"):
+        if f"index.{key}" in ctx.present and _vectors(v) != "hnsw":
+            problem(f"index.{key}", "is a setting of the HNSW graph: set `index.vectors: hnsw` or remove it")
+    if collection is None:
+        return
+    topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID
+    if topics is not INVALID and (topics == "vectors") != dense:
+        problem(
+            "topics.format",
+            "must be vectors for a vectors collection (query vectors from the documents' model)"
+            if dense
+            else "vectors (query vectors) need a `vectors` collection; this one is text",
+        )
+    if v["runs"] is not INVALID:
+        wrong = [str(r) for r in v["runs"] if (r.model == "knn") != dense]
+        if wrong:
+            problem(
+                "runs",
+                f"a vectors collection is searched with knn runs only (not {', '.join(wrong)})"
+                if dense
+                else f"knn runs need a `vectors` collection (index.vectors); this one is text ({', '.join(wrong)})",
+            )

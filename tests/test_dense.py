@@ -1,0 +1,265 @@
+"""Dense retrieval over the user's vectors (harness.engine.dense), against two oracles:
+
+- Anserini's own: SearchFlatDenseVectorsTest.testBasicAda2 and SearchHnswDenseVectorsTest.testBasicAda2
+  (Anserini 2.3.0's tests, run on its openai_ada2 sample of 100 documents and 2 queries, copied to
+  tests/data/anserini-dense) assert these run lines, to Anserini's six decimals.
+- numpy: Lucene's DOT_PRODUCT score max((1 + q.d) / 2, 0), computed in float32 with the
+  summation order of Lucene's scalar dot product (DefaultVectorUtilSupport: four fused
+  multiply-add accumulators over blocks of four, then the tail), ranked by score, ties by doc id.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.engine.corpus import Corpus
+from harness.engine.dense import open_searcher
+from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.similarity import Similarity
+from harness.engine.topics import read_topics
+from harness.errors import DataError
+
+DATA = Path(__file__).parent / "data" / "anserini-dense"
+DOCS = DATA / "sample100.jsonl.gz"
+TOPICS = DATA / "topics.msmarco-passage-dev-openai-ada2.jsonl"
+
+# SearchFlatDenseVectorsTest.testBasicAda2 = SearchHnswDenseVectorsTest.testBasicAda2 (-efSearch 1000, -hits 5)
+ANSERINI_ADA2 = """\
+160885 Q0 45 1 0.863064 Anserini
+160885 Q0 44 2 0.861596 Anserini
+160885 Q0 40 3 0.858651 Anserini
+160885 Q0 48 4 0.858514 Anserini
+160885 Q0 41 5 0.856265 Anserini
+867490 Q0 10 1 0.850331 Anserini
+867490 Q0 45 2 0.846281 Anserini
+867490 Q0 44 3 0.845236 Anserini
+867490 Q0 95 4 0.845013 Anserini
+867490 Q0 97 5 0.844905 Anserini"""
+
+
+def lucene_dot(docs: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """float32 dot products of each row of ``docs`` with ``q``, in Lucene's scalar order: an fma
+    is exact in float64 (the product of two float32 fits), then rounded once to float32."""
+    d64, q64 = docs.astype(np.float64), q.astype(np.float64)
+    acc = np.zeros((docs.shape[0], 4), dtype=np.float32)
+    n = docs.shape[1] & ~3
+    for i in range(0, n, 4):
+        acc = (d64[:, i : i + 4] * q64[i : i + 4] + acc).astype(np.float32)
+    res = ((acc[:, 0] + acc[:, 1]) + acc[:, 2]) + acc[:, 3]
+    for i in range(n, docs.shape[1]):
+        res = (d64[:, i] * q64[i] + res).astype(np.float32)
+    return res
+
+
+def numpy_ranking(q: list[float], depth: int):
+    docs = [json.loads(line) for line in gzip.open(DOCS, "rt")]
+    ids = [d["docid"] for d in docs]
+    matrix = np.array([d["vector"] for d in docs], dtype=np.float32)
+    dot = lucene_dot(matrix, np.array(q, dtype=np.float32))
+    scores = np.maximum((np.float32(1) + dot) / np.float32(2), np.float32(0))
+    order = sorted(range(len(ids)), key=lambda i: (-scores[i], ids[i]))[:depth]
+    exact = (1 + matrix.astype(np.float64) @ np.array(q)) / 2  # the float64 score, for a tolerance check
+    return [ids[i] for i in order], scores[order], exact[order]
+
+
+@pytest.fixture(scope="module")
+def indexes(tmp_path_factory):
+    base = tmp_path_factory.mktemp("dense")
+    corpus = Corpus(DOCS, "vectors")
+    flat = ensure_index(corpus, IndexOptions(vectors="flat"), base / "flat", threads=1)
+    hnsw = ensure_index(corpus, IndexOptions(vectors="hnsw", M=16, efC=100), base / "hnsw", threads=1)
+    return flat, hnsw
+
+
+def run_lines(info, sim: str, depth: int) -> list[str]:
+    topics = read_topics(TOPICS, "vectors")
+    s = open_searcher(info.path, info.options)
+    try:
+        hits = s.search_hits(topics, Similarity.parse(sim), depth)
+    finally:
+        s.close()
+    return [
+        f"{qid} Q0 {d} {r} {score:.6f} Anserini"
+        for (qid, _), (ids, scores) in zip(topics, hits)
+        for r, (d, score) in enumerate(zip(ids, scores), 1)
+    ]
+
+
+@pytest.mark.java
+def test_index_manifest(indexes):
+    flat, hnsw = indexes
+    assert flat.manifest["counters"]["indexed"] == hnsw.manifest["counters"]["indexed"] == 100
+    assert flat.manifest["stats"]["documents"] == 100
+    assert flat.manifest["anserini_args"]["indexer"] == "IndexFlatDenseVectors"
+    assert hnsw.manifest["anserini_args"] == {
+        "indexer": "IndexHnswDenseVectors",
+        "generatorClass": "DenseVectorDocumentGenerator",
+        "M": 16,
+        "efC": 100,
+    }
+    assert flat.fingerprint != hnsw.fingerprint
+    again = ensure_index(Corpus(DOCS, "vectors"), IndexOptions(vectors="flat"), flat.path, threads=1)
+    assert again.reused
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("which", [0, 1], ids=["flat", "hnsw"])
+def test_anserini_expected_run_lines(indexes, which):
+    assert run_lines(indexes[which], "knn(efSearch=1000)", 5) == ANSERINI_ADA2.splitlines()
+
+
+@pytest.mark.java
+def test_flat_equals_numpy_bit_for_bit(indexes):
+    flat, hnsw = indexes
+    topics = read_topics(TOPICS, "vectors")
+    s = open_searcher(flat.path, flat.options)
+    h = open_searcher(hnsw.path, hnsw.options)
+    try:
+        got = s.search_hits(topics, Similarity.parse("knn"), 1000)
+        # HNSW asked for at least as many candidates as there are documents is exact: the same run
+        assert h.search_hits(topics, Similarity.parse("knn(efSearch=100)"), 1000)[0][0] == got[0][0]
+        assert [ids for ids, _ in h.search_hits(topics, Similarity.parse("knn(efSearch=100)"), 1000)] == [
+            ids for ids, _ in got
+        ]
+        # and returns at most efSearch hits
+        assert [len(ids) for ids, _ in h.search_hits(topics, Similarity.parse("knn(efSearch=7)"), 20)] == [7, 7]
+    finally:
+        s.close()
+        h.close()
+    for (_, text), (ids, scores) in zip(topics, got):
+        want_ids, want_scores, exact = numpy_ranking(json.loads(text), 1000)
+        assert ids == want_ids and len(ids) == 100
+        assert scores.tobytes() == want_scores.tobytes()
+        # and within float32 rounding of the exact (float64) dot product
+        assert np.max(np.abs(scores - exact)) < 1e-6
+
+
+@pytest.mark.java
+def test_query_of_another_dimension(indexes, tmp_path):
+    topics = tmp_path / "q.jsonl"
+    topics.write_text('{"qid": 1, "vector": [0.5, 0.5, 0.5]}\n')
+    s = open_searcher(indexes[0].path, indexes[0].options)
+    try:
+        with pytest.raises(DataError, match=r"q\.jsonl: topic '1' has a vector of 3 dimensions; .* of 1536"):
+            s.search_run(read_topics(topics, "vectors"), Similarity.parse("knn"), 10, source=str(topics))
+        with pytest.raises(DataError, match="needs a text index"):
+            s.search_hits([("1", "[0.1]")], Similarity.parse("bm25"), 10)
+    finally:
+        s.close()
+
+
+BAD_DOCS = [
+    ('{"docid": "a", "vector": [1, 2]}\n{"docid": "b", "vector": [1, 2, 3]}\n', 2, "3 dimensions, the first one"),
+    ('{"docid": "a", "vector": [1, NaN]}\n', 1, r"element 1 is nan: not a finite"),
+    ('{"docid": "a", "vector": [1, Infinity]}\n', 1, r"element 1 is inf: not a finite"),
+    ('{"docid": "a", "vector": [1, 1e39]}\n', 1, "not a finite float32"),
+    ('{"docid": "a", "vector": [1, "2"]}\n', 1, r'element 1 is "2", not a number'),
+    ('{"docid": "a", "vector": [1, true]}\n', 1, "element 1 is true, not a number"),
+    ('{"docid": "a", "vector": []}\n', 1, "is empty"),
+    ('{"docid": "a", "vector": "1 2"}\n', 1, "must be a JSON array of numbers"),
+    ('{"id": "a", "vector": [1]}\n', 1, '"docid" must be a string or an integer \\(it is missing\\)'),
+    ('{"docid": "a", "vector": [1]}\nnot json\n', 2, "invalid JSON"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), BAD_DOCS)
+def test_bad_vectors_are_refused_with_file_and_line(tmp_path, text, line, message):
+    f = tmp_path / "docs.jsonl"
+    f.write_text(text)
+    with pytest.raises(DataError, match=rf"docs\.jsonl:{line}: .*{message}"):
+        Corpus(f, "vectors").check_contents()
+
+
+BAD_TOPICS = [
+    ('{"qid": 1, "vector": [1, 2]}\n{"qid": 2, "vector": [1]}\n', 2, "1 dimensions, the first one"),
+    ('{"qid": 1, "vector": [NaN]}\n', 1, "not a finite"),
+    ('{"qid": 1, "vector": [1]}\n{"qid": 1, "vector": [2]}\n', 2, "occurs twice"),
+    ('{"id": 1, "vector": [1]}\n', 1, '"qid" must be'),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "message"), BAD_TOPICS)
+def test_bad_query_vectors_are_refused_with_file_and_line(tmp_path, text, line, message):
+    f = tmp_path / "topics.jsonl"
+    f.write_text(text)
+    with pytest.raises(DataError, match=rf"topics\.jsonl:{line}: .*{message}"):
+        read_topics(f, "vectors")
+
+
+def test_knn_is_a_spec_with_a_canonical_form():
+    assert str(Similarity.parse("knn")) == "knn(efSearch=100)"
+    assert Similarity.parse(str(Similarity.of("knn", {"efSearch": 1000}))) == Similarity.of("knn", {"efSearch": 1000})
+    with pytest.raises(ValueError):
+        Similarity.parse("knn(efSearch=0)")
+
+
+def dense_config(tmp_path, index: str = "{vectors: hnsw, M: 16, efC: 100}", runs: str = "knn: {efSearch: 1000}", **kw):
+    (tmp_path / "qrels.txt").write_text("160885 0 44 1\n867490 0 95 1\n")
+    text = f"""name: dense
+collection: {{path: {kw.get("docs", DOCS)}, format: {kw.get("fmt", "vectors")}}}
+index: {index}
+topics: {{path: {TOPICS}, format: {kw.get("topics", "vectors")}}}
+qrels: qrels.txt
+runs:
+  - {runs}
+depth: 10
+measures: [RR, nDCG@10]
+output: {tmp_path / "out"}
+"""
+    (tmp_path / "c.yaml").write_text(text)
+    return tmp_path / "c.yaml"
+
+
+@pytest.mark.java
+def test_a_config_runs_knn_end_to_end(tmp_path):
+    import subprocess
+    import sys
+
+    cfg = dense_config(tmp_path)
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # this checkout's harness
+    r = subprocess.run([sys.executable, "-m", "harness", "run", str(cfg)], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    (run_file,) = (tmp_path / "out" / "runs").glob("*.trec")
+    lines = run_file.read_text().splitlines()
+    top5 = [ln.split() for ln in lines if int(ln.split()[3]) <= 5]
+    assert [f"{q} Q0 {d} {k} {float(s):.6f} Anserini" for q, _, d, k, s, _ in top5] == ANSERINI_ADA2.splitlines()
+    summary = (tmp_path / "out" / "summary.csv").read_text().splitlines()
+    # by hand: the relevant documents rank 2nd (44) and 4th (95): RR = (1/2 + 1/4) / 2;
+    # nDCG@10 = (1/log2(3) + 1/log2(5)) / 2
+    run, rr, ndcg = summary[1].split(",")
+    assert float(rr) == 0.375 and abs(float(ndcg) - (1 / np.log2(3) + 1 / np.log2(5)) / 2) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"runs": "bm25: {}"}, "runs: a vectors collection is searched with knn runs only (not bm25(k1=0.9,b=0.4))"),
+        ({"topics": "tsv"}, "topics.format: must be vectors for a vectors collection"),
+        ({"index": "{vectors: flat, M: 8}"}, "index.M: is a setting of the HNSW graph"),
+        ({"fmt": "jsonl", "index": "{vectors: flat}", "runs": "bm25: {}", "topics": "tsv"}, "index.vectors: indexes a"),
+        ({"fmt": "jsonl", "index": "{}", "topics": "tsv"}, "runs: knn runs need a `vectors` collection"),
+    ],
+)
+def test_config_checks_dense_keys_together(tmp_path, kw, message):
+    from harness.config import load_config
+    from harness.errors import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        load_config(dense_config(tmp_path, **kw))
+    assert message in str(e.value)
+
+
+def test_config_defaults_to_a_flat_index(tmp_path):
+    from harness.config import load_config
+    from harness.experiment.plan import plan
+
+    cfg = load_config(dense_config(tmp_path, index="{}"))
+    assert (cfg.vectors, str(cfg.runs[0])) == ("flat", "knn(efSearch=1000)")
+    assert plan(cfg).options == IndexOptions(vectors="flat")
