@@ -145,6 +145,10 @@ def test_harness_trec_eval_prints_what_trec_eval_prints(trec_eval, tmp_path, cap
     finally:
         os.chdir(cwd)
     out = capsys.readouterr()
+    if ref.returncode < 0:  # trec_eval killed by a signal: -Z's searches read past their tables
+        assert "-Z" in flags and code == 0, (flags, ref.returncode)
+        STOPPED.append(seed)
+        return
     if ref.returncode != 0 and "Can't calculate measure" in ref.stderr:
         STOPPED.append(seed)
         return
