@@ -91,7 +91,7 @@ def test_bad_measures_and_input_are_clear_errors():
     for flags, words in (
         (["-R", "prefs"], "'prefs' is not read"),
         (["-T", "tr"], "results format 'tr' is not read"),
-        (["-Z", "no-such-file"], "no-such-file: cannot read the z-score file (-Z)"),
+        (["-Z", "no-such-file"], "no-such-file: file not found"),
         (["-Z", "results.test"], "results.test:1: expected 'qid measure mean stddev', got 6 field(s)"),
         (["-Z", "qrels.test"], "qrels.test:1: mean and stddev must be numbers"),
     ):

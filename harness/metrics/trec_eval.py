@@ -428,30 +428,32 @@ def _c_add(total: float, v: float) -> float:
     return v if v != v else total + v
 
 
-def parse_zscores(text: str, source: str) -> dict[tuple[str, str], tuple[float, float]]:
+def parse_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
     """-Z's file: lines ``qid measure mean stddev`` (trec_eval's measure names with their
-    cut-offs: ``P_10``, ``map``) -> {(qid, measure): (mean, stddev)}. A line with another
-    number of fields, or a mean or stddev that is not a number, is a DataError naming the
-    line (trec_eval reads such numbers with atof, as 0); an empty file too. Of a pair given
-    twice the first counts (trec_eval finds one of them by binary search)."""
+    cut-offs: ``P_10``, ``map``) -> {(qid, measure): (mean, stddev)}, read with the harness's
+    line reader (a regular UTF-8 file, a leading BOM dropped, lines of bounded length). A line
+    with another number of fields, or a mean or stddev that is not a number, is a DataError
+    naming the line (trec_eval reads such numbers with atof, as 0); an empty file too. Of a
+    pair given twice the first counts (trec_eval finds one of them by binary search)."""
     from harness.errors import DataError
+    from harness.formats.hygiene import numbered_lines
 
     out: dict[tuple[str, str], tuple[float, float]] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in numbered_lines(path):
         fields = line.split()
         if not fields:
             continue
         if len(fields) != 4:
-            raise DataError(f"{source}:{n}", f"expected 'qid measure mean stddev', got {len(fields)} field(s)")
+            raise DataError(f"{path}:{n}", f"expected 'qid measure mean stddev', got {len(fields)} field(s)")
         try:
             mean, std = float(fields[2]), float(fields[3])
         except ValueError:
             raise DataError(
-                f"{source}:{n}", f"mean and stddev must be numbers (got {fields[2]!r} {fields[3]!r})"
+                f"{path}:{n}", f"mean and stddev must be numbers (got {fields[2]!r} {fields[3]!r})"
             ) from None
         out.setdefault((fields[0], fields[1]), (mean, std))
     if not out:
-        raise DataError(source, "the z-score file has no lines")
+        raise DataError(path, "the z-score file has no lines")
     return out
 
 

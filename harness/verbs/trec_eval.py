@@ -96,11 +96,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     if options.zscores is not None:
         from harness.metrics.trec_eval import parse_zscores
 
-        try:
-            text = Path(options.zscores).read_text(encoding="utf-8", errors="surrogateescape")
-        except OSError as e:
-            raise DataError(str(options.zscores), f"cannot read the z-score file (-Z): {e.strerror}") from None
-        zscores = parse_zscores(text, str(options.zscores))
+        zscores = parse_zscores(Path(options.zscores))
     q = read_qrels_file(qrels)
     r = read_run_file(run)
     rl, _, zero = rank_labels(
