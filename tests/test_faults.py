@@ -433,8 +433,20 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
             )
         )
         marker = "indexing "
-    else:  # new runs, killed while searching
+    else:  # new runs, killed while searching: 40 copies of the topics keep the search going for
+        # seconds (with Cranfield's 225 all five runs took 1.3 s, and a fast machine finished
+        # them before the signal arrived)
         shutil.rmtree(proj / "indexes" / "cran" / "harness-runs")
+        lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
+        (proj / "many-topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(40) for line in lines))
+        text = cfg.read_text()
+        assert f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}" in text
+        cfg.write_text(
+            text.replace(
+                f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}",
+                f"topics: {{path: {proj / 'many-topics.tsv'}, format: tsv}}",
+            )
+        )
         marker = "index reused"
     report = snapshot(proj / "reports" / "cran")
     index = snapshot(proj / "indexes" / "cran")
