@@ -99,3 +99,81 @@ def test_tokens_are_analyzed_in_bounded_batches(tmp_path, monkeypatch):
         assert [t for b in calls for t in b] == [t[: documents.MAX_ANALYZED_CHARS] for t in texts]
     finally:
         docs.close()
+
+
+def test_stored_texts_in_one_call_equal_anserinis_document_raw(cranfield_index):
+    """Documents.raws reads every document in one Java call; Anserini's IndexReaderUtils.documentRaw,
+    one document per call, is the oracle (every Cranfield document, an unknown id, an empty id)."""
+    from harness.engine import lucene
+    from harness.engine.documents import Documents
+    from harness.engine.index import IndexOptions
+
+    utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(str(cranfield_index.path))
+    ids = [str(i) for i in range(1, 1401)] + ["no-such-doc", "", "1"]
+    try:
+        expected = [utils.documentRaw(reader, d) for d in ids]
+    finally:
+        reader.close()
+    docs = Documents(cranfield_index.path, IndexOptions())
+    try:
+        got = docs.raws(ids)
+        texts = docs.texts(["1", "no-such-doc"])
+    finally:
+        docs.close()
+    assert got == [None if e is None else str(e) for e in expected]
+    assert sum(g is None for g in got) == 4  # empty documents 471 and 995 are not indexed
+    assert (
+        texts[0].startswith("experimental investigation of the aerodynamics of a\nwing in a slipstream")
+        and texts[1] is None
+    )
+
+
+def test_token_index_matches_as_the_per_query_pattern_does():
+    """TokenIndex (the document's tokens parsed once) finds what terms_pattern + match_encoded find,
+    in the same order, for any tokens and any query terms (repeated, overlapping, regex characters)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from harness.engine.documents import TokenIndex, match_encoded, terms_pattern
+
+    word = st.text(alphabet="ab.*|()$\\ é", min_size=1, max_size=4).filter(lambda w: "\n" not in w)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(word, max_size=30), st.sets(word, max_size=5))
+    def check(tokens, terms):
+        encoded = "".join(f"{3 * i} {3 * i + len(t)} {t}\n" for i, t in enumerate(tokens))
+        assert TokenIndex(encoded).match(terms) == match_encoded(encoded, terms_pattern(terms))
+
+    check()
+
+
+def test_snippet_window_is_the_first_with_the_most_distinct_terms():
+    """The linear sliding window of snippet() chooses what counting every window does (the
+    definition, written out here), for spans in token order and in any order."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from harness.engine import documents
+
+    def counted(spans, width):
+        best, best_count = 0, 0
+        for i, (s0, _, _) in enumerate(spans):
+            lo = max(0, s0 - width // 4)
+            count = len({t for _, e, t in spans[i:] if e <= lo + width})
+            if count > best_count:
+                best, best_count = lo, count
+        return best
+
+    span = st.tuples(st.integers(0, 400), st.integers(1, 60), st.sampled_from("abcde"))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(span, max_size=40), st.integers(8, 240), st.booleans())
+    def check(raw, width, in_order):
+        spans = [(s, s + n, t) for s, n, t in raw]
+        if in_order:  # as a tokenizer gives them: starts and ends ascending
+            spans = sorted(spans)
+            spans = [(s, max(e for _, e, _ in spans[: i + 1]), t) for i, (s, _, t) in enumerate(spans)]
+        assert documents._best_window(spans, width) == counted(spans, width)
+
+    check()

@@ -103,7 +103,7 @@ def _move(doc: str, rank: int, other: dict[str, int], k: int) -> tuple[str, str]
 
 def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> ExplorerData:
     """The explorer's data; opens the index to read the shown documents."""
-    from harness.engine.documents import Documents, match_encoded, segments, snippet, terms_pattern
+    from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
 
     measure = _measure(result)
     shown = _shown_runs(result, measure)
@@ -147,31 +147,37 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
         ranked[name] = {}
         for i in order:
             qid = result.topics[i][0]
-            if run.topic_index(qid) is not None:
-                docs, scores = run.ranked(qid)
+            if run.topic_index(qid) is not None:  # the first shown run in full: the moves against it
+                docs, scores = run.ranked(qid, None if name == shown[0] and len(shown) >= 2 else depth)
                 ranked[name][qid] = (docs, scores.tolist())
 
+    wanted = list(
+        dict.fromkeys(
+            d for i in order for name in shown for d in ranked[name].get(result.topics[i][0], ([], []))[0][:depth]
+        )
+    )
     docs_store = Documents(result.index.path, result.index.options)
-    try:
-        texts: dict[str, str | None] = {}
-        terms: dict[str, set[str]] = {}
+    try:  # three Java calls: the queries' terms, the stored texts, the texts' tokens of those terms
+        queries = [result.topics[i][1] for i in order]
+        terms = {result.topics[i][0]: encoded_terms(e) for i, e in zip(order, docs_store.encoded_tokens_many(queries))}
+        texts: dict[str, str | None] = dict(zip(wanted, docs_store.texts(wanted)))
+        stored = [d for d, t in texts.items() if t is not None]
+        keep: dict[str, set[str]] = {d: set() for d in stored}
         for i in order:
-            qid, text = result.topics[i]
-            terms[qid] = set(docs_store.analyze(text))
+            qid = result.topics[i][0]
             for name in shown:
                 for d in ranked[name].get(qid, ([], []))[0][:depth]:
-                    if d not in texts:
-                        texts[d] = docs_store.text(d)
-        stored = [d for d, t in texts.items() if t is not None]
-        tokens = dict(zip(stored, docs_store.encoded_tokens_many([texts[d] for d in stored])))
+                    if d in keep:
+                        keep[d] |= terms[qid]
+        encoded = docs_store.encoded_tokens_many([texts[d] for d in stored], keep=[keep[d] for d in stored])
     finally:
         docs_store.close()
+    tokens = {d: TokenIndex(e) for d, e in zip(stored, encoded)}
 
     views = []
     for i in order:
         qid, text = result.topics[i]
         judged = qrels.judged(qid) if qid in judged_topics else {}
-        pattern = terms_pattern(terms[qid])
         full_rank = {}
         if len(shown) >= 2:
             docs0 = ranked[shown[0]].get(qid, ([], []))[0]
@@ -185,7 +191,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                 if body is None:
                     pieces, before, after = None, False, False
                 else:
-                    spans = match_encoded(tokens[doc], pattern)
+                    spans = tokens[doc].match(terms[qid])
                     s, e = snippet(body, spans, SNIPPET_CHARS)
                     pieces, before, after = tuple(segments(body, spans, s, e)), s > 0, e < len(body)
                 move = _move(doc, r, full_rank, depth) if col == 1 else None

@@ -141,13 +141,15 @@ class Run:
         """Topic ids in order of first appearance."""
         return list(self._topics)
 
-    def ranked(self, qid: str) -> tuple[list[str], np.ndarray]:
-        """The topic's doc ids and float64 scores in the run's order."""
+    def ranked(self, qid: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
+        """The topic's doc ids and float64 scores in the run's order (the first ``limit``)."""
         try:
             t = self._index[qid]
         except KeyError:
             raise KeyError(f"topic {qid!r} is not in the run {self.source}") from None
         lo, hi = int(self.offsets[t]), int(self.offsets[t + 1])
+        if limit is not None:
+            hi = min(hi, lo + max(limit, 0))
         docs = [d.decode("utf-8", "surrogateescape") for d in self.docids[lo:hi].tolist()]
         return docs, self.scores[lo:hi].copy()
 
