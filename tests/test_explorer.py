@@ -177,3 +177,22 @@ def test_snippet_window_is_the_first_with_the_most_distinct_terms():
         assert documents._best_window(spans, width) == counted(spans, width)
 
     check()
+
+
+def test_snippet_markup_escapes_every_piece_as_markupsafe_does():
+    """The snippet's pieces are escaped in one call joined by NUL; a piece holding a NUL itself
+    falls back to one call per piece. Either way: markupsafe.escape of each piece, <mark> around
+    the matched ones, the ellipses of a cut text."""
+    from markupsafe import escape
+
+    from harness.experiment.explore import Hit
+    from harness.report import html
+
+    pieces = (("a <b> & \"c\" 'd' ", False), ("wing", True), (" x\x00y <", False), ("flow&", True))
+    for snippet in (pieces[:2] + pieces[3:], pieces):
+        hit = Hit(1, "d1", 1.0, None, None, snippet, True, True)
+        expected = "… " + "".join(f"<mark>{escape(t)}</mark>" if m else str(escape(t)) for t, m in snippet) + " …"
+        assert str(html._snippet_html(hit)) == expected
+    assert (
+        str(html._snippet_html(Hit(1, "d1", 1.0, None, None, None))) == '<span class="muted">(not in the index)</span>'
+    )

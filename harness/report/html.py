@@ -34,6 +34,7 @@ def _environment():
     env.filters.update(fmt_p=fmt_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
     env.globals.update(
         judgment=_judgment,
+        snippet_html=_snippet_html,
         sweep_rows=lambda sw: [
             [r.measure, r.best, f"{r.best_mean:.4f}", f"{len(r.kept)} of {r.total}", ", ".join(r.kept)] for r in sw.rows
         ],
@@ -62,6 +63,25 @@ def _environment():
         provenance_items=_provenance_items,
     )
     return env
+
+
+def _snippet_html(hit):
+    """The explorer's snippet of a hit as markup: escaped pieces, the matched ones in <mark>.
+    The pieces are escaped in one call, joined by NUL (which escaping keeps): one escape and a
+    Jinja loop step per piece cost ~0.1 s of Cranfield x10's report (80,000 pieces)."""
+    from markupsafe import Markup, escape
+
+    if hit.snippet is None:
+        return Markup('<span class="muted">(not in the index)</span>')
+    texts = [text for text, _ in hit.snippet]
+    escaped = str(escape("\0".join(texts))).split("\0")
+    if len(escaped) != len(texts):  # a piece holds a NUL itself
+        escaped = [str(escape(text)) for text in texts]
+    parts = ["… " if hit.cut_before else ""]
+    parts += [f"<mark>{e}</mark>" if marked else e for e, (_, marked) in zip(escaped, hit.snippet)]
+    if hit.cut_after:
+        parts.append(" …")
+    return Markup("".join(parts))
 
 
 def _judgment(label: int | None) -> tuple[str, str]:
