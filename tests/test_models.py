@@ -340,3 +340,41 @@ def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
     page = (write_full_report(result, cfg.output) / "report.html").read_text()
     assert "bm25+rm3 by rm3.fb_terms" in page
     assert "basic_model" in page and ">in<" in page and ">g<" in page
+
+
+def test_existing_index_runs_are_cached_per_query_analyzer(tmp_path):
+    """The queries of an existing index are analysed with the config's stemmer and stopwords, so
+    they are part of its run cache's key: a run with other settings is searched, never served the
+    cached run of the first (which would look valid and be wrong). Oracle: SimpleSearcher with
+    the same analyzer settings."""
+    from harness.experiment import plan, run_experiment
+
+    index = _anserini_index(tmp_path, "plain", docvectors=False)
+    (tmp_path / "t.tsv").write_text("1\tapples and pies\n")
+    (tmp_path / "indexes").mkdir()
+    cfg = tmp_path / "x.yaml"
+    seen = {}
+    for stemmer, stopwords in (("porter", True), ("none", True), ("porter", False), ("porter", True)):
+        cfg.write_text(
+            f"name: x\nindex: {{path: {index}, stemmer: {stemmer}, stopwords: {str(stopwords).lower()}}}\n"
+            "topics: t.tsv\nruns:\n  - bm25:\noutput: out\n"
+        )
+        config = load_config(cfg)
+        result = run_experiment(config)
+        run = result.runs[0]
+        assert run.reused == ((stemmer, stopwords) in seen)
+        ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(index))
+        english = lucene.jclass("io.anserini.analysis.DefaultEnglishAnalyzer")
+        empty = lucene.jclass("org.apache.lucene.analysis.CharArraySet").EMPTY_SET
+        ss.set_analyzer(
+            english.newStemmingInstance(stemmer) if stopwords else english.newStemmingInstance(stemmer, empty)
+        )
+        ss.set_bm25(0.9, 0.4)
+        assert [d for d, _ in _ranking(run.path, "1")] == [h.docid for h in ss.search("apples and pies", 1000)]
+        ss.close()
+        seen[(stemmer, stopwords)] = plan(config).fingerprint
+    # the default settings keep the key they had (the segment fingerprint alone)
+    from harness.engine.existing import segment_fingerprint
+
+    assert seen[("porter", True)] == segment_fingerprint(index)
+    assert len(set(seen.values())) == 3

@@ -76,10 +76,19 @@ def plan(cfg: Config) -> Plan:
                 "its own from the collection; this config names an index built elsewhere (no `collection`)",
             )
         fp = segment_fingerprint(cfg.index_path)
-        if options.language != DEFAULT_LANGUAGE:
-            # The queries' analyzer is the config's, so cached runs are keyed by it too; English
-            # keeps the key it had before languages existed.
-            fp = hashlib.sha256(f"{fp}\0language={options.language}".encode()).hexdigest()
+        # The queries' analyzer is the config's, so cached runs are keyed by it too (a run with
+        # another stemmer was once served the cached run of the first). Anserini's default analyzer
+        # keeps the key it had before, the segment fingerprint alone; a language keeps its own.
+        analyzer = [f"language={options.language}"] if options.language != DEFAULT_LANGUAGE else []
+        if options.language == DEFAULT_LANGUAGE:
+            defaults = IndexOptions()
+            analyzer += [
+                f"{key}={getattr(options, key)}"
+                for key in ("stemmer", "stopwords")
+                if getattr(options, key) != getattr(defaults, key)
+            ]
+        if analyzer:
+            fp = hashlib.sha256("\0".join([fp, *analyzer]).encode()).hexdigest()
         cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
     corpus = Corpus(cfg.collection_path, cfg.collection_format)
