@@ -53,10 +53,16 @@ def add_parser(sub, make) -> None:
         metavar="FILE",
         help="print z-scores: each topic's value against the mean and stddev of FILE's 'qid measure mean stddev' lines",
     )
-    # trec_eval's other input formats: accepted as flags so that they are refused with a
-    # sentence, not argparse's "unrecognized arguments" (trec_results is trec_eval 9.0.8's one
-    # results format)
-    p.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT", help="qrels only (the default)")
+    p.add_argument(
+        "-R",
+        "--Rel_info_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="the judgments' format: qrels (the default), prefs, qrels_prefs (preferences: -m all_prefs) "
+        "or qrels_jg (judgment groups: -m qrels_jg)",
+    )
+    # accepted as a flag so that another format is refused with a sentence, not argparse's
+    # "unrecognized arguments" (trec_results is trec_eval 9.0.8's one results format)
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only")
 
 
@@ -64,8 +70,6 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
     from harness.errors import DataError
     from harness.verbs.trec_eval import TrecEvalOptions, trec_eval
 
-    if args.Rel_info_format != "qrels":
-        raise DataError("-R", f"rel_info format {args.Rel_info_format!r} is not read by the harness yet (only qrels)")
     if args.Results_format != "trec_results":
         raise DataError("-T", f"results format {args.Results_format!r} is not read by the harness (only trec_results)")
     options = TrecEvalOptions(
@@ -78,6 +82,7 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         num_docs=args.Number_docs_in_coll,
         judged_only=args.Judged_docs_only,
         zscores=args.Zscore,
+        rel_info=args.Rel_info_format,
     )
     result = trec_eval(args.qrels, args.run, options)
     text = result.text()
