@@ -45,6 +45,7 @@ class Group:
     nonrel: int = 0
     nonrel_ret: int = 0
     ecs: list = field(default_factory=list)  # [(rel_level, ranks ascending)] by level descending
+    last_ec: int = 0  # where its last class starts in the topic's pool (TopicPrefs.pool)
     pa: np.ndarray | None = None  # several sub-groups: the closure, diagonal 0
     rel_array: np.ndarray | None = None  # several sub-groups: each position's level (-1: none)
 
@@ -60,6 +61,9 @@ class TopicPrefs:
     judged: int
     judged_ret: int
     docnos: list  # position -> doc id
+    # the classes' positions of every one-sub-group group, one after the other, as trec_eval
+    # lays them out: prefs_avgjg_Rnonrel reads on past a group's last class into the next group
+    pool: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
 
 def _positions(ranked: list[str], prefs) -> tuple[dict[str, int], int, list[str]]:
@@ -85,7 +89,7 @@ def topic_prefs(qid: str, ranked: list[str], prefs, source: str) -> TopicPrefs:
     nj = len(pos)
     rows = sorted((p.jg, p.jsg, -p.rel_level, pos[p.docno]) for p in prefs)
     counts = np.zeros((nj, nj), dtype=np.int64)
-    groups = []
+    groups, pool = [], []
     start = 0
     while start < len(rows):
         end = start
@@ -97,9 +101,12 @@ def topic_prefs(qid: str, ranked: list[str], prefs, source: str) -> TopicPrefs:
             _pa_group(g, part, nj, njr, counts, qid, docnos, source)
         else:
             _ec_group(g, part, njr, counts)
+            g.last_ec = sum(len(p) for p in pool) + sum(len(a) for _, a in g.ecs[:-1])
+            pool += [a for _, a in g.ecs]
         groups.append(g)
         start = end
-    return TopicPrefs(qid, groups, counts, nj, njr, docnos)
+    flat = np.concatenate(pool) if pool else np.zeros(0, dtype=np.int64)
+    return TopicPrefs(qid, groups, counts, nj, njr, docnos, flat)
 
 
 def _ec_group(g: Group, part, njr: int, counts: np.ndarray) -> None:
@@ -251,7 +258,9 @@ def _rnonrel(tp: TopicPrefs, g: Group, ret_only: bool) -> tuple[int, int]:
 
 def _rnonrel_ec(tp: TopicPrefs, g: Group, R: int, ret_only: bool) -> tuple[int, int]:
     njr = tp.judged_ret
-    last = g.ecs[-1][1]
+    # the first R of the last class: with negative levels (a class below 0.0) it may have
+    # fewer, and trec_eval reads on into the next group's positions
+    last = tp.pool[g.last_ec :]
     if ret_only:
         n = 0
         while n < R and (n >= len(last) or last[n] < njr):
@@ -287,8 +296,9 @@ def _past_the_class(tp: TopicPrefs, g: Group) -> DataError:
     return DataError(
         "-m prefs_avgjg_Rnonrel",
         f"topic {tp.qid!r}, judgment group {g.name!r}: its lowest rel_level class has fewer documents "
-        "than the group's relevant ones, which trec_eval 9.0.8 reads past the end of its table for "
-        "(negative rel_levels below the 0.0 class); the harness does not guess that value",
+        "than the group has relevant ones (negative rel_levels make a class below 0.0), and trec_eval "
+        "9.0.8 then reads past the topic's judgments in memory; the harness does not guess that value "
+        "(give non-relevant documents rel_level 0, as the prefs format asks)",
     )
 
 
