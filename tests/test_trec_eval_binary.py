@@ -37,7 +37,7 @@ from harness.cli import main
 MEASURES = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
-    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret official set all_trec"
+    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret yaap official set all_trec"
 ).split()
 
 

@@ -24,7 +24,7 @@ Each measure reads one kind of judgments (``rel_info``: trec_eval's ``-R``): qre
 (``prefs`` or ``qrels_prefs``; harness.metrics.trec_prefs) or judgment groups (``qrels_jg``;
 harness.metrics.trec_jg); ``runid`` and ``num_q`` any. trec_eval stops ("Can't calculate
 measure") on a measure over judgments of another kind; the verb refuses it by name first.
-``yaap`` (:data:`NOT_YET`) is refused by name, never approximated.
+``yaap`` (Robertson's) is in no group.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ __all__ = [
     "TrecMeasure",
     "TREC_MEASURES",
     "GROUPS",
-    "NOT_YET",
     "Request",
     "parse_requests",
     "Line",
@@ -145,6 +144,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("map_avgjg", "none", rel_info="qrels_jg"),
         TrecMeasure("P_avgjg", "cut_long", _CUTS, rel_info="qrels_jg"),
         TrecMeasure("Rprec_mult_avgjg", "cut_float", _RPREC_MULT, rel_info="qrels_jg"),
+        TrecMeasure("yaap", "none"),
     )
 }
 # trec_eval's table order of every measure it has (the ones above keep their places in it): its
@@ -154,10 +154,7 @@ _ALL_TREC = (
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
     "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret"
 ).split()
-_TABLE_ORDER = [*_ALL_TREC, *PREFS_MEASURES, *JG_MEASURES]
-# In trec_eval 9.0.8 (last in its table, in no group) and refused by name here until it is
-# computed, with its own test against trec_eval
-NOT_YET = frozenset(["yaap"])
+_TABLE_ORDER = [*_ALL_TREC, *PREFS_MEASURES, *JG_MEASURES, "yaap"]  # yaap: in no group
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": tuple(
         "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P".split()
@@ -216,8 +213,8 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
 
 def parse_requests(items: list[str]) -> list[Request]:
     """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
-    table order. ValueError, naming the argument, for a measure it does not have, one the
-    harness does not compute yet, or malformed parameters."""
+    table order. ValueError, naming the argument, for a measure it does not have or malformed
+    parameters."""
     chosen: dict[str, Request] = {}
     for item in items or ["official"]:
         name, dot, text = item.partition(".")
@@ -227,12 +224,8 @@ def parse_requests(items: list[str]) -> list[Request]:
             if dot:
                 raise ValueError(f"-m {item}: a group of measures takes no parameters")
             for member in GROUPS[name]:
-                if member in NOT_YET:
-                    raise ValueError(_not_yet(member, f"-m {name} includes it"))
                 chosen.setdefault(member, Request(TREC_MEASURES[member], TREC_MEASURES[member].defaults))
             continue
-        if name in NOT_YET:
-            raise ValueError(_not_yet(name))
         m = TREC_MEASURES.get(name)
         if m is None:
             known = ", ".join([*GROUPS, *TREC_MEASURES])
@@ -243,15 +236,6 @@ def parse_requests(items: list[str]) -> list[Request]:
         else:
             chosen.setdefault(name, Request(m, m.defaults))
     return [chosen[n] for n in _TABLE_ORDER if n in chosen]
-
-
-def _not_yet(name: str, why: str = "") -> str:
-    return (
-        f"trec_eval's {name!r} is not computed by the harness yet"
-        + (f" ({why})" if why else "")
-        + "; the measures it computes: "
-        + ", ".join(TREC_MEASURES)
-    )
 
 
 # ------------------------------------------------------------------------------ computation
@@ -303,7 +287,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         return [_kernel(rl, "nDCG")]  # the registry's nDCG is trec_eval's with the default gains
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
-    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring"):
+    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
         return [trec_loops.loop_values(rl, name, level, p)]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
