@@ -64,6 +64,7 @@ class TopicPrefs:
     # the classes' positions of every one-sub-group group, one after the other, as trec_eval
     # lays them out: prefs_avgjg_Rnonrel reads on past a group's last class into the next group
     pool: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    pair_sums: tuple | None = None  # _pairs, computed once
 
 
 def _positions(ranked: list[str], prefs) -> tuple[dict[str, int], int, list[str]]:
@@ -88,7 +89,7 @@ def topic_prefs(qid: str, ranked: list[str], prefs, source: str) -> TopicPrefs:
     pos, njr, docnos = _positions(ranked, prefs)
     nj = len(pos)
     rows = sorted((p.jg, p.jsg, -p.rel_level, pos[p.docno]) for p in prefs)
-    counts = np.zeros((nj, nj), dtype=np.int64)
+    counts = np.zeros((nj, nj), dtype=np.int32)
     groups, pool = [], []
     start = 0
     while start < len(rows):
@@ -123,16 +124,17 @@ def _ec_group(g: Group, part, njr: int, counts: np.ndarray) -> None:
         else:
             g.nonrel_ret += ret
             g.nonrel += len(a)
+        a_ret = a[a < njr]
         for _, b in g.ecs[i + 1 :]:
             counts[np.ix_(a, b)] += 1
-            r1, r2 = a[:, None], b[None, :]
-            ful = r1 < r2
-            g.ful_ret += int(np.count_nonzero(ful & (r2 < njr)))
-            g.ful_imp += int(np.count_nonzero(ful & (r2 >= njr) & (r1 < njr)))
-            g.notoccur += int(np.count_nonzero(ful & (r1 >= njr)))
-            g.poss_ret += int(np.count_nonzero(~ful & (r1 < njr)))
-            g.poss_imp += int(np.count_nonzero(~ful & (r1 >= njr) & (r2 < njr)))
-            g.notoccur += int(np.count_nonzero(~ful & (r1 >= njr) & (r2 >= njr)))
+            # a pair (a, b) is fulfilled when a ranks before b; both retrieved: ret, one: imp
+            b_ret = b[b < njr]
+            below = np.searchsorted(b_ret, a_ret)  # b retrieved before each retrieved a
+            g.poss_ret += int(below.sum())
+            g.ful_ret += len(a_ret) * len(b_ret) - int(below.sum())
+            g.ful_imp += len(a_ret) * (len(b) - len(b_ret))
+            g.poss_imp += (len(a) - len(a_ret)) * len(b_ret)
+            g.notoccur += (len(a) - len(a_ret)) * (len(b) - len(b_ret))
     g.poss_ret += g.ful_ret
     g.poss_imp += g.ful_imp
 
@@ -192,12 +194,6 @@ def _div(a: float, b: float) -> float:
     return a / b
 
 
-def _seq(values) -> float:
-    """A running sum in order (numpy's cumsum adds one element after the other)."""
-    arr = np.asarray(values, dtype=np.float64)
-    return float(np.cumsum(arr)[-1]) if len(arr) else 0.0
-
-
 def _avg_over_groups(tp: TopicPrefs, parts) -> float:
     total = 0.0
     for g in tp.groups:
@@ -207,21 +203,31 @@ def _avg_over_groups(tp: TopicPrefs, parts) -> float:
     return total / len(tp.groups) if total > 0.0 else 0.0
 
 
-def _pair(tp: TopicPrefs, regions: int) -> float:
-    c, njr, nj = tp.counts, tp.judged_ret, tp.judged
-    ratios, pairs = [], 0
-    blocks = [(slice(0, njr), slice(0, njr), True), (slice(0, njr), slice(njr, nj), False)]
-    for rows, cols, upper in blocks[:regions]:
-        cij, cji = c[rows, cols], c[cols, rows].T
-        mask = (cij > 0) | (cji > 0)
-        if upper:
-            mask = np.triu(mask, 1)
-        pairs += int(np.count_nonzero(mask))
-        ratios.append(cij[mask] / (cij[mask] + cji[mask]))  # row by row, as trec_eval's loops
-    if regions == 3:
+def _pairs(tp: TopicPrefs) -> tuple[float, float, int, int, int]:
+    """For the pair measures: the sums of each pair's fulfilled share, over the pairs both
+    retrieved (s1) and then those with one retrieved (s12), added in trec_eval's loop order
+    (row by row), and the number of pairs with a preference in each of the three regions."""
+    if tp.pair_sums is None:
+        c, njr = tp.counts.astype(np.int64), tp.judged_ret
+        ratios, n = [], []
+        for cij, cji, upper in ((c[:njr, :njr], c[:njr, :njr].T, True), (c[:njr, njr:], c[njr:, :njr].T, False)):
+            mask = (cij > 0) | (cji > 0)
+            if upper:
+                mask = np.triu(mask, 1)
+            n.append(int(np.count_nonzero(mask)))
+            ratios.append(cij[mask] / (cij[mask] + cji[mask]))
         tail = c[njr:, njr:]
-        pairs += int(np.count_nonzero(np.triu((tail > 0) | (tail.T > 0), 1)))
-    total = _seq(np.concatenate(ratios)) if ratios else 0.0
+        n.append(int(np.count_nonzero(np.triu((tail > 0) | (tail.T > 0), 1))))
+        run = np.cumsum(np.concatenate(ratios))
+        s1 = float(run[n[0] - 1]) if n[0] else 0.0
+        s12 = float(run[-1]) if len(run) else 0.0
+        tp.pair_sums = (s1, s12, *n)
+    return tp.pair_sums
+
+
+def _pair(tp: TopicPrefs, regions: int) -> float:
+    s1, s12, n1, n2, n3 = _pairs(tp)
+    total, pairs = (s1, n1) if regions == 1 else (s12, n1 + n2 + (n3 if regions == 3 else 0))
     return total / pairs if pairs else 0.0
 
 
