@@ -15,10 +15,14 @@ def add_parser(sub, make) -> None:
         "the same lines, byte for byte, for the measures it computes",
         "  harness trec_eval QRELS RUN                     trec_eval's official measures\n"
         "  harness trec_eval -q -m map -m P.5,10 QRELS RUN  per-topic lines, chosen measures\n"
-        "  harness trec_eval -c -M 100 -m all_trec QRELS RUN\n",
+        "  harness trec_eval -c -M 100 -m all_trec QRELS RUN\n"
+        "  harness trec_eval -R prefs -m all_prefs PREFS RUN   preference measures\n"
+        "  harness trec_eval -R qrels_jg -m qrels_jg QRELS_JG RUN  averaged over judgment groups\n",
         cmd_trec_eval,
     )
-    p.add_argument("qrels", help="TREC qrels file: qid iter docid rel (trec_eval's rel_info_file)")
+    p.add_argument(
+        "qrels", help="TREC qrels file: qid iter docid rel, or the -R format's judgments (trec_eval's rel_info_file)"
+    )
     p.add_argument("run", help="TREC run file: qid Q0 docid rank score tag (trec_eval's results_file)")
     p.add_argument(
         "-m",
@@ -27,7 +31,8 @@ def add_parser(sub, make) -> None:
         action="append",
         default=[],
         metavar="MEASURE[.PARAMS]",
-        help="a measure or group (official, all_trec, set), repeatable; e.g. -m map -m P.5,10 (default: official)",
+        help="a measure or group (official, all_trec, set; all_prefs, prefs; qrels_jg), repeatable; "
+        "e.g. -m map -m P.5,10 (default: official)",
     )
     p.add_argument("-q", "--query_eval_wanted", action="store_true", help="also print each topic's values")
     p.add_argument(
