@@ -89,7 +89,8 @@ def _lines(path, fmt: str):
 def _number(path, n: int, text: str, fmt: str) -> float:
     if not _NUMBER.fullmatch(text):
         raise DataError(path, f"rel_level must be a decimal number such as 2 or 0.5 (got {text!r}; -R {fmt})", line=n)
-    return float(np.float32(float(text)))  # trec_eval's float rel_level
+    with np.errstate(over="ignore"):  # beyond float32: inf, as C's (float) atof(...) gives
+        return float(np.float32(float(text)))  # trec_eval's float rel_level
 
 
 def read_prefs(path, fmt: str = "prefs") -> PrefsJudgments:
