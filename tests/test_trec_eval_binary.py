@@ -11,6 +11,11 @@ built from source) to run the same test against it.
 Where trec_eval stops instead of printing (9.0.4 and 9.0.8 alike: a measure such as num_ret
 over a topic judged only negative under -c makes it exit with "Can't calculate measure"), the
 harness prints a value; those cases are counted, not compared.
+
+The judgments trec_eval reads with -R prefs, qrels_prefs and qrels_jg, and their measures, have
+a property test of their own (test_other_judgments_print_what_trec_eval_prints). Their code is the
+same in 9.0.4 and 9.0.8 (`git diff v9.0.4 v9.0.8` changes only how the files are read), and both
+binaries print trec_eval's out.test.prefs, out.test.qrels_prefs and out.test.qrels_jg.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from harness.cli import main
 MEASURES = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
-    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret official set all_trec"
+    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret yaap official set all_trec"
 ).split()
 
 
@@ -167,3 +172,124 @@ def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
         [trec_eval, "-m", "all_trec", "-q", "qrels.test", "results.test"], cwd=suite, capture_output=True, text=True
     )
     assert r.returncode == 0 and r.stdout == (suite / "out.test.aq").read_text()
+
+
+# ------------------------------------------------------------- -R prefs, qrels_prefs, qrels_jg
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
+    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp "
+    "prefs_pair_imp prefs_avgjg_imp all_prefs prefs runid num_q"
+).split()
+JG_MEASURES = "map_avgjg P_avgjg Rprec_mult_avgjg qrels_jg runid num_q".split()
+
+
+def _run_lines(rnd: random.Random, qid: str, docs: list[str], tag: str, most: int) -> list[str]:
+    out = []
+    for i, d in enumerate(rnd.sample(docs, rnd.randint(1, most))):
+        s = rnd.choice([1.0, 2.0, 3.5, 1.00000001, 1.00000002, round(rnd.random(), 3), rnd.random() * 40])
+        out.append(f"{qid} Q0 {d} {i + 1} {s!r} {tag}\n")
+    return out
+
+
+def generate_other(seed: int, folder: Path) -> list[str]:
+    """Judgments in one of trec_eval's other formats, a run and a command line: judgment groups
+    with one sub-group (classes of equal level) or several (partial orders, now and then
+    contradicting themselves, which trec_eval refuses or aborts on), levels written as 2, 2.0
+    or 2.000, a negative level now and then; for qrels_jg, groups of graded qrels with -J and
+    -l. The run's topics and the judged ones overlap in part."""
+    rnd = random.Random(seed)
+    fmt = rnd.choice(["prefs", "qrels_prefs", "qrels_jg"])
+    docs = [f"d{i}" for i in range(30)] + [f"D{i}x" for i in range(8)]
+    judged, run = [], []
+    for t in range(rnd.randint(1, 5)):
+        qid = str(rnd.choice([t, t * 10, 100 + t]))
+        if t == 0 or rnd.random() < 0.85:
+            for g in rnd.sample(["u1", "u2", "A", "b", "10"], rnd.randint(1, 3)):
+                pool = rnd.sample(docs, rnd.randint(1, 14))
+                if fmt == "qrels_jg":
+                    judged += [f"{qid} {g} {d} {rnd.choice([-1, 0, 0, 1, 1, 2, 3])}\n" for d in pool]
+                    continue
+                levels = [0.0, 0.0, 1.0, 2.0, 3.5, 0.5] + ([-1.0] if rnd.random() < 0.2 else [])
+                true = {d: rnd.choice(levels) for d in pool}
+                subs = 1 if fmt == "qrels_prefs" or rnd.random() < 0.5 else rnd.randint(2, 3)
+                for s in range(subs):
+                    for d in pool if subs == 1 else rnd.sample(pool, rnd.randint(1, len(pool))):
+                        lv = rnd.choice(levels) if subs > 1 and rnd.random() < 0.03 else true[d]
+                        text = rnd.choice([f"{lv}", f"{lv:g}", f"{lv:.3f}"])
+                        judged.append(f"{qid} {g} s{s} {d} {text}\n" if fmt == "prefs" else f"{qid} {g} {d} {text}\n")
+        if t == 0 or rnd.random() < 0.85:
+            run += _run_lines(rnd, qid, docs, f"run{t % 2}", 25)
+    rnd.shuffle(judged)
+    (folder / "q.txt").write_text("".join(judged))
+    (folder / "r.txt").write_text("".join(run))
+    flags = ["-R", fmt]
+    for p, flag in ((0.5, "-q"), (0.4, "-c"), (0.3, f"-M{rnd.randint(0, 20)}"), (0.2, "-n")):
+        if rnd.random() < p:
+            flags.append(flag)
+    if fmt == "qrels_jg":
+        flags += ["-J"] if rnd.random() < 0.3 else []
+        flags += [f"-l{rnd.randint(1, 3)}"] if rnd.random() < 0.3 else []
+        for m in rnd.sample(JG_MEASURES, rnd.randint(1, 4)):
+            if m == "P_avgjg" and rnd.random() < 0.5:
+                m += "." + ",".join(str(x) for x in rnd.sample(range(1, 40), rnd.randint(1, 4)))
+            elif m == "Rprec_mult_avgjg" and rnd.random() < 0.5:
+                m += "." + ",".join(str(round(rnd.random() * 2, 2)) for _ in range(2))
+            flags += ["-m", m]
+    else:
+        for m in rnd.sample(PREFS_MEASURES, rnd.randint(1, 6)):
+            flags += ["-m", m]
+    if rnd.random() < 0.2:
+        flags += ["-Z", "z.txt"]
+    return flags
+
+
+REFUSED: list[int] = []
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**31))
+def test_other_judgments_print_what_trec_eval_prints(trec_eval, tmp_path, capsys, seed):
+    """-R prefs, qrels_prefs and qrels_jg with their measures, flags and -Z, byte for byte.
+    Where trec_eval stops (a document judged 0 and above 0 in one group: "Can't calculate
+    measure"; a group whose sub-groups contradict each other: abort()) the harness refuses with
+    a sentence. Where trec_eval reads memory past the topic's judgments (prefs_avgjg_Rnonrel
+    with negative levels) the harness refuses too; those cases are counted."""
+    flags = generate_other(seed, tmp_path)
+    if "-Z" in flags:
+        write_zscores(trec_eval, flags, tmp_path, random.Random(seed))
+    ref = subprocess.run([trec_eval, *flags, "q.txt", "r.txt"], cwd=tmp_path, capture_output=True, text=True)
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        code = main(["trec_eval", *flags, "q.txt", "r.txt"])
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr()
+    if code != 0 and "does not guess that value" in out.err:
+        REFUSED.append(seed)
+        return
+    if ref.returncode != 0 and not (ref.returncode < 0 and "-Z" in flags):
+        # nothing to evaluate, an inconsistent group (abort: a signal), 0 and above 0 in one group
+        assert code != 0 and out.err.startswith("harness:") and "Traceback" not in out.err, (ref, out.err)
+        if ref.returncode < 0:
+            assert "must be consistent" in out.err, out.err
+        return
+    if ref.returncode < 0:  # -Z's searches past their tables, as above
+        STOPPED.append(seed)
+        return
+    assert code == 0, out.err
+    assert out.out == ref.stdout, (flags, (tmp_path / "q.txt").read_text(), (tmp_path / "r.txt").read_text())
+
+
+@pytest.mark.parametrize(
+    "args, out",
+    [
+        (["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"], "out.test.prefs"),
+        (["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"], "out.test.qrels_prefs"),
+        (["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"], "out.test.qrels_jg"),
+    ],
+)
+def test_the_binary_prints_trec_eval_s_own_prefs_and_jg_outputs(trec_eval, args, out):
+    suite = Path(__file__).parent / "data" / "trec_eval-9.0.8"
+    r = subprocess.run([trec_eval, *args], cwd=suite, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout == (suite / out).read_text()

@@ -15,10 +15,14 @@ def add_parser(sub, make) -> None:
         "the same lines, byte for byte, for the measures it computes",
         "  harness trec_eval QRELS RUN                     trec_eval's official measures\n"
         "  harness trec_eval -q -m map -m P.5,10 QRELS RUN  per-topic lines, chosen measures\n"
-        "  harness trec_eval -c -M 100 -m all_trec QRELS RUN\n",
+        "  harness trec_eval -c -M 100 -m all_trec QRELS RUN\n"
+        "  harness trec_eval -R prefs -m all_prefs PREFS RUN   preference measures\n"
+        "  harness trec_eval -R qrels_jg -m qrels_jg QRELS_JG RUN  averaged over judgment groups\n",
         cmd_trec_eval,
     )
-    p.add_argument("qrels", help="TREC qrels file: qid iter docid rel (trec_eval's rel_info_file)")
+    p.add_argument(
+        "qrels", help="TREC qrels file: qid iter docid rel, or the -R format's judgments (trec_eval's rel_info_file)"
+    )
     p.add_argument("run", help="TREC run file: qid Q0 docid rank score tag (trec_eval's results_file)")
     p.add_argument(
         "-m",
@@ -27,7 +31,8 @@ def add_parser(sub, make) -> None:
         action="append",
         default=[],
         metavar="MEASURE[.PARAMS]",
-        help="a measure or group (official, all_trec, set), repeatable; e.g. -m map -m P.5,10 (default: official)",
+        help="a measure or group (official, all_trec, set; all_prefs, prefs; qrels_jg), repeatable; "
+        "e.g. -m map -m P.5,10 (default: official)",
     )
     p.add_argument("-q", "--query_eval_wanted", action="store_true", help="also print each topic's values")
     p.add_argument(
@@ -53,10 +58,16 @@ def add_parser(sub, make) -> None:
         metavar="FILE",
         help="print z-scores: each topic's value against the mean and stddev of FILE's 'qid measure mean stddev' lines",
     )
-    # trec_eval's other input formats: accepted as flags so that they are refused with a
-    # sentence, not argparse's "unrecognized arguments" (trec_results is trec_eval 9.0.8's one
-    # results format)
-    p.add_argument("-R", "--Rel_info_format", default="qrels", metavar="FORMAT", help="qrels only (the default)")
+    p.add_argument(
+        "-R",
+        "--Rel_info_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="the judgments' format: qrels (the default), prefs, qrels_prefs (preferences: -m all_prefs) "
+        "or qrels_jg (judgment groups: -m qrels_jg)",
+    )
+    # accepted as a flag so that another format is refused with a sentence, not argparse's
+    # "unrecognized arguments" (trec_results is trec_eval 9.0.8's one results format)
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only")
 
 
@@ -64,8 +75,6 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
     from harness.errors import DataError
     from harness.verbs.trec_eval import TrecEvalOptions, trec_eval
 
-    if args.Rel_info_format != "qrels":
-        raise DataError("-R", f"rel_info format {args.Rel_info_format!r} is not read by the harness yet (only qrels)")
     if args.Results_format != "trec_results":
         raise DataError("-T", f"results format {args.Results_format!r} is not read by the harness (only trec_results)")
     options = TrecEvalOptions(
@@ -78,6 +87,7 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         num_docs=args.Number_docs_in_coll,
         judged_only=args.Judged_docs_only,
         zscores=args.Zscore,
+        rel_info=args.Rel_info_format,
     )
     result = trec_eval(args.qrels, args.run, options)
     text = result.text()

@@ -346,7 +346,9 @@ _SYNTAX = re.compile(
 # Only names whose values are *equal* to the family's are listed (trec_eval's ``set_F`` is SetF,
 # not F1@k). trec_eval's measures with another summary than the mean (gm_map, gm_bpref), with
 # parameters the registry's Measure has no place for (Rprec_mult, utility, relative_P, gains by
-# level), and relstring are computed by `harness trec_eval` only.
+# level), and relstring are computed by `harness trec_eval` only; so are its preference and
+# judgment-group measures (prefs_*, *_avgjg): they need judgments (trec_eval -R prefs, qrels_jg)
+# that nothing else in the harness reads.
 ALIASES: dict[str, str] = {
     "map": "AP",
     "map_cut": "AP",

@@ -18,8 +18,13 @@ registry has the measure, computed here from the same ranked labels otherwise. T
 is the mean over the evaluated topics (over every judged topic with ``-c``), summed in
 trec_eval's order (topic ids sorted as strings); counts are summed; ``gm_map`` is the geometric
 mean of AP (bpref for ``gm_bpref``) floored at 0.00001; ``num_q`` counts topics;
-``relstring`` has per-topic lines only. The measures that need trec_eval's other input formats
-(preferences, judgment groups: ``-R``) are refused by name (:data:`NOT_YET`), never approximated.
+``relstring`` has per-topic lines only.
+
+Each measure reads one kind of judgments (``rel_info``: trec_eval's ``-R``): qrels, preferences
+(``prefs`` or ``qrels_prefs``; harness.metrics.trec_prefs) or judgment groups (``qrels_jg``;
+harness.metrics.trec_jg); ``runid`` and ``num_q`` any. trec_eval stops ("Can't calculate
+measure") on a measure over judgments of another kind; the verb refuses it by name first.
+``yaap`` (Robertson's) is in no group.
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ import numpy as np
 from harness.metrics import kernels, trec_loops
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
+from harness.metrics.trec_jg import JG_MEASURES
+from harness.metrics.trec_prefs import PREFS_MEASURES
 
 __all__ = [
     "TrecMeasure",
     "TREC_MEASURES",
     "GROUPS",
-    "NOT_YET",
     "Request",
     "parse_requests",
     "Line",
@@ -66,6 +72,7 @@ class TrecMeasure:
     kind: str = "float"  # how a value prints: "float" (%6.4f), "long" (%ld), "runid", "num_q"
     per_query: bool = True  # printed for each topic with -q
     summary: str = "mean"  # the "all" line: "mean", "sum", "gm", "count" or "num_rel"
+    rel_info: str = "qrels"  # the judgments it reads: "qrels", "prefs", "qrels_jg" or "any"
 
 
 @dataclass(frozen=True)
@@ -88,13 +95,14 @@ class Request:
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 # trec_eval 9.0.8's measure table, in its order (measures.c), for the measures computed here
 TREC_MEASURES: dict[str, TrecMeasure] = {
     m.name: m
     for m in (
-        TrecMeasure("runid", "none", kind="runid", per_query=False, summary="runid"),
-        TrecMeasure("num_q", "none", kind="num_q", per_query=False, summary="count"),
+        TrecMeasure("runid", "none", kind="runid", per_query=False, summary="runid", rel_info="any"),
+        TrecMeasure("num_q", "none", kind="num_q", per_query=False, summary="count", rel_info="any"),
         TrecMeasure("num_ret", "none", kind="long", summary="sum"),
         TrecMeasure("num_rel", "none", kind="long", summary="num_rel"),
         TrecMeasure("num_rel_ret", "none", kind="long", summary="sum"),
@@ -109,7 +117,7 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("recall", "cut_long", _CUTS),
         TrecMeasure("infAP", "none"),
         TrecMeasure("gm_bpref", "none", per_query=False, summary="gm"),
-        TrecMeasure("Rprec_mult", "cut_float", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+        TrecMeasure("Rprec_mult", "cut_float", _RPREC_MULT),
         TrecMeasure("utility", "floats", (1.0, -1.0, 0.0, 0.0)),
         TrecMeasure("11pt_avg", "floats", _ELEVEN),
         TrecMeasure("binG", "none"),
@@ -127,32 +135,38 @@ TREC_MEASURES: dict[str, TrecMeasure] = {
         TrecMeasure("set_map", "none"),
         TrecMeasure("set_F", "floats", (1.0,)),
         TrecMeasure("num_nonrel_judged_ret", "none", kind="long", summary="sum"),
+        *(
+            TrecMeasure(name, "none", kind="long", summary="sum", rel_info="prefs")
+            if name.startswith("prefs_num_")
+            else TrecMeasure(name, "none", rel_info="prefs")
+            for name in PREFS_MEASURES
+        ),
+        TrecMeasure("map_avgjg", "none", rel_info="qrels_jg"),
+        TrecMeasure("P_avgjg", "cut_long", _CUTS, rel_info="qrels_jg"),
+        TrecMeasure("Rprec_mult_avgjg", "cut_float", _RPREC_MULT, rel_info="qrels_jg"),
+        TrecMeasure("yaap", "none"),
     )
 }
-# trec_eval's table order of every measure it has (the ones above keep their places in it)
-_TABLE_ORDER = (
+# trec_eval's table order of every measure it has (the ones above keep their places in it): its
+# qrels measures (all_trec), then the preference and judgment-group ones
+_ALL_TREC = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
     "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret"
 ).split()
-# In trec_eval 9.0.8 and refused by name here until they are computed (each with its own test
-# against trec_eval); the preference and judgment-group measures need other input formats (-R).
-NOT_YET = frozenset(
-    "prefs_num_prefs_poss prefs_num_prefs_ful "
-    "prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg prefs_avgjg_Rnonrel prefs_simp_ret "
-    "prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp prefs_pair_imp prefs_avgjg_imp "
-    "map_avgjg P_avgjg Rprec_mult_avgjg yaap".split()
-)
+_TABLE_ORDER = [*_ALL_TREC, *PREFS_MEASURES, *JG_MEASURES, "yaap"]  # yaap: in no group
 GROUPS: dict[str, tuple[str, ...]] = {
     "official": tuple(
         "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P".split()
     ),
-    "all_trec": tuple(_TABLE_ORDER),
+    "all_trec": tuple(_ALL_TREC),
     "set": tuple(
         "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P set_map set_F".split()
     ),
+    "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
+    "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
+    "qrels_jg": ("runid", "num_q", *JG_MEASURES),
 }
-_OTHER_GROUPS = ("all_prefs", "prefs", "qrels_jg")  # need -R prefs / qrels_jg input
 
 
 def _atol(text: str) -> int:
@@ -199,8 +213,8 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
 
 def parse_requests(items: list[str]) -> list[Request]:
     """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
-    table order. ValueError, naming the argument, for a measure it does not have, one the
-    harness does not compute yet, or malformed parameters."""
+    table order. ValueError, naming the argument, for a measure it does not have or malformed
+    parameters."""
     chosen: dict[str, Request] = {}
     for item in items or ["official"]:
         name, dot, text = item.partition(".")
@@ -210,14 +224,8 @@ def parse_requests(items: list[str]) -> list[Request]:
             if dot:
                 raise ValueError(f"-m {item}: a group of measures takes no parameters")
             for member in GROUPS[name]:
-                if member in NOT_YET:
-                    raise ValueError(_not_yet(member, f"-m {name} includes it"))
                 chosen.setdefault(member, Request(TREC_MEASURES[member], TREC_MEASURES[member].defaults))
             continue
-        if name in _OTHER_GROUPS:
-            raise ValueError(_not_yet(name, "preference and judgment-group measures need -R prefs/qrels_jg input"))
-        if name in NOT_YET:
-            raise ValueError(_not_yet(name))
         m = TREC_MEASURES.get(name)
         if m is None:
             known = ", ".join([*GROUPS, *TREC_MEASURES])
@@ -228,15 +236,6 @@ def parse_requests(items: list[str]) -> list[Request]:
         else:
             chosen.setdefault(name, Request(m, m.defaults))
     return [chosen[n] for n in _TABLE_ORDER if n in chosen]
-
-
-def _not_yet(name: str, why: str = "") -> str:
-    return (
-        f"trec_eval's {name!r} is not computed by the harness yet"
-        + (f" ({why})" if why else "")
-        + "; the measures it computes: "
-        + ", ".join(TREC_MEASURES)
-    )
 
 
 # ------------------------------------------------------------------------------ computation
@@ -288,7 +287,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         return [_kernel(rl, "nDCG")]  # the registry's nDCG is trec_eval's with the default gains
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
-    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring"):
+    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
         return [trec_loops.loop_values(rl, name, level, p)]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
@@ -364,14 +363,25 @@ def compute(
     num_rel_complete: int = 0,
     runid: str = "",
     zscores: dict | None = None,
+    topics: list[str] | None = None,
+    values=None,
 ) -> tuple[list[str], list[Line]]:
     """(evaluated topics in trec_eval's order, lines). ``rl`` holds the evaluated topics only
     (no missing-topic segments); ``complete`` is ``-c``: means over ``judged_topics`` topics,
     and num_rel's "all" is ``num_rel_complete`` (every judgment above 0, as trec_eval counts
     it under -c, whatever -l). ``zscores`` (-Z, :func:`parse_zscores`): each topic's values
-    become z-scores before they are summed (:func:`zscore`), counts included."""
-    order = sorted(range(len(rl.topics)), key=lambda i: rl.topics[i].encode("utf-8"))
-    topics = [rl.topics[i] for i in order]
+    become z-scores before they are summed (:func:`zscore`), counts included. For judgments
+    other than qrels, ``rl`` is None and ``values(request)`` gives the request's per-topic
+    arrays (one per output line) over ``topics``."""
+    if values is None:
+        topics = rl.topics
+
+        def values(req):
+            return _per_topic_values(rl, req, level, num_docs)
+
+    ids = list(topics)
+    order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
+    topics = [ids[i] for i in order]
     n = len(order)
     denominator = judged_topics if complete else n
     lines = []
@@ -383,7 +393,7 @@ def compute(
         if m.kind == "num_q":
             lines.append(Line("num_q", "num_q", None, denominator))
             continue
-        for name, vals in zip(req.names(), _per_topic_values(rl, req, level, num_docs)):
+        for name, vals in zip(req.names(), values(req)):
             if m.kind == "relstring":
                 lines.append(Line(name, "relstring", [vals[i] for i in order], None))
                 continue

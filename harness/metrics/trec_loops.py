@@ -1,6 +1,6 @@
 """trec_eval 9.0.8's measures that the registry has no kernel for, computed topic by topic in
 trec_eval's arithmetic order (harness.metrics.trec_eval uses them): relstring, infAP, binG, G,
-ndcg with gains by level, ndcg_rel, Rndcg. Each is a function of one topic's ranked labels (-1:
+ndcg with gains by level, ndcg_rel, Rndcg, yaap. Each is a function of one topic's ranked labels (-1:
 not in the qrels, -2: judged negative, "in the pool but unjudged"), the number of judged
 documents at each relevance level >= 0, the relevance level (-l), the measure's parameters and
 R; :data:`LOOPS` names them."""
@@ -239,6 +239,13 @@ def _inf_ap(ranked, levels, level, pairs, R) -> float:
     return inf_ap / R if R else inf_ap
 
 
+def _yaap(ranked, levels, level, params, R) -> float:
+    """Robertson's yet another AP: log((1 + s) / (1 + R - s)), s the sum of AP's precisions."""
+    hit = np.flatnonzero(ranked >= level)
+    s = _last(np.arange(1, len(hit) + 1, dtype=np.float64) / (hit + 1).astype(np.float64))
+    return math.log((1.0 + s) / (1.0 + float(R) - s))
+
+
 def _relstring(ranked, levels, level, params, R) -> str:
     n = max(0, min(int(params[0]), len(ranked)))
     return "".join(
@@ -254,6 +261,7 @@ LOOPS = {
     "infAP": _inf_ap,
     "binG": _bin_g,
     "relstring": _relstring,
+    "yaap": _yaap,
 }
 
 

@@ -24,7 +24,8 @@ PathLike = str | os.PathLike
 @dataclass(frozen=True)
 class TrecEvalOptions:
     """trec_eval's flags: -m (measures), -q, -c, -n (summary=False), -l, -M, -N, -J, -Z
-    (``zscores``: the file of means and stddevs)."""
+    (``zscores``: the file of means and stddevs), -R (``rel_info``: the judgments' format,
+    harness.formats.prefs.REL_INFO_FORMATS)."""
 
     measures: tuple[str, ...] = ()
     per_query: bool = False
@@ -35,6 +36,7 @@ class TrecEvalOptions:
     num_docs: int | None = None
     judged_only: bool = False
     zscores: PathLike | None = None
+    rel_info: str = "qrels"
 
 
 @dataclass(frozen=True)
@@ -76,18 +78,24 @@ def _last_run_id(path: Path) -> str:
 
 
 def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = None) -> TrecEvalResult:
-    """Evaluate the ``run`` file against the ``qrels`` file as trec_eval 9.0.8 does (its
-    defaults without ``options``)."""
+    """Evaluate the ``run`` file against the ``qrels`` file (the judgments, in the format
+    ``options.rel_info``) as trec_eval 9.0.8 does (its defaults without ``options``)."""
     options = options or TrecEvalOptions()
+    from harness.formats.prefs import REL_INFO_FORMATS
     from harness.metrics.evaluate import rank_labels
     from harness.metrics.trec_eval import compute, parse_requests
     from harness.policies import EvalPolicy
     from harness.verbs.evaluate import read_qrels_file, read_run_file
 
+    if options.rel_info not in REL_INFO_FORMATS:
+        raise DataError(
+            "-R", f"trec_eval has no rel_info format {options.rel_info!r} (formats: {', '.join(REL_INFO_FORMATS)})"
+        )
     try:
         requests = parse_requests(list(options.measures))
     except ValueError as e:
         raise DataError("-m", str(e)) from None
+    _check_formats(requests, options)
     if options.level < 1:
         raise DataError("-l", f"the relevance level must be at least 1 (got {options.level})")
     if options.max_docs is not None and options.max_docs < 0:
@@ -97,6 +105,8 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         from harness.metrics.trec_eval import parse_zscores
 
         zscores = parse_zscores(Path(options.zscores))
+    if options.rel_info != "qrels":
+        return _other_judgments(qrels, run, options, requests, zscores)
     q = read_qrels_file(qrels)
     r = read_run_file(run)
     rl, _, zero = rank_labels(
@@ -115,5 +125,58 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         num_rel_complete=int((q.labels > 0).sum()),
         runid=_last_run_id(Path(run)),
         zscores=zscores,
+    )
+    return TrecEvalResult(tuple(topics), tuple(lines), options)
+
+
+_KIND = {"qrels": "qrels", "prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
+_ADVICE = {"qrels": "-m official or -m all_trec", "prefs": "-m all_prefs or -m prefs", "qrels_jg": "-m qrels_jg"}
+
+
+def _check_formats(requests, options: TrecEvalOptions) -> None:
+    """Each measure reads one kind of judgments; trec_eval stops on another ("Can't calculate
+    measure"): refused by name here, before any file is read."""
+    kind = _KIND[options.rel_info]
+    wrong = [r.measure.name for r in requests if r.measure.rel_info not in ("any", kind)]
+    if wrong:
+        needs = {r.measure.rel_info for r in requests if r.measure.name in wrong}
+        fmt = " or ".join(f"-R {k}" + (" (or -R qrels_prefs)" if k == "prefs" else "") for k in sorted(needs))
+        given = "" if options.measures else " (the default, official)"
+        raise DataError(
+            "-m",
+            f"{', '.join(wrong)}{given} need{'s' if len(wrong) == 1 else ''} {fmt} judgments, "
+            f"not -R {options.rel_info}; with -R {options.rel_info}, use {_ADVICE[kind]}",
+        )
+
+
+def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, requests, zscores) -> TrecEvalResult:
+    """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
+    from harness.formats.prefs import read_prefs, read_qrels_jg
+    from harness.metrics.trec_eval import compute
+    from harness.metrics.trec_jg import jg_provider
+    from harness.metrics.trec_prefs import prefs_values
+    from harness.verbs.evaluate import read_run_file
+
+    if options.rel_info == "qrels_jg":
+        judgments = read_qrels_jg(qrels)
+    else:
+        judgments = read_prefs(qrels, options.rel_info)
+    r = read_run_file(run)
+    topics = [t for t in r.topics() if t in judgments.topics]
+    if not topics:
+        raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
+    if options.rel_info == "qrels_jg":
+        values = jg_provider(r, judgments, topics, options.max_docs, options.level, options.judged_only)
+    else:
+        values = prefs_values(r, judgments, topics, options.max_docs)
+    topics, lines = compute(
+        None,
+        requests,
+        complete=options.complete,
+        judged_topics=len(judgments.topics),
+        runid=_last_run_id(Path(run)),
+        zscores=zscores,
+        topics=topics,
+        values=values,
     )
     return TrecEvalResult(tuple(topics), tuple(lines), options)
