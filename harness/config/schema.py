@@ -549,9 +549,14 @@ class Config:
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
 
+    # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
+    sources: tuple = ()
+    order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+
     @property
     def run_names(self) -> tuple[str, ...]:
-        return tuple(str(r) for r in self.runs)
+        """Every run's spec (searched, file and fused), in config order."""
+        return self.order or tuple(str(r) for r in self.runs)
 
     def label(self, name: str) -> str:
         """What tables, plots and file names call the run ``name`` (canonical)."""

@@ -124,7 +124,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
 
     from harness.experiment.executors import open_executor
 
-    on(RunsPlanned(len(cfg.runs) + _tuned_count(cfg)))
+    on(RunsPlanned(len(cfg.runs) + len(cfg.sources) + _tuned_count(cfg)))
     executor = open_executor(cfg.execution, on)  # connects (or starts a cluster) only when needed
     try:
         t = time.perf_counter()
@@ -206,6 +206,12 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
         timings["search"] = time.perf_counter() - t_search
     finally:
         executor.close()
+    if cfg.sources:  # runs from files and fusions, in config order among the searched ones
+        from harness.experiment.sources import add_source_runs
+
+        t = time.perf_counter()
+        results = add_source_runs(cfg, results, topics, cache, _store, on)
+        timings["files_and_fusions"] = time.perf_counter() - t
 
     evaluations = {}
     checks: list[Check] = []
