@@ -29,7 +29,7 @@ from harness.policies import (
     FusionPolicy,
 )
 
-__all__ = ["FileRun", "FusedRun", "FUSE_KEY", "SOURCES", "check_source", "resolve_sources", "all_run_names"]
+__all__ = ["FileRun", "FusedRun", "FILE_KEY", "FUSE_KEY", "SOURCES", "check_source", "resolve_sources", "all_run_names"]
 
 SOURCES = ("file", "fuse")  # the keys of a run entry that is not searched
 

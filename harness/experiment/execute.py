@@ -120,6 +120,11 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    files = {}
+    if cfg.sources:  # runs from files: read (and checked) before anything is indexed or searched
+        from harness.experiment.sources import read_file_runs
+
+        files = read_file_runs(cfg, topics)
     timings["read_inputs"] = time.perf_counter() - t0
 
     from harness.experiment.executors import open_executor
@@ -210,7 +215,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
         from harness.experiment.sources import add_source_runs
 
         t = time.perf_counter()
-        results = add_source_runs(cfg, results, topics, cache, _store, on)
+        results = add_source_runs(cfg, results, files, topics, cache, _store, on)
         timings["files_and_fusions"] = time.perf_counter() - t
 
     evaluations = {}

@@ -17,7 +17,7 @@ from harness.errors import DataError
 from harness.events import Emit, RunReady
 from harness.experiment.result import RunResult
 
-__all__ = ["add_source_runs", "read_file_run"]
+__all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
 
 
 def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Path, ranks: bool = False):
@@ -50,26 +50,41 @@ def _first_line(path: Path, topic: str) -> int | None:
     return None
 
 
+def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tuple[object, float]]:
+    """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
+    searched, so a bad file stops the experiment at once."""
+    # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
+    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.method == "rrf" for p in s.parts}
+    out = {}
+    for spec in cfg.sources:
+        if isinstance(spec, FileRun):
+            t = time.perf_counter()
+            run = read_file_run(spec, topics, cfg.topics_path, str(spec) in rrf_parts)
+            out[str(spec)] = (run, time.perf_counter() - t)
+    return out
+
+
 def add_source_runs(
     cfg: Config,
     results: list[RunResult],
+    files: dict[str, tuple[object, float]],
     topics: list[tuple[str, str]],
     folder: Path,
     store: Callable[[Path, object, str], None],
     on: Emit,
 ) -> list[RunResult]:
-    """``results`` (the searched runs) with the file and fused runs of ``cfg``, in config order.
-    ``store(path, run, tag)`` writes a fused run to the run cache."""
+    """``results`` (the searched runs) with the file runs ``files`` (:func:`read_file_runs`) and
+    the fused runs of ``cfg``, in config order. ``store(path, run, tag)`` writes a fused run to
+    the run cache."""
     from harness.fusion import fuse
 
     done = {r.name: r for r in results}
-    # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
-    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.method == "rrf" for p in s.parts}
     for spec in cfg.sources:
         t = time.perf_counter()
         name = str(spec)
         if isinstance(spec, FileRun):
-            run, path, how = read_file_run(spec, topics, cfg.topics_path, name in rrf_parts), spec.path, "read"
+            (run, seconds), path, how = files[name], spec.path, "read"
+            t -= seconds
         else:
             try:
                 run = fuse([done[p].run for p in spec.parts], spec.policy)
