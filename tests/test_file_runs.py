@@ -345,3 +345,20 @@ def test_the_docs_show_the_example_config():
     shipped = (REPO / "examples" / "hybrid" / "hybrid.yaml").read_text()
     body = "".join(line + "\n" for line in shipped.splitlines() if not line.startswith("#"))
     assert f"```yaml\n{body}```" in text
+
+
+@pytest.mark.java
+def test_the_docs_entries_run_as_described(tmp_path):
+    from harness.policies import FusionPolicy
+    from harness.verbs.fuse import fuse
+
+    block = section("Runs from files and fusions").split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "runs").mkdir()
+    _file_run(tmp_path / "runs" / "their-system.trec")
+    result = _run(tmp_path, block)
+    assert [r.name for r in result.runs] == ["base", "theirs", "rrf", "combsum(base, rrf)"]
+    runs = tmp_path / "out" / "runs"
+    fuse(
+        [runs / "base.trec", runs / "rrf.trec"], FusionPolicy("combsum", norm="minmax", weights=(1, 2)), tmp_path / "f"
+    )
+    assert _lines(runs / "combsum(base, rrf).trec") == _lines(tmp_path / "f")

@@ -205,7 +205,10 @@ SCHEMA = Key(
             "The similarities to run: a list of `{model: {param: value}}`; a list of "
             "values is a sweep, several lists form a grid; `{}` or null means the defaults. An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
-            "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*).",
+            "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
+            "Names are unique. An entry may also be a run the harness does not search: `file: PATH` (a TREC "
+            "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
+            "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,
         ),
         Key(
