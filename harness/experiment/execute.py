@@ -274,7 +274,12 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
     retrieved = [] if example is None else list(dict.fromkeys(example.ranked(example.topics()[0])[0]))[:3]
     notes = sanity.check_qrels_overlap(qrels, info.path, cfg.qrels_path, retrieved)
     notes += sanity.check_topics(
-        topics, qrels, cfg.topics_path, cfg.qrels_path, [(r.name, r.empty_topics) for r in results], cfg.missing_topics
+        topics,
+        qrels,
+        cfg.topics_path,
+        cfg.qrels_path,
+        [(cfg.label(r.name), r.empty_topics) for r in results],
+        cfg.missing_topics,
     )
     if cfg.measures:
         measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]
