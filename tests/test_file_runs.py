@@ -362,3 +362,25 @@ def test_the_docs_entries_run_as_described(tmp_path):
         [runs / "base.trec", runs / "rrf.trec"], FusionPolicy("combsum", norm="minmax", weights=(1, 2)), tmp_path / "f"
     )
     assert _lines(runs / "combsum(base, rrf).trec") == _lines(tmp_path / "f")
+
+
+def test_validate_lists_them_and_exits_2_on_a_bad_entry(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "harness", "validate"]
+    r = subprocess.run([*argv, "examples/hybrid/hybrid.yaml"], cwd=REPO, capture_output=True, text=True, env=env)
+    assert (r.returncode, r.stdout) == (
+        0,
+        "examples/hybrid/hybrid.yaml: OK — 4 run(s): knn(efSearch=100), bm25, rrf, combsum\n",
+    )
+    bad = _example(tmp_path) / "examples" / "hybrid" / "hybrid.yaml"
+    bad.write_text(
+        bad.read_text().replace(
+            "{name: rrf, fuse: {method: rrf, runs: [bm25, dense]",
+            "{name: rrf, fuse: {method: rrf, runs: [bm25, sparse]",
+        )
+    )
+    r = subprocess.run([*argv, str(bad)], capture_output=True, text=True, env=env)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines()[1:] == [
+        f"  - {bad}:12: runs[2].fuse.runs[1]: no run 'sparse' in this config; its runs are: dense, bm25, rrf, combsum"
+    ]

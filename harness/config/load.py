@@ -291,7 +291,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     expect: dict[str, dict[str, float]] = {}
     tuned = _tuned_names(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = all_run_names(ctx, v) + tuned if v["runs"] is not INVALID else None
+        runs = None if (names := all_run_names(ctx, v)) is None else names + tuned
         for run, rp, knode, ms in v["expect"]:
             run = _resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
@@ -312,7 +312,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 ctx.nodes[f"index.{key}"],
             )
     if v["runs"] is not INVALID:
-        canonical = set(all_run_names(ctx, v))
+        canonical = set(all_run_names(ctx, v) or ())
         for sim, name in ctx.found.get("run_names", {}).items():
             if name in canonical and name != str(sim):
                 ctx.problem(

@@ -212,7 +212,12 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
         for text, p, pnode in value.parts:
             target = by_label.get(text, taken.get(text) or _spelling(text, labels))
             if target is None or target == "":
-                known = ", ".join(list(by_label) + [lab for lab in taken if taken[lab] and lab not in labels])
+                known = ", ".join(
+                    label
+                    for j, (k, v, *_) in enumerate(entries)
+                    for label in ([labels[spec] for spec in v] if k == "search" else [source_label.get(j)])
+                    if label is not None
+                )
                 ctx.problem(p, f"no run {text!r} in this config; its runs are: {known}", pnode)
             elif target == i:
                 ctx.problem(p, f"a fusion cannot fuse itself ({text!r} is this entry)", pnode)
@@ -230,6 +235,12 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
             parts[i] = got
     specs = _in_order(ctx, entries, parts)
     if specs is None:
+        # an invalid entry: its label still names it (no second error where `expect` or
+        # `compare.baseline` names it), and the checks that need every run are skipped
+        names = {name for kind, _, _, _, name in entries if kind == "source" and name is not None}
+        for label in set(source_label.values()) | names:
+            ctx.found.setdefault("labels", {})[label] = f"\0invalid:{label}"
+        ctx.found["run_order"] = INVALID
         return
     source_specs = {i: specs[i] for i in source_label if i in specs}
     ctx.found["sources"] = tuple(specs[i] for i in specs if i in source_specs)
@@ -290,6 +301,6 @@ def _in_order(ctx: Ctx, entries: list, parts: dict[int, list]) -> dict[int, Any]
 
 def all_run_names(ctx: Ctx, v: dict) -> list[str] | None:
     """Every run's spec in config order (searched, file and fused runs); None when `runs` is invalid."""
-    if v["runs"] is INVALID:
+    if v["runs"] is INVALID or ctx.found.get("run_order") is INVALID:
         return None
     return list(ctx.found.get("run_order") or [str(r) for r in v["runs"]])
