@@ -283,6 +283,7 @@ def test_bad_run_files_stop_the_run_naming_file_and_line(tmp_path, lines, messag
         [sys.executable, "-m", "harness", "run", "c.yaml"], cwd=tmp_path, capture_output=True, text=True, env=env
     )
     assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert r.stderr.rstrip().endswith(f"[the run 'mine' of {tmp_path / 'c.yaml'} (`file: mine.trec`)]")
     assert "indexing" not in r.stderr  # read and checked before anything is indexed
     with pytest.raises(DataError):
         from harness.verbs.run import load, run

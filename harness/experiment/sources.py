@@ -59,7 +59,12 @@ def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tupl
     for spec in cfg.sources:
         if isinstance(spec, FileRun):
             t = time.perf_counter()
-            run = read_file_run(spec, topics, cfg.topics_path, str(spec) in rrf_parts)
+            try:
+                run = read_file_run(spec, topics, cfg.topics_path, str(spec) in rrf_parts)
+            except DataError as e:  # which entry of which config brought the file
+                entry = f"the run {cfg.label(str(spec))!r} of {cfg.source} (`file: {spec.written}`)"
+                where = f"{e.source}:{e.line}: " if e.line is not None else f"{e.source}: "
+                raise DataError(e.source, f"{str(e).removeprefix(where)} [{entry}]", e.line) from None
             out[str(spec)] = (run, time.perf_counter() - t)
     return out
 
