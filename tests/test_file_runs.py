@@ -385,3 +385,15 @@ def test_validate_lists_them_and_exits_2_on_a_bad_entry(tmp_path):
     assert r.stderr.splitlines()[1:] == [
         f"  - {bad}:12: runs[2].fuse.runs[1]: no run 'sparse' in this config; its runs are: dense, bm25, rrf, combsum"
     ]
+
+
+@pytest.mark.java
+def test_judge_pools_the_searched_runs_only(tmp_path):
+    from harness.verbs.judge import from_config
+
+    _file_run(tmp_path / "mine.trec")
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / "c.yaml").write_text(HEAD + "runs:\n" + BASE + "  - jm: {}\n  - fuse: {runs: [base, mine]}\n")
+    cfg = load_config(tmp_path / "c.yaml")
+    assert sorted(from_config(cfg).runs) == ["base", "jm"]
+    assert list(from_config(cfg, ["jm"]).runs) == ["jm"]  # the fusion's searched part is not searched
