@@ -20,7 +20,11 @@ from harness.metrics import MEASURES, parse_measure
 
 from .conftest import REPO
 
-SHIPPED = sorted(p for p in [*REPO.glob("configs/*.yaml"), *REPO.glob("tests/configs/*.yaml")] if p.name != "bad.yaml")
+SHIPPED = sorted(
+    p
+    for p in [*REPO.glob("configs/*.yaml"), *REPO.glob("tests/configs/*.yaml"), *REPO.glob("examples/*/*.yaml")]
+    if p.name != "bad.yaml"
+)
 
 
 @pytest.fixture(scope="module")

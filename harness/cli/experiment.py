@@ -50,7 +50,9 @@ def cmd_validate(args) -> int:
     from harness.verbs.run import load
 
     cfg = load(args.config)
-    print(f"{args.config}: OK — {len(cfg.runs)} run(s): {', '.join(map(str, cfg.runs))}")
+    searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
+    names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
+    print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
     return 0
 
 

@@ -16,6 +16,7 @@ import math
 import re
 
 from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
+from harness.config.sources import FILE_KEY, FUSE_KEY
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
 
@@ -82,6 +83,14 @@ def _runs() -> dict:
         }
         for name, specs in EXPANSIONS.items()
     }
+    name_schema = {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64,
+        "pattern": "^[^/\\u0000-\\u001f ](?:[^/\\u0000-\\u001f]*[^/\\u0000-\\u001f ])?$",
+        "description": "The run's label in tables, plots and file names (default: an automatic one); "
+        "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
+    }
     models = []
     for model in [*MODELS, *PRESETS]:
         family, fixed = PRESETS.get(model, (model, {}))
@@ -92,19 +101,35 @@ def _runs() -> dict:
                 "type": "object",
                 "properties": {
                     model: {"anyOf": [{"type": "null"}, body]},
-                    "name": {
-                        "type": "string",
-                        "minLength": 1,
-                        "maxLength": 64,
-                        "pattern": "^[^/\\u0000-\\u001f ](?:[^/\\u0000-\\u001f]*[^/\\u0000-\\u001f ])?$",
-                        "description": "The run's label in tables, plots and file names (default: an automatic one)",
-                    },
+                    "name": name_schema,
                 },
                 "required": [model],
                 "additionalProperties": False,
             }
         )
-    return {"type": "array", "minItems": 1, "items": {"oneOf": models}}
+    return {"type": "array", "minItems": 1, "items": {"oneOf": models + _sources(name_schema)}}
+
+
+def _sources(name: dict) -> list[dict]:
+    """The entries that are not searched (harness.config.sources): `file: PATH`, `fuse: {...}`."""
+    lists = {
+        "labels": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2},
+        "numbers": {"type": "array", "items": {"type": "number"}, "minItems": 2},
+    }
+    fuse = {
+        "description": FUSE_KEY.doc,
+        "type": "object",
+        "properties": {
+            k.name: {"description": k.doc, **lists[k.type]} if k.type in lists else _key(k) for k in FUSE_KEY.keys
+        },
+        "required": [k.name for k in FUSE_KEY.keys if k.required],
+        "additionalProperties": False,
+    }
+    file = {"description": FILE_KEY.doc + " Relative to the config file's folder.", "type": "string", "minLength": 1}
+    return [
+        {"type": "object", "properties": {kind: body, "name": name}, "required": [kind], "additionalProperties": False}
+        for kind, body in (("file", file), ("fuse", fuse))
+    ]
 
 
 def _key(key: Key) -> dict:

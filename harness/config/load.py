@@ -55,6 +55,7 @@ from harness.config.schema import (
     LocatedProblem,
     join_path,
 )
+from harness.config.sources import all_run_names
 from harness.engine.similarity import TUNED, Similarity, run_labels, sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
@@ -290,7 +291,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     expect: dict[str, dict[str, float]] = {}
     tuned = _tuned_names(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = [str(r) for r in v["runs"]] + tuned if v["runs"] is not INVALID else None
+        runs = None if (names := all_run_names(ctx, v)) is None else names + tuned
         for run, rp, knode, ms in v["expect"]:
             run = _resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
@@ -311,7 +312,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 ctx.nodes[f"index.{key}"],
             )
     if v["runs"] is not INVALID:
-        canonical = {str(r) for r in v["runs"]}
+        canonical = set(all_run_names(ctx, v) or ())
         for sim, name in ctx.found.get("run_names", {}).items():
             if name in canonical and name != str(sim):
                 ctx.problem(
@@ -415,7 +416,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
             ctx.nodes["compare"],
         )
         return None
-    runs = [str(r) for r in v["runs"]] if v["runs"] is not INVALID else None
+    runs = all_run_names(ctx, v)
     if runs is not None and len(runs) == 1:
         ctx.problem(
             "compare",
@@ -614,7 +615,9 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         else []
     )
     return Config(
-        labels=run_labels(v["runs"], ctx.found.get("run_names", {}), tuned),
+        labels={**run_labels(v["runs"], ctx.found.get("run_names", {}), tuned), **ctx.found.get("source_labels", {})},
+        sources=ctx.found.get("sources", ()),
+        order=tuple(ctx.found.get("run_order", ())),
         source=file,
         name=v["name"],
         collection_path=v["collection"]["path"] if v["collection"] else None,

@@ -1,5 +1,6 @@
 """The `runs:` key checked: each entry a model (or preset) with its parameters, a list of values
-being a sweep and several lists a grid; each setting a canonical Similarity."""
+being a sweep and several lists a grid; each setting a canonical Similarity. Entries that are
+not searched (`file:`, `fuse:`) are checked by harness.config.sources."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from harness.config.schema import (
     Key,
     join_path,
 )
+from harness.config.sources import SOURCES, check_source, resolve_sources
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity, run_labels
 
 __all__ = ["check_runs"]
@@ -121,6 +123,9 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return ctx.problem(path, f"must list at least one run ({example})", node)
     names = [*MODELS, *PRESETS]
     expanded: list[tuple[Similarity, str, Node]] = []
+    # every entry in config order, for the file and fuse entries (harness.config.sources)
+    entries: list[tuple[str, Any, str, Node, str | None]] = []
+    given_names: dict[str, tuple[str, Node]] = {}
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
@@ -129,16 +134,26 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if named and len(items) == 2:
             items = [x for x in items if x[0] != "name"]
             label = _run_label(ctx, named[0][2], join_path(p, "name"))
+            if label is not None and label in given_names:
+                first_path = given_names[label][0]
+                ctx.problem(join_path(p, "name"), f"{label!r} is also the name of {first_path}; names are unique", item)
+                label = None
+            elif label is not None:
+                given_names[label] = (p, named[0][2])
         if len(items) != 1:
             expected(
                 ctx,
                 p,
                 f"a mapping {{model: {{param: value}}}} (and optionally `name: LABEL`) with model one of "
-                f"{', '.join(names)}",
+                f"{', '.join(names)}, or a run from elsewhere: {', '.join(f'`{s}:`' for s in SOURCES)}",
                 item,
             )
             continue
         model, knode, pnode = items[0]
+        if model in SOURCES:
+            entries.append(("source", check_source(ctx, model, pnode, p), p, item, label))
+            continue
+        entries.append(("search", [], p, item, label))
         if model not in MODELS and model not in PRESETS:
             ctx.problem(p, unknown_message("model", model, names), knode)
             continue
@@ -211,6 +226,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                     continue
                 all_labels = labels + [f"{expansion}.{x}" for x in elabels]
                 expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
+                entries[-1][1].append(str(sim))
                 if label is not None:
                     ctx.found.setdefault("run_names", {})[sim] = label
     first: dict[Similarity, str] = {}
@@ -225,4 +241,6 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     # labels of the configured runs, so that `expect:` and `compare.baseline` may name runs by them
     labels = run_labels(runs, ctx.found.get("run_names", {}))
     ctx.found["labels"] = {label: name for name, label in labels.items()}
+    if any(kind == "source" for kind, *_ in entries):
+        resolve_sources(ctx, entries, labels, given_names)
     return runs

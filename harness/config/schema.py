@@ -205,7 +205,10 @@ SCHEMA = Key(
             "The similarities to run: a list of `{model: {param: value}}`; a list of "
             "values is a sweep, several lists form a grid; `{}` or null means the defaults. An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
-            "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*).",
+            "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
+            "Names are unique. An entry may also be a run the harness does not search: `file: PATH` (a TREC "
+            "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
+            "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,
         ),
         Key(
@@ -549,9 +552,14 @@ class Config:
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
 
+    # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
+    sources: tuple = ()
+    order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+
     @property
     def run_names(self) -> tuple[str, ...]:
-        return tuple(str(r) for r in self.runs)
+        """Every run's spec (searched, file and fused), in config order."""
+        return self.order or tuple(str(r) for r in self.runs)
 
     def label(self, name: str) -> str:
         """What tables, plots and file names call the run ``name`` (canonical)."""

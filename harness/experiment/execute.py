@@ -120,11 +120,16 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    files = {}
+    if cfg.sources:  # runs from files: read (and checked) before anything is indexed or searched
+        from harness.experiment.sources import read_file_runs
+
+        files = read_file_runs(cfg, topics)
     timings["read_inputs"] = time.perf_counter() - t0
 
     from harness.experiment.executors import open_executor
 
-    on(RunsPlanned(len(cfg.runs) + _tuned_count(cfg)))
+    on(RunsPlanned(len(cfg.runs) + len(cfg.sources) + _tuned_count(cfg)))
     executor = open_executor(cfg.execution, on)  # connects (or starts a cluster) only when needed
     try:
         t = time.perf_counter()
@@ -206,6 +211,12 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
         timings["search"] = time.perf_counter() - t_search
     finally:
         executor.close()
+    if cfg.sources:  # runs from files and fusions, in config order among the searched ones
+        from harness.experiment.sources import add_source_runs
+
+        t = time.perf_counter()
+        results = add_source_runs(cfg, results, files, topics, cache, _store, on)
+        timings["files_and_fusions"] = time.perf_counter() - t
 
     evaluations = {}
     checks: list[Check] = []
@@ -263,7 +274,12 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
     retrieved = [] if example is None else list(dict.fromkeys(example.ranked(example.topics()[0])[0]))[:3]
     notes = sanity.check_qrels_overlap(qrels, info.path, cfg.qrels_path, retrieved)
     notes += sanity.check_topics(
-        topics, qrels, cfg.topics_path, cfg.qrels_path, [(r.name, r.empty_topics) for r in results], cfg.missing_topics
+        topics,
+        qrels,
+        cfg.topics_path,
+        cfg.qrels_path,
+        [(cfg.label(r.name), r.empty_topics) for r in results],
+        cfg.missing_topics,
     )
     if cfg.measures:
         measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]

@@ -173,6 +173,7 @@ def provenance(result: ExperimentResult) -> dict:
                 # searched on the index with exact document lengths beside the experiment's
                 **({"index": str(r.index)} if getattr(r, "index", None) is not None else {}),
                 **_tuned_entry(result, r.name),
+                **_source_entry(result, r.similarity),
             }
             for r in result.runs
         ],
@@ -181,6 +182,18 @@ def provenance(result: ExperimentResult) -> dict:
         "stats_policy": stats_policy(result),
         "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
     }
+
+
+def _source_entry(result: ExperimentResult, spec) -> dict:
+    """For a run from a file: the file (its sha256 is the run's); for a fused run: the fusion's
+    parameters and its parts, by label (harness.config.sources)."""
+    model = getattr(spec, "model", None)
+    if model == "file":
+        return {"source": {"file": str(spec.path)}}
+    if model == "fuse":
+        fusion = {k: v for k, v in asdict(spec.policy).items() if v is not None}
+        return {"source": {"fusion": {**fusion, "runs": [result.config.label(p) for p in spec.parts]}}}
+    return {}
 
 
 def _tuned_entry(result: ExperimentResult, name: str) -> dict:

@@ -211,8 +211,17 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     if manifest["qrels"]:
         lines.append(("qrels", f"{manifest['qrels']['path']} (sha256 {manifest['qrels']['sha256']})"))
     for r in manifest["runs"]:
+        source = r.get("source", {})
         made = (
-            "reused" if r["reused"] else "assembled from the folds' choices" if "cross_validated" in r else "searched"
+            f"read from {source['file']}"
+            if "file" in source
+            else f"{source['fusion']['method']} fusion of {', '.join(source['fusion']['runs'])}"
+            if "fusion" in source
+            else "reused"
+            if r["reused"]
+            else "assembled from the folds' choices"
+            if "cross_validated" in r
+            else "searched"
         )
         spec = f"{r['spec']}; " if r.get("spec", r["name"]) != r["name"] else ""
         on = f"on {r['index']} (exact document lengths); " if r.get("index") else ""

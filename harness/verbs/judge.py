@@ -33,7 +33,8 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
                 )
             want.append(sim)
         runs = tuple(dict.fromkeys(want))
-    cfg = dataclasses.replace(cfg, runs=runs, qrels_path=None, compare=None, expect={})
+    # the searched runs only: runs from files and fusions are not pooled (docs/experiments.md)
+    cfg = dataclasses.replace(cfg, runs=runs, sources=(), order=(), qrels_path=None, compare=None, expect={})
     result = relabel(run_experiment(cfg, on=on))
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(

@@ -143,6 +143,15 @@ def plan_run(cfg, command: str) -> PlanReport:
                 (f"reuse {path.name}" if where.index_exists and path.exists() else "search (not cached)") + exact,
             )
         )
+    for spec in cfg.sources:  # runs from files and fusions: never searched (harness.config.sources)
+        parts = ", ".join(cfg.label(part) for part in getattr(spec, "parts", ()))
+        runs.append(
+            (str(spec), f"read {spec.path}" if spec.model == "file" else f"fuse {parts} ({spec.policy.method})")
+        )
+    order = {name: i for i, name in enumerate(cfg.run_names)}
+    runs.sort(key=lambda run: order.get(run[0], len(order)))
+    sources = {str(spec) for spec in cfg.sources}  # named by label: a fusion's spec names all its parts
+    runs = [(cfg.label(name) if name in sources else name, action) for name, action in runs]
     return replace(
         report,
         topics=len(topics),

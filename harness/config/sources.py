@@ -1,0 +1,306 @@
+"""Run entries the harness does not search: ``file: PATH`` (a TREC run file the user brings) and
+``fuse: {method, runs: [LABEL, ...], ...}`` (a fusion of other entries of the same config,
+computed by :mod:`harness.fusion`). Both are specs as values, like a Similarity: a canonical
+text (``file(runs/bm25.trec)``, ``fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25+knn)``) that names
+them in manifests and ``expect``, and a label (their ``name:``, else an automatic one) that
+names them in tables, plots and files. They are never swept nor tuned, and never cached as
+searched runs: a file run is read again on every run (the file is never written), a fused run
+is fused again from its parts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from harness.config.limits import MAX_DEPTH
+from harness.config.nodes import INVALID, Ctx, check_section, expected, mapping_items, read_number, read_string
+from harness.config.schema import Key, join_path
+from harness.engine.similarity import format_value
+from harness.policies import (
+    DEFAULT_ALPHA,
+    DEFAULT_DEPTH,
+    DEFAULT_FUSION_K,
+    DEFAULT_RRF_K,
+    FUSION_METHODS,
+    NORMALIZATIONS,
+    FusionPolicy,
+)
+
+__all__ = ["FileRun", "FusedRun", "FILE_KEY", "FUSE_KEY", "SOURCES", "check_source", "resolve_sources", "all_run_names"]
+
+SOURCES = ("file", "fuse")  # the keys of a run entry that is not searched
+
+
+@dataclass(frozen=True)
+class FileRun:
+    """A TREC run file (``path``: absolute; ``written``: as the config writes it)."""
+
+    path: Path
+    written: str
+    model: ClassVar[str] = "file"  # what reports group runs by (a Similarity's family)
+    family: ClassVar[str] = "file"
+
+    def __str__(self) -> str:
+        return f"file({self.written})"
+
+
+@dataclass(frozen=True)
+class FusedRun:
+    """A fusion of other runs of the config (``parts``: their canonical names, in the entry's order)."""
+
+    policy: FusionPolicy
+    parts: tuple[str, ...]
+    model: ClassVar[str] = "fuse"
+    family: ClassVar[str] = "fuse"
+
+    def __str__(self) -> str:
+        p = self.policy
+        params = {"rrf": {"rrf_k": p.rrf_k}, "interpolation": {"alpha": p.alpha}}.get(p.method, {})
+        if p.method in ("combsum", "combmnz"):
+            params = {"norm": p.norm, **({"weights": "/".join(map(format_value, p.weights))} if p.weights else {})}
+        params.update(depth=p.depth, k=p.k)
+        text = ",".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in params.items())
+        return f"fuse({p.method},{text}:{'+'.join(self.parts)})"
+
+
+FUSE_KEY = Key(
+    "fuse",
+    "section",
+    "A fusion of other runs of this config (harness.fusion; docs/experiments.md: *Hybrid runs*).",
+    keys=(
+        Key("method", "choice", "How the runs are fused.", default="rrf", choices=tuple(FUSION_METHODS)),
+        Key("runs", "labels", "The runs to fuse, at least two: their labels (`name:`) or specs.", required=True),
+        Key("rrf_k", "int", "rrf: each run adds 1 / (rrf_k + rank).", default=DEFAULT_RRF_K, minimum=0),
+        Key("alpha", "number", "interpolation: alpha * first + (1 - alpha) * second.", default=DEFAULT_ALPHA),
+        Key(
+            "depth",
+            "int",
+            "Rows per topic of each run that take part, in rank order.",
+            default=DEFAULT_DEPTH,
+            minimum=1,
+            maximum=MAX_DEPTH,
+        ),
+        Key("k", "int", "Documents per topic kept.", default=DEFAULT_FUSION_K, minimum=1, maximum=MAX_DEPTH),
+        Key(
+            "norm",
+            "choice",
+            "combsum, combmnz: each run's normalisation.",
+            default="none",
+            choices=tuple(NORMALIZATIONS),
+        ),
+        Key("weights", "numbers", "combsum, combmnz: one weight per run (default: 1 each)."),
+    ),
+)
+FILE_KEY = Key("file", "path", "A TREC run file.", path_kind="file", must_exist=True)
+
+
+@dataclass
+class _Pending:
+    """A fuse entry before its parts are known: the part names as written."""
+
+    options: dict
+    parts: list[tuple[str, str, Node]]  # (text, path, node)
+    path: str
+    node: Node
+
+
+def _names(ctx: Ctx, node: Node, path: str, numbers: bool = False) -> list | None:
+    if not isinstance(node, SequenceNode):
+        expected(ctx, path, "a list of numbers" if numbers else "a list of run labels like [bm25, knn]", node)
+        return None
+    out = []
+    for j, item in enumerate(node.value):
+        p = f"{path}[{j}]"
+        v = read_number(ctx, item, p) if numbers else read_string(ctx, item, p)
+        if v is INVALID:
+            return None
+        out.append(float(v) if numbers else (v, p, item))
+    return out
+
+
+def check_source(ctx: Ctx, kind: str, node: Node, path: str) -> FileRun | _Pending | None:
+    """The spec of a `file:` or `fuse:` entry's value (a fusion still naming its parts as written)."""
+    p = join_path(path, kind)
+    if kind == "file":
+        got = ctx.checks["path"](ctx, FILE_KEY, node, p)
+        if got is INVALID:
+            return None
+        return FileRun(got, read_string(ctx, node, p))
+    if not isinstance(node, MappingNode):
+        expected(ctx, p, "a mapping {method: rrf, runs: [LABEL, LABEL]}", node)
+        return None
+    # `runs` and `weights` are lists, which the section's scalar checks do not read: taken apart
+    lists = {k: (kn, vn) for k, kn, vn in mapping_items(node) if k in ("runs", "weights")}
+    rest = MappingNode(node.tag, [(k, v) for k, v in node.value if k.value not in lists], node.start_mark)
+    placeholder = ScalarNode("tag:yaml.org,2002:str", "given", node.start_mark)
+    if "runs" in lists:
+        rest.value.append((lists["runs"][0], placeholder))
+    problems = len(ctx.problems)
+    options = check_section(ctx, Key("fuse", "section", FUSE_KEY.doc, keys=_SCALAR_KEYS), rest, p)
+    parts = _names(ctx, lists["runs"][1], join_path(p, "runs")) if "runs" in lists else None
+    weights = _names(ctx, lists["weights"][1], join_path(p, "weights"), True) if "weights" in lists else None
+    if len(ctx.problems) > problems or parts is None or ("weights" in lists and weights is None):
+        return None
+    options.pop("runs", None)
+    options["weights"] = tuple(weights) if weights is not None else None
+    if len(parts) < 2 or (options["method"] == "interpolation" and len(parts) != 2):
+        want = "exactly two runs" if options["method"] == "interpolation" else "at least two runs"
+        ctx.problem(join_path(p, "runs"), f"{options['method']} fuses {want} (got {len(parts)})", lists["runs"][1])
+        return None
+    if weights is not None and len(weights) != len(parts):
+        ctx.problem(
+            join_path(p, "weights"),
+            f"one weight per run ({len(parts)} runs, {len(weights)} weights)",
+            lists["weights"][1],
+        )
+        return None
+    try:
+        FusionPolicy(**options)
+    except ValueError as e:
+        ctx.problem(p, str(e), node)
+        return None
+    return _Pending(options, parts, p, node)
+
+
+# the fuse section without its lists; `runs` is checked for presence only (a placeholder string)
+_SCALAR_KEYS = tuple(
+    Key("runs", "string", k.doc, required=True) if k.name == "runs" else k for k in FUSE_KEY.keys if k.name != "weights"
+)
+
+
+def _auto_label(spec: FileRun | _Pending) -> str:
+    if isinstance(spec, FileRun):
+        name = Path(spec.written).name
+        return name.rsplit(".", 1)[0] if "." in name[1:] else name
+    return f"{spec.options['method']}({', '.join(t for t, _, _ in spec.parts)})"
+
+
+def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict[str, tuple[str, Node]]) -> None:
+    """Name the file and fuse entries, resolve each fusion's parts and check them (an unknown
+    label, a run fused with itself, a cycle); record in ``ctx.found``: ``sources`` (the specs,
+    each after its parts), ``source_labels`` (spec -> label), ``labels`` (label -> spec, for
+    every run) and ``run_order`` (every run's spec, in config order).
+
+    ``entries``: [(kind, value, path, node, name)] in config order, kind "search" (value: the
+    entry's canonical names) or "source"; ``labels``: the searched runs' {spec: label};
+    ``named``: every `name:` given, {name: (path, node)} of its first entry."""
+    taken = {label: spec for spec, label in labels.items()}
+    taken.update((spec, spec) for spec in labels)
+    source_label: dict[int, str] = {}
+    for i, (kind, value, path, node, name) in enumerate(entries):
+        if kind != "source" or value is None:
+            continue
+        label = name if name is not None else _auto_label(value)
+        if label in taken or (name is None and label in named):
+            why = "is another run's label" if name is None else "is also another run's label"
+            fix = "give this entry a `name:`" if name is None else "choose another name"
+            ctx.problem(path if name is None else join_path(path, "name"), f"the label {label!r} {why}: {fix}", node)
+            entries[i] = (kind, None, path, node, name)
+            continue
+        taken[label] = ""  # its spec once known
+        source_label[i] = label
+    by_label = {source_label[i]: i for i in source_label}
+    # the fusions' parts: entry indexes of sources, or searched specs
+    parts: dict[int, list] = {}
+    for i, (kind, value, path, node, _) in enumerate(entries):
+        if not isinstance(value, _Pending):
+            continue
+        got, seen = [], set()
+        for text, p, pnode in value.parts:
+            target = by_label.get(text, taken.get(text) or _spelling(text, labels))
+            if target is None or target == "":
+                known = ", ".join(
+                    label
+                    for j, (k, v, *_) in enumerate(entries)
+                    for label in ([labels[spec] for spec in v] if k == "search" else [source_label.get(j)])
+                    if label is not None
+                )
+                ctx.problem(p, f"no run {text!r} in this config; its runs are: {known}", pnode)
+            elif target == i:
+                ctx.problem(p, f"a fusion cannot fuse itself ({text!r} is this entry)", pnode)
+            elif target in seen:
+                ctx.problem(p, f"{text!r} is fused twice; name each run once", pnode)
+            else:
+                seen.add(target)
+                got.append(target)
+                continue
+            got = None
+            break
+        if got is None:
+            entries[i] = (kind, None, path, node, entries[i][4])
+        else:
+            parts[i] = got
+    specs = _in_order(ctx, entries, parts)
+    if specs is None:
+        # an invalid entry: its label still names it (no second error where `expect` or
+        # `compare.baseline` names it), and the checks that need every run are skipped
+        names = {name for kind, _, _, _, name in entries if kind == "source" and name is not None}
+        for label in set(source_label.values()) | names:
+            ctx.found.setdefault("labels", {})[label] = f"\0invalid:{label}"
+        ctx.found["run_order"] = INVALID
+        return
+    source_specs = {i: specs[i] for i in source_label if i in specs}
+    ctx.found["sources"] = tuple(specs[i] for i in specs if i in source_specs)
+    ctx.found["source_labels"] = {str(specs[i]): source_label[i] for i in source_specs}
+    ctx.found["labels"] = {
+        **ctx.found.get("labels", {}),
+        **{source_label[i]: str(specs[i]) for i in source_specs},
+        **{str(specs[i]): str(specs[i]) for i in source_specs},
+    }
+    order: list[str] = []
+    for i, (kind, value, *_rest) in enumerate(entries):
+        order.extend(value if kind == "search" else [str(specs[i])] if i in specs else [])
+    ctx.found["run_order"] = list(dict.fromkeys(order))
+
+
+def _spelling(text: str, labels: dict[str, str]) -> str | None:
+    """The canonical spec of a searched run given by any spelling of its spec, else None."""
+    from harness.engine.similarity import Similarity
+
+    try:
+        spec = str(Similarity.parse(text))
+    except ValueError:
+        return None
+    return spec if spec in labels else None
+
+
+def _in_order(ctx: Ctx, entries: list, parts: dict[int, list]) -> dict[int, Any] | None:
+    """{entry index: spec} with every fusion after its parts (insertion order); a cycle is a
+    problem naming it. None when any source entry was invalid."""
+    if any(kind == "source" and value is None for kind, value, *_ in entries):
+        return None
+    specs: dict[int, Any] = {i: v for i, (kind, v, *_) in enumerate(entries) if isinstance(v, FileRun)}
+    state: dict[int, str] = {}
+
+    def visit(i: int, trail: list[int]) -> bool:
+        if i in specs:
+            return True
+        if state.get(i) == "open":
+            loop = trail[trail.index(i) :] + [i]
+            _, _, path, node, _ = entries[trail[trail.index(i)]]
+            names = " -> ".join(entries[j][2] for j in loop)
+            ctx.problem(f"{path}.fuse.runs", f"the fusions form a cycle: {names}", node)
+            return False
+        state[i] = "open"
+        for t in parts[i]:
+            if isinstance(t, int) and not visit(t, trail + [i]):
+                return False
+        pending = entries[i][1]
+        names = tuple(t if isinstance(t, str) else str(specs[t]) for t in parts[i])
+        specs[i] = FusedRun(FusionPolicy(**pending.options), names)
+        return True
+
+    for i in parts:
+        if not visit(i, []):
+            return None
+    return specs
+
+
+def all_run_names(ctx: Ctx, v: dict) -> list[str] | None:
+    """Every run's spec in config order (searched, file and fused runs); None when `runs` is invalid."""
+    if v["runs"] is INVALID or ctx.found.get("run_order") is INVALID:
+        return None
+    return list(ctx.found.get("run_order") or [str(r) for r in v["runs"]])

@@ -1,0 +1,116 @@
+"""The runs of an experiment that are not searched (harness.config.sources): each `file:` run is
+read from its file on every run (never cached, so an edited file is read as it is now, and never
+written), each `fuse:` run is fused from its parts (harness.fusion) and written to the run cache
+under a key of its spec and content, for the report to copy. Both join the searched runs as
+RunResults, so evaluation, comparisons, plots and the explorer treat them like any run."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.config import Config
+from harness.config.sources import FileRun, FusedRun
+from harness.errors import DataError
+from harness.events import Emit, RunReady
+from harness.experiment.result import RunResult
+
+__all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
+
+
+def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Path, ranks: bool = False):
+    """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
+    topic is an error naming both lines); a topic the topics file does not list is an error
+    naming the file, its line and the topics file."""
+    from harness.formats.runs import read_run
+
+    run = read_run(spec.path, duplicates="error", ranks=ranks)
+    known = {q for q, _ in topics}
+    unknown = [t for t in run.topics() if t not in known]
+    if unknown:
+        line = _first_line(spec.path, unknown[0])
+        more = f" (and {len(unknown) - 1} more: {', '.join(unknown[1:4])}{', …' if len(unknown) > 4 else ''})"
+        raise DataError(
+            spec.path,
+            f"topic {unknown[0]!r} is not in the topics file {topics_path}{more if len(unknown) > 1 else ''}: "
+            "a run from a file must answer the experiment's topics (is it a run of another collection?)",
+            line=line,
+        )
+    return run
+
+
+def _first_line(path: Path, topic: str) -> int | None:
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            fields = raw.split(None, 1)
+            if fields and fields[0].decode("utf-8", "replace") == topic:
+                return n
+    return None
+
+
+def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tuple[object, float]]:
+    """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
+    searched, so a bad file stops the experiment at once."""
+    # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
+    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.method == "rrf" for p in s.parts}
+    out = {}
+    for spec in cfg.sources:
+        if isinstance(spec, FileRun):
+            t = time.perf_counter()
+            try:
+                run = read_file_run(spec, topics, cfg.topics_path, str(spec) in rrf_parts)
+            except DataError as e:  # which entry of which config brought the file
+                entry = f"the run {cfg.label(str(spec))!r} of {cfg.source} (`file: {spec.written}`)"
+                where = f"{e.source}:{e.line}: " if e.line is not None else f"{e.source}: "
+                raise DataError(e.source, f"{str(e).removeprefix(where)} [{entry}]", e.line) from None
+            out[str(spec)] = (run, time.perf_counter() - t)
+    return out
+
+
+def add_source_runs(
+    cfg: Config,
+    results: list[RunResult],
+    files: dict[str, tuple[object, float]],
+    topics: list[tuple[str, str]],
+    folder: Path,
+    store: Callable[[Path, object, str], None],
+    on: Emit,
+) -> list[RunResult]:
+    """``results`` (the searched runs) with the file runs ``files`` (:func:`read_file_runs`) and
+    the fused runs of ``cfg``, in config order. ``store(path, run, tag)`` writes a fused run to
+    the run cache."""
+    from harness.fusion import fuse
+
+    done = {r.name: r for r in results}
+    for spec in cfg.sources:
+        t = time.perf_counter()
+        name = str(spec)
+        if isinstance(spec, FileRun):
+            (run, seconds), path, how = files[name], spec.path, "read"
+            t -= seconds
+        else:
+            try:
+                run = fuse([done[p].run for p in spec.parts], spec.policy)
+            except ValueError as e:
+                raise DataError(cfg.label(name), str(e)) from None
+            path, how = folder / f"fuse.{_content_key(name, run)[:16]}.trec", "fused"
+            if not path.exists():
+                store(path, run, "harness.fuse")
+        seconds = time.perf_counter() - t
+        in_run = set(run.topics())
+        empty = [q for q, _ in topics if q not in in_run]
+        done[name] = RunResult(spec, name, run, path, seconds, False, empty)
+        on(RunReady(cfg.label(name), how, len(topics), seconds, len(empty)))
+    order = {n: i for i, n in enumerate(cfg.run_names)}
+    return sorted(done.values(), key=lambda r: order.get(r.name, len(order)))
+
+
+def _content_key(spec: str, run) -> str:
+    """A hash of a fused run's spec and content: an edited part gives another file."""
+    h = hashlib.sha256(spec.encode())
+    h.update("\0".join(run.topics()).encode())
+    for a in (run.offsets, run.docids, run.scores):
+        h.update(a.tobytes())
+    return h.hexdigest()
