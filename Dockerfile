@@ -37,11 +37,15 @@ RUN mkdir -p /usr/share/man/man1 \
  && apt-get install -y --no-install-recommends python3-venv zip binutils openjdk-25-jdk-headless \
  && rm -rf /var/lib/apt/lists/*
 # The image's one Java: Debian's JDK 25 cut down by jlink to the modules Lucene, Anserini, log4j
-# and pyjnius use (scripts/java-modules), debug attributes stripped, the module image compressed.
+# and pyjnius use (scripts/java-modules), debug attributes stripped, the module image compressed,
+# without the native libraries of java.desktop that link X11, ALSA, FreeType, libjpeg or Little CMS
+# (none of which the image has, so they could never load; java.beans, which log4j uses, is Java),
+# nor libjawt, which links the X11 one.
 COPY scripts/java-modules scripts/java-modules
 RUN jlink --add-modules "$(grep -v '^#' scripts/java-modules | tr -s ' \n' ',' | sed 's/^,//;s/,$//')" \
       --include-locales=en,th --strip-java-debug-attributes --strip-native-debug-symbols=exclude-debuginfo-files \
       --no-man-pages --no-header-files --compress=zip-6 \
+      --exclude-files='**/libawt_xawt.so,**/libjawt.so,**/libfontmanager.so,**/libjavajpeg.so,**/liblcms.so,**/libsplashscreen.so,**/libjsound.so' \
       --output /opt/java
 RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
@@ -63,8 +67,16 @@ RUN if [ -s .docker-ca.pem ]; then export PIP_CERT="$PWD/.docker-ca.pem"; fi \
  && python -m pip uninstall --disable-pip-version-check -q -y pip setuptools \
  && rm -rf /opt/venv/bin/pip* /opt/venv/bin/activate* /opt/venv/bin/Activate.ps1
 
-FROM runtime
-ENV PATH=/opt/venv/bin:$PATH \
+# The runtime root without a package manager: apt, dpkg, debconf, Perl, the login tools and PAM,
+# glibc's iconv modules (scripts/docker-lean.sh, ~40 MB). The image starts FROM scratch with a
+# copy of it, so those bytes are not carried in a lower layer.
+FROM runtime AS lean
+COPY scripts/docker-lean.sh /tmp/docker-lean.sh
+RUN sh /tmp/docker-lean.sh && rm /tmp/docker-lean.sh
+
+FROM scratch
+COPY --from=lean / /
+ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 \
     JAVA_HOME=/opt/java
 COPY --from=build /opt/java /opt/java
