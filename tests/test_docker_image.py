@@ -360,3 +360,25 @@ def test_thai_in_the_image_equals_anserini(image, tmp_path):
     for qid, printed in analyzed.items():
         terms = theirs["terms"][qid]
         assert len(terms) > 3 and printed.splitlines() == terms, (qid, printed, terms)
+
+
+def test_hybrid_example_in_the_image_equals_local(image, tmp_path):
+    """examples/hybrid in the container: a flat vectors index built by Anserini's dense indexer
+    (classes the image's trimmed jar must keep), a knn run, a run from a file and two fusions with
+    their comparisons; every run file and table equals this checkout's local run."""
+    for where in ("local", "image"):
+        shutil.copytree(REPO / "examples" / "hybrid", tmp_path / where / "examples" / "hybrid")
+        shutil.copytree(REPO / "qrels", tmp_path / where / "qrels")
+        (tmp_path / where / "indexes").mkdir()
+    local = tmp_path / "local"
+    r = run([*HARNESS, "run", "examples/hybrid/hybrid.yaml"], cwd=local)
+    assert r.returncode == 0, r.stderr
+    work = tmp_path / "image"
+    as_me = ["--user", f"{os.getuid()}:{os.getgid()}", "-e", "HOME=/tmp"]
+    c = run(["docker", "run", "--rm", "--network", "none", *as_me, "-v", f"{work}:/work", "-w", "/work", image,
+             "run", "examples/hybrid/hybrid.yaml"])  # fmt: skip
+    assert c.returncode == 0, c.stderr
+    assert "Exception" not in c.stderr, c.stderr
+    names = {p.name for p in (local / "reports" / "hybrid" / "runs").iterdir()}
+    assert names == {"dense.trec", "bm25.trec", "rrf.trec", "combsum.trec"}
+    assert_same_reports(local / "reports" / "hybrid", work / "reports" / "hybrid")
