@@ -348,6 +348,14 @@ EXPANSIONS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec(
             "original_query_weight", 0.5, 0.0, 1.0, doc="weight of the original query (-rm3.originalQueryWeight)"
         ),
+        ParamSpec(
+            "filter_terms",
+            True,
+            kind="bool",
+            hidden_default=True,
+            doc="true (Anserini's default): feedback terms only of the ASCII letters and digits [a-z0-9]+, "
+            "which drops every term of a language outside ASCII; false: every term (-rm3.noTermFilter)",
+        ),
     ),
     "rocchio": (
         ParamSpec("top_fb_terms", 10, 1, math.inf, high_open=True, kind="int", doc="terms from the top documents"),
@@ -493,6 +501,9 @@ class Similarity:
             if p.hidden_default and p.name not in out:
                 out[p.name] = p.default
         out.update({f"{self.expansion}.{k}": v for k, v in self.expansion_values})
+        for p in EXPANSIONS.get(self.expansion or "", ()):
+            if p.hidden_default and f"{self.expansion}.{p.name}" not in out:
+                out[f"{self.expansion}.{p.name}"] = p.default
         return out
 
     @property
@@ -544,7 +555,10 @@ class Similarity:
                 f"indri cannot take an expansion ({expansion}): Anserini's rerankers search a plain "
                 "BooleanQuery, not Lucene's IndriAndQuery; expand dirichlet or bm25 instead"
             )
-        return cls(model, values, expansion, _resolve(expansion, EXPANSIONS, expansion_params or {}))
+        evalues = _resolve(expansion, EXPANSIONS, expansion_params or {})
+        hidden = {p.name: p.default for p in EXPANSIONS[expansion] if p.hidden_default}
+        evalues = tuple((k, v) for k, v in evalues if not (k in hidden and v == hidden[k]))
+        return cls(model, values, expansion, evalues)
 
     @classmethod
     def parse(cls, text: str) -> Similarity:
