@@ -22,7 +22,8 @@ from harness.config.schema import (
     Key,
     join_path,
 )
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity, run_labels
+from harness.engine.labels import run_labels
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
 
 __all__ = ["check_runs"]
 
