@@ -29,6 +29,16 @@ def parse_vector(source, value, line: int | None, what: str = "vector") -> list[
         raise DataError(source, f'"{what}" must be a JSON array of numbers (it is {got})', line=line)
     if not value:
         raise DataError(source, f'"{what}" is empty; a vector needs at least one number', line=line)
+    kinds = set(map(type, value))
+    if kinds <= {float, int}:  # the common case, checked in numpy (a Python loop: 0.7 ms per 768 numbers)
+        import numpy as np  # here: importing the corpus module loads no numpy
+
+        try:
+            a = np.abs(np.asarray(value, dtype=np.float64))
+        except OverflowError:  # an integer beyond float64: the loop below names it
+            a = None
+        if a is not None and bool((a <= _FLOAT32_MAX).all()):  # False for NaN and infinity too
+            return value if kinds == {float} else [float(x) for x in value]
     for i, x in enumerate(value):
         if isinstance(x, bool) or not isinstance(x, (int, float)):
             raise DataError(
