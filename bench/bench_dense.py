@@ -128,7 +128,9 @@ def main() -> int:
             sim = Similarity.parse(f"knn(efSearch={args.efSearch})")
             searcher = open_searcher(info.path, info.options)
             try:
-                k = args.efSearch if which == "hnsw" else searcher.max_doc  # what DenseSearcher asks for
+                k = (
+                    args.efSearch if which == "hnsw" else min(searcher.max_doc, max(1000, args.depth))
+                )  # as DenseSearcher
                 best = float("inf")
                 for r in range(args.repeats + 1):
                     t0 = time.perf_counter()

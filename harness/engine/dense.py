@@ -10,8 +10,10 @@ even for a local index, so we open the index with Lucene and run what they run:
 
 - Score: Lucene's DOT_PRODUCT, ``max((1 + q.d) / 2, 0)`` in float32, unrounded.
 - ``hnsw``: ``k`` = efSearch (Anserini's ``-efSearch``), so at most min(efSearch, depth) hits.
-- ``flat``: exact, every document scored (``k`` = the number of documents; Anserini's
-  FlatDenseSearcher asks for 1,000 candidates, the same hits for a depth up to 1,000).
+- ``flat``: exact, every document scored; ``k`` = 1,000 candidates as Anserini's
+  FlatDenseSearcher asks for (so ties at the 1,000th are cut as Lucene cuts them, by Lucene
+  docid), or ``depth`` when larger (Anserini then stops at 1,000 hits; we return ``depth``).
+  Asking for every document (k = their number) cost a heap and a sort of all of them per query.
 - Ties: by external id ascending (the sort's second key), as Anserini.
 """
 
@@ -31,6 +33,7 @@ __all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
 
 VECTOR_FIELD = "vector"  # Anserini's Constants.VECTOR
 ID_FIELD = "id"  # Anserini's Constants.ID
+FLAT_CANDIDATES = 1000  # FlatDenseSearcher's KnnFloatVectorQuery(VECTOR, q, 1000)
 
 
 def open_searcher(index_path, options: IndexOptions):
@@ -75,7 +78,8 @@ class DenseSearcher:
     def _k(self, sim: Similarity, depth: int) -> int:
         if self.options.vectors == "hnsw":
             return int(sim.params["efSearch"])
-        return max(1, self.max_doc)  # flat: exact, and ties at the cut-off ordered by id
+        # flat: Anserini's FlatDenseSearcher asks for FLAT_CANDIDATES; more when the depth is larger
+        return max(1, min(self.max_doc, max(FLAT_CANDIDATES, depth)))
 
     def search_arrays(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """Hits per topic (int32[n]), their Lucene docids and float32 scores, in rank order."""
