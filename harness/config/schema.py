@@ -108,7 +108,8 @@ SCHEMA = Key(
                     "choice",
                     "How the documents are stored (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
-                    '`{"docid": ..., "vector": [...]}` per line, searched by `knn` runs).',
+                    '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
+                    "`knn` runs).",
                     required=True,
                     choices=("jsonl", "trec", "html", "text-folder", "vectors"),
                 ),
