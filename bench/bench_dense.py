@@ -13,8 +13,8 @@ dimensions and 1,000 queries by default; `--docs` for a smaller set):
              BatchSearcher.knn, a Run back) against bench/java/DenseLoop.java, a plain Java loop
              on a thread pool doing per query what SearchFlat/HnswDenseVectors do (Anserini's own
              searchers fetch a list of prebuilt indexes over the network): the same
-             KnnFloatVectorQuery, sort and depth, each hit's stored id read. Best of `--repeats`
-             batches after a warm-up batch, both sides; the same threads
+             KnnFloatVectorQuery, sort and depth, each hit's stored id read. The median of
+             `--repeats` batches, the two interleaved (each after a warm-up batch); same threads
 
 DenseLoop is compiled here with the Eclipse compiler (`ecj`, Debian package ecj; see
 scripts/build_java.py for why not javac).
@@ -83,7 +83,7 @@ def main() -> int:
     ap.add_argument("--efSearch", type=int, default=100)
     ap.add_argument("--M", type=int, default=16)
     ap.add_argument("--efC", type=int, default=100)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--indexes", default="flat,hnsw")
     args = ap.parse_args()
 
@@ -123,31 +123,30 @@ def main() -> int:
                                 threads=args.threads)  # fmt: skip
             ours = time.perf_counter() - t0
             theirs = anserini_index(java, jar, options.indexer, work / "docs", work / f"anserini-{which}", args)
+            reference = open_searcher(work / f"anserini-{which}", options)
+            assert reference.max_doc == info.manifest["counters"]["indexed"] == args.docs, "an index is incomplete"
+            reference.close()
             print(f"| {which} | indexing (s) | {ours:.1f} | {theirs:.1f} ({options.indexer}) | {theirs / ours:.2f}x |")
 
             sim = Similarity.parse(f"knn(efSearch={args.efSearch})")
             searcher = open_searcher(info.path, info.options)
+            k = args.efSearch if which == "hnsw" else min(searcher.max_doc, max(1000, args.depth))  # as DenseSearcher
+            cmd = [java, "-cp", f"{jar}:{loop}", "DenseLoop", str(info.path), str(work / "queries.f32")]
+            cmd += [str(args.dim), str(k), str(args.depth), str(args.threads), "1"]
+            ours, ref = [], []
             try:
-                k = (
-                    args.efSearch if which == "hnsw" else min(searcher.max_doc, max(1000, args.depth))
-                )  # as DenseSearcher
-                best = float("inf")
-                for r in range(args.repeats + 1):
+                searcher.search_run(topics, sim, args.depth, threads=args.threads)  # warm-up
+                for _ in range(args.repeats):  # interleaved: a busy machine slows both alike
                     t0 = time.perf_counter()
                     run = searcher.search_run(topics, sim, args.depth, threads=args.threads)
-                    if r:
-                        best = min(best, time.perf_counter() - t0)
+                    ours.append(time.perf_counter() - t0)
+                    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
+                    ref.append(float(out[0]))  # DenseLoop's own timing: a warm-up batch, then one timed
+                    assert int(out[1]) == len(run.docids), (out, len(run.docids))
             finally:
                 searcher.close()
-            cmd = [java, "-cp", f"{jar}:{loop}", "DenseLoop", str(info.path), str(work / "queries.f32")]
-            cmd += [str(args.dim), str(k), str(args.depth), str(args.threads), str(args.repeats)]
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split()
-            ref, ref_hits = float(out[0]), int(out[1])
-            assert ref_hits == len(run.docids), (ref_hits, len(run.docids))
-            q = args.queries
-            print(
-                f"| {which} | search (queries/s) | {q / best:,.0f} | {q / ref:,.0f} (Java loop) | {ref / best:.2f}x |"
-            )
+            q, a, b = args.queries, float(np.median(ours)), float(np.median(ref))
+            print(f"| {which} | search (queries/s) | {q / a:,.0f} | {q / b:,.0f} (Java loop) | {b / a:.2f}x |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0
