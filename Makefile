@@ -25,7 +25,8 @@ setup:
 setup-dev:
 	scripts/setup.sh --dev
 
-# The benchmarks (each prints ratios against the reference tools or paths; see docs/performance.md and docs/deployment.md).
+# The benchmarks (each prints ratios against the reference tools or paths; see docs/performance.md and docs/deployment.md;
+# bench_dense.py compiles its Java reference loop with ecj, Debian package ecj).
 bench: setup-dev
 	.venv/bin/python -m pip install --disable-pip-version-check -q -r requirements-bench.txt
 	.venv/bin/python bench/bench_search.py
@@ -33,6 +34,7 @@ bench: setup-dev
 	.venv/bin/python bench/bench_stats.py
 	.venv/bin/python bench/bench_e2e.py
 	.venv/bin/python bench/bench_scale.py
+	.venv/bin/python bench/bench_dense.py
 
 # The Docker image (docs/deployment.md "Docker"): the base bootstrapped from the Debian mirror when the
 # engine lacks it, then `docker build` with the host's network.

@@ -263,3 +263,82 @@ def test_config_defaults_to_a_flat_index(tmp_path):
     cfg = load_config(dense_config(tmp_path, index="{}"))
     assert (cfg.vectors, str(cfg.runs[0])) == ("flat", "knn(efSearch=1000)")
     assert plan(cfg).options == IndexOptions(vectors="flat")
+
+
+def anserini_index(tmp_path, indexer: str, *flags: str) -> Path:
+    """Anserini's own indexer from its command line (IndexHnsw/FlatDenseVectors.main), one thread."""
+    from harness.engine import lucene
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / DOCS.name).write_bytes(DOCS.read_bytes())
+    args = ["-collection", "JsonDenseVectorCollection", "-input", str(tmp_path / "docs")]
+    args += ["-index", str(tmp_path / "anserini"), "-generator", "DenseVectorDocumentGenerator", "-threads", "1"]
+    with lucene.java_output_hidden():
+        lucene.jclass(f"io.anserini.index.{indexer}").main([*args, *flags])
+    return tmp_path / "anserini"
+
+
+def vectors_format(path) -> str:
+    """The Lucene vectors format an index's "vector" field was written with (as Lucene records it)."""
+    from harness.engine import lucene
+
+    J = lucene.jclass
+    reader = J("org.apache.lucene.index.DirectoryReader").open(
+        J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(str(path)).toPath())
+    )
+    try:
+        info = reader.leaves().get(0).reader().getFieldInfos().fieldInfo("vector")
+        return str(info.getAttribute("PerFieldKnnVectorsFormat.format"))
+    finally:
+        reader.close()
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("which", ["hnsw", "flat"])
+def test_int8_quantisation_equals_anserinis_quantize_sqv(indexes, tmp_path, which):
+    graph = {"M": 16, "efC": 100} if which == "hnsw" else {}
+    options = IndexOptions(vectors=which, quantize="int8", **graph)
+    ours = ensure_index(Corpus(DOCS, "vectors"), options, tmp_path / "ours", threads=1)
+    flags = ["-M", "16", "-efC", "100"] if which == "hnsw" else []
+    theirs = anserini_index(tmp_path, options.indexer, *flags, "-quantize.sqv")
+    plain = indexes[0 if which == "flat" else 1]
+    assert ours.manifest["anserini_args"]["quantizeSQV"] is True
+    assert ours.manifest["options"]["quantize"] == "int8"
+    assert ours.fingerprint != plain.fingerprint  # part of the fingerprint
+    assert "quantize" not in plain.manifest["options"] and "quantizeSQV" not in plain.manifest["anserini_args"]
+    # Lucene's scalar-quantised format, as Anserini's -quantize.sqv writes it
+    assert vectors_format(ours.path) == vectors_format(theirs) != vectors_format(plain.path)
+    assert "Quantized" in vectors_format(ours.path)
+    topics = read_topics(TOPICS, "vectors")
+    runs = []
+    for path in (ours.path, theirs):
+        s = open_searcher(path, options)
+        try:
+            runs.append(s.search_hits(topics, Similarity.parse("knn(efSearch=1000)"), 100))
+        finally:
+            s.close()
+    (a, b) = runs
+    assert [ids for ids, _ in a] == [ids for ids, _ in b] and all(len(ids) == 100 for ids, _ in a)
+    assert all(x.tobytes() == y.tobytes() for (_, x), (_, y) in zip(a, b))
+    # HNSW scores the quantised vectors (close to, not equal to, the floats' scores); Anserini's
+    # flat quantised format (Anserini20FlatScalarQuantizedVectorsFormat) gives the floats' run here
+    exact = run_lines(plain, "knn(efSearch=1000)", 5)
+    lines = [
+        f"{qid} Q0 {d} {r} {score:.6f} Anserini"
+        for (qid, _), (ids, scores) in zip(topics, a)
+        for r, (d, score) in enumerate(zip(ids[:5], scores[:5]), 1)
+    ]
+    assert (lines == exact) == (which == "flat")
+    assert max(abs(float(x.split()[4]) - float(y.split()[4])) for x, y in zip(lines, exact)) < 0.01
+
+
+def test_quantize_needs_a_vectors_index(tmp_path):
+    from harness.config import load_config
+    from harness.errors import ConfigError
+
+    cfg = load_config(dense_config(tmp_path, index="{vectors: hnsw, quantize: int8}"))
+    assert cfg.quantize == "int8"
+    with pytest.raises(ConfigError, match="index.quantize: quantises the vectors"):
+        load_config(dense_config(tmp_path, fmt="jsonl", index="{quantize: int8}", runs="bm25: {}", topics="tsv"))
+    with pytest.raises(ConfigError, match="index.quantize"):
+        load_config(dense_config(tmp_path, index="{vectors: hnsw, quantize: int4}"))

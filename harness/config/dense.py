@@ -1,5 +1,5 @@
 """The checks across keys of a dense-retrieval config: a `vectors` collection, its index
-(`index.vectors`, `M`, `efC`), `vectors` topics and `knn` runs go together, and nothing else
+(`index.vectors`, `quantize`, `M`, `efC`), `vectors` topics and `knn` runs go together, and nothing else
 goes with them (harness.engine.dense)."""
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ def _vectors(v: dict) -> str | None:
 
 
 def dense_fields(v: dict) -> dict[str, Any]:
-    """The Config's vectors, M and efC."""
-    return {"vectors": _vectors(v), "M": v["index"]["M"], "efC": v["index"]["efC"]}
+    """The Config's vectors, M, efC and quantize."""
+    return {"vectors": _vectors(v), "M": v["index"]["M"], "efC": v["index"]["efC"], "quantize": v["index"]["quantize"]}
 
 
 def check_dense(ctx: Ctx, v: dict) -> None:
@@ -35,6 +35,8 @@ def check_dense(ctx: Ctx, v: dict) -> None:
 
     if "index.vectors" in ctx.present and fmt not in (None, "vectors", INVALID):
         problem("index.vectors", f"indexes a `vectors` collection; this collection is {fmt} text")
+    if "index.quantize" in ctx.present and _vectors(v) is None:
+        problem("index.quantize", "quantises the vectors of a `vectors` collection; this index holds text")
     for key in ("M", "efC"):
         if f"index.{key}" in ctx.present and _vectors(v) != "hnsw":
             problem(f"index.{key}", "is a setting of the HNSW graph: set `index.vectors: hnsw` or remove it")

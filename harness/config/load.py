@@ -56,7 +56,8 @@ from harness.config.schema import (
     join_path,
 )
 from harness.config.sources import all_run_names
-from harness.engine.similarity import TUNED, Similarity, run_labels, sweeps
+from harness.engine.labels import TUNED, run_labels
+from harness.engine.similarity import Similarity, sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.policies import DEFAULT_LANGUAGE, LANGUAGES

@@ -24,7 +24,8 @@ from harness.config.schema import (
     join_path,
 )
 from harness.config.sources import SOURCES, check_source, resolve_sources
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity, run_labels
+from harness.engine.labels import run_labels
+from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
 
 __all__ = ["check_runs"]
 

@@ -108,7 +108,8 @@ SCHEMA = Key(
                     "choice",
                     "How the documents are stored (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
-                    '`{"docid": ..., "vector": [...]}` per line, searched by `knn` runs).',
+                    '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
+                    "`knn` runs).",
                     required=True,
                     choices=("jsonl", "trec", "html", "text-folder", "vectors"),
                 ),
@@ -152,6 +153,14 @@ SCHEMA = Key(
                     "IndexFlatDenseVectors) or hnsw (approximate; IndexHnswDenseVectors).",
                     choices=("flat", "hnsw"),
                     default_text="flat for a vectors collection",
+                ),
+                Key(
+                    "quantize",
+                    "choice",
+                    "Scalar quantisation of a `vectors` index: int8 stores each number in a byte beside "
+                    "the floats (Anserini's -quantize.sqv: Lucene's scalar-quantised format, 8 bits), "
+                    "faster to search, scores approximate. Without it, float32 only.",
+                    choices=("int8",),
                 ),
                 Key("M", "int", "HNSW graph degree (Anserini's -M).", default=16, minimum=1, maximum=512),
                 Key(
@@ -545,12 +554,13 @@ class Config:
     explorer_topics: int = 250  # report.explorer_topics
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
-    # canonical run name (and cross-validated run's) -> its label (engine.similarity.run_labels)
+    # canonical run name (and cross-validated run's) -> its label (engine.labels.run_labels)
     labels: dict[str, str] = field(default_factory=dict, compare=False)
     language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
     vectors: str | None = None  # index.vectors of a vectors collection: flat | hnsw
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
+    quantize: str | None = None  # index.quantize of a vectors index: int8
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

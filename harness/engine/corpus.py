@@ -7,6 +7,7 @@
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
+|             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
@@ -27,7 +28,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine.vectors import SameDimension, parse_vector
+from harness.engine.vectors import PARQUET, SameDimension, is_parquet, parquet_count, parquet_rows, parse_vector
 from harness.errors import DataError
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
 
@@ -54,7 +55,7 @@ _SUFFIXES = {
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
-    "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
+    "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
 }
 
 
@@ -68,7 +69,19 @@ class Corpus:
 
     @property
     def anserini_class(self) -> str:
+        if self.format == "vectors" and self.parquet:
+            return "ParquetDenseVectorCollection"
         return FORMATS[self.format]
+
+    @property
+    def parquet(self) -> bool:
+        """A vectors collection of Parquet files (one collection is all Parquet or all JSON)."""
+        kinds = {is_parquet(f) for f in self.files()}
+        if len(kinds) > 1:
+            raise DataError(
+                self.path, "holds both Parquet and JSON vector files; Anserini reads one kind per collection"
+            )
+        return kinds == {True}
 
     def files(self) -> list[Path]:
         """The files that make up the corpus, sorted by relative path: what Anserini reads,
@@ -124,6 +137,12 @@ class Corpus:
         """Every line of a vectors collection: an object with a "docid" and a "vector" of finite
         numbers, all vectors of one dimension (harness.engine.vectors); DataError with file:line."""
         dims = SameDimension("vector")
+        if self.parquet:
+            first: dict = {}
+            for f in self.files():
+                for row, docid, _ in parquet_rows(f, "docid", ("string", "large_string"), first, "documents"):
+                    _row_id(f, "document id", docid, row)
+            return
         for f in self.files():
             with _open_binary(f) as fh:
                 for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
@@ -286,6 +305,12 @@ class Corpus:
         if self.format not in ("jsonl", "vectors"):
             return
         seen = sum(counters.values())
+        if self.format == "vectors" and self.parquet:
+            expected = sum(parquet_count(f) for f in self.files())
+            if seen < expected:
+                self.check_vectors()
+                raise DataError(self.path, f"Anserini read {seen} of {expected} Parquet rows ({counters})")
+            return
         bound = self._max_json_lines()
         if bound is None or seen >= bound:
             return
@@ -296,6 +321,14 @@ class Corpus:
             else:
                 self.check_jsonl()
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
+
+
+def _row_id(f: Path, what: str, value: str, row: int) -> str:
+    """check_id for a Parquet row: the message names the row (a Parquet file has no lines)."""
+    try:
+        return check_id(f, what, value)
+    except DataError as e:
+        raise DataError(f, f"row {row}: {str(e).split(': ', 1)[1]}") from None
 
 
 def _mode(p: Path, what: str) -> int:

@@ -10,8 +10,10 @@ even for a local index, so we open the index with Lucene and run what they run:
 
 - Score: Lucene's DOT_PRODUCT, ``max((1 + q.d) / 2, 0)`` in float32, unrounded.
 - ``hnsw``: ``k`` = efSearch (Anserini's ``-efSearch``), so at most min(efSearch, depth) hits.
-- ``flat``: exact, every document scored (``k`` = the number of documents; Anserini's
-  FlatDenseSearcher asks for 1,000 candidates, the same hits for a depth up to 1,000).
+- ``flat``: exact, every document scored; ``k`` = 1,000 candidates as Anserini's
+  FlatDenseSearcher asks for (so ties at the 1,000th are cut as Lucene cuts them, by Lucene
+  docid), or ``depth`` when larger (Anserini then stops at 1,000 hits; we return ``depth``).
+  Asking for every document (k = their number) cost a heap and a sort of all of them per query.
 - Ties: by external id ascending (the sort's second key), as Anserini.
 """
 
@@ -31,6 +33,7 @@ __all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
 
 VECTOR_FIELD = "vector"  # Anserini's Constants.VECTOR
 ID_FIELD = "id"  # Anserini's Constants.ID
+FLAT_CANDIDATES = 1000  # FlatDenseSearcher's KnnFloatVectorQuery(VECTOR, q, 1000)
 
 
 def open_searcher(index_path, options: IndexOptions):
@@ -39,40 +42,30 @@ def open_searcher(index_path, options: IndexOptions):
 
 
 class DenseSearcher:
-    """Searches one vectors index with ``knn`` runs; the same surface as engine.search.Searcher."""
+    """Searches one vectors index with ``knn`` runs; the same surface as engine.search.Searcher.
+
+    A batch of queries is one Java call (``BatchSearcher.knn``): the query vectors go in as one
+    float32 byte array, the hits come back as Lucene docids and scores in one byte array, and the
+    docids become external ids through a table read once per index (``externalIds``)."""
 
     def __init__(self, index_path, options: IndexOptions):
         self.path, self.options = str(index_path), options
-        J = lucene.jclass
+        Batch = lucene.jclass("harness.BatchSearcher")
         try:
-            File = J("java.io.File")
-            self._reader = J("org.apache.lucene.index.DirectoryReader").open(
-                J("org.apache.lucene.store.FSDirectory").open(File(self.path).toPath())
-            )
-            reader = lucene.cast("org.apache.lucene.index.IndexReader", self._reader)
-            self._searcher = J("org.apache.lucene.search.IndexSearcher")(reader)
-            self._stored = self._searcher.storedFields()
-            self._query = J("org.apache.lucene.search.KnnFloatVectorQuery")
-            SortField = J("org.apache.lucene.search.SortField")
-            self._sort = J("org.apache.lucene.search.Sort")(
-                SortField.FIELD_SCORE, SortField(ID_FIELD, J("org.apache.lucene.search.SortField$Type").STRING_VAL)
-            )
-            self.max_doc = int(self._reader.maxDoc())
-            self.dimension = self._dimension()
+            self._java = Batch(self.path, None)  # no analyzer: nothing is analysed
+            self.max_doc = int(self._java.maxDoc())
+            self.dimension = int(self._java.vectorDimension())
+            ids = self._java.externalIds().tostring() if self.max_doc else b""
         except HarnessError:
             raise
         except Exception as e:
             raise EngineError(f"cannot open vectors index {index_path}: {e}") from e
+        if not self.dimension:
+            self._java.close()
+            raise DataError(self.path, f"the index has no vector field {VECTOR_FIELD!r}: it is not a vectors index")
+        self._ids = id_table(ids.decode("utf-8", "surrogateescape").split("\n")[:-1]) if self.max_doc else None
 
-    def _dimension(self) -> int:
-        leaves = self._reader.leaves()
-        for i in range(leaves.size()):
-            info = leaves.get(i).reader().getFieldInfos().fieldInfo(VECTOR_FIELD)
-            if info is not None and info.getVectorDimension() > 0:
-                return int(info.getVectorDimension())
-        raise DataError(self.path, f"the index has no vector field {VECTOR_FIELD!r}: it is not a vectors index")
-
-    def _vector(self, qid: str, text: str, source: str) -> list[float]:
+    def _vector(self, qid: str, text: str, source: str) -> np.ndarray:
         vector = np.asarray(json.loads(text), dtype=np.float32)
         if vector.ndim != 1 or vector.size != self.dimension:
             raise DataError(
@@ -80,43 +73,63 @@ class DenseSearcher:
                 f"topic {qid!r} has a vector of {vector.size} dimensions; the index {self.path} holds vectors "
                 f"of {self.dimension} (query and document vectors must come from the same model)",
             )
-        return vector.tolist()
+        return vector
 
     def _k(self, sim: Similarity, depth: int) -> int:
         if self.options.vectors == "hnsw":
             return int(sim.params["efSearch"])
-        return max(1, self.max_doc)  # flat: exact, and ties at the cut-off ordered by id
+        # flat: Anserini's FlatDenseSearcher asks for FLAT_CANDIDATES; more when the depth is larger
+        return max(1, min(self.max_doc, max(FLAT_CANDIDATES, depth)))
 
-    def search_hits(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, source: str = ""):
-        """Per topic, (external ids, float32 scores) in rank order."""
+    def search_arrays(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
+        """Hits per topic (int32[n]), their Lucene docids and float32 scores, in rank order."""
         if sim.model != "knn":
             raise DataError(self.path, f"{sim} needs a text index; a vectors index is searched with knn runs only")
         depth = max(1, min(int(depth), self.max_doc))
-        vectors = [self._vector(qid, text, source) for qid, text in topics]  # all checked before searching
-        out = []
-        for vector in vectors:
-            try:
-                query = self._query(VECTOR_FIELD, vector, self._k(sim, depth))
-                hits = self._searcher.search(query, depth, self._sort, True).scoreDocs
-                ids = [self._stored.document(h.doc).get(ID_FIELD) for h in hits]
-                scores = np.array([h.score for h in hits], dtype=np.float32)
-            except Exception as e:
-                raise EngineError(f"search with {sim} failed: {e}") from e
-            out.append((ids, scores))
+        # every vector checked before searching
+        matrix = np.stack([self._vector(qid, text, source) for qid, text in topics]) if topics else None
+        if matrix is None:
+            return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
+        try:
+            raw = lucene.interruptible(
+                self._java.knn,
+                matrix.astype("<f4").tobytes(),
+                self.dimension,
+                self._k(sim, depth),
+                depth,
+                max(1, int(threads)),
+            ).tostring()
+        except Exception as e:
+            raise EngineError(f"search with {sim} failed: {e}") from e
+        n = len(topics)
+        counts = np.frombuffer(raw, dtype="<i4", count=n)
+        total = int(counts.sum())
+        docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
+        scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
+        return counts, docs, scores
+
+    def search_hits(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, source: str = "", threads=2):
+        """Per topic, (external ids, float32 scores) in rank order."""
+        counts, docs, scores = self.search_arrays(topics, sim, depth, threads, source)
+        ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
+        out, start = [], 0
+        for c in counts.tolist():
+            out.append(
+                ([d.decode("utf-8", "surrogateescape") for d in ids[start : start + c]], scores[start : start + c])
+            )
+            start += c
         return out
 
     def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """A :class:`~harness.formats.runs.Run` (topics without hits left out), as Searcher.search_run."""
-        hits = self.search_hits(topics, sim, depth, source)
-        counts = np.array([len(ids) for ids, _ in hits], dtype=np.int64)
-        ids = id_table([d for found, _ in hits for d in found]) if counts.sum() else np.zeros(0, "S8")
-        scores = np.concatenate([s for _, s in hits]) if hits else np.zeros(0, np.float32)
+        counts, docs, scores = self.search_arrays(topics, sim, depth, threads, source)
+        ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
         return run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query vector (JSON text), (doc ids, float64 scores) in rank order."""
-        hits = self.search_hits([(str(i), q) for i, q in enumerate(queries)], sim, depth)
+        hits = self.search_hits([(str(i), q) for i, q in enumerate(queries)], sim, depth, threads=threads)
         return [(ids, strictly_decreasing(scores)) for ids, scores in hits]
 
     def close(self) -> None:
-        self._reader.close()
+        self._java.close()

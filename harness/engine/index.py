@@ -77,6 +77,9 @@ class IndexOptions:
     vectors: str | None = None
     M: int = 16
     efC: int = 500
+    # "int8": the vectors also stored scalar-quantised to a byte each (Anserini's -quantize.sqv,
+    # Lucene's scalar-quantised formats); None: float32 only.
+    quantize: str | None = None
 
     @property
     def indexer(self) -> str:
@@ -84,15 +87,13 @@ class IndexOptions:
         return {None: "IndexCollection", "flat": "IndexFlatDenseVectors", "hnsw": "IndexHnswDenseVectors"}[self.vectors]
 
     def anserini(self) -> dict:
-        if self.vectors == "flat":
-            return {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
-        if self.vectors == "hnsw":
-            return {
-                "indexer": self.indexer,
-                "generatorClass": "DenseVectorDocumentGenerator",
-                "M": self.M,
-                "efC": self.efC,
-            }
+        if self.vectors is not None:
+            args = {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
+            if self.vectors == "hnsw":
+                args.update(M=self.M, efC=self.efC)
+            if self.quantize == "int8":  # only then: unquantised indexes keep their fingerprints
+                args["quantizeSQV"] = True
+            return args
         args = {
             "generatorClass": "DefaultLuceneDocumentGenerator",
             "stemmer": self.stemmer,
@@ -114,6 +115,8 @@ class IndexOptions:
         out = asdict(self)
         if self.language == DEFAULT_LANGUAGE:
             del out["language"]
+        if self.quantize is None:
+            del out["quantize"]
         if self.vectors is None:  # a text index's manifest reads as before dense indexes existed
             del out["vectors"], out["M"], out["efC"]
             return out
@@ -124,7 +127,7 @@ class IndexOptions:
     @classmethod
     def from_manifest(cls, opts: dict) -> IndexOptions:
         """The options a harness-index.json records (keys of older manifests default)."""
-        keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC")
+        keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC", "quantize")
         return cls(**{k: v for k, v in opts.items() if k in keys})
 
 
@@ -212,9 +215,10 @@ def read_manifest(path: Path) -> tuple[dict | None, str | None]:
         or opts.get("lengths", "lucene") not in LENGTHS
         or opts.get("language", DEFAULT_LANGUAGE) not in LANGUAGES
         or opts.get("vectors") not in VECTOR_INDEXES
+        or opts.get("quantize") not in (None, "int8")
         or any(not isinstance(opts.get(k, 1), int) or isinstance(opts.get(k), bool) for k in ("M", "efC"))
     ):
-        return None, "has index options the harness does not write (stemmer, stopwords, lengths, language)"
+        return None, "has index options the harness does not write (stemmer, stopwords, lengths, language, vectors)"
     return manifest, None
 
 

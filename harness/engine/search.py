@@ -157,7 +157,8 @@ class Searcher:
         """(Anserini reranker, depth of the first search) of ``sim``'s expansion, or (None, 0)."""
         e = sim.expansion_params
         if sim.expansion == "rm3":
-            return self._java.rm3(e["fb_terms"], e["fb_docs"], e["original_query_weight"]), RERANK_CUTOFF
+            r = self._java.rm3(e["fb_terms"], e["fb_docs"], e["original_query_weight"], e.get("filter_terms", True))
+            return r, RERANK_CUTOFF
         if sim.expansion == "bm25prf":
             r = self._java.bm25prf(e["fb_terms"], e["fb_docs"], e["k1"], e["b"], e["new_term_weight"])
             return r, RERANK_CUTOFF

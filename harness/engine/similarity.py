@@ -333,6 +333,10 @@ PRESETS: dict[str, tuple[str, dict[str, Value]]] = {
     "f2log": ("axiomatic", {"function": "f2log"}),
 }
 
+_FILTER_DOC = (
+    "true (Anserini's default): only feedback terms matching [a-z0-9]+, which drops every term of a "
+    "language outside ASCII; false: every term (-rm3.noTermFilter)"
+)
 # Query expansions: Anserini's rerankers, with Anserini's parameter defaults (SearchCollection.Args).
 EXPANSIONS: dict[str, tuple[ParamSpec, ...]] = {
     "rm3": (
@@ -348,6 +352,7 @@ EXPANSIONS: dict[str, tuple[ParamSpec, ...]] = {
         ParamSpec(
             "original_query_weight", 0.5, 0.0, 1.0, doc="weight of the original query (-rm3.originalQueryWeight)"
         ),
+        ParamSpec("filter_terms", True, kind="bool", hidden_default=True, doc=_FILTER_DOC),
     ),
     "rocchio": (
         ParamSpec("top_fb_terms", 10, 1, math.inf, high_open=True, kind="int", doc="terms from the top documents"),
@@ -488,11 +493,14 @@ class Similarity:
     @property
     def settings(self) -> dict[str, Value]:
         """Every parameter, expansion ones prefixed (``rm3.fb_terms``): what a sweep varies."""
-        out = dict(self.values)
-        for p in MODELS.get(self.model, ()):  # left out of the name, still a setting (bm25 accurate=false)
-            if p.hidden_default and p.name not in out:
-                out[p.name] = p.default
-        out.update({f"{self.expansion}.{k}": v for k, v in self.expansion_values})
+        out: dict[str, Value] = {}
+        for prefix, specs, given in (
+            ("", MODELS.get(self.model, ()), self.values),
+            (f"{self.expansion}.", EXPANSIONS.get(self.expansion or "", ()), self.expansion_values),
+        ):  # a hidden parameter is left out of the name, still a setting (bm25 accurate=false)
+            values = dict(given)
+            values.update((p.name, p.default) for p in specs if p.hidden_default and p.name not in values)
+            out.update({prefix + k: v for k, v in values.items()})
         return out
 
     @property
@@ -544,7 +552,11 @@ class Similarity:
                 f"indri cannot take an expansion ({expansion}): Anserini's rerankers search a plain "
                 "BooleanQuery, not Lucene's IndriAndQuery; expand dirichlet or bm25 instead"
             )
-        return cls(model, values, expansion, _resolve(expansion, EXPANSIONS, expansion_params or {}))
+        hidden = {p.name: p.default for p in EXPANSIONS[expansion] if p.hidden_default}
+        evalues = tuple(
+            kv for kv in _resolve(expansion, EXPANSIONS, expansion_params or {}) if kv not in hidden.items()
+        )
+        return cls(model, values, expansion, evalues)
 
     @classmethod
     def parse(cls, text: str) -> Similarity:
@@ -577,67 +589,4 @@ def sweeps(runs) -> list[tuple[str, list, list[str]]]:
             keys = list(dict.fromkeys(k for r in group for k in r.settings))
             varying = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
             out.append((family, group, varying))
-    return out
-
-
-MAX_LABEL = 32  # an automatic label's longest form (report columns stay narrow)
-TUNED = "tuned"  # the word after a cross-validated run's model in its label
-
-
-def run_labels(runs, names=None, tuned=()) -> dict[str, str]:
-    """Short, unique, readable labels for a config's runs: canonical name -> label.
-
-    - A run whose entry carries ``name: LABEL`` is that label; an entry that sweeps several
-      settings under one name gets ``LABEL`` followed by the parameters that vary (``base mu=500``).
-    - Otherwise a model (with its expansion, ``bm25+rm3``) given once is its name (``bm25``); a
-      model given several times is its name followed by the parameters that differ between its
-      settings (``dirichlet mu=500``, ``bm25 k1=1.2 b=0.3``); a cross-validated run is its model
-      and ``tuned`` (``dirichlet tuned``).
-    - An automatic label longer than 32 characters, or one another run already has, is cut and
-      numbered (``axiomatic function=f1exp s=0.… #2``), so every label is unique.
-
-    ``names``: {Similarity: the name its entry gave}; ``tuned``: the cross-validated runs'
-    canonical names (``dirichlet(cv:AP,folds=5,seed=42)``).
-
-    >>> runs = [Similarity.parse(t) for t in ("bm25", "dirichlet(mu=500)", "dirichlet(mu=1000)")]
-    >>> list(run_labels(runs, tuned=["dirichlet(cv:AP,folds=5,seed=42)"]).values())
-    ['bm25', 'dirichlet mu=500', 'dirichlet mu=1000', 'dirichlet tuned']
-    """
-    names = dict(names or {})
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    # the groups whose varying parameters name their runs: a family, or the runs of one given name
-    groups: dict[tuple[str, str], list] = {}
-    for r in runs:
-        groups.setdefault(("name", names[r]) if r in names else ("family", r.family), []).append(r)
-    varying: dict[tuple[str, str], list[str]] = {}
-    for key, group in groups.items():
-        keys = list(dict.fromkeys(k for r in group for k in r.settings))
-        varying[key] = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
-
-    def unique(label: str, limit: int | None) -> str:
-        if (limit is None or len(label) <= limit) and label not in taken:
-            return label
-        n = 2
-        while True:
-            suffix = f" #{n}"
-            fits = limit is None or len(label) + len(suffix) <= limit
-            candidate = (label if fits else label[: limit - len(suffix) - 1] + "…") + suffix
-            if candidate not in taken:
-                return candidate
-            n += 1
-
-    for r in runs:
-        key = ("name", names[r]) if r in names else ("family", r.family)
-        head = names[r] if r in names else r.family
-        parts = [f"{k}={format_value(r.settings[k])}" for k in varying[key] if k in r.settings]
-        label = " ".join([head, *parts]) if len(groups[key]) > 1 else head
-        label = unique(label, None if r in names and len(groups[key]) == 1 else MAX_LABEL)
-        out[str(r)] = label
-        taken.add(label)
-    for name in tuned:
-        model = name.split("(cv:", 1)[0]
-        label = unique(f"{model} {TUNED}", MAX_LABEL)
-        out[name] = label
-        taken.add(label)
     return out

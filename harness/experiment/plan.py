@@ -94,7 +94,8 @@ def plan(cfg: Config) -> Plan:
     corpus = Corpus(cfg.collection_path, cfg.collection_format)
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
     if cfg.vectors is not None:
-        options = IndexOptions(vectors=cfg.vectors, **({"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}))
+        graph = {"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}
+        options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, **graph)
     fp = index_fingerprint(corpus, options)
     if cfg.index_path is not None:
         path = cfg.index_path

@@ -48,6 +48,7 @@ import org.apache.lucene.search.Explanation;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.IndriAndQuery;
 import org.apache.lucene.search.IndriScorer;
+import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.ScoreDoc;
@@ -128,6 +129,7 @@ import org.apache.lucene.util.BytesRef;
 public final class BatchSearcher implements AutoCloseable {
   static final String FIELD = "contents";
   static final String ID = "id";
+  static final String VECTOR = "vector"; // Anserini's Constants.VECTOR
   static final Sort ANSERINI_ORDER =
       new Sort(SortField.FIELD_SCORE, new SortField(ID, SortField.Type.STRING_VAL));
 
@@ -226,9 +228,13 @@ public final class BatchSearcher implements AutoCloseable {
     };
   }
 
-  /** Anserini's Rm3Reranker as SimpleSearcher.set_rm3(fbTerms, fbDocs, w) makes it (English-only terms). */
-  public Reranker<Object> rm3(int fbTerms, int fbDocs, float originalQueryWeight) {
-    return new Rm3Reranker<Object>(analyzer, null, FIELD, fbTerms, fbDocs, originalQueryWeight, false, true);
+  /**
+   * Anserini's Rm3Reranker as SimpleSearcher.set_rm3(fbTerms, fbDocs, w, false, filterTerms) makes it.
+   * filterTerms (Anserini's default) keeps only feedback terms matching [a-z0-9]+; false is
+   * SearchCollection's -rm3.noTermFilter, which a language outside ASCII needs.
+   */
+  public Reranker<Object> rm3(int fbTerms, int fbDocs, float originalQueryWeight, boolean filterTerms) {
+    return new Rm3Reranker<Object>(analyzer, null, FIELD, fbTerms, fbDocs, originalQueryWeight, false, filterTerms);
   }
 
   /** Anserini's RocchioReranker; negative feedback (useNegative) exactly when gamma > 0. */
@@ -351,6 +357,81 @@ public final class BatchSearcher implements AutoCloseable {
     return out.toByteArray();
   }
 
+  /**
+   * Nearest neighbours of a batch of query vectors in a vectors index (Anserini's dense indexes:
+   * the vector in "vector", the external id in "id"), each query what Anserini's
+   * SearchFlatDenseVectors / SearchHnswDenseVectors run: search(new KnnFloatVectorQuery("vector",
+   * q, k), depth, ANSERINI_ORDER, true), scores unrounded. The vectors come as one little-endian
+   * float32 byte[] (n rows of `dim`), the results as {@link #search}'s byte[]; Python maps the
+   * docids with {@link #externalIds()}, read once per index, instead of a stored document per hit.
+   */
+  public byte[] knn(byte[] vectors, int dim, int k, int depth, int threads) throws Exception {
+    java.nio.FloatBuffer all = ByteBuffer.wrap(vectors).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+    int n = all.remaining() / dim;
+    IndexSearcher s = new IndexSearcher(reader);
+    int[][] docs = new int[n][];
+    float[][] scores = new float[n][];
+    forEach(n, threads, i -> {
+      float[] q = new float[dim];
+      all.duplicate().position(i * dim).get(q);
+      ScoreDoc[] hits = s.search(new KnnFloatVectorQuery(VECTOR, q, k), depth, ANSERINI_ORDER, true).scoreDocs;
+      int[] d = new int[hits.length];
+      float[] sc = new float[hits.length];
+      for (int j = 0; j < hits.length; j++) {
+        d[j] = hits[j].doc;
+        sc[j] = hits[j].score;
+      }
+      docs[i] = d;
+      scores[i] = sc;
+    });
+    return pack(docs, scores);
+  }
+
+  /** The dimension of the vectors of {@link #VECTOR} (its first segment's); 0 when no segment has any. */
+  public int vectorDimension() {
+    for (LeafReaderContext leaf : reader.leaves()) {
+      FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(VECTOR);
+      if (info != null && info.getVectorDimension() > 0) return info.getVectorDimension();
+    }
+    return 0;
+  }
+
+  interface QueryTask { void run(int i) throws Exception; }
+
+  /** task(0..n-1), on `threads` threads (one query on one thread; IndexSearcher is thread-safe). */
+  static void forEach(int n, int threads, QueryTask task) throws Exception {
+    int t = Math.max(1, Math.min(threads, n));
+    if (t == 1) {
+      for (int i = 0; i < n; i++) task.run(i);
+      return;
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(t);
+    try {
+      List<Future<?>> futures = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        final int q = i;
+        futures.add(pool.submit(() -> {
+          task.run(q);
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) f.get();
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  /** int counts[n], int docids[total], float scores[total], little-endian. */
+  static byte[] pack(int[][] docs, float[][] scores) {
+    int total = 0;
+    for (int[] d : docs) total += d.length;
+    ByteBuffer buf = ByteBuffer.allocate(4 * (docs.length + 2 * total)).order(ByteOrder.LITTLE_ENDIAN);
+    for (int[] d : docs) buf.putInt(d.length);
+    for (int[] d : docs) for (int x : d) buf.putInt(x);
+    for (float[] sc : scores) for (float x : sc) buf.putFloat(x);
+    return buf.array();
+  }
+
   /** The analyzed terms of a query text, joined by ' ' (for reports and tests). */
   public String analyze(String text) {
     return String.join(" ", io.anserini.analysis.AnalyzerUtils.analyze(analyzer, text));
@@ -378,32 +459,8 @@ public final class BatchSearcher implements AutoCloseable {
     int n = queries.length;
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
-    int t = Math.max(1, Math.min(threads, n));
-    if (t == 1) {
-      for (int i = 0; i < n; i++) one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth);
-    } else {
-      ExecutorService pool = Executors.newFixedThreadPool(t);
-      try {
-        List<Future<?>> futures = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          final int q = i;
-          futures.add(pool.submit(() -> {
-            one(s, queries[q], k, q, docs, scores, indri, reranker, firstDepth);
-            return null;
-          }));
-        }
-        for (Future<?> f : futures) f.get();
-      } finally {
-        pool.shutdown();
-      }
-    }
-    int total = 0;
-    for (int[] d : docs) total += d.length;
-    ByteBuffer buf = ByteBuffer.allocate(4 * (n + 2 * total)).order(ByteOrder.LITTLE_ENDIAN);
-    for (int[] d : docs) buf.putInt(d.length);
-    for (int[] d : docs) for (int x : d) buf.putInt(x);
-    for (float[] sc : scores) for (float x : sc) buf.putFloat(x);
-    return buf.array();
+    forEach(n, threads, i -> one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth));
+    return pack(docs, scores);
   }
 
   private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores, boolean indri,
