@@ -354,3 +354,34 @@ def test_indri_runs_do_not_depend_on_the_segment_layout(sweeps, cranfield_index,
     assert sum(len(ids) for ids, _ in single) > 200_000
     for (a, sa), (b, sb) in zip(merged, single):
         assert a == b and np.array_equal(sa, sb)
+
+
+def test_dense_runs_on_workers_equal_local(cluster, tmp_path):
+    """examples/hybrid on the workers: the vectors index built in one piece by one worker even
+    with index_shards 2 (a merged HNSW graph would be another graph), its knn run searched on the
+    workers in tasks of 5 topics, the file run and the fusions: every run file equals the local run's."""
+    import shutil
+
+    for where in ("local", "dask"):
+        shutil.copytree(REPO / "examples" / "hybrid", tmp_path / where / "examples" / "hybrid")
+        shutil.copytree(REPO / "qrels", tmp_path / where / "qrels")
+        (tmp_path / where / "indexes").mkdir()
+    for hnsw in (False, True):
+        configs = {}
+        for where in ("local", "dask"):
+            path = tmp_path / where / "examples" / "hybrid" / "hybrid.yaml"
+            if hnsw:
+                text = path.read_text().replace(
+                    "format: vectors}\ntopics", "format: vectors}\nindex: {vectors: hnsw}\ntopics"
+                )
+                path.write_text(text.replace("knn: {}", "knn: {efSearch: 40}"))
+            configs[where] = load_config(path)
+        local, _ = experiment(configs["local"], tmp_path / "local" / "out")
+        remote, logs = experiment(
+            configs["dask"], tmp_path / "dask" / "out", execution=on(cluster, index_shards=2, topics_per_task=5)
+        )
+        assert [e.shards for e in logs if isinstance(e, ShardsBuild)] == [1]
+        assert not any(r.reused for r in remote.runs if r.name == "dense")
+        ours, theirs = runs_of(tmp_path / "dask" / "out"), runs_of(tmp_path / "local" / "out")
+        assert sorted(ours) == ["bm25.trec", "combsum.trec", "dense.trec", "rrf.trec"] and ours == theirs
+        assert remote.index.options.vectors == ("hnsw" if hnsw else "flat")

@@ -438,7 +438,8 @@ SCHEMA = Key(
                     "index_shards",
                     "int",
                     "Dask: build the index as this many corpus shards on the workers, merged into one "
-                    "(Lucene addIndexes); 1 builds it in one piece on one worker.",
+                    "(Lucene addIndexes); 1 builds it in one piece on one worker. A vectors index is always "
+                    "built in one piece (merging rebuilds an HNSW graph, which would differ from Anserini's).",
                     minimum=1,
                     default_text="the workers' thread count",
                 ),

@@ -63,7 +63,9 @@ class DenseSearcher:
         if not self.dimension:
             self._java.close()
             raise DataError(self.path, f"the index has no vector field {VECTOR_FIELD!r}: it is not a vectors index")
-        self._ids = id_table(ids.decode("utf-8", "surrogateescape").split("\n")[:-1]) if self.max_doc else None
+        # external ids in Lucene docid order, as Searcher.ids (a Dask worker's id table and digest)
+        self.ids = np.array(ids.decode("utf-8", "surrogateescape").split("\n")[:-1], dtype=object)
+        self._ids = id_table(self.ids.tolist()) if self.max_doc else None
 
     def _vector(self, qid: str, text: str, source: str) -> np.ndarray:
         vector = np.asarray(json.loads(text), dtype=np.float32)

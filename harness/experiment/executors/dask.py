@@ -141,7 +141,9 @@ class DaskExecutor:
         from harness.engine.shards import split_corpus
 
         client = self._connect()
-        n = self.execution.index_shards or self._threads()
+        # A vectors index is built whole by one worker: Lucene merging shards rebuilds an HNSW graph
+        # (and re-quantises), which then differs from the one Anserini's dense indexer builds.
+        n = 1 if options.vectors else self.execution.index_shards or self._threads()
         shards = split_corpus(corpus, n, work / "staged")
         self.on(ShardsBuild(len(shards)))
         folders = [str(work / f"shard-{s.number:04d}") for s in shards]
@@ -179,7 +181,7 @@ class DaskExecutor:
             self._tables[key] = (id_table(ids), digest)
         return self._tables[key]
 
-    def _arrays(self, index, sims, queries: list[str], depth: int):
+    def _arrays(self, index, sims, queries: list, depth: int):
         """(sim, counts, Lucene docids, scores, worker seconds, id table) per run in `sims` order."""
         client = self._connect()
         n = len(queries)
@@ -231,7 +233,8 @@ class DaskExecutor:
             return
         from harness.engine.search import run_from_arrays
 
-        queries = [text for _, text in topics]
+        # a vectors index takes (qid, vector) pairs, as the local executor's DenseSearcher does
+        queries = list(topics) if index.options.vectors else [text for _, text in topics]
         for sim, counts, docs, scores, seconds, table in self._arrays(index, sims, queries, depth):
             yield sim, run_from_arrays(topics, counts, table[docs], scores, f"<search {sim}>"), seconds
 
@@ -273,11 +276,11 @@ def _searcher(path: str, fingerprint: str, options):
                 f"{_where()} sees another index at {path}: fingerprint {str(manifest.get('fingerprint'))[:12]}, "
                 f"the experiment's is {fingerprint[:12]}; every worker must see the driver's index at that path"
             )
-        from harness.engine.search import Searcher
+        from harness.engine.dense import open_searcher
 
         for old in [k for k in _SEARCHERS if k[0] == path]:  # that path now holds another index
             _SEARCHERS.pop(old)[0].close()
-        searcher = Searcher(Path(path), options)
+        searcher = open_searcher(Path(path), options)  # a vectors index: its DenseSearcher
         digest = hashlib.sha256("\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape")).hexdigest()
         s = _SEARCHERS[key] = (searcher, digest)
         return s
@@ -289,9 +292,10 @@ def ids_task(path: str, fingerprint: str, options):
     return "\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape"), digest
 
 
-def search_task(path: str, fingerprint: str, options, sim, queries: list[str], depth: int):
+def search_task(path: str, fingerprint: str, options, sim, queries: list, depth: int):
     """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
-    table's digest, seconds, and who searched."""
+    table's digest, seconds, and who searched. ``queries`` are texts, or for a vectors index
+    (qid, vector as JSON) pairs, so that a vector of the wrong dimension is named by its topic."""
     searcher, digest = _searcher(path, fingerprint, options)
     t = time.perf_counter()
     counts, docs, scores = searcher.search_arrays(queries, sim, depth, threads=1)
