@@ -342,3 +342,38 @@ def test_quantize_needs_a_vectors_index(tmp_path):
         load_config(dense_config(tmp_path, fmt="jsonl", index="{quantize: int8}", runs="bm25: {}", topics="tsv"))
     with pytest.raises(ConfigError, match="index.quantize"):
         load_config(dense_config(tmp_path, index="{vectors: hnsw, quantize: int4}"))
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("which", [0, 1], ids=["flat", "hnsw"])
+def test_ad_hoc_search_of_query_vectors_equals_anserini(indexes, which):
+    """harness.search on a vectors index: the query vectors as a dict, a list of vectors and one
+    vector (a numpy array), searched with knn, give Anserini's testBasicAda2 lines; a text query,
+    a vector of another dimension and a text model on a vectors index are DataErrors."""
+    import harness
+
+    topics = {qid: json.loads(text) for qid, text in read_topics(TOPICS, "vectors")}
+    index = str(indexes[which].path)
+    df = harness.search(index, topics, "knn", k=5, efSearch=1000)
+    lines = [f"{r.qid} Q0 {r.docno} {r.rank} {r.score:.6f} Anserini" for r in df.itertuples()]
+    assert lines == ANSERINI_ADA2.splitlines()
+    as_list = harness.search(index, list(topics.values()), "knn", k=5, efSearch=1000)
+    assert as_list["docno"].tolist() == df["docno"].tolist() and as_list["qid"].tolist() == ["1"] * 5 + ["2"] * 5
+    one = harness.search(index, np.array(topics["867490"]), "knn", k=5, efSearch=1000)
+    assert one["docno"].tolist() == ["10", "45", "44", "95", "97"]
+    with pytest.raises(DataError, match="topic 'q9': a knn query is a vector of numbers"):
+        harness.search(index, {"q9": "a text"}, "knn")
+    with pytest.raises(DataError, match="topic 'q9' has a vector of 3 dimensions"):
+        harness.search(index, {"q9": [0.1, 0.2, 0.3]}, "knn")
+    with pytest.raises(DataError, match="needs a text index; .* is a vectors index"):
+        harness.search(index, "a text", "bm25")
+
+
+@pytest.mark.java
+def test_knn_on_a_text_index_is_a_data_error(tmp_path):
+    import harness
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("vector space model\n")
+    with pytest.raises(DataError, match="knn\\(efSearch=100\\) needs a vectors index; .* is a text index"):
+        harness.search(str(tmp_path / "docs"), [0.1, 0.2], "knn")

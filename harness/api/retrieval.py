@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from harness.api.frames import column
@@ -16,7 +18,7 @@ __all__ = ["search", "similarities", "measures"]
 def _queries(queries) -> list[tuple[str, str]]:
     """(qid, text) pairs from a string, a list of strings (qids "1", "2", ...), a dict
     {qid: text} or a DataFrame with qid and query columns (PyTerrier's topics)."""
-    if isinstance(queries, str):
+    if isinstance(queries, str) or _is_vector(queries):
         pairs = [("1", queries)]
     elif isinstance(queries, Mapping):
         pairs = [(str(q), t) for q, t in queries.items()]
@@ -30,16 +32,35 @@ def _queries(queries) -> list[tuple[str, str]]:
             raise DataError(
                 "queries", f"expected a string, a list of strings, a dict or a DataFrame (got {type(queries).__name__})"
             ) from None
+    # a query vector (for knn on a vectors index) goes to the searcher as its JSON text
+    pairs = [(qid, _vector_text(t) if _is_vector(t) else t) for qid, t in pairs]
     seen = set()
     for qid, text in pairs:
         if not isinstance(text, str) or not text.strip():
-            raise DataError("queries", f"query {qid!r}: expected a non-empty text (got {text!r})")
+            raise DataError(
+                "queries", f"query {qid!r}: expected a non-empty text or a vector of numbers (got {text!r})"
+            )
         if qid in seen:
             raise DataError("queries", f"query id {qid!r} is given twice")
         seen.add(qid)
     if not pairs:
         raise DataError("queries", "no queries given")
     return pairs
+
+
+def _is_vector(value) -> bool:
+    """A query vector: a non-empty list, tuple or 1-d array of real numbers (not of texts)."""
+    if isinstance(value, np.ndarray):
+        return value.ndim == 1 and value.size > 0 and value.dtype.kind in "iuf"
+    return (
+        isinstance(value, (list, tuple))
+        and len(value) > 0
+        and all(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in value)
+    )
+
+
+def _vector_text(value) -> str:
+    return json.dumps([float(x) for x in np.asarray(value, dtype=np.float64).tolist()])
 
 
 def search(
@@ -60,7 +81,9 @@ def search(
     ``index``: a harness index folder, any Anserini index, a folder of ``.txt`` files (indexed
     once into ``indexes/`` and reused while its fingerprint matches, as ``harness lab`` does),
     or a :class:`Result` (its index). ``queries``: a string, a list of strings (qids "1", "2",
-    ...), a dict ``{qid: text}`` or a DataFrame with ``qid`` and ``query`` columns.
+    ...), a dict ``{qid: text}`` or a DataFrame with ``qid`` and ``query`` columns; on a vectors
+    index (``similarity="knn"``, ``efSearch=`` for HNSW) each query is a vector of numbers (one
+    vector, a list of them, or a dict of them), from the model that made the documents' vectors.
     ``similarity``: a spec such as ``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"dirichlet"``,
     and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
     harness run's: Anserini's exact semantics (see docs/semantics.md "Retrieval semantics").
@@ -79,7 +102,8 @@ def search(
     from harness.events import ignore, to_stderr
 
     where = open_index(given, flag="index", on=to_stderr if verbose else ignore, language=language)
-    ranked = query(where, [t for _, t in pairs], [sim], k, threads=threads).by_similarity[str(sim)]
+    asked = [t for _, t in pairs]
+    ranked = query(where, asked, [sim], k, threads=threads, qids=[q for q, _ in pairs]).by_similarity[str(sim)]
     rows = [
         (qid, query, doc, rank, score)
         for (qid, query), (docs, scores) in zip(pairs, ranked)

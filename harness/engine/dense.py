@@ -68,7 +68,13 @@ class DenseSearcher:
         self._ids = id_table(self.ids.tolist()) if self.max_doc else None
 
     def _vector(self, qid: str, text: str, source: str) -> np.ndarray:
-        vector = np.asarray(json.loads(text), dtype=np.float32)
+        try:
+            vector = np.asarray(json.loads(text), dtype=np.float32)
+        except (ValueError, TypeError):
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            raise DataError(
+                source or self.path, f"topic {qid!r}: a knn query is a vector of numbers (a JSON list), not {shown!r}"
+            ) from None
         if vector.ndim != 1 or vector.size != self.dimension:
             raise DataError(
                 source or self.path,
@@ -128,9 +134,11 @@ class DenseSearcher:
         ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
         return run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
 
-    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
-        """For each query vector (JSON text), (doc ids, float64 scores) in rank order."""
-        hits = self.search_hits([(str(i), q) for i, q in enumerate(queries)], sim, depth, threads=threads)
+    def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2, qids=None, source=""):
+        """For each query vector (JSON text), (doc ids, float64 scores) in rank order; ``qids``
+        (default 1, 2, ...) and ``source`` name a query in errors."""
+        qids = [str(i) for i in range(1, len(queries) + 1)] if qids is None else list(qids)
+        hits = self.search_hits(list(zip(qids, queries)), sim, depth, source, threads)
         return [(ids, strictly_decreasing(scores)) for ids, scores in hits]
 
     def close(self) -> None:

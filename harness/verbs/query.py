@@ -68,16 +68,36 @@ class Rankings:
 
 
 def query(
-    index: OpenIndex, queries: Sequence[str], similarities: Sequence, k: int, *, threads: int = 2, ids: bool = False
+    index: OpenIndex,
+    queries: Sequence[str],
+    similarities: Sequence,
+    k: int,
+    *,
+    threads: int = 2,
+    ids: bool = False,
+    qids: Sequence[str] | None = None,
 ) -> Rankings:
-    """The top ``k`` of each query under each similarity (one searcher, opened once)."""
-    from harness.engine.search import Searcher
+    """The top ``k`` of each query under each similarity (one searcher, opened once). On a vectors
+    index each query is a vector as JSON text; ``qids`` name them in errors (default 1, 2, ...)."""
+    from harness.engine.dense import open_searcher
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise DataError("k", f"must be an integer >= 1 (got {k!r})")
-    searcher = Searcher(index.path, index.options)
+    for sim in similarities:
+        if (sim.model == "knn") != bool(index.options.vectors):
+            need, have = ("vectors", "text") if sim.model == "knn" else ("text", "vectors")
+            raise DataError(
+                "similarity",
+                f"{sim} needs a {need} index; {index.path} is a {have} index (knn searches the vectors of a "
+                "`vectors` collection, every other model the terms of a text collection)",
+            )
+    searcher = open_searcher(index.path, index.options)  # a DenseSearcher for a vectors index
     try:
-        out = {str(sim): searcher.search(list(queries), sim, k, threads=threads) for sim in dict.fromkeys(similarities)}
+        more = {"qids": qids, "source": "queries"} if index.options.vectors else {}
+        out = {
+            str(sim): searcher.search(list(queries), sim, k, threads=threads, **more)
+            for sim in dict.fromkeys(similarities)
+        }
         known = set(searcher.ids.tolist()) if ids else None
     finally:
         searcher.close()
