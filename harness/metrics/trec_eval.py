@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.metrics import kernels, trec_loops
+from harness.metrics import kernels, trec_loops, trec_segments
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
 from harness.metrics.trec_jg import JG_MEASURES
@@ -288,7 +288,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
     if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
-        return [trec_loops.loop_values(rl, name, level, p)]
+        at_once = trec_segments.segment_values(rl, name, level, p)
+        return [trec_loops.loop_values(rl, name, level, p) if at_once is None else at_once]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
