@@ -92,7 +92,9 @@ def _div(a, b) -> np.ndarray:
 
 class _Rows:
     """Every evaluated topic's ranked labels, in topic order: ``labels`` (flat), ``off`` (T+1),
-    ``tid`` and ``pos`` (0-based rank) of each row, and the judged documents per level."""
+    and the judged documents per level. The measures read a few rows of each topic (its
+    relevant or non-zero-gain ones): :meth:`at` places those, no array of every row's topic and
+    rank is built (at 10M rows, those took 0.3 s)."""
 
     def __init__(self, rl: RankedLabels):
         T = len(rl.topics)
@@ -108,8 +110,6 @@ class _Rows:
         self.off = np.zeros(T + 1, dtype=np.int64)
         np.cumsum(lens, out=self.off[1:])
         self.lens = lens
-        self.tid = np.repeat(np.arange(T), lens)
-        self.pos = np.arange(len(self.labels)) - self.off[self.tid]
         pool_topic = rl._pool_topic()
         judged = rl.pool >= 0
         width = int(rl.pool.max(initial=-1)) + 1
@@ -119,6 +119,11 @@ class _Rows:
         self.L = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0) if width else np.zeros(T, np.int64)
         self.counts = counts
         self.cache: dict = {}
+
+    def at(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(topic, 0-based rank) of each of the (sorted) ``rows``."""
+        tid = np.searchsorted(self.off, rows, side="right") - 1
+        return tid, rows - self.off[tid]
 
 
 def _rows(rl: RankedLabels) -> _Rows:
@@ -142,8 +147,9 @@ def _gain_order(L: int, pairs: tuple) -> list[tuple[float, int]]:
 
 
 def _gains(rows: _Rows, pairs: tuple):
-    """(each row's gain, the ideal gains flat, their offsets per topic, each topic's gain held
-    before the first step): trec_loops' _ranked_gains and _ideal for every topic."""
+    """(the rows whose gain is not 0.0, their gains, the ideal gains flat, their offsets per
+    topic, each topic's gain held before the first step): trec_loops' _ranked_gains and _ideal
+    for every topic."""
     key = ("gains", pairs)
     if key in rows.cache:
         return rows.cache[key]
@@ -157,7 +163,8 @@ def _gains(rows: _Rows, pairs: tuple):
     lut[-lo:] = np.arange(hi + 1, dtype=np.float64)  # a level >= 0 without a pair gains itself
     for lv, g in table.items():
         lut[lv - lo] = g
-    g_rows = lut[lab - lo]
+    nz = np.flatnonzero((lut != 0.0)[lab - lo])
+    g_nz = lut[lab[nz] - lo]
     orders: dict = {}
     run_g, run_n, first = [], [], np.zeros(rows.T)
     counts = rows.counts.tolist()
@@ -191,7 +198,7 @@ def _gains(rows: _Rows, pairs: tuple):
     )
     ioff = np.zeros(rows.T + 1, dtype=np.int64)
     np.cumsum(lens, out=ioff[1:])
-    rows.cache[key] = out = (g_rows, ideal, ioff, first)
+    rows.cache[key] = out = (nz, g_nz, ideal, ioff, first)
     return out
 
 
@@ -200,18 +207,41 @@ def _ideal_pos(ioff: np.ndarray):
     return itid, np.arange(int(ioff[-1])) - ioff[itid]
 
 
-def _dcg_run(rows: _Rows, pairs: tuple) -> np.ndarray:
+class _Dcg:
+    """The running dcg of every topic, kept at its rows of non-zero gain (``rows``, their
+    ``tid`` and ``pos``; ``cs``: the sum after each; ``off``: each topic's share): where the
+    gain is 0.0 the sum does not change."""
+
+    def __init__(self, rows: _Rows, pairs: tuple):
+        self.rows = rows
+        self.nz, g, _, _, _ = _gains(rows, pairs)
+        self.tid, self.pos = rows.at(self.nz)
+        self.g = g
+        self.off = _offsets(self.tid, rows.T)
+        self.cs = seg_cumsum(g / log2_ranks(int(rows.lens.max(initial=0)))[self.pos], self.off)
+
+    def final(self) -> np.ndarray:
+        return _last_of(self.cs, self.off)
+
+    def before(self, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The sum of topic t over its first c ranks."""
+        k = np.searchsorted(self.nz, self.rows.off[t] + c) - 1
+        if not len(self.cs):
+            return np.zeros(len(t))
+        return np.where(k >= self.off[t], self.cs[np.clip(k, 0, len(self.cs) - 1)], 0.0)
+
+
+def _dcg_run(rows: _Rows, pairs: tuple) -> _Dcg:
     key = ("dcg", pairs)
     if key not in rows.cache:
-        g = _gains(rows, pairs)[0]
-        rows.cache[key] = seg_cumsum(g / log2_ranks(int(rows.lens.max(initial=0)))[rows.pos], rows.off)
+        rows.cache[key] = _Dcg(rows, pairs)
     return rows.cache[key]
 
 
 def _ideal_dcg(rows: _Rows, pairs: tuple) -> np.ndarray:
     key = ("idcg", pairs)
     if key not in rows.cache:
-        _, ideal, ioff, _ = _gains(rows, pairs)
+        _, _, ideal, ioff, _ = _gains(rows, pairs)
         _, ipos = _ideal_pos(ioff)
         rows.cache[key] = seg_cumsum(
             np.where(ideal > 0.0, ideal, 0.0) / log2_ranks(len(ipos) and int(ipos.max()) + 1)[ipos], ioff
@@ -227,29 +257,27 @@ def _last_of(cs: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 
 def _ndcg(rows, level, pairs, R):
-    dcg = _last_of(_dcg_run(rows, pairs), rows.off)
-    ideal_dcg = _last_of(_ideal_dcg(rows, pairs), _gains(rows, pairs)[2])
+    dcg = _dcg_run(rows, pairs).final()
+    ideal_dcg = _last_of(_ideal_dcg(rows, pairs), _gains(rows, pairs)[3])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(ideal_dcg > 0.0, dcg / np.where(ideal_dcg > 0.0, ideal_dcg, 1.0), 0.0)
 
 
 def _ndcg_rel(rows, level, pairs, R):
-    g, ideal, ioff, _ = _gains(rows, pairs)
+    _, _, ideal, ioff, _ = _gains(rows, pairs)
     dcg, idcg = _dcg_run(rows, pairs), _ideal_dcg(rows, pairs)
     itid, _ = _ideal_pos(ioff)
     rel = np.bincount(itid[ideal > 0.0], minlength=rows.T)
-    hit = np.flatnonzero(g > 0.0)
-    htid = rows.tid[hit]
+    positive = dcg.g > 0.0
+    htid, hpos = dcg.tid[positive], dcg.pos[positive]
     steps = np.diff(ioff)[htid]
     if len(idcg):
-        at = np.where(
-            steps > 0, idcg[np.clip(ioff[htid] + np.minimum(rows.pos[hit], steps - 1), 0, len(idcg) - 1)], 0.0
-        )
+        at = np.where(steps > 0, idcg[np.clip(ioff[htid] + np.minimum(hpos, steps - 1), 0, len(idcg) - 1)], 0.0)
     else:
-        at = np.zeros(len(hit))
+        at = np.zeros(len(htid))
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = _seg_sum(dcg[hit] / at, _offsets(htid, rows.T))
-    final_dcg, final_ideal = _last_of(dcg, rows.off), _last_of(idcg, ioff)
+        total = _seg_sum(dcg.cs[positive] / at, _offsets(htid, rows.T))
+    final_dcg, final_ideal = dcg.final(), _last_of(idcg, ioff)
     nh = np.bincount(htid, minlength=rows.T)
     with np.errstate(invalid="ignore"):
         total = total + _div((rel - nh).astype(np.float64) * final_dcg, final_ideal)
@@ -264,7 +292,7 @@ def _before(cs: np.ndarray, off: np.ndarray, t: np.ndarray, k: np.ndarray) -> np
 
 
 def _rndcg(rows, level, pairs, R):
-    g, ideal, ioff, first = _gains(rows, pairs)
+    _, _, ideal, ioff, first = _gains(rows, pairs)
     dcg, idcg = _dcg_run(rows, pairs), _ideal_dcg(rows, pairs)
     itid, ipos = _ideal_pos(ioff)
     prev = np.empty(len(ideal))
@@ -275,7 +303,7 @@ def _rndcg(rows, level, pairs, R):
     ib = _before(idcg, ioff, ct, ck)
     keep = ib > 0.0
     ct, ck, ib = ct[keep], ck[keep], ib[keep]
-    terms = _before(dcg, rows.off, ct, np.minimum(ck, rows.lens[ct])) / ib
+    terms = dcg.before(ct, np.minimum(ck, rows.lens[ct])) / ib
     total = _seg_sum(terms, _offsets(ct, rows.T))
     count = np.bincount(ct, minlength=rows.T).astype(np.float64)
     T = np.arange(rows.T)
@@ -283,26 +311,25 @@ def _rndcg(rows, level, pairs, R):
     ib_end = _before(idcg, ioff, T, steps)
     extra = (steps < rows.lens) & (ib_end > 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        last = _before(dcg, rows.off, T, rows.lens) / np.where(extra, ib_end, 1.0)
+        last = dcg.final() / np.where(extra, ib_end, 1.0)
     total = np.where(extra, total + last, total)  # the ideal ranking ended before the run: its term last
     count += extra
     return np.where(R == 0, 0.0, _div(total, count))
 
 
 def _g(rows, level, pairs, R):
-    g, ideal, ioff, _ = _gains(rows, pairs)
-    hit = np.flatnonzero(g != 0.0)
-    htid = rows.tid[hit]
+    hit, g, ideal, ioff, _ = _gains(rows, pairs)
+    htid, hpos = rows.at(hit)
     hoff = _offsets(htid, rows.T)
     # the sum of the gains at each hit: the running sum of the non-zero ones (a 0.0 added changes nothing)
-    at = (2.0 + _cost_sums(rows, ideal, ioff, hit, htid)) - seg_cumsum(g[hit], hoff)
+    at = (2.0 + _cost_sums(rows, ideal, ioff, hit, htid, hpos)) - seg_cumsum(g, hoff)
     with np.errstate(divide="ignore", invalid="ignore"):
-        results_g = _seg_sum(g[hit] / _c_log2(at), hoff)
+        results_g = _seg_sum(g / _c_log2(at), hoff)
     sum_ideal = _seg_sum(np.where(ideal > 0.0, ideal, 0.0), ioff)
     return np.where(sum_ideal > 0.0, _div(results_g, sum_ideal), 0.0)
 
 
-def _cost_sums(rows, ideal, ioff, hit, htid) -> np.ndarray:
+def _cost_sums(rows, ideal, ioff, hit, htid, hpos) -> np.ndarray:
     """G's running sum of costs at the rows ``hit``: each rank costs the ideal gain at that
     rank (at least 1.0), 1.0 past the ideal ranking. Past it the sum grows by 1.0 a rank:
     added at once, which is the same double while the sums are whole numbers below 2**52
@@ -313,11 +340,12 @@ def _cost_sums(rows, ideal, ioff, hit, htid) -> np.ndarray:
     base = np.where(m > 0, ic[np.clip(ioff[:-1] + m - 1, 0, max(len(ic) - 1, 0))] if len(ic) else 0.0, 0.0)
     if not ((base == np.floor(base)) & (base < 2.0**52)).all():
         cost = np.ones(len(rows.labels))
-        inside = rows.pos < m[rows.tid]
-        c = ideal[(ioff[rows.tid] + rows.pos)[inside]]
+        tid, pos = rows.at(np.arange(len(rows.labels)))
+        inside = pos < m[tid]
+        c = ideal[(ioff[tid] + pos)[inside]]
         cost[inside] = np.where(c >= 1.0, c, 1.0)
         return seg_cumsum(cost, rows.off)[hit]
-    p, mt = rows.pos[hit], m[htid]
+    p, mt = hpos, m[htid]
     early = p < mt
     out = base[htid] + (p - mt + 1)
     out[early] = ic[ioff[htid[early]] + p[early]]
@@ -345,15 +373,15 @@ def _c_log2(x: np.ndarray) -> np.ndarray:
 
 def _hits(rows: _Rows, level: int):
     hit = np.flatnonzero(rows.labels >= level)
-    htid = rows.tid[hit]
+    htid, hpos = rows.at(hit)
     hoff = _offsets(htid, rows.T)
     k = np.arange(len(hit)) - hoff[htid]  # 0-based, among the topic's relevant
-    return hit, htid, hoff, k
+    return hit, htid, hpos, hoff, k
 
 
 def _bin_g(rows, level, pairs, R):
-    hit, htid, hoff, k = _hits(rows, level)
-    s = _seg_sum(1.0 / log2_ranks(int(rows.lens.max(initial=0)))[rows.pos[hit] - k], hoff)
+    hit, htid, hpos, hoff, k = _hits(rows, level)
+    s = _seg_sum(1.0 / log2_ranks(int(rows.lens.max(initial=0)))[hpos - k], hoff)
     return np.where(hoff[1:] > hoff[:-1], s / np.maximum(R, 1), 0.0)
 
 
@@ -366,11 +394,10 @@ def _count_before(where: np.ndarray, rows: _Rows, at: np.ndarray, tid: np.ndarra
 def _inf_ap(rows, level, pairs, R):
     eps = 0.00001  # trec_eval's INFAP_EPSILON
     ranked = rows.labels
-    hit, htid, hoff, k = _hits(rows, level)
+    hit, htid, pos, hoff, k = _hits(rows, level)
     unjudged = _count_before(np.flatnonzero(ranked == -2), rows, hit, htid)
     nonrel = _count_before(np.flatnonzero((ranked >= 0) & (ranked < level)), rows, hit, htid)
     rel = k + 1
-    pos = rows.pos[hit]
     j = pos.astype(np.float64)
     before = (rel - 1 + nonrel + unjudged).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -381,8 +408,8 @@ def _inf_ap(rows, level, pairs, R):
 
 
 def _yaap(rows, level, pairs, R):
-    hit, _, hoff, k = _hits(rows, level)
-    s = _seg_sum((k + 1).astype(np.float64) / (rows.pos[hit] + 1).astype(np.float64), hoff)
+    _, _, hpos, hoff, k = _hits(rows, level)
+    s = _seg_sum((k + 1).astype(np.float64) / (hpos + 1).astype(np.float64), hoff)
     return np.array([math.log((1.0 + v) / (1.0 + float(r) - v)) for v, r in zip(s.tolist(), R.tolist())])
 
 
