@@ -37,7 +37,7 @@ def _topics(seed: int, unused_segments: bool) -> RankedLabels:
         [f"q{t}" for t in range(T)],
         np.array(seg_offsets, dtype=np.int64),
         np.array(seg_topic, dtype=np.int64),
-        np.array(labels, dtype=np.int64),
+        np.array(labels, dtype=np.int8 if seed % 3 == 0 else np.int64),  # rank_labels: int8 labels
         np.array(pool_offsets, dtype=np.int64),
         np.array(pool, dtype=np.int64),
     )

@@ -157,14 +157,17 @@ def _gains(rows: _Rows, pairs: tuple):
     for lv, g in pairs:
         table.setdefault(lv, g)
     lab = rows.labels
-    lo = min(int(lab.min(initial=0)), min(table, default=0), 0)
-    hi = max(int(lab.max(initial=0)), max(table, default=0), 0)
-    lut = np.zeros(hi - lo + 1)
+    lo, hi = min(int(lab.min(initial=0)), 0), max(int(lab.max(initial=0)), 0)
+    lut = np.zeros(hi - lo + 1)  # over the labels' range: no row holds a level outside it
     lut[-lo:] = np.arange(hi + 1, dtype=np.float64)  # a level >= 0 without a pair gains itself
     for lv, g in table.items():
-        lut[lv - lo] = g
-    nz = np.flatnonzero((lut != 0.0)[lab - lo])
-    g_nz = lut[lab[nz] - lo]
+        if lo <= lv <= hi:
+            lut[lv - lo] = g
+    if not pairs:  # the gains are the levels: the non-zero ones are the labels above 0
+        nz = np.flatnonzero(lab > 0)
+    else:
+        nz = np.flatnonzero((lut != 0.0)[lab.astype(np.int64) - lo])
+    g_nz = lut[lab[nz].astype(np.int64) - lo]
     orders: dict = {}
     run_g, run_n, first = [], [], np.zeros(rows.T)
     counts = rows.counts.tolist()
