@@ -1,20 +1,21 @@
 """trec_eval 9.0.8's measures that the registry has no kernel for, computed topic by topic in
-trec_eval's arithmetic order (harness.metrics.trec_eval uses them): relstring, infAP, binG, G,
+trec_eval's arithmetic order: relstring, infAP, binG, G,
 ndcg with gains by level, ndcg_rel, Rndcg, yaap. Each is a function of one topic's ranked labels (-1:
 not in the qrels, -2: judged negative, "in the pool but unjudged"), the number of judged
 documents at each relevance level >= 0, the relevance level (-l), the measure's parameters and
-R; :data:`LOOPS` names them."""
+R; :data:`LOOPS` names them. They are the reference: harness.metrics.trec_segments computes the
+same values for every topic at once (what `harness trec_eval` and the registry use), and
+tests/test_trec_segments.py checks that each is the same double as here."""
 
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 
-__all__ = ["LOOPS", "topic_lists", "loop_values", "registry_kernel", "glibc_msort", "log2_ranks"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks"]
 
 
 # trec_eval's loops for the measures the registry has no kernel for, each over one topic's
@@ -270,13 +271,3 @@ def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.nd
     fn = LOOPS[name]
     values = [fn(ranked, levels, level, params, r) for ranked, levels, r in topic_lists(rl, level)]
     return np.array(values, dtype=object if name == "relstring" else np.float64)
-
-
-def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return loop_values(rl, name, m.rel, ())
-
-
-def registry_kernel(name: str):
-    """The measure registry's kernel (rl, measure, nDCG_threshold) for the loop ``name``, with
-    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
-    return partial(_registry_values, name)

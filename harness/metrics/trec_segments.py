@@ -13,13 +13,14 @@ machine): the measures 2.7 s topic by topic, 0.9 s here.
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.trec_loops import glibc_msort, log2_ranks
 
-__all__ = ["VECTORISED", "segment_values", "seg_cumsum"]
+__all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
 
 _BUDGET = 1 << 22  # padded cells per block of seg_cumsum (32 MB of float64)
 _X86_NAN = -math.nan  # the NaN of 0/0 on x86 (its sign bit set)
@@ -451,3 +452,13 @@ def segment_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np
     rows = _rows(rl)
     R = rl.num_rel(level).astype(np.int64)
     return VECTORISED[name](rows, level, params, R)
+
+
+def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    return segment_values(rl, name, m.rel, ())
+
+
+def registry_kernel(name: str):
+    """The measure registry's kernel (rl, measure, nDCG_threshold) for ``name``, with
+    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
+    return partial(_registry_values, name)
