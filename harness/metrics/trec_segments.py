@@ -6,8 +6,8 @@ the same arithmetic over all topics' rows at once (a few numpy calls per measure
 Every elementwise expression is the one of trec_loops; every running sum (trec_eval's ``+=``
 over a topic's ranks) is :func:`seg_cumsum`, which adds each topic's terms one after the other
 from 0.0, so every value is the same double as trec_loops' (tests/test_trec_segments.py).
-Measured, `harness trec_eval -m all_trec -q` on 10M run lines (10,000 topics, loaded 2-core
-machine): the measures 2.7 s topic by topic, 0.9 s here.
+Measured on 10M run lines (10,000 topics, all_trec's defaults, 2 cores at load ~2.5-3.3):
+G, infAP, ndcg_rel, Rndcg, binG and relstring took 2.35 s topic by topic, 0.23 s here.
 """
 
 from __future__ import annotations
