@@ -4,6 +4,7 @@ output, byte for byte, over the trec_eval verb (harness.verbs.trec_eval)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_parser(sub, make) -> None:
@@ -90,7 +91,5 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         rel_info=args.Rel_info_format,
     )
     result = trec_eval(args.qrels, args.run, options)
-    text = result.text()
-    if text:
-        print("\n".join(text))
+    sys.stdout.write(result.output())
     return 0

@@ -137,15 +137,18 @@ def _dcg(rl, m, threshold, cutoff):
 
 def _ideal_dcg(rl, m, threshold, cutoff):
     lo = max(m.rel, 1) if threshold else 1
-    pt = rl._pool_topic()
-    keep = rl.pool >= lo
-    lab, topic = rl.pool[keep], pt[keep]
-    order = np.lexsort((-lab, topic))  # per topic, best label first
-    lab, topic = lab[order], topic[order]
-    counts = np.bincount(topic, minlength=len(rl.topics))
-    first = np.zeros(len(rl.topics) + 1, dtype=np.int64)
-    np.cumsum(counts, out=first[1:])
-    rank = np.arange(len(lab)) - first[topic] + 1
+    key = ("ideal", lo)
+    if key not in rl._cache:  # one sort for every cut-off (trec_eval -m all_trec: ten nDCGs)
+        pt = rl._pool_topic()
+        keep = rl.pool >= lo
+        lab, topic = rl.pool[keep], pt[keep]
+        order = np.lexsort((-lab, topic))  # per topic, best label first
+        lab, topic = lab[order], topic[order]
+        counts = np.bincount(topic, minlength=len(rl.topics))
+        first = np.zeros(len(rl.topics) + 1, dtype=np.int64)
+        np.cumsum(counts, out=first[1:])
+        rl._cache[key] = (lab, topic, np.arange(len(lab)) - first[topic] + 1)
+    lab, topic, rank = rl._cache[key]
     if cutoff is not None:
         k = rank <= cutoff
         lab, topic, rank = lab[k], topic[k], rank[k]
@@ -156,6 +159,13 @@ def interpolated_precision(rl, rel, levels):
     """trec_eval 9.0.x iprec_at_recall: for level r, c = (long)(r * R + 0.9); 0 if c exceeds
     the relevant retrieved, else the max of j / rank_j over relevant retrieved j >= max(c, 1).
     (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
+    key = ("iprec", rel, tuple(levels))
+    if key not in rl._cache:  # trec_eval's iprec_at_recall and 11pt_avg read the same levels
+        rl._cache[key] = _interpolated_precision(rl, rel, levels)
+    return list(rl._cache[key])
+
+
+def _interpolated_precision(rl, rel, levels):
     topic, rank, j, nrr, first = rl.relevant(rel)
     R = rl.num_rel(rel)
     prec = np.append(j / rank, 0.0)  # sentinel: reduceat needs indices < len

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.metrics import kernels, trec_loops
+from harness.metrics import kernels, trec_segments
 
 __all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures", "trec_eval_name"]
 
@@ -174,7 +174,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "Inferred AP (Yilmaz & Aslam), trec_eval 9.0.8's infAP: judged documents with a "
             "negative label count as in the pool but unjudged; = AP when every returned document is judged.",
             trec="infAP",
-            compute=trec_loops.registry_kernel("infAP"),
+            compute=trec_segments.registry_kernel("infAP"),
         ),
         MeasureInfo(
             "SetP",
@@ -216,7 +216,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "trec_eval's binG: binary gain with a discount by the non-relevant documents above "
             "(sum over relevant returned of 1/log2(2 + non-relevant above)) / relevant judged.",
             trec="binG",
-            compute=trec_loops.registry_kernel("binG"),
+            compute=trec_segments.registry_kernel("binG"),
         ),
         MeasureInfo(
             "G",
@@ -225,7 +225,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "trec_eval's G (gain = label, discounted by the cost of reaching each document; "
             "`harness trec_eval -m G.1=g1,2=g2` takes other gains).",
             trec="G",
-            compute=trec_loops.registry_kernel("G"),
+            compute=trec_segments.registry_kernel("G"),
         ),
         MeasureInfo(
             "ndcg_rel",
@@ -234,7 +234,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "trec_eval's ndcg_rel: nDCG (gain = label) averaged over the ranks of the relevant "
             "documents (those not returned at the final value).",
             trec="ndcg_rel",
-            compute=trec_loops.registry_kernel("ndcg_rel"),
+            compute=trec_segments.registry_kernel("ndcg_rel"),
         ),
         MeasureInfo(
             "Rndcg",
@@ -243,7 +243,7 @@ MEASURES: dict[str, MeasureInfo] = {
             "trec_eval's Rndcg: nDCG (gain = label) averaged over the ranks where the ideal "
             "ranking's gain changes; 0 when nothing is relevant at rel.",
             trec="Rndcg",
-            compute=trec_loops.registry_kernel("Rndcg"),
+            compute=trec_segments.registry_kernel("Rndcg"),
         ),
         MeasureInfo(
             "Judged",

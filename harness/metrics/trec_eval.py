@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.metrics import kernels, trec_loops
+from harness.metrics import kernels, trec_loops, trec_segments
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
 from harness.metrics.trec_jg import JG_MEASURES
@@ -50,6 +50,7 @@ __all__ = [
     "Line",
     "compute",
     "format_line",
+    "format_output",
     "MIN_GEO_MEAN",
     "MISSING_ZSCORE",
     "X86_NAN",
@@ -246,7 +247,7 @@ class Line:
 
     name: str
     kind: str
-    per_topic: list | None
+    per_topic: np.ndarray | list | None  # values (floats; relstring: strings), in the topics' order
     summary: float | int | str
 
 
@@ -288,7 +289,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
     if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
-        return [trec_loops.loop_values(rl, name, level, p)]
+        at_once = trec_segments.segment_values(rl, name, level, p)
+        return [trec_loops.loop_values(rl, name, level, p) if at_once is None else at_once]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
@@ -381,6 +383,7 @@ def compute(
 
     ids = list(topics)
     order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
+    order_arr = np.array(order, dtype=np.int64)
     topics = [ids[i] for i in order]
     n = len(order)
     denominator = judged_topics if complete else n
@@ -397,9 +400,9 @@ def compute(
             if m.kind == "relstring":
                 lines.append(Line(name, "relstring", [vals[i] for i in order], None))
                 continue
-            seq = [float(vals[i]) for i in order]
+            arr = np.asarray(vals, dtype=np.float64)[order_arr]
             if zscores is not None:
-                seq = [zscore(zscores, qid, name, v) for qid, v in zip(topics, seq)]
+                seq = [zscore(zscores, qid, name, v) for qid, v in zip(topics, arr.tolist())]
                 if m.summary in ("sum", "num_rel"):  # counts summed as doubles, printed as such
                     total = 0.0
                     for v in seq:
@@ -407,27 +410,38 @@ def compute(
                     summary = num_rel_complete if complete and m.summary == "num_rel" else total
                     lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
                     continue
+                arr = np.array(seq, dtype=np.float64)
             if m.summary == "sum":
-                summary: float | int = int(sum(int(v) for v in seq))
+                summary: float | int = int(arr.astype(np.int64).sum())
             elif m.summary == "num_rel":
-                summary = num_rel_complete if complete else int(sum(int(v) for v in seq))
+                summary = num_rel_complete if complete else int(arr.astype(np.int64).sum())
             elif m.summary == "gm":
                 total = 0.0
-                for v in seq:
+                for v in arr.tolist():
                     total += math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN)  # C's MAX: NaN -> the floor
                 if complete:
                     total += (denominator - n) * math.log(MIN_GEO_MEAN)
                 summary = math.exp(total / denominator) if denominator else 0.0
             else:
-                total = 0.0
-                for v in seq:  # trec_eval adds topic by topic, in its order
-                    total = _c_add(total, v)
+                total = _sum_in_order(arr)
                 summary = total / denominator if denominator else total
-            lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
+            lines.append(Line(name, m.kind, arr if m.per_query else None, summary))
     return topics, lines
 
 
 MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
+
+
+def _sum_in_order(values: np.ndarray) -> float:
+    """trec_eval's ``total += v`` over the topics in their order, from 0.0: np.cumsum adds one
+    value after the other as the loop does (np.sum's pairwise sum would not); with a NaN, the
+    loop itself (:func:`_c_add` picks the NaN trec_eval's addition keeps)."""
+    if np.isnan(values).any():
+        total = 0.0
+        for v in values.tolist():
+            total = _c_add(total, v)
+        return total
+    return float(np.cumsum(np.r_[0.0, values])[-1])
 
 
 def _c_add(total: float, v: float) -> float:
@@ -502,3 +516,39 @@ def _number(value: float) -> str:
     if value != value:
         return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
     return f"{value:6.4f}"
+
+
+def format_output(topics: list[str], lines: list[Line], per_query: bool, summary: bool, z: bool = False) -> str:
+    """Everything trec_eval prints: with ``per_query`` (-q) each topic's lines, topic by topic,
+    then with ``summary`` the "all" lines; each line ended by a newline (:func:`format_line`'s
+    text). A topic's lines are one %-format of the values of all its lines (a template built
+    once; CPython's %6.4f is C's), not a format call per line: 910,000 lines (10M run lines,
+    all_trec) in 0.3 s instead of 0.8 s on a loaded 2-core machine."""
+    out = []
+    columns = [ln for ln in lines if ln.per_topic is not None] if per_query else []
+    if columns and z:
+        for i, qid in enumerate(topics):
+            out += [format_line(ln.name, qid, ln.kind, ln.per_topic[i], True) + "\n" for ln in columns]
+    elif columns:
+        parts, values = [], []
+        for ln in columns:
+            name = f"{ln.name:<22}".replace("%", "%%")
+            if ln.kind == "relstring":
+                parts.append(f"{name}\t\0\t'%s'\n")
+                values.append(list(ln.per_topic))
+            elif ln.kind in ("long", "num_q"):
+                parts.append(f"{name}\t\0\t%d\n")
+                values.append(np.asarray(ln.per_topic, dtype=np.float64).tolist())
+            else:
+                v = np.asarray(ln.per_topic, dtype=np.float64)
+                if np.isnan(v).any():  # Python prints either NaN as "nan": glibc prints the sign
+                    parts.append(f"{name}\t\0\t%s\n")
+                    values.append([_number(x) for x in v.tolist()])
+                else:
+                    parts.append(f"{name}\t\0\t%6.4f\n")
+                    values.append(v.tolist())
+        template = "".join(parts)
+        out += [template.replace("\0", qid.replace("%", "%%")) % row for qid, row in zip(topics, zip(*values))]
+    if summary:
+        out += [format_line(ln.name, "all", ln.kind, ln.summary, z) + "\n" for ln in lines if ln.kind != "relstring"]
+    return "".join(out)

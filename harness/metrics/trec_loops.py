@@ -1,20 +1,21 @@
 """trec_eval 9.0.8's measures that the registry has no kernel for, computed topic by topic in
-trec_eval's arithmetic order (harness.metrics.trec_eval uses them): relstring, infAP, binG, G,
+trec_eval's arithmetic order: relstring, infAP, binG, G,
 ndcg with gains by level, ndcg_rel, Rndcg, yaap. Each is a function of one topic's ranked labels (-1:
 not in the qrels, -2: judged negative, "in the pool but unjudged"), the number of judged
 documents at each relevance level >= 0, the relevance level (-l), the measure's parameters and
-R; :data:`LOOPS` names them."""
+R; :data:`LOOPS` names them. They are the reference: harness.metrics.trec_segments computes the
+same values for every topic at once (what `harness trec_eval` and the registry use), and
+tests/test_trec_segments.py checks that each is the same double as here."""
 
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 
-__all__ = ["LOOPS", "topic_lists", "loop_values", "registry_kernel"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks"]
 
 
 # trec_eval's loops for the measures the registry has no kernel for, each over one topic's
@@ -51,7 +52,7 @@ def topic_lists(rl: RankedLabels, level: int):
 _LOG2 = np.zeros(0)
 
 
-def _log2_ranks(n: int) -> np.ndarray:
+def log2_ranks(n: int) -> np.ndarray:
     """math.log2(i + 2) for i < n."""
     global _LOG2
     if len(_LOG2) < n:
@@ -104,7 +105,7 @@ def _gains(levels: list[int], pairs: tuple) -> list[tuple[int, float, int]]:
     """(level, gain, judged documents at it), ordered by gain as trec_eval orders them: with
     qsort and a comparison that is the gains' difference truncated to an int, so gains less
     than 1 apart compare equal (and the comparison is not transitive: 0 = 0.5 = 1 > 0). The
-    order is then the sorting algorithm's: glibc's merge sort (:func:`_glibc_msort`)."""
+    order is then the sorting algorithm's: glibc's merge sort (:func:`glibc_msort`)."""
     gains = [[lv, g, 0] for lv, g in pairs]
     for i, n in enumerate(levels):
         for g in gains:
@@ -113,10 +114,10 @@ def _gains(levels: list[int], pairs: tuple) -> list[tuple[int, float, int]]:
                 break
         else:
             gains.append([i, float(i), n])
-    return [tuple(g) for g in _glibc_msort(gains, lambda a, b: int(a[1] - b[1]))]
+    return [tuple(g) for g in glibc_msort(gains, lambda a, b: int(a[1] - b[1]))]
 
 
-def _glibc_msort(items: list, cmp) -> list:
+def glibc_msort(items: list, cmp) -> list:
     """glibc's qsort as trec_eval 9.0.8 was built and tested with it (msort.c: a top-down merge
     sort, the first half of n // 2 items, taking from the first run while cmp <= 0). With a
     comparison that is not a total order, its result is this algorithm's, so it is followed
@@ -126,7 +127,7 @@ def _glibc_msort(items: list, cmp) -> list:
     if n <= 1:
         return list(items)
     n1 = n // 2
-    a, b = _glibc_msort(items[:n1], cmp), _glibc_msort(items[n1:], cmp)
+    a, b = glibc_msort(items[:n1], cmp), glibc_msort(items[n1:], cmp)
     out, i, j = [], 0, 0
     while i < len(a) and j < len(b):
         if cmp(a[i], b[j]) <= 0:
@@ -151,8 +152,8 @@ def _ndcg(ranked, levels, level, pairs, R) -> float:
     gains = _gains(levels, pairs)
     g = _ranked_gains(ranked, gains)
     ideal, _ = _ideal(gains)
-    dcg = _last(g / _log2_ranks(len(g)))
-    ideal_dcg = _last(np.where(ideal > 0.0, ideal, 0.0) / _log2_ranks(len(ideal)))
+    dcg = _last(g / log2_ranks(len(g)))
+    ideal_dcg = _last(np.where(ideal > 0.0, ideal, 0.0) / log2_ranks(len(ideal)))
     return dcg / ideal_dcg if ideal_dcg > 0.0 else 0.0
 
 
@@ -160,8 +161,8 @@ def _ndcg_rel(ranked, levels, level, pairs, R) -> float:
     gains = _gains(levels, pairs)
     g = _ranked_gains(ranked, gains)
     ideal, _ = _ideal(gains)
-    dcg = np.cumsum(g / _log2_ranks(len(g)))  # after each rank
-    ideal_dcg = np.cumsum(np.where(ideal > 0.0, ideal, 0.0) / _log2_ranks(len(ideal)))
+    dcg = np.cumsum(g / log2_ranks(len(g)))  # after each rank
+    ideal_dcg = np.cumsum(np.where(ideal > 0.0, ideal, 0.0) / log2_ranks(len(ideal)))
     rel = int(np.count_nonzero(ideal > 0.0))
     hit = np.flatnonzero(g > 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -181,8 +182,8 @@ def _rndcg(ranked, levels, level, pairs, R) -> float:
     g = _ranked_gains(ranked, gains)
     ideal, first = _ideal(gains)
     n, steps = len(g), len(ideal)
-    dcg = np.concatenate([[0.0], np.cumsum(g / _log2_ranks(n))])  # before each rank
-    ideal_dcg = np.concatenate([[0.0], np.cumsum(np.where(ideal > 0.0, ideal, 0.0) / _log2_ranks(steps))])
+    dcg = np.concatenate([[0.0], np.cumsum(g / log2_ranks(n))])  # before each rank
+    ideal_dcg = np.concatenate([[0.0], np.cumsum(np.where(ideal > 0.0, ideal, 0.0) / log2_ranks(steps))])
     # where the ideal gain changes, the ratio of the two sums before that step is added
     change = np.flatnonzero(ideal != np.concatenate([[first], ideal[:-1]]))
     change = change[ideal_dcg[change] > 0.0]
@@ -220,7 +221,7 @@ def _bin_g(ranked, levels, level, pairs, R) -> float:
     if not len(hit):
         return 0.0
     # the k-th relevant document (k from 1) at rank i adds 1 / log2(3 + i - k)
-    return _last(1.0 / _log2_ranks(int(hit[-1]) + 1)[hit - np.arange(len(hit))]) / R
+    return _last(1.0 / log2_ranks(int(hit[-1]) + 1)[hit - np.arange(len(hit))]) / R
 
 
 def _inf_ap(ranked, levels, level, pairs, R) -> float:
@@ -270,13 +271,3 @@ def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.nd
     fn = LOOPS[name]
     values = [fn(ranked, levels, level, params, r) for ranked, levels, r in topic_lists(rl, level)]
     return np.array(values, dtype=object if name == "relstring" else np.float64)
-
-
-def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return loop_values(rl, name, m.rel, ())
-
-
-def registry_kernel(name: str):
-    """The measure registry's kernel (rl, measure, nDCG_threshold) for the loop ``name``, with
-    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
-    return partial(_registry_values, name)

@@ -47,20 +47,14 @@ class TrecEvalResult:
 
     def text(self) -> list[str]:
         """The lines trec_eval prints, without their line breaks."""
-        from harness.metrics.trec_eval import format_line
+        return self.output().split("\n")[:-1]
 
-        out = []
-        z = self.options.zscores is not None
-        if self.options.per_query:
-            for i, qid in enumerate(self.topics):
-                out += [
-                    format_line(ln.name, qid, ln.kind, ln.per_topic[i], z)
-                    for ln in self.lines
-                    if ln.per_topic is not None
-                ]
-        if self.options.summary:
-            out += [format_line(ln.name, "all", ln.kind, ln.summary, z) for ln in self.lines if ln.kind != "relstring"]
-        return out
+    def output(self) -> str:
+        """What trec_eval prints: its lines, each ended by a line break."""
+        from harness.metrics.trec_eval import format_output
+
+        o = self.options
+        return format_output(list(self.topics), list(self.lines), o.per_query, o.summary, o.zscores is not None)
 
 
 def _last_run_id(path: Path) -> str:
