@@ -272,6 +272,8 @@ def test_expect_and_baseline_name_file_and_fused_runs(tmp_path):
     ("lines", "message"),
     [
         ("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 1.5 t\n1 Q0 d1 3 1.0 t\n", "mine.trec:3: duplicate document"),
+        # the hint names what exists: the CLI flag and the API argument, no read option a config lacks
+        ("1 Q0 d1 1 2.0 t\n1 Q0 d1 2 1.0 t\n", "`harness evaluate --duplicates drop` and duplicates='drop'"),
         ("1 Q0 d1 1 2.0 t\n99 Q0 d1 1 1.0 t\n", "mine.trec:2: topic '99' is not in the topics file"),
     ],
 )

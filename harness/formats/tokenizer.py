@@ -590,7 +590,8 @@ def dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
         first = lo + int(np.flatnonzero(ids[lo:i] == ids[i])[0])
         where = f" (first seen on line {lines[first]})" if lines is not None else ""
         hint = (
-            " Remove them, or read with duplicates='drop' to keep each document's first row."
+            " Remove them (`harness evaluate --duplicates drop` and duplicates='drop' in the Python API"
+            " keep each document's first row)."
             if kind == "document"
             else " Keep one judgment per document."
         )
