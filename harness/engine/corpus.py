@@ -145,7 +145,7 @@ class Corpus:
                     _row_id(f, "document id", docid, row)
             return
         for f in self.files():
-            with _open_binary(f) as fh:  # Arrow and numpy prove most files fine, 20x faster
+            with _open_binary(f) as fh:  # Arrow and numpy prove most files fine
                 fine, dim = proven_fine(fh, DOC_LINE_LIMIT, dims.first[0] if dims.first else None)
             if fine:
                 if dims.first is None and dim is not None:
