@@ -175,6 +175,17 @@ def test_bad_vectors_are_refused_with_file_and_line(tmp_path, text, line, messag
         Corpus(f, "vectors").check_contents()
 
 
+def test_a_bad_vector_checked_beside_the_build_leaves_no_index(tmp_path):
+    """The check runs on its own thread while Anserini indexes (engine.index._check_contents):
+    its error is still the build's, and nothing is left of the build."""
+    good = "".join(f'{{"docid": "d{i}", "vector": [{i}, 1, 2]}}\n' for i in range(200))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "v.jsonl").write_text(good + '{"docid": "x", "vector": [1, NaN, 2]}\n' + good)
+    with pytest.raises(DataError, match=r"v\.jsonl:201: .*element 1 is nan: not a finite"):
+        ensure_index(Corpus(tmp_path / "docs", "vectors"), IndexOptions(vectors="flat"), tmp_path / "idx", threads=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]
+
+
 BAD_TOPICS = [
     ('{"qid": 1, "vector": [1, 2]}\n{"qid": 2, "vector": [1]}\n', 2, "1 dimensions, the first one"),
     ('{"qid": 1, "vector": [NaN]}\n', 1, "not a finite"),

@@ -46,10 +46,15 @@ def parse_vector(source, value, line: int | None, what: str = "vector") -> list[
                 f'"{what}" element {i} is {json.dumps(x)[:40]}, not a number; vectors hold numbers only',
                 line=line,
             )
-        if not math.isfinite(x) or abs(x) > _FLOAT32_MAX:
+        try:
+            bad = not math.isfinite(x) or abs(float(x)) > _FLOAT32_MAX
+        except OverflowError:  # an integer beyond float64 (math.isfinite raised this before)
+            bad = True
+        if bad:
+            shown = repr(x) if len(repr(x)) <= 40 else repr(x)[:37] + "..."
             raise DataError(
                 source,
-                f'"{what}" element {i} is {x!r}: not a finite float32 number (NaN and infinity cannot be scored)',
+                f'"{what}" element {i} is {shown}: not a finite float32 number (NaN and infinity cannot be scored)',
                 line=line,
             )
     return [float(x) for x in value]
