@@ -28,7 +28,6 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine.vector_lines import proven_fine
 from harness.engine.vectors import PARQUET, SameDimension, is_parquet, parquet_count, parquet_rows, parse_vector
 from harness.errors import DataError
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
@@ -145,13 +144,7 @@ class Corpus:
                     _row_id(f, "document id", docid, row)
             return
         for f in self.files():
-            with _open_binary(f) as fh:  # Arrow and numpy prove most files fine
-                fine, dim = proven_fine(fh, DOC_LINE_LIMIT, dims.first[0] if dims.first else None)
-            if fine:
-                if dims.first is None and dim is not None:
-                    dims.first = (dim, f, 1)  # a proven file has no blank line: its first vector is line 1
-                continue
-            with _open_binary(f) as fh:  # the authority: names the file, line and problem
+            with _open_binary(f) as fh:
                 for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
                     if not isinstance(doc, dict):
                         raise DataError(f, 'expected a JSON object {"docid": ..., "vector": [...]}', line=lineno)
