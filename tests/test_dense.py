@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.engine.dense import open_searcher
 from harness.engine.index import IndexOptions, ensure_index
@@ -43,16 +44,28 @@ ANSERINI_ADA2 = """\
 
 
 def lucene_dot(docs: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """float32 dot products of each row of ``docs`` with ``q``, in Lucene's scalar order: an fma
-    is exact in float64 (the product of two float32 fits), then rounded once to float32."""
+    """float32 dot products of each row of ``docs`` with ``q``, in the order of Lucene's scalar
+    DefaultVectorUtilSupport.dotProduct (four accumulators, then the rest). Each step is
+    Math.fma where Lucene's Constants.HAS_FAST_SCALAR_FMA holds (the product of two float32 is
+    exact in float64, then rounded once to float32), else a float32 product rounded, then the
+    sum rounded: Lucene decides from the JVM's UseFMA and the CPU's maker (on this project's
+    machines: fma on an Intel Xeon, not on an AMD EPYC), so the oracle asks Lucene, as
+    Anserini's scores on the same machine follow the same flag."""
+    fma = bool(lucene.jclass("org.apache.lucene.util.Constants").HAS_FAST_SCALAR_FMA)
     d64, q64 = docs.astype(np.float64), q.astype(np.float64)
+
+    def step(i, acc):
+        if fma:
+            return (d64[..., i] * q64[i] + acc).astype(np.float32)
+        return (docs[..., i] * q[i]).astype(np.float32) + acc  # float32 product, float32 sum
+
     acc = np.zeros((docs.shape[0], 4), dtype=np.float32)
     n = docs.shape[1] & ~3
     for i in range(0, n, 4):
-        acc = (d64[:, i : i + 4] * q64[i : i + 4] + acc).astype(np.float32)
+        acc = step(slice(i, i + 4), acc)
     res = ((acc[:, 0] + acc[:, 1]) + acc[:, 2]) + acc[:, 3]
     for i in range(n, docs.shape[1]):
-        res = (d64[:, i] * q64[i] + res).astype(np.float32)
+        res = step(i, res)
     return res
 
 
