@@ -38,8 +38,28 @@ NUMBER = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
     st.integers(-(10**30), 10**30).map(str),  # beyond 64 bits orjson gives a float, json an int
     st.sampled_from(
-        ["NaN", "Infinity", "-Infinity", "1e400", "-1e39", "3.4028234663852886e38", "3.4028236e38", "1E5", "-0",
-         "0.0000001e-400", '"2"', "true", "null", "[1]", "{}", "01", "1.", "+1", "0x1", '"\\ud800"']
+        [
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "1e400",
+            "-1e39",
+            "3.4028234663852886e38",
+            "3.4028236e38",
+            "1E5",
+            "-0",
+            "0.0000001e-400",
+            '"2"',
+            "true",
+            "null",
+            "[1]",
+            "{}",
+            "01",
+            "1.",
+            "+1",
+            "0x1",
+            '"\\ud800"',
+        ]
     ),  # fmt: skip
 )
 DOCID = st.one_of(
@@ -56,9 +76,7 @@ def line(draw) -> str:
     key = draw(st.sampled_from(["docid", "docid", "docid", "id"]))
     extra = draw(st.sampled_from(["", ', "contents": "x"', ', "x": ' + "[" * 70 + "]" * 70, ', "docid": "z"']))
     text = f'{{"{key}": {docid}, "vector": [{", ".join(numbers)}]{extra}}}'
-    return draw(
-        st.sampled_from([text, text, text, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t"])
-    )
+    return draw(st.sampled_from([text, text, text, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t"]))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
