@@ -75,7 +75,8 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
     which = np.concatenate(run_parts)
     # group the rows by (topic, doc), each group's rows in run order
     words = docids.view(">u8").reshape(len(docids), width // 8) if len(docids) else np.zeros((0, 1), ">u8")
-    order = np.lexsort((which, *(words[:, j] for j in range(words.shape[1] - 1, -1, -1)), topics))
+    native = [words[:, j].astype(np.uint64) for j in range(words.shape[1] - 1, -1, -1)]  # the same order
+    order = _lexsort_in_topics([which.astype(np.uint8 if n < 256 else np.int64), *native], topics, len(names))
     topics, docids, values, words = topics[order], docids[order], values[order], words[order]
     start = np.ones(len(order), dtype=bool)
     if len(order) > 1:
@@ -88,7 +89,7 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
         total = total * np.diff(np.r_[heads, len(order)])
     g_topic, g_doc = topics[heads], docids[heads]
     # score descending within topic; the stable sort keeps doc ids ascending among equal scores
-    out = np.lexsort((-total, g_topic))
+    out = _lexsort_in_topics([-total], g_topic, len(names), grouped=True)
     g_topic, g_doc, total = g_topic[out], g_doc[out], total[out]
     counts = np.bincount(g_topic, minlength=len(names))
     if policy.k is not None:
@@ -100,6 +101,35 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
     offsets = np.zeros(int(present.sum()) + 1, dtype=np.int64)
     np.cumsum(counts[present], out=offsets[1:])
     return Run([t for t, p in zip(names, present) if p], offsets, g_doc, total, "<fused>")
+
+
+_LONG_TOPICS = 64  # rows per topic from which sorting topic by topic beats one sort of all rows
+
+
+def _lexsort_in_topics(keys: list[np.ndarray], topics: np.ndarray, n_topics: int, grouped: bool = False) -> np.ndarray:
+    """``np.lexsort((*keys, topics))``: the stable order by topic code, then by the keys (the
+    last one first), computed topic by topic when topics hold many rows. ``grouped``: the
+    topic codes are already ascending.
+
+    Two 1M-line runs (1,000 topics): one lexsort of (run, doc id words, topic) over the 2M rows
+    took 3.2 s on the loaded 2-core machine, the topics first (a radix sort of 16-bit codes)
+    and then each topic's 2,000 rows 0.70 s; scores within topics 0.94 s against 0.16 s. Many
+    short topics make the Python loop the cost, so below 64 rows per topic it is one lexsort
+    (the topic codes as 16-bit integers where they fit: numpy radix-sorts those)."""
+    n = len(topics)
+    codes = topics.astype(np.uint16) if n_topics <= 1 << 16 else topics
+    if n < _LONG_TOPICS * max(n_topics, 1):
+        return np.lexsort((*keys, codes))
+    o = np.arange(n) if grouped else np.argsort(codes, kind="stable")
+    sorted_codes = codes[o]
+    keys = [k[o] for k in keys] if not grouped else keys
+    bounds = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1, n].tolist()
+    out = np.empty(n, dtype=np.int64)
+    for s, e in zip(bounds[:-1], bounds[1:]):
+        part = [k[s:e] for k in keys]
+        local = np.argsort(part[0], kind="stable") if len(part) == 1 else np.lexsort(part)
+        out[s:e] = o[s:e][local]
+    return out
 
 
 def _topic_order(topics: set[str]) -> list[str]:

@@ -18,6 +18,16 @@ from harness.verbs.fuse import fuse
 METHODS = ("rrf", "interpolation", "average", "normalize")
 
 
+@pytest.fixture(autouse=True, params=["one sort", "topic by topic"])
+def sorting(request, monkeypatch):
+    """harness.fusion sorts all rows at once or topic by topic (by rows per topic): every test
+    here runs both ways, so both are held to the oracle."""
+    import harness.fusion
+
+    monkeypatch.setattr(harness.fusion, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
+    return request.param
+
+
 def _write_run(path, rows):
     path.write_text("".join(f"{q} Q0 {d} {r} {s!r} tag\n" for q, d, r, s in rows))
     return path
