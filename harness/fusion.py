@@ -10,8 +10,12 @@ normalisations (policies.FUSION_METHODS, NORMALIZATIONS). The rules, each as pys
    normalize (and ``norm``) normalises per topic over *all* the topic's rows, before the cut.
 2. Each run is cut to its first ``depth`` rows per topic, in file order.
 3. A document's score is the sum over the runs that return it (a run without it adds
-   nothing), in the runs' order, with pandas' compensated (Kahan) summation, which pyserini's
-   ``groupby().sum()`` uses: with three runs or more the last bit can differ from a plain sum.
+   nothing), in the runs' order, as pyserini's ``groupby().sum()`` computes it with pandas
+   3.1.1 (the version the harness pins): with pandas' compensated (Kahan) summation from 0.0,
+   except when each (topic, document)'s rows follow one another in the runs read one after the
+   other (runs that share no document, say), where pandas sums each group with numpy's
+   ``add.reduceat`` instead. The two differ in the sign of a zero (a lone -0.0 stays -0.0 only
+   in the second) and, with three runs or more, in the last bit.
 4. Each topic is sorted by score descending, then doc id ascending (byte order), and cut to
    ``k`` documents; ranks are 1..n.
 
@@ -77,14 +81,18 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
     words = docids.view(">u8").reshape(len(docids), width // 8) if len(docids) else np.zeros((0, 1), ">u8")
     native = [words[:, j].astype(np.uint64) for j in range(words.shape[1] - 1, -1, -1)]  # the same order
     order = _lexsort_in_topics([which.astype(np.uint8 if n < 256 else np.int64), *native], topics, len(names))
-    topics, docids, values, words = topics[order], docids[order], values[order], words[order]
+    topics, values, words = topics[order], values[order], words[order]
+    docids = words.view(f"S{width}").reshape(len(words)) if len(words) else docids  # the same bytes
     start = np.ones(len(order), dtype=bool)
     if len(order) > 1:
         start[1:] = (topics[1:] != topics[:-1]) | (words[1:] != words[:-1]).any(axis=1)
     group = np.cumsum(start) - 1
     heads = np.flatnonzero(start)
     member = np.arange(len(order)) - heads[group]
-    total = _kahan_sums(values, group, member, len(heads))
+    if len(values) and _pandas_sums_by_reduceat(order, member, values):
+        total = np.add.reduceat(values, heads)
+    else:
+        total = _kahan_sums(values, group, member, len(heads))
     if policy.method == "combmnz":
         total = total * np.diff(np.r_[heads, len(order)])
     g_topic, g_doc = topics[heads], docids[heads]
@@ -183,12 +191,24 @@ def _normalized(scores: np.ndarray, seg, pos, lens, norm: str) -> np.ndarray:
     return out
 
 
+def _pandas_sums_by_reduceat(order: np.ndarray, member: np.ndarray, values: np.ndarray) -> bool:
+    """Whether pandas 3.1's groupby sum over pyserini's rows (each run's rows, run after run)
+    takes its ``ufunc.reduceat`` path: when its group ids never decrease, that is when every
+    row of a group but the first directly follows the one before it in those rows (``order``
+    maps the grouped rows back to them), and no value is NaN (pandas.core.groupby.ops,
+    ``_cython_operation``)."""
+    later = member[1:] > 0
+    return bool(np.all(order[1:][later] == order[:-1][later] + 1)) and not np.isnan(values).any()
+
+
 def _kahan_sums(values: np.ndarray, group: np.ndarray, member: np.ndarray, groups: int) -> np.ndarray:
     """Each group's sum of its values in order, compensated exactly as pandas' group_sum does
     it (pyserini's aggregation), one vectorised step per member position (at most one per run)."""
-    total = np.zeros(groups)
+    # pandas' group_sum adds from 0.0 (so a lone -0.0 sums to 0.0); the first step leaves no
+    # compensation ((t - 0) - y is 0)
+    total = values[member == 0] + 0.0
     comp = np.zeros(groups)
-    for j in range(int(member.max()) + 1 if len(member) else 0):
+    for j in range(1, int(member.max()) + 1 if len(member) else 0):
         rows = member == j
         g = group[rows]
         y = values[rows] - comp[g]
