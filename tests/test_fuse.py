@@ -18,6 +18,16 @@ from harness.verbs.fuse import fuse
 METHODS = ("rrf", "interpolation", "average", "normalize")
 
 
+@pytest.fixture(autouse=True, params=["one sort", "topic by topic"])
+def sorting(request, monkeypatch):
+    """harness.fusion sorts all rows at once or topic by topic (by rows per topic): every test
+    here runs both ways, so both are held to the oracle."""
+    import harness.fusion
+
+    monkeypatch.setattr(harness.fusion, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
+    return request.param
+
+
 def _write_run(path, rows):
     path.write_text("".join(f"{q} Q0 {d} {r} {s!r} tag\n" for q, d, r, s in rows))
     return path
@@ -88,6 +98,42 @@ def test_equal_to_pyserini(tmp_path, method, seed, topics, n_runs, depth, k, shu
     assert _as_pyserini_writes(ours, numeric) == expected
     if numeric:  # topic ids as written
         assert {line.split()[0] for line in ours} == set(topics)
+
+
+# pandas 3.1 sums pyserini's groups with numpy's add.reduceat when each (topic, doc)'s rows
+# follow one another in the runs read one after the other, and with its compensated sum from
+# 0.0 otherwise (harness.fusion._pandas_sums_by_reduceat): the sign of a zero, and the last bit
+# of a three-run sum, follow the layout.
+LAYOUTS = {
+    # runs that share no document: a lone -0.0 (alpha 1.0 times a negative score) stays -0.0
+    "disjoint, interpolation": ("interpolation", {"alpha": 1.0}, [
+        [("1", "a", 2.0), ("1", "b", -1.5)], [("1", "c", -3.0), ("1", "d", -4.0)]]),
+    # the same with one shared document elsewhere: every group is summed from 0.0
+    "shared, interpolation": ("interpolation", {"alpha": 1.0}, [
+        [("1", "a", 2.0), ("1", "b", -1.5)], [("1", "a", -3.0), ("1", "d", -4.0)]]),
+    # a chain: a is run 1's last row, run 2's only row and run 3's first, so the rows follow
+    # one another: 1e16/3 + (1e16/3 + 1e8/3) by reduceat (6666666700000000.0), not the
+    # compensated sum (6666666699999999.0)
+    "chain, average": ("average", {}, [
+        [("1", "x", 5.0), ("1", "a", 1e16)], [("1", "a", 1e16)], [("1", "a", 1e8), ("1", "y", 0.5)]]),
+    "chain broken, average": ("average", {}, [
+        [("1", "a", 1e16), ("1", "x", 5.0)], [("1", "a", 1e16)], [("1", "a", 1e8), ("1", "y", 0.5)]]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_sums_follow_pandas_by_layout(tmp_path, layout):
+    method, kw, runs = LAYOUTS[layout]
+    paths = [_write_run(tmp_path / f"r{i}.trec", [(q, d, n, s) for n, (q, d, s) in enumerate(rows, 1)])
+             for i, rows in enumerate(runs)]  # fmt: skip
+    expected = _pyserini(paths, method, tmp_path / "p.trec", None, None, **kw)
+    out = tmp_path / "o.trec"
+    fuse(paths, FusionPolicy(method, **kw), out, "t")
+    assert _as_pyserini_writes(out.read_text().splitlines(), True) == expected
+    if layout.startswith("disjoint"):
+        assert "-0.0" in out.read_text()
+    if layout.startswith("chain"):  # the two sums differ, each taken where pandas takes it
+        assert ("6666666700000000.0" if layout == "chain, average" else "6666666699999999.0") in out.read_text()
 
 
 def test_three_runs_sum_as_pandas_does(tmp_path):
@@ -214,7 +260,7 @@ _RUN = st.lists(
     st.tuples(
         st.sampled_from(["1", "2", "07", "30"]),
         st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "AA", "b2"]),
-        st.sampled_from([0.0, 1.0, 1.5, -2.0, 3.25, 7.0, 1e-3, 12345.678]),
+        st.sampled_from([0.0, -0.0, 1.0, 1.5, -2.0, 3.25, 7.0, 1e-3, 12345.678]),
     ),
     min_size=1,
     max_size=25,
