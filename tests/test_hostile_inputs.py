@@ -163,6 +163,14 @@ def _compare(*extra):
     return build
 
 
+def _trec_eval(judgments: str, *flags):
+    def build(c: Case):
+        (c.root / "j.txt").write_text(judgments)
+        return ["trec_eval", *flags, str(c.root / "j.txt"), _run_file(c, RUN)]
+
+    return build
+
+
 def _yaml(text: str):
     return lambda c: c.validate_yaml(text)
 
@@ -317,6 +325,19 @@ CASES = {
         ["permutations", "10,000,000"],
         False,
     ),
+    # ---- trec_eval
+    "trec_eval-qrels_jg-label-over-int64": (
+        _trec_eval("1 0 d1 99999999999999999999\n", "-R", "qrels_jg", "-m", "qrels_jg"),
+        2,
+        ["j.txt:1:", "relevance label (field 4) must be an integer"],
+        False,
+    ),
+    "trec_eval-run-is-a-folder": (
+        lambda c: ["trec_eval", str(c.root / "qrels.txt"), str(c.root / "docs")],
+        2,
+        ["docs: is a folder"],
+        False,
+    ),
     "compare-bootstrap-on-2-topics": (
         _compare("--baseline", "run", "-m", "AP", "--test", "bootstrap"),
         2,
@@ -406,3 +427,23 @@ def test_the_fingerprint_covers_the_hidden_files_anserini_reads(tmp_path):
     (tmp_path / "t" / "a.txt").write_text("flow")
     (tmp_path / "t" / ".notes.txt").write_text("not a document")  # a text folder is converted by us
     assert [f.name for f in Corpus(tmp_path / "t", "text-folder").files()] == ["a.txt"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trec_eval", "{q}", "{r}"],
+        ["trec_eval", "-R", "qrels_prefs", "-m", "all_prefs", "{q}", "{r}"],
+        ["evaluate", "{r}", "{q}", "-m", "AP"],
+    ],
+    ids=["trec_eval", "trec_eval-prefs", "evaluate"],
+)
+def test_a_score_beyond_float32_is_inf_without_a_warning(argv, tmp_path):
+    """trec_eval holds scores as float32: 1e39 becomes inf there, as C's cast makes it, quietly
+    (numpy's RuntimeWarning, with a line of the harness's source, went to stderr)."""
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.trec").write_text("1 Q0 d1 1 1e39 x\n1 Q0 d3 2 1.0 x\n")
+    argv = [a.format(q=tmp_path / "q.txt", r=tmp_path / "r.trec") for a in argv]
+    r = subprocess.run([sys.executable, "-m", "harness", *argv], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr, r.stderr
