@@ -171,6 +171,21 @@ def _trec_eval(judgments: str, *flags):
     return build
 
 
+def _fuse(*extra, output="out", runs=(RUN, RUN_B)):
+    """harness fuse over two runs; ``output`` names the file (in the case's folder), or is made
+    by a function of the folder when it must exist first."""
+
+    def build(c: Case):
+        paths = []
+        for i, text in enumerate(runs):
+            (c.root / f"r{i}.trec").write_text(text)
+            paths.append(str(c.root / f"r{i}.trec"))
+        out = output(c.root) if callable(output) else c.root / output
+        return ["fuse", *paths, "-o", str(out), *extra]
+
+    return build
+
+
 def _yaml(text: str):
     return lambda c: c.validate_yaml(text)
 
@@ -338,6 +353,35 @@ CASES = {
         ["docs: is a folder"],
         False,
     ),
+    # ---- fuse: nothing is written, no input or file of the user's is replaced
+    "fuse-alpha-nan": (_fuse("--method", "interpolation", "--alpha", "nan"), 2, ["alpha must be a finite"], False),
+    "fuse-weights-inf": (
+        _fuse("--method", "combsum", "--weights", "inf", "1"),
+        2,
+        ["weights must be finite"],
+        False,
+    ),
+    "fuse-scores-overflow": (
+        _fuse("--method", "normalize", runs=("1 Q0 d1 1 1e308 x\n1 Q0 d2 2 -1e308 x\n", RUN_B)),
+        2,
+        ["topic '1'", "NaN", "overflowing float64"],
+        False,
+    ),
+    "fuse-output-is-an-input": (_fuse(output="r0.trec"), 2, ["r0.trec: is also an input run"], False),
+    "fuse-output-is-a-folder": (_fuse(output="docs"), 2, ["docs: is a folder"], False),
+    "fuse-output-is-a-fifo": (
+        _fuse(output=lambda root: (os.mkfifo(root / "pipe"), root / "pipe")[1]),
+        2,
+        ["pipe: is not a regular file"],
+        False,
+    ),
+    "fuse-output-is-the-users-file": (
+        _fuse(output=lambda root: ((root / "notes.txt").write_text("mine\n"), root / "notes.txt")[1]),
+        2,
+        ["notes.txt: exists and is not a run the harness fused"],
+        False,
+    ),
+    "fuse-output-empty-path": (_fuse(output=lambda root: ""), 2, ["--output: an empty path"], False),
     "compare-bootstrap-on-2-topics": (
         _compare("--baseline", "run", "-m", "AP", "--test", "bootstrap"),
         2,
