@@ -281,6 +281,22 @@ CASES = {
             ("boolean", False, "the boolean false"),
         )
     },
+    # Lucene refuses a vector longer than 4,096 inside Anserini's indexer thread, which then
+    # indexes nothing and says why only in its log ("read 0 of 1 JSON lines")
+    "vectors-over-lucene-dimension-limit": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(json.dumps({"docid": "a", "vector": [0.5] * 4097}) + "\n"),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [0.5] * 3}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["v.jsonl:1:", "4,097 dimensions", "at most 4,096"],
+        True,
+    ),
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,
