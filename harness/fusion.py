@@ -122,6 +122,14 @@ def _rescore(run: Run, i: int, n: int, seg, pos, lens, policy: FusionPolicy) -> 
     method, scores = policy.method, run.scores
     if method == "rrf":
         ranks = run.ranks if run.ranks is not None else pos + 1
+        bad = np.flatnonzero(policy.rrf_k + ranks < 1)  # 1 / 0, or a negative share
+        if len(bad):
+            r = int(bad[0])
+            raise ValueError(
+                f"{run.source}: topic {run.topics()[seg[r]]!r}, document {run.docids[r].decode(errors='replace')!r}: "
+                f"rank {int(ranks[r])} with rrf_k {policy.rrf_k}; reciprocal rank fusion needs rank + rrf_k >= 1 "
+                "(ranks from 1, or from 0 with rrf_k >= 1)"
+            )
         return 1 / (policy.rrf_k + ranks).astype(np.float64)
     if method == "interpolation":
         return scores * (policy.alpha if i == 0 else 1 - policy.alpha)

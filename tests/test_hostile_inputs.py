@@ -383,6 +383,12 @@ CASES = {
         ["topic '1'", "NaN", "overflowing float64"],
         False,
     ),
+    "fuse-rrf-rank-0-with-k-0": (
+        _fuse("--rrf-k", "0", runs=("1 Q0 d1 0 2.0 x\n1 Q0 d3 1 1.0 x\n", RUN_B)),
+        2,
+        ["r0.trec: topic '1', document 'd1': rank 0 with rrf_k 0", "rank + rrf_k >= 1"],
+        False,
+    ),
     "fuse-output-is-an-input": (_fuse(output="r0.trec"), 2, ["r0.trec: is also an input run"], False),
     "fuse-output-is-a-folder": (_fuse(output="docs"), 2, ["docs: is a folder"], False),
     "fuse-output-is-a-fifo": (
