@@ -80,7 +80,9 @@ def fsync_dir(path: Path) -> None:
 def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", errors: str | None = None):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    # the name cut to 128 bytes: a legal name of up to 255 would make the temp name too long
+    name = os.fsdecode(os.fsencode(path.name)[:128])
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     text = "b" not in mode
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual mode

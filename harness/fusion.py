@@ -40,6 +40,7 @@ __all__ = ["fuse"]
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
+@np.errstate(over="ignore", invalid="ignore")  # scores that overflow: inf, or NaN refused below
 def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
     """The fused run of ``runs`` (at least two) under ``policy``.
 
@@ -95,6 +96,13 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
         total = _kahan_sums(values, group, member, len(heads))
     if policy.method == "combmnz":
         total = total * np.diff(np.r_[heads, len(order)])
+    if np.isnan(total).any():  # only from scores near float64's limit: inf - inf on the way
+        bad = int(np.flatnonzero(np.isnan(total))[0])
+        raise ValueError(
+            f"topic {names[topics[heads[bad]]]!r}, document {docids[heads[bad]].decode(errors='replace')!r}: "
+            f"{policy.method} made its fused score NaN, the runs' scores overflowing float64 (their size "
+            "is near 1.8e308, or a weight or alpha multiplies them that far); rescale the runs' scores"
+        )
     g_topic, g_doc = topics[heads], docids[heads]
     # score descending within topic; the stable sort keeps doc ids ascending among equal scores
     out = _lexsort_in_topics([-total], g_topic, len(names), grouped=True)
@@ -152,6 +160,14 @@ def _rescore(run: Run, i: int, n: int, seg, pos, lens, policy: FusionPolicy) -> 
     method, scores = policy.method, run.scores
     if method == "rrf":
         ranks = run.ranks if run.ranks is not None else pos + 1
+        bad = np.flatnonzero(policy.rrf_k + ranks < 1)  # 1 / 0, or a negative share
+        if len(bad):
+            r = int(bad[0])
+            raise ValueError(
+                f"{run.source}: topic {run.topics()[seg[r]]!r}, document {run.docids[r].decode(errors='replace')!r}: "
+                f"rank {int(ranks[r])} with rrf_k {policy.rrf_k}; reciprocal rank fusion needs rank + rrf_k >= 1 "
+                "(ranks from 1, or from 0 with rrf_k >= 1)"
+            )
         return 1 / (policy.rrf_k + ranks).astype(np.float64)
     if method == "interpolation":
         return scores * (policy.alpha if i == 0 else 1 - policy.alpha)

@@ -10,6 +10,7 @@ use it without loading the numeric stack.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass, field, fields
 
@@ -287,14 +288,16 @@ class FusionPolicy:
         one_of("method", self.method, FUSION_METHODS)
         one_of("norm", self.norm, NORMALIZATIONS)
         _count("rrf_k", self.rrf_k, 0, 2**31 - 1)
-        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real):
-            raise ValueError(f"alpha must be a number (got {self.alpha!r})")
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not math.isfinite(self.alpha):
+            raise ValueError(f"alpha must be a finite number (got {self.alpha!r})")
         for name in ("depth", "k"):
             if getattr(self, name) is not None:
                 _count(name, getattr(self, name), 1, 2**62)
         if self.weights is not None:
             if not all(isinstance(w, numbers.Real) and not isinstance(w, bool) for w in self.weights):
                 raise ValueError(f"weights must be numbers (got {self.weights!r})")
+            if not all(math.isfinite(w) for w in self.weights):
+                raise ValueError(f"weights must be finite numbers (got {self.weights!r})")
             object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
         if self.method not in ("combsum", "combmnz") and (self.norm != "none" or self.weights is not None):
             raise ValueError(f"norm and weights apply to combsum and combmnz only (method {self.method!r})")

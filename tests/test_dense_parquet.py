@@ -84,6 +84,7 @@ BAD = [
     (lambda p: write(p, ["a", "b"], [[1.0], None]), 'row 2: "vector" is missing \\(null\\)'),
     (lambda p: write(p, ["a", None], [[1.0], [2.0]]), 'row 2: "docid" is missing'),
     (lambda p: write(p, ["a"], [[]]), 'row 1: "vector" is empty'),
+    (lambda p: write(p, ["a"], [[0.5] * 4097]), "row 1: this vector has 4,097 dimensions; Lucene indexes .* 4,096"),
     (lambda p: write(p, ["a b"], [[1.0]]), "row 1: .*contains a space"),
     (lambda p: write(p, [1], [[1.0]], id_type=pa.int64()), 'column "docid" holds int64; it must hold string'),
     (lambda p: write(p, ["a"], [["1"]], value_type=pa.string()), 'column "vector" holds list<element: string>'),

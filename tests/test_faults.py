@@ -171,6 +171,16 @@ def test_atomic_writer_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch, fa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache.trec"]
 
 
+@pytest.mark.parametrize("name", ["x" * 250, "\u00e9" * 127])  # 250 and 254 bytes: legal names
+def test_atomic_writer_writes_a_name_as_long_as_the_file_system_allows(tmp_path, name):
+    """The temp file's name holds the target's, cut so that it stays a legal name ("File name
+    too long" for `harness fuse -o` a 250-character name, naming the temp file, before)."""
+    with atomic_writer(tmp_path / name) as fh:
+        fh.write("x")
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert (tmp_path / name).read_text() == "x"
+
+
 def test_written_files_get_the_usual_mode(tmp_path):
     with atomic_writer(tmp_path / "f") as fh:
         fh.write("x")

@@ -163,6 +163,29 @@ def _compare(*extra):
     return build
 
 
+def _trec_eval(judgments: str, *flags):
+    def build(c: Case):
+        (c.root / "j.txt").write_text(judgments)
+        return ["trec_eval", *flags, str(c.root / "j.txt"), _run_file(c, RUN)]
+
+    return build
+
+
+def _fuse(*extra, output="out", runs=(RUN, RUN_B)):
+    """harness fuse over two runs; ``output`` names the file (in the case's folder), or is made
+    by a function of the folder when it must exist first."""
+
+    def build(c: Case):
+        paths = []
+        for i, text in enumerate(runs):
+            (c.root / f"r{i}.trec").write_text(text)
+            paths.append(str(c.root / f"r{i}.trec"))
+        out = output(c.root) if callable(output) else c.root / output
+        return ["fuse", *paths, "-o", str(out), *extra]
+
+    return build
+
+
 def _yaml(text: str):
     return lambda c: c.validate_yaml(text)
 
@@ -258,6 +281,22 @@ CASES = {
             ("boolean", False, "the boolean false"),
         )
     },
+    # Lucene refuses a vector longer than 4,096 inside Anserini's indexer thread, which then
+    # indexes nothing and says why only in its log ("read 0 of 1 JSON lines")
+    "vectors-over-lucene-dimension-limit": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(json.dumps({"docid": "a", "vector": [0.5] * 4097}) + "\n"),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [0.5] * 3}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["v.jsonl:1:", "4,097 dimensions", "at most 4,096"],
+        True,
+    ),
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,
@@ -317,6 +356,54 @@ CASES = {
         ["permutations", "10,000,000"],
         False,
     ),
+    # ---- trec_eval
+    "trec_eval-qrels_jg-label-over-int64": (
+        _trec_eval("1 0 d1 99999999999999999999\n", "-R", "qrels_jg", "-m", "qrels_jg"),
+        2,
+        ["j.txt:1:", "relevance label (field 4) must be an integer"],
+        False,
+    ),
+    "trec_eval-run-is-a-folder": (
+        lambda c: ["trec_eval", str(c.root / "qrels.txt"), str(c.root / "docs")],
+        2,
+        ["docs: is a folder"],
+        False,
+    ),
+    # ---- fuse: nothing is written, no input or file of the user's is replaced
+    "fuse-alpha-nan": (_fuse("--method", "interpolation", "--alpha", "nan"), 2, ["alpha must be a finite"], False),
+    "fuse-weights-inf": (
+        _fuse("--method", "combsum", "--weights", "inf", "1"),
+        2,
+        ["weights must be finite"],
+        False,
+    ),
+    "fuse-scores-overflow": (
+        _fuse("--method", "normalize", runs=("1 Q0 d1 1 1e308 x\n1 Q0 d2 2 -1e308 x\n", RUN_B)),
+        2,
+        ["topic '1'", "NaN", "overflowing float64"],
+        False,
+    ),
+    "fuse-rrf-rank-0-with-k-0": (
+        _fuse("--rrf-k", "0", runs=("1 Q0 d1 0 2.0 x\n1 Q0 d3 1 1.0 x\n", RUN_B)),
+        2,
+        ["r0.trec: topic '1', document 'd1': rank 0 with rrf_k 0", "rank + rrf_k >= 1"],
+        False,
+    ),
+    "fuse-output-is-an-input": (_fuse(output="r0.trec"), 2, ["r0.trec: is also an input run"], False),
+    "fuse-output-is-a-folder": (_fuse(output="docs"), 2, ["docs: is a folder"], False),
+    "fuse-output-is-a-fifo": (
+        _fuse(output=lambda root: (os.mkfifo(root / "pipe"), root / "pipe")[1]),
+        2,
+        ["pipe: is not a regular file"],
+        False,
+    ),
+    "fuse-output-is-the-users-file": (
+        _fuse(output=lambda root: ((root / "notes.txt").write_text("mine\n"), root / "notes.txt")[1]),
+        2,
+        ["notes.txt: exists and is not a run the harness fused"],
+        False,
+    ),
+    "fuse-output-empty-path": (_fuse(output=lambda root: ""), 2, ["--output: an empty path"], False),
     "compare-bootstrap-on-2-topics": (
         _compare("--baseline", "run", "-m", "AP", "--test", "bootstrap"),
         2,
@@ -406,3 +493,23 @@ def test_the_fingerprint_covers_the_hidden_files_anserini_reads(tmp_path):
     (tmp_path / "t" / "a.txt").write_text("flow")
     (tmp_path / "t" / ".notes.txt").write_text("not a document")  # a text folder is converted by us
     assert [f.name for f in Corpus(tmp_path / "t", "text-folder").files()] == ["a.txt"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trec_eval", "{q}", "{r}"],
+        ["trec_eval", "-R", "qrels_prefs", "-m", "all_prefs", "{q}", "{r}"],
+        ["evaluate", "{r}", "{q}", "-m", "AP"],
+    ],
+    ids=["trec_eval", "trec_eval-prefs", "evaluate"],
+)
+def test_a_score_beyond_float32_is_inf_without_a_warning(argv, tmp_path):
+    """trec_eval holds scores as float32: 1e39 becomes inf there, as C's cast makes it, quietly
+    (numpy's RuntimeWarning, with a line of the harness's source, went to stderr)."""
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.trec").write_text("1 Q0 d1 1 1e39 x\n1 Q0 d3 2 1.0 x\n")
+    argv = [a.format(q=tmp_path / "q.txt", r=tmp_path / "r.trec") for a in argv]
+    r = subprocess.run([sys.executable, "-m", "harness", *argv], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "Warning" not in r.stderr, r.stderr

@@ -260,3 +260,19 @@ def test_cli_adapter_is_the_verb():
 def test_trec_eval_is_in_the_cli_help():
     r = subprocess.run([sys.executable, "-m", "harness", "--help"], cwd=REPO, capture_output=True, text=True)
     assert "trec_eval" in r.stdout
+
+
+def test_the_run_id_is_the_last_lines_however_long(tmp_path):
+    """Words after the tag are allowed, so the last line may be longer than a block read from
+    the end: its tag is still the run id (the harness read a word of the line's tail as it)."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 last " + "w " * 40_000 + "\n\n \n")
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", "-m", "runid", str(tmp_path / "q.txt"), str(tmp_path / "r.txt")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "runid                 \tall\tlast\n"

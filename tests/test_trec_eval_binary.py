@@ -25,6 +25,7 @@ import platform
 import random
 import stat
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
+
+from .conftest import REPO
 
 MEASURES = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
@@ -162,6 +165,33 @@ def test_harness_trec_eval_prints_what_trec_eval_prints(trec_eval, tmp_path, cap
         return
     assert code == 0, out.err
     assert out.out == ref.stdout, (flags, (tmp_path / "q.txt").read_text(), (tmp_path / "r.txt").read_text())
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "ndcg.1=1e400",  # an infinite gain: the harness stopped with "internal error: OverflowError"
+        "ndcg.1=1e308,2=-1e308",
+        "ndcg_rel.1=1e400",
+        "Rndcg.1=1e400",
+        "ndcg.1=3e9",  # gains 2**31 or more apart compare as INT_MIN in trec_eval's (int) difference
+        "ndcg_rel.1=3e9,2=1",
+        "Rndcg.1=3e9,2=-3e9",
+        "Rprec_mult.1e400",  # (long) of infinity: LONG_MIN, without numpy's RuntimeWarning
+        "iprec_at_recall.1e400",
+        "11pt_avg.1e400",
+    ],
+)
+def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eval, tmp_path, measure):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 d 2\n1 0 e 1\n2 0 c 1\n2 0 f 2\n")
+    (tmp_path / "r.txt").write_text("1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n1 Q0 d 3 0.5 x\n2 Q0 c 1 3.0 x\n2 Q0 f 2 1.0 x\n")
+    argv = ["-q", "-m", measure, str(tmp_path / "q.txt"), str(tmp_path / "r.txt")]
+    ref = subprocess.run([trec_eval, *argv], capture_output=True, text=True)
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *argv], cwd=REPO, capture_output=True, text=True
+    )
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stderr == "" and got.stdout == ref.stdout
 
 
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):

@@ -20,6 +20,15 @@ from harness.formats.hygiene import check_id, json_values, numbered_lines, regul
 __all__ = ["SameDimension", "fast_json_object", "parse_vector", "read_vector_topics", "vector_text"]
 
 _FLOAT32_MAX = 3.4028234663852886e38  # a larger number becomes infinity as a float32
+# Lucene's limit (KnnVectorsFormat.DEFAULT_MAX_DIMENSIONS): a longer vector fails inside Anserini's
+# indexer thread, which logs it and indexes nothing ("read 0 of N lines", no reason given)
+MAX_DIMENSIONS = 4096
+
+
+def _too_long(what: str, n: int) -> str | None:
+    if n > MAX_DIMENSIONS:
+        return f"this {what} has {n:,} dimensions; Lucene indexes vectors of at most {MAX_DIMENSIONS:,}"
+    return None
 
 
 def fast_json_object(line: str) -> dict | None:
@@ -93,6 +102,8 @@ class SameDimension:
 
     def check(self, source, n: int, line: int | None) -> None:
         if self.first is None:
+            if why := _too_long(self.what, n):
+                raise DataError(source, why, line=line)
             self.first = (n, source, line)
             return
         dim, src, first_line = self.first
@@ -218,6 +229,8 @@ def parquet_rows(path: Path, id_col: str, id_types: tuple[str, ...], first: dict
                 x = "null" if missing[lo + j] else repr(float(v[j]))
                 raise DataError(path, f'{where}"vector" element {j} is {x}: not a finite float32 number')
             if not first:
+                if why := _too_long("vector", hi - lo):
+                    raise DataError(path, f"{where}{why}")
                 first.update(dim=hi - lo, where=f"{path} row {row}")
             elif hi - lo != first["dim"]:
                 raise DataError(

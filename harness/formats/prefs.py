@@ -33,6 +33,7 @@ REL_INFO_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval 9.
 _FIELDS = re.compile(r"[ \t\r\v\f]+")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"[+-]?\d+")
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # labels are held as int64; qrels refuse larger ones too
 _SHAPES = {
     "prefs": "qid jg jsg docno rel_level",
     "qrels_prefs": "qid jg docno rel_level",
@@ -125,7 +126,7 @@ def read_qrels_jg(path) -> JudgmentGroups:
     topics: dict[str, dict[str, dict[str, int]]] = {}
     seen: dict[tuple, int] = {}
     for n, (qid, jg, docno, rel) in _lines(path, "qrels_jg"):
-        if not _INTEGER.fullmatch(rel):
+        if not _INTEGER.fullmatch(rel) or not _INT64_MIN <= int(rel) <= _INT64_MAX:
             raise DataError(path, f"relevance label (field 4) must be an integer (got {rel!r})", line=n)
         key = (qid, jg, docno)
         if key in seen:

@@ -110,7 +110,8 @@ def _order_rows(run: Run, lo: int, hi: int):
     Scores are compared as trec_eval 9.0.8 holds them: ``float sim = atof(text)``, a float32
     (trec_format.h). Two scores that differ only beyond float32's 24 bits (1.00000002 and
     1.00000001) are a tie there, ordered by doc id; pytrec_eval does the same."""
-    s = run.scores[lo:hi].astype(np.float32)
+    with np.errstate(over="ignore"):  # a score beyond float32's range is inf, as C's (float) makes it
+        s = run.scores[lo:hi].astype(np.float32)
     n = hi - lo
     offsets = run.offsets[(run.offsets >= lo) & (run.offsets <= hi)] - lo
     empty = np.zeros(0, dtype=np.int64)

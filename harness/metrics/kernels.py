@@ -172,7 +172,8 @@ def _interpolated_precision(rl, rel, levels):
     T = len(rl.topics)
     out = []
     for level in levels:
-        c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
+        with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
+            c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
         lo = first[:-1] + np.maximum(c, 1) - 1
         hi = first[1:]
         valid = (c <= nrr) & (lo < hi)

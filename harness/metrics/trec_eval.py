@@ -304,7 +304,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         topic, rank, _, _, _ = rl.relevant(level)
         out = []
         for x in p:
-            c = np.trunc(x * R.astype(f) + 0.9).astype(np.int64)  # (long)(x * R + 0.9)
+            with np.errstate(invalid="ignore"):  # beyond int64 (Rprec_mult.1e400): LONG_MIN, as C's cast on x86-64
+                c = np.trunc(x * R.astype(f) + 0.9).astype(np.int64)  # (long)(x * R + 0.9)
             hits = np.bincount(topic[rank <= c[topic]], minlength=len(rl.topics)).astype(f)
             out.append(np.where(c > 0, hits / np.where(c > 0, c, 1), 0.0))
         return out
@@ -339,7 +340,8 @@ def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> n
     """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
     retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
     (long)(level * R + 0.9) of 0, which takes that starting value. trec_eval prints "-nan"."""
-    c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
+    with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
+        c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
     return (ret == 0) & (c == 0)
 
 

@@ -114,7 +114,19 @@ def _gains(levels: list[int], pairs: tuple) -> list[tuple[int, float, int]]:
                 break
         else:
             gains.append([i, float(i), n])
-    return [tuple(g) for g in glibc_msort(gains, lambda a, b: int(a[1] - b[1]))]
+    return [tuple(g) for g in glibc_msort(gains, gain_cmp)]
+
+
+def c_int(x: float) -> int:
+    """C's ``(int) x`` for a double on x86-64 (cvttsd2si): truncated toward zero, and INT_MIN
+    for a value an int cannot hold (beyond 2**31, infinity, NaN), as trec_eval's gain
+    comparison returns it for gains given as ``ndcg.1=3e9`` or ``ndcg.1=1e400``."""
+    return int(x) if -2147483649.0 < x < 2147483648.0 else -2147483648
+
+
+def gain_cmp(a, b) -> int:
+    """trec_eval's comp_gain: the difference of two entries' gains (their item 1), as an int."""
+    return c_int(a[1] - b[1])
 
 
 def glibc_msort(items: list, cmp) -> list:
@@ -266,6 +278,8 @@ LOOPS = {
 }
 
 
+# C's arithmetic, quietly: infinite gains (ndcg.1=1e400) make inf and NaN, which trec_eval prints
+@np.errstate(divide="ignore", invalid="ignore", over="ignore")
 def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.ndarray:
     """LOOPS[name] for every topic of ``rl`` (relstring: strings, the rest float64)."""
     fn = LOOPS[name]

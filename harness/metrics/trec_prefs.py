@@ -346,7 +346,8 @@ def ranking(run, qid: str, max_docs: int | None, ids_ascending: bool) -> list[st
     """The topic's doc ids as trec_eval ranks them: score as float32 descending, then doc id
     ascending (its preference code) or descending (its qrels code); the first ``max_docs``."""
     docs, scores = run.ranked(qid)
-    sims = scores.astype(np.float32).tolist()
+    with np.errstate(over="ignore"):  # a score beyond float32's range is inf, as C's (float) makes it
+        sims = scores.astype(np.float32).tolist()
     order = sorted(range(len(docs)), key=lambda i: docs[i], reverse=not ids_ascending)
     order.sort(key=lambda i: -sims[i])  # stable: the doc-id order stays among equal scores
     if max_docs is not None:

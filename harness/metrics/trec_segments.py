@@ -18,7 +18,7 @@ from functools import partial
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
-from harness.metrics.trec_loops import glibc_msort, log2_ranks
+from harness.metrics.trec_loops import gain_cmp, glibc_msort, log2_ranks
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
 
@@ -144,7 +144,7 @@ def _gain_order(L: int, pairs: tuple) -> list[tuple[float, int]]:
                 break
         else:
             entries.append([i, float(i), i])
-    return [(g, c) for _, g, c in glibc_msort(entries, lambda a, b: int(a[1] - b[1]))]
+    return [(g, c) for _, g, c in glibc_msort(entries, gain_cmp)]
 
 
 def _gains(rows: _Rows, pairs: tuple):
@@ -441,6 +441,8 @@ VECTORISED = {
 }
 
 
+# C's arithmetic, quietly: infinite gains (ndcg.1=1e400) make inf and NaN, which trec_eval prints
+@np.errstate(divide="ignore", invalid="ignore", over="ignore")
 def segment_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.ndarray | None:
     """trec_loops.LOOPS[name] of every topic of ``rl``, computed at once; None where this
     module does not follow trec_loops (gains given twice for one level: their order is then

@@ -44,8 +44,10 @@ def _fields(path: PathLike) -> int | None:
 
 
 def _exists(path: PathLike, what: str) -> None:
-    if not Path(path).is_file():
-        raise DataError(str(path), f"{what} file not found")
+    """``path`` is a regular file: a folder, FIFO or device is named as such (not "not found")."""
+    from harness.formats.hygiene import regular_file
+
+    regular_file(Path(path), f"{what} file")
 
 
 def read_qrels_file(path: PathLike) -> Qrels:

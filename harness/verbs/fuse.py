@@ -45,6 +45,8 @@ def fuse(
     policy = policy or FusionPolicy()
     if len(runs) < 2:
         raise DataError("fuse", f"fusion needs at least two runs (got {len(runs)})")
+    if output is not None:
+        _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag)
     loaded = []
     for r in runs:
         run = r if isinstance(r, Run) else read_run_file(r, read, ranks=True)
@@ -60,3 +62,47 @@ def fuse(
 
         write_run(Path(output), fused, runtag)
     return fused
+
+
+def _check_output(output: PathLike, inputs: list, runtag: str) -> None:
+    """Before anything is read: the fused run may replace only a regular file the harness wrote
+    (a run whose first line carries ``runtag``), never an input run, a folder or a device (the
+    rename that writes it atomically would put a regular file in the device's place)."""
+    import stat
+
+    if not str(output):
+        raise DataError("--output", "an empty path: give the file to write the fused run to")
+    path = Path(output)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise DataError(path, f"cannot write the fused run there: {e.strerror or e}") from None
+    for r in inputs:
+        try:
+            same = os.path.samefile(r, path)
+        except OSError:
+            continue
+        if same:
+            raise DataError(path, f"is also an input run ({r}): writing the fused run there would replace it")
+    if stat.S_ISDIR(st.st_mode):
+        raise DataError(path, f"is a folder: give the fused run a file name, e.g. {path / 'fused.trec'}")
+    if not stat.S_ISREG(st.st_mode):
+        raise DataError(path, "is not a regular file (a device, FIFO or socket): the harness writes only regular files")
+    if st.st_size and _first_tag(path) != runtag:
+        raise DataError(
+            path,
+            f"exists and is not a run the harness fused (its first line is not tagged {runtag!r}): "
+            "it is left as it is; remove it or write to another file",
+        )
+
+
+def _first_tag(path: Path) -> str | None:
+    """The sixth field of the file's first line (a TREC run's tag), None when there is none."""
+    try:
+        with open(path, "rb") as f:
+            fields = f.readline(1 << 16).split()
+    except OSError:
+        return None
+    return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None

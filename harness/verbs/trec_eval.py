@@ -57,18 +57,22 @@ class TrecEvalResult:
         return format_output(list(self.topics), list(self.lines), o.per_query, o.summary, o.zscores is not None)
 
 
-def _last_run_id(path: Path) -> str:
-    """The run id trec_eval reports: the sixth field of the file's last line."""
+def _last_run_id(path: Path, block: int = 1 << 16) -> str:
+    """The run id trec_eval reports: the sixth field of the file's last (non-blank) line, read
+    backwards block by block until the line's start (a line may run past a block: words after
+    the tag are allowed; the reader has bounded it to 1 MiB)."""
     with open(path, "rb") as f:
-        f.seek(0, os.SEEK_END)
-        size = f.tell()
-        f.seek(max(0, size - (1 << 16)))
-        tail = f.read()
-    for line in reversed(tail.splitlines()):
-        fields = line.split()
-        if len(fields) >= 6:
-            return fields[5].decode("utf-8", errors="replace")
-    return ""
+        pos = f.seek(0, os.SEEK_END)
+        tail = b""
+        while pos > 0:
+            step = min(block, pos)
+            pos -= step
+            f.seek(pos)
+            tail = (f.read(step) + tail).rstrip()  # trailing blank lines and spaces dropped as met
+            if b"\n" in tail:
+                break
+    fields = tail.rsplit(b"\n", 1)[-1].split()
+    return fields[5].decode("utf-8", errors="replace") if len(fields) >= 6 else ""
 
 
 def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = None) -> TrecEvalResult:
