@@ -7,11 +7,13 @@ The CLI maps each class to an exit code; nothing else in the package picks exit 
 __all__ = [
     "HarnessError",
     "ConfigError",
+    "AccessError",
     "DataError",
     "EngineError",
     "ExpectationError",
     "ConfigProblem",
     "HarnessWarning",
+    "read_error",
     "warn",
 ]
 
@@ -73,6 +75,21 @@ class DataError(HarnessError):
         self.line = line
         where = f"{self.source}:{line}" if line is not None else self.source
         super().__init__(f"{where}: {message}")
+
+
+class AccessError(DataError):
+    """A file or folder the harness must read is there, but this user may not read it: the
+    environment (permissions, exit 3), as a folder the harness may not write; a DataError still
+    for code that handles unreadable input."""
+
+    exit_code = 3
+
+
+def read_error(source, message: str, error: OSError, line: int | None = None) -> DataError:
+    """The error for ``error`` met while reading ``source``: AccessError when the permissions
+    forbid it (exit 3), DataError otherwise (a missing file, a folder given as a file: exit 2)."""
+    cls = AccessError if isinstance(error, PermissionError) else DataError
+    return cls(source, message, line=line)
 
 
 class EngineError(HarnessError):

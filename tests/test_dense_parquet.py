@@ -116,3 +116,29 @@ def test_bad_parquet_topics(tmp_path):
     pq.write_table(pa.table({"qid": [1.5], "vector": [[1.0]]}), f)
     with pytest.raises(DataError, match='column "qid" holds double; it must hold string or large_string or integer'):
         read_topics(f, "vectors")
+
+
+@pytest.mark.java
+def test_indexing_parquet_prints_no_java_warnings(tmp_path):
+    """Parquet frees its buffers through sun.misc.Unsafe::invokeCleaner, for which Java 24+
+    prints four WARNING lines unless the JVM allows it (harness.engine.lucene): a fresh process
+    indexing Parquet vectors writes nothing on stderr."""
+    import subprocess
+    import sys
+
+    parquet_docs = tmp_path / "docs"
+    parquet_docs.mkdir()
+    import numpy as np
+
+    # distinct float32 numbers, so Parquet's snappy pages are decompressed through direct buffers
+    rows = np.random.default_rng(0).standard_normal((20, 8)).astype("float32").tolist()
+    write(parquet_docs / "v.parquet", [f"d{i}" for i in range(20)], rows, value_type=pa.float32())
+    script = (
+        "from pathlib import Path; from harness.engine.corpus import Corpus; "
+        "from harness.engine.index import IndexOptions, ensure_index; "
+        f"ensure_index(Corpus(Path({str(parquet_docs)!r}), 'vectors'), IndexOptions(vectors='flat'), "
+        f"Path({str(tmp_path / 'idx')!r}), threads=1)"
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == "", r.stderr

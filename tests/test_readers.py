@@ -94,6 +94,13 @@ def test_qrels_reader(tmp_path):
     assert q.topics() == ["q1", "q2"]
     assert q.judged("q1") == {"d1": 2, "d2": 0} and q.judged("q2") == {"d1": -1}
     assert q.to_dict() == Qrels.from_dict({"q1": {"d1": 2, "d2": 0}, "q2": {"d1": -1}}).to_dict()
+    # a label beyond 64 bits: refused in the Python API as in the file (it was an OverflowError)
+    big = 10**20
+    with pytest.raises(DataError, match=r"label must be an integer \(got 100000000000000000000\)"):
+        Qrels.from_dict({"q1": {"d1": big}})
+    with pytest.raises(DataError, match="must be an integer, got '100000000000000000000'"):
+        read_qrels(write(tmp_path, f"q1 0 d1 {big}\n"))
+    assert Qrels.from_dict({"q1": {"d1": 2**63 - 1, "d2": -(2**63)}}).judged("q1") == {"d1": 2**63 - 1, "d2": -(2**63)}
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ from harness.engine.vectors import (
     parquet_rows,
     parse_vector,
 )
-from harness.errors import DataError
+from harness.errors import DataError, read_error
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
 
 __all__ = ["FORMATS", "Corpus"]
@@ -157,7 +157,7 @@ class Corpus:
             try:
                 fh = open(f, "rb")
             except OSError as e:
-                raise DataError(f, f"cannot read: {e.strerror or e}") from None
+                raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
             with fh:
                 while chunk := _read(f, fh, 1 << 20):
                     h.update(chunk)
@@ -338,7 +338,7 @@ class Corpus:
                     except UnicodeDecodeError as e:
                         raise DataError(f, f"not UTF-8 text (byte {e.start})") from None
                     except OSError as e:
-                        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+                        raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
                     if text.startswith("\ufeff"):
                         text = text[1:]
                     if len(text) > JSON_STRING_LIMIT:
@@ -408,7 +408,7 @@ def _mode(p: Path, what: str) -> int:
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise DataError(p, f"the {what} is a symbolic link loop") from None
-        raise DataError(p, f"cannot read the {what}: {e.strerror or e}") from None
+        raise read_error(p, f"cannot read the {what}: {e.strerror or e}", e) from None
 
 
 def _walk(top: Path, skip_hidden: bool):
@@ -443,7 +443,7 @@ def _open_binary(f: Path):
     try:
         return gzip.open(f, "rb") if f.name.endswith(".gz") else open(f, "rb")
     except OSError as e:
-        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+        raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
 
 
 def _read(f: Path, fh, size: int) -> bytes:
@@ -455,7 +455,7 @@ def _read(f: Path, fh, size: int) -> bytes:
             f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
         ) from None
     except OSError as e:
-        raise DataError(f, f"cannot read: {e.strerror or e}") from None
+        raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
 
 
 def _too_long(what: str, size: str) -> str:

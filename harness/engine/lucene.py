@@ -135,10 +135,15 @@ def _start():
                 # Anserini logs through log4j2 at INFO, and logs a bad document with its Java stack
                 # trace; the harness reports what matters itself (naming the file and line), so
                 # Anserini's log is shown only under --debug (_java_log_level).
+                # Parquet's CleanUtil frees its buffers with sun.misc.Unsafe::invokeCleaner, and
+                # Java 24+ prints four WARNING lines for it on every Parquet collection (JEP 498);
+                # the option that allows it exists from Java 24 on (older Javas refuse it).
+                unsafe = ["--sun-misc-unsafe-memory-access=allow"] if (_release_version(home) or 0) >= 24 else []
                 jnius_config.add_options(
                     f"-Dlog4j2.level={_java_log_level()}",
                     f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
                     "--enable-native-access=ALL-UNNAMED",
+                    *unsafe,
                     *opts,
                 )
             handlers = _python_signal_handlers()

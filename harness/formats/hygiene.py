@@ -21,7 +21,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from harness.errors import DataError
+from harness.errors import DataError, read_error
 
 __all__ = ["LINE_LIMIT", "ID_LIMIT", "BOM", "regular_file", "numbered_lines", "json_values", "check_id", "id_problem"]
 
@@ -40,7 +40,7 @@ def regular_file(path: Path, what: str = "file") -> Path:
     except FileNotFoundError:
         raise DataError(path, f"{what} not found") from None
     except OSError as e:  # ELOOP (symlink loop), EACCES, ENAMETOOLONG...
-        raise DataError(path, f"cannot read the {what}: {e.strerror or e}") from None
+        raise read_error(path, f"cannot read the {what}: {e.strerror or e}", e) from None
     if not stat.S_ISREG(st.st_mode):
         raise DataError(path, f"is {_kind(st.st_mode)}, not a regular {what}; the harness reads only regular files")
     return path
@@ -68,7 +68,7 @@ def numbered_lines(path: Path, fh=None, limit: int = LINE_LIMIT) -> Iterator[tup
         try:
             fh = open(path, "rb")
         except OSError as e:
-            raise DataError(path, f"cannot read: {e.strerror or e}") from None
+            raise read_error(path, f"cannot read: {e.strerror or e}", e) from None
         with fh:
             yield from numbered_lines(path, fh, limit)
         return
@@ -104,7 +104,7 @@ def _readline(path: Path, fh, size: int) -> bytes:
             f"not a valid compressed file ({type(e).__name__}: {e}); it is truncated or corrupt: recompress or replace it",
         ) from None
     except OSError as e:
-        raise DataError(path, f"cannot read: {e.strerror or e}") from None
+        raise read_error(path, f"cannot read: {e.strerror or e}", e) from None
 
 
 def json_values(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[int, object]]:

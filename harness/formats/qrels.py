@@ -60,7 +60,8 @@ class Qrels:
                     raise DataError(
                         source, f"topic {qid!r}: doc id must be a non-empty string without whitespace (got {doc!r})"
                     )
-                if isinstance(lab, bool) or not isinstance(lab, (int, np.integer)):
+                # an integer beyond 64 bits is refused as the qrels reader refuses it (not an OverflowError)
+                if isinstance(lab, bool) or not isinstance(lab, (int, np.integer)) or not -(2**63) <= lab < 2**63:
                     raise DataError(source, f"topic {qid!r}, document {doc!r}: label must be an integer (got {lab!r})")
                 ids.append(doc.encode("utf-8", "surrogateescape"))
                 labels.append(int(lab))

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from harness.errors import DataError
+from harness.errors import DataError, read_error
 
 __all__ = [
     "LineMap",
@@ -110,7 +110,7 @@ def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Itera
     try:
         f = open(path, "rb", buffering=0)
     except OSError as e:
-        raise DataError(str(path), f"cannot read {what}: {e.strerror}") from None
+        raise read_error(str(path), f"cannot read {what}: {e.strerror}", e) from None
     with f:
         if f.read(3) != _BOM:
             f.seek(0)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.errors import DataError
+from harness.errors import DataError, read_error
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate_labels
@@ -163,7 +163,7 @@ def read_judgments(path) -> RankJudgments:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise DataError(str(path), f"cannot read judgments: {e.strerror}") from None
+        raise read_error(str(path), f"cannot read judgments: {e.strerror}", e) from None
     if path.suffix in (".yaml", ".yml"):
         import yaml
 
