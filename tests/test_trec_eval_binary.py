@@ -194,6 +194,42 @@ def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eva
     assert got.stderr == "" and got.stdout == ref.stdout
 
 
+def _both(trec_eval, tmp_path, args):
+    """(the binary's run, the harness's run) of one command line over a small qrels and run."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 d 2\n1 0 e 1\n2 0 c 1\n2 0 f 2\n3 0 g 1\n")
+    (tmp_path / "r.txt").write_text(
+        "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n1 Q0 d 3 0.5 x\n1 Q0 e 4 0.2 x\n2 Q0 c 1 3.0 x\n2 Q0 f 2 1.0 x\n"
+        "2 Q0 z 3 4.0 x\n3 Q0 y 1 1.0 x\n3 Q0 g 2 0.5 x\n"
+    )
+    argv = [*args, "q.txt", "r.txt"]
+    ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *argv], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    return ref, got
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "P.5", "-m", "P.10"],  # the harness took the last parameters: P_10
+        ["-m", "P.10", "-m", "P.5,7"],
+        ["-m", "P", "-m", "P.5", "-m", "P.7"],
+        ["-m", "P.5", "-m", "P", "-m", "P.7"],
+        ["-m", "official", "-m", "P.5", "-m", "official", "-m", "P.3"],
+        ["-m", "P.5", "-m", "all_trec", "-m", "P.6"],
+        ["-m", "ndcg_cut.3", "-m", "ndcg_cut.0"],  # the second -m's parameters unread: no error
+        ["-m", "G.1=2", "-m", "G.1=5", "-m", "11pt_avg.0.5", "-m", "11pt_avg.0.2,0.4"],
+        ["-m", "Rprec_mult.0.5", "-m", "Rprec_mult.1.5", "-m", "utility.1,1,1,1", "-m", "utility.1,2,3,4"],
+    ],
+)
+def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval, tmp_path, args):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *args])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""

@@ -214,9 +214,12 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
 
 def parse_requests(items: list[str]) -> list[Request]:
     """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
-    table order. ValueError, naming the argument, for a measure it does not have or malformed
+    table order. A measure named with parameters more than once takes the first parameters
+    (``-m P.5 -m P.10``: P_5), the others unread, as trec_eval does, whatever the order of
+    the ``-m`` naming it (or a group holding it) without parameters. ValueError, naming the argument, for a measure it does not have or malformed
     parameters."""
     chosen: dict[str, Request] = {}
+    given: set[str] = set()  # measures whose parameters came with an -m: the first such -m's count
     for item in items or ["official"]:
         name, dot, text = item.partition(".")
         if dot and text == "":
@@ -231,10 +234,11 @@ def parse_requests(items: list[str]) -> list[Request]:
         if m is None:
             known = ", ".join([*GROUPS, *TREC_MEASURES])
             raise ValueError(f"-m {item}: trec_eval has no measure {name!r} (measures and groups: {known})")
-        if dot:
+        if dot and name not in given:  # trec_eval reads the first -m giving NAME's parameters, no other
             params, printable = _params(m, text)
             chosen[name] = Request(m, params, printable)
-        else:
+            given.add(name)
+        elif not dot:
             chosen.setdefault(name, Request(m, m.defaults))
     return [chosen[n] for n in _TABLE_ORDER if n in chosen]
 
