@@ -230,6 +230,27 @@ def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval
     assert got.stdout == ref.stdout
 
 
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize(
+    "levels",
+    [
+        "0.5,0.1",  # the harness printed 0.9167 ("all"), trec_eval 1.0000 (its loop assumes them in order)
+        "1,0,0.5",
+        "0.5,0.5,0.1",
+        "0.9,0.2,0.6,0.1,0.0,1",
+        "2,0.5",
+        "0.5,-0.5",
+        "1e400,0",
+        "0,-1e400,0.5",
+        "0.3,0.3",
+    ],
+)
+def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eval, tmp_path, levels, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"11pt_avg.{levels}", "-m", "iprec_at_recall"])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""

@@ -300,6 +300,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "map_cut":
         return [_kernel(rl, "AP", k, level) for k in p]
     if name == "11pt_avg":
+        if list(p) != sorted(p):
+            return [_eleven_point_as_listed(rl, level, p, R, ret)]
         nan = np.zeros(len(rl.topics), dtype=bool)
         for x in p:
             nan |= _nan_at(rl, R, ret, x)
@@ -358,6 +360,37 @@ def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
     for v in reversed(vals):
         total += v
     return total / len(levels)
+
+
+def _eleven_point_as_listed(rl: RankedLabels, level: int, levels: tuple, R: np.ndarray, ret: np.ndarray) -> np.ndarray:
+    """11pt_avg over ``levels`` not in increasing order, by trec_eval's loop itself, which
+    assumes they are: from the last level to the first, a level's precision is added when the
+    relevant documents, counted down from the bottom of the ranking, reach its cut-off
+    (long)(r * R + 0.9); a level skipped that way (its cut-off above the next one's) gets the
+    precision at the top, as do those left at the end (``-m 11pt_avg.0.5,0.1``: the 0.5 level
+    takes the interpolated precision at the first relevant document)."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    x = np.asarray(levels, dtype=np.float64)
+    out = np.empty(len(rl.topics))
+    for t in range(len(rl.topics)):
+        with np.errstate(invalid="ignore"):  # beyond int64: LONG_MIN, as C's cast on x86-64
+            cuts = np.trunc(x * float(R[t]) + 0.9).astype(np.int64).tolist()
+        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
+        best = n_rr / int(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_rr:
+            cur -= 1
+        total = 0.0
+        for j in range(n_rr, 0, -1):
+            best = max(best, j / ranks[j - 1])
+            while cur >= 0 and cuts[cur] == j:
+                total += best
+                cur -= 1
+        while cur >= 0:
+            total = _c_add(total, best)
+            cur -= 1
+        out[t] = total / len(levels)
+    return out
 
 
 def compute(
