@@ -251,6 +251,41 @@ def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eva
     assert got.stdout == ref.stdout
 
 
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "P.99999999999999999999",  # the harness printed P_99999999999999999999: atol stops at LONG_MAX
+        "recall.99999999999999999999",
+        "ndcg_cut.99999999999999999999",
+        "map_cut.99999999999999999999",
+        "success.99999999999999999999",
+        "relative_P.99999999999999999999",
+        "P.3000000000",
+        "P.2147483648,1",
+        "G.99999999999999999999=2",
+        "Rprec_mult.1e30",  # the harness printed the whole %3.2f: trec_eval keeps 8 characters of it
+        "Rprec_mult.1e30,1.1e30",
+        "Rprec_mult.-1e30",
+        "Rprec_mult.12345.678",
+        "iprec_at_recall.1e30,2e30",
+        "iprec_at_recall.-1234.5678",
+    ],
+)
+def test_huge_parameters_are_named_as_trec_eval_names_them(trec_eval, tmp_path, measure):
+    ref, got = _both(trec_eval, tmp_path, ["-q", "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize("measure", ["P.1,3000000000", "P.5,99999999999999999999", "recall.4294967301,5"])
+def test_cut_offs_trec_eval_sorts_out_of_order_are_refused(trec_eval, tmp_path, measure):
+    """trec_eval compares cut-offs by their difference cast to an int: 2**31 or more apart it
+    may put them out of order, and then prints wrong values (P_1 2.0000 for -m P.1,3000000000)."""
+    ref, got = _both(trec_eval, tmp_path, ["-m", measure])
+    assert ref.returncode == 0
+    assert got.returncode == 2 and "out of order" in got.stderr and "Traceback" not in got.stderr
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""

@@ -5,10 +5,12 @@ trec_eval prints its measures in one fixed order (its measure table), whatever t
 the ``-m`` flags; a measure with parameters (``-m P.5,7,3``) takes them in its own form:
 
 - cut-offs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``relative_P``): read as
-  C's ``atol`` reads them (``23.4`` is 23), sorted, positive, no duplicates; one line each,
-  ``P_3``;
+  C's ``atol`` reads them (``23.4`` is 23, ``99999999999999999999`` LONG_MAX), sorted,
+  positive, no duplicates, none 2**31 or more apart (trec_eval sorts those out of order);
+  one line each, ``P_3``;
 - recall levels and multiples of R (``iprec_at_recall``, ``Rprec_mult``): C's ``atof``, sorted,
-  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``);
+  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``, cut to 8 characters as trec_eval
+  cuts it: ``Rprec_mult.1e30`` prints ``Rprec_mult_10000000``);
 - a parameter list (``utility``, ``set_F``, ``11pt_avg``, ``relstring``) or gains by relevance
   level (``ndcg.1=3,2=9``, also ``G``, ``ndcg_rel``, ``Rndcg``): kept in its order; the line's
   name is the measure's, followed by ``_`` and the parameters as written when any were given.
@@ -89,8 +91,8 @@ class Request:
         m = self.measure
         if m.params == "cut_long":
             return [f"{m.name}_{k}" for k in self.params]
-        if m.params == "cut_float":
-            return [f"{m.name}_{v:3.2f}" for v in self.params]
+        if m.params == "cut_float":  # trec_eval's name buffer holds 8 characters of the value
+            return [f"{m.name}_{v:3.2f}"[: len(m.name) + 9] for v in self.params]
         return [m.name + (f"_{self.printable}" if self.printable is not None else "")]
 
 
@@ -171,9 +173,16 @@ GROUPS: dict[str, tuple[str, ...]] = {
 
 
 def _atol(text: str) -> int:
-    """C's atol: the leading integer of ``text`` (0 when there is none)."""
+    """C's atol: the leading integer of ``text`` (0 when there is none), held to a C long as
+    glibc's does (``99999999999999999999``: 9223372036854775807)."""
     m = re.match(r"\s*([+-]?\d+)", text)
-    return int(m.group(1)) if m else 0
+    return min(max(int(m.group(1)), -MAX_LONG - 1), MAX_LONG) if m else 0
+
+
+def _c_int(v: int) -> int:
+    """A C long difference as trec_eval's cut-off comparator returns it: wrapped to 64 bits,
+    then to a 32-bit int."""
+    return (v + 2**31) % 2**32 - 2**31
 
 
 def _atof(text: str) -> float:
@@ -192,6 +201,14 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
             raise ValueError(f"{m.name}: cut-offs must be positive (got {text!r})")
         if len(set(cuts)) != len(cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
+        if any(_c_int(b - a) <= 0 for i, a in enumerate(cuts) for b in cuts[i + 1 :]):
+            # trec_eval compares cut-offs by their difference cast to an int: 2**31 or more
+            # apart, it may sort them out of order and then prints wrong values (-m P.1,3000000000:
+            # P_1 2.0000); cut-offs nearer each other, or alone, are read as it reads them
+            raise ValueError(
+                f"{m.name}: cut-offs 2**31 or more apart are sorted out of order by trec_eval, which then "
+                f"prints wrong values (got {text!r}); give them in separate runs"
+            )
         return tuple(cuts), None
     if m.params == "cut_float":
         cuts = sorted(_atof(t) for t in items)
