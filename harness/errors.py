@@ -10,6 +10,7 @@ __all__ = [
     "DataError",
     "EngineError",
     "ExpectationError",
+    "OutputError",
     "ConfigProblem",
     "HarnessWarning",
     "warn",
@@ -77,6 +78,12 @@ class DataError(HarnessError):
 
 class EngineError(HarnessError):
     """The Java/Lucene engine failed (JVM not startable, Anserini raised, index unreadable)."""
+
+    exit_code = 3
+
+
+class OutputError(HarnessError):
+    """Standard output cannot be written: closed (``>&-``) or not open for writing."""
 
     exit_code = 3
 

@@ -286,6 +286,35 @@ def test_cut_offs_trec_eval_sorts_out_of_order_are_refused(trec_eval, tmp_path, 
     assert got.returncode == 2 and "out of order" in got.stderr and "Traceback" not in got.stderr
 
 
+@pytest.mark.parametrize("how", ["closed", "read-only"])
+def test_a_closed_standard_output_is_a_clear_error(trec_eval, tmp_path, how):
+    """`harness trec_eval Q R >&-` stopped with "internal error: AttributeError" (exit 3).
+    trec_eval prints into the closed descriptor unchecked and exits 0; the harness says what
+    is wrong, exit 3 (the environment), before reading anything."""
+    _both(trec_eval, tmp_path, ["-m", "map"])  # writes q.txt and r.txt
+
+    def no_stdout():
+        if how == "closed":
+            os.close(1)
+        else:
+            os.dup2(os.open(tmp_path / "q.txt", os.O_RDONLY), 1)
+
+    argv = ["q.txt", "r.txt"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, stderr=subprocess.PIPE, preexec_fn=no_stdout)
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *argv],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=no_stdout,
+    )
+    assert ref.returncode == 0
+    assert got.returncode == 3, got.stderr
+    assert got.stderr.startswith("harness: error: standard output is closed") and "internal" not in got.stderr
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""
