@@ -180,6 +180,13 @@ def test_harness_trec_eval_prints_what_trec_eval_prints(trec_eval, tmp_path, cap
         "Rprec_mult.1e400",  # (long) of infinity: LONG_MIN, without numpy's RuntimeWarning
         "iprec_at_recall.1e400",
         "11pt_avg.1e400",
+        "G.1=1e400",  # log2 of a negative number: the harness printed -nan, the binary's libm gives nan
+        "G.1=1e400,2=1",
+        "G.2=1e400",
+        "G.0=1e400",
+        "G.0=1e400,2=1e400",
+        "G.1=1e400,2=3",
+        "G.0=-1e400,1=1e400",
     ],
 )
 def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eval, tmp_path, measure):
@@ -313,6 +320,17 @@ def test_a_closed_standard_output_is_a_clear_error(trec_eval, tmp_path, how):
     assert ref.returncode == 0
     assert got.returncode == 3, got.stderr
     assert got.stderr.startswith("harness: error: standard output is closed") and "internal" not in got.stderr
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize("gains", ["1=1e400", "2=1e400", "0=1e400", "1=1e400,2=1", "0=-1e400,1=1e400", "1=-1e400"])
+def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
+    """G divides by log2(2 + cost - gains so far); with an infinite gain that is the log2 of
+    -inf or of a NaN. The binary's log2 (glibc's log2@GLIBC_2.2.5) returns a NaN printed "nan"
+    below 0; the harness printed "-nan" (the newer log2's NaN)."""
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"G.{gains}", "-m", f"ndcg.{gains}"])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
 
 
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):

@@ -224,8 +224,14 @@ def _g(ranked, levels, level, pairs, R) -> float:
 
 
 def _c_log2(x: float) -> float:
-    """log2 as C's libm returns it where math.log2 raises: -inf at 0, NaN below."""
-    return math.log2(x) if x > 0.0 else -math.inf if x == 0.0 else -math.nan  # glibc: (x - x) / 0
+    """log2 as trec_eval's C library returns it where math.log2 raises: -inf at 0, a NaN
+    as it came, and below 0 the NaN of glibc's log2@GLIBC_2.2.5 (the symbol the trec_eval
+    binary of Anserini's fatjar links, through glibc's compatibility wrapper): NAN, its sign
+    bit clear, printed "nan" (a trec_eval built against glibc 2.29 or later links the newer
+    log2, whose NaN has it set: "-nan")."""
+    if x > 0.0:
+        return math.log2(x)
+    return -math.inf if x == 0.0 else x if x != x else math.nan
 
 
 def _bin_g(ranked, levels, level, pairs, R) -> float:

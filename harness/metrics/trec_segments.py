@@ -18,6 +18,7 @@ from functools import partial
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
+from harness.metrics.trec_loops import _c_log2 as _c_log2_one
 from harness.metrics.trec_loops import gain_cmp, glibc_msort, log2_ranks
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
@@ -371,7 +372,7 @@ def _c_log2(x: np.ndarray) -> np.ndarray:
     out = np.empty(len(x))
     out[whole] = _LOG2_INT[x[whole].astype(np.int64)]
     rest = np.flatnonzero(~whole)
-    out[rest] = [math.log2(v) if v > 0.0 else -math.inf if v == 0.0 else -math.nan for v in x[rest].tolist()]
+    out[rest] = [_c_log2_one(v) for v in x[rest].tolist()]
     return out
 
 
