@@ -333,6 +333,42 @@ def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
     assert got.stdout == ref.stdout
 
 
+@pytest.mark.parametrize("flags", [[], ["-J"]])
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "G.1=nan",  # the harness read nan, inf and hexadecimal numbers as 0; C's atof reads them
+        "G.1=inf",
+        "G.1=-nan",
+        "G.1=0x10",
+        "ndcg.1=nan",
+        "ndcg.2=inf",
+        "ndcg_rel.1=nan",
+        "Rndcg.1=inf",
+        "iprec_at_recall.0x1p-1",
+        "iprec_at_recall.nan",
+        "iprec_at_recall.-inf",
+        "11pt_avg.nan",
+        "11pt_avg.inf",
+        "Rprec_mult.nan",
+        "Rprec_mult.inf",
+        "utility.nan,1,1,1",
+        "utility.inf,1,1,1",
+        "set_F.nan",
+        "set_F.-inf",
+        "relstring.nan",  # (long) of a NaN, or of a value beyond a long: LONG_MIN, no characters
+        "relstring.inf",
+        "relstring.1e400",
+        "relstring.1e19",
+        "relstring.0x2",
+    ],
+)
+def test_parameters_read_as_c_s_atof_reads_them(trec_eval, tmp_path, measure, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""

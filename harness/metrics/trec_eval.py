@@ -186,7 +186,15 @@ def _c_int(v: int) -> int:
 
 
 def _atof(text: str) -> float:
-    """C's atof: the leading decimal number of ``text`` (0.0 when there is none)."""
+    """C's atof (glibc's strtod): the leading number of ``text``, decimal, hexadecimal
+    (``0x1p-1``), ``inf``/``infinity`` or ``nan`` (``-nan`` with its sign bit set), in any
+    case; 0.0 when there is none."""
+    m = re.match(r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)", text)
+    if m:
+        return float.fromhex(m.group(1) + m.group(2))
+    m = re.match(r"\s*([+-]?(?:infinity|inf|nan))", text, re.IGNORECASE)
+    if m:
+        return float(m.group(1))
     m = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
     return float(m.group(1)) if m else 0.0
 

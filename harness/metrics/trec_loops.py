@@ -15,7 +15,7 @@ import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 
-__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks", "c_long"]
 
 
 # trec_eval's loops for the measures the registry has no kernel for, each over one topic's
@@ -265,8 +265,13 @@ def _yaap(ranked, levels, level, params, R) -> float:
     return math.log((1.0 + s) / (1.0 + float(R) - s))
 
 
+def c_long(x: float) -> int:
+    """C's (long) cast of a double on x86-64: a NaN, or a value beyond a long, is LONG_MIN."""
+    return int(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
+
+
 def _relstring(ranked, levels, level, params, R) -> str:
-    n = max(0, min(int(params[0]), len(ranked)))
+    n = max(0, min(c_long(params[0]), len(ranked)))
     return "".join(
         ">" if v > 9 else str(v) if v >= 0 else "-" if v == -1 else "." if v == -2 else "<" for v in ranked[:n].tolist()
     )

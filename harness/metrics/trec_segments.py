@@ -19,7 +19,7 @@ import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.trec_loops import _c_log2 as _c_log2_one
-from harness.metrics.trec_loops import gain_cmp, glibc_msort, log2_ranks
+from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
 
@@ -423,7 +423,7 @@ _CHARS = np.frombuffer(b"<.-0123456789>", dtype=np.uint8)  # labels < -2, -2, -1
 
 def _relstring(rows, level, params, R):
     text = _CHARS[np.clip(rows.labels, -3, 10) + 3].tobytes().decode("ascii")
-    n = min(max(0, int(params[0])), 1 << 62)
+    n = min(max(0, c_long(params[0])), 1 << 62)
     lo = rows.off[:-1]
     hi = np.minimum(rows.off[1:], lo + n).tolist()
     lo = lo.tolist()
