@@ -369,6 +369,34 @@ def test_parameters_read_as_c_s_atof_reads_them(trec_eval, tmp_path, measure, fl
     assert got.stdout == ref.stdout
 
 
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-M2"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize(
+    "measure",
+    [
+        # levels whose cut-offs (long)(x * R + 0.9) come out of order: LONG_MIN beyond a long
+        "iprec_at_recall.1e400,0.5",  # the harness printed 0.7500 for topic 1, trec_eval 1.0000
+        "iprec_at_recall.0.5,nan",
+        "iprec_at_recall.0,0.5,1,inf",
+        "iprec_at_recall.0.5,9e18",
+        "iprec_at_recall.-inf,0.2",  # -M0: -nan below a cut-off of 0 too (the harness printed 0.0000)
+        "iprec_at_recall.-1,0.5",
+        "11pt_avg.0.5,1e400",
+        "11pt_avg.nan,0.5",
+        "11pt_avg.0.5,nan",
+        "11pt_avg.-1,0.5",
+        "Rprec_mult.0.5,1e400",  # the harness printed 0.5000 for topic 1, trec_eval 0.0000
+        "Rprec_mult.0.5,1,2,1e400",
+        "Rprec_mult.0.2,nan",
+        "Rprec_mult.3,9e18",
+        "Rprec_mult.-1e400,0.5",
+    ],
+)
+def test_levels_cast_out_of_order_print_what_trec_eval_prints(trec_eval, tmp_path, measure, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
     """The oracle itself checked: the binary prints trec_eval 9.0.8's out.test.aq (all_trec,
     per topic) byte for byte, the file the harness is checked against in test_trec_eval.py."""

@@ -308,6 +308,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "recip_rank":
         return [_kernel(rl, "RR", None, level)]
     if name == "iprec_at_recall":
+        if not _cuts_in_order(p, R):
+            return list(_iprec_as_listed(rl, level, p, R, ret))
         vals = kernels.interpolated_precision(rl, level, list(p))
         return [np.where(_nan_at(rl, R, ret, x), X86_NAN, v) for x, v in zip(p, vals)]
     if name in ("P", "recall", "success"):
@@ -325,13 +327,18 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "map_cut":
         return [_kernel(rl, "AP", k, level) for k in p]
     if name == "11pt_avg":
-        if list(p) != sorted(p):
-            return [_eleven_point_as_listed(rl, level, p, R, ret)]
+        if not _cuts_in_order(p, R):
+            total = np.zeros(len(rl.topics))
+            for v in reversed(_iprec_as_listed(rl, level, p, R, ret)):  # trec_eval's order: the last level first
+                total = np.array([_c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
+            return [total / len(p)]
         nan = np.zeros(len(rl.topics), dtype=bool)
         for x in p:
             nan |= _nan_at(rl, R, ret, x)
         return [np.where(nan, X86_NAN, _eleven_point(rl, level, p))]
     if name == "Rprec_mult":
+        if not _cuts_in_order(p, R):
+            return list(_rprec_mult_as_listed(rl, level, p, R, ret))
         topic, rank, _, _, _ = rl.relevant(level)
         out = []
         for x in p:
@@ -370,10 +377,10 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
 def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
     """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
     retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
-    (long)(level * R + 0.9) of 0, which takes that starting value. trec_eval prints "-nan"."""
+    (long)(level * R + 0.9) of 0 or less, which takes that starting value. trec_eval prints "-nan"."""
     with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
         c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-    return (ret == 0) & (c == 0)
+    return (ret == 0) & (c <= 0)  # LONG_MIN too: a level below 0, -inf, NaN
 
 
 def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
@@ -387,35 +394,75 @@ def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
     return total / len(levels)
 
 
-def _eleven_point_as_listed(rl: RankedLabels, level: int, levels: tuple, R: np.ndarray, ret: np.ndarray) -> np.ndarray:
-    """11pt_avg over ``levels`` not in increasing order, by trec_eval's loop itself, which
-    assumes they are: from the last level to the first, a level's precision is added when the
-    relevant documents, counted down from the bottom of the ranking, reach its cut-off
-    (long)(r * R + 0.9); a level skipped that way (its cut-off above the next one's) gets the
-    precision at the top, as do those left at the end (``-m 11pt_avg.0.5,0.1``: the 0.5 level
-    takes the interpolated precision at the first relevant document)."""
+def _cuts(levels, R: np.ndarray) -> np.ndarray:
+    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
+    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
+
+
+def _cuts_in_order(levels, R: np.ndarray) -> bool:
+    """Whether every topic's cut-offs increase (or stay) from level to level, as the loops of
+    iprec_at_recall, 11pt_avg and Rprec_mult assume. They do not for levels out of order
+    (``11pt_avg.0.5,0.1``) or beyond a C long after the cast (``iprec_at_recall.0.5,1e400``:
+    LONG_MIN after 0.5's cut-off): the loops themselves are run then (``*_as_listed``)."""
+    c = _cuts(levels, R)
+    return bool((c[1:] >= c[:-1]).all())  # compared, not subtracted: LONG_MIN - c wraps
+
+
+def _iprec_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
+    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
+    topic by topic: from the last level to the first, a level takes the interpolated precision
+    when the relevant documents, counted down from the bottom of the ranking, reach its
+    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
+    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
+    counted from the last until one does not, stay 0."""
     _, rank, _, nrr, first = rl.relevant(level)
-    x = np.asarray(levels, dtype=np.float64)
-    out = np.empty(len(rl.topics))
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
     for t in range(len(rl.topics)):
-        with np.errstate(invalid="ignore"):  # beyond int64: LONG_MIN, as C's cast on x86-64
-            cuts = np.trunc(x * float(R[t]) + 0.9).astype(np.int64).tolist()
+        cuts = cuts_all[:, t].tolist()
         n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
-        best = n_rr / int(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
+        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
         cur = len(cuts) - 1
         while cur >= 0 and cuts[cur] > n_rr:
             cur -= 1
-        total = 0.0
         for j in range(n_rr, 0, -1):
-            best = max(best, j / ranks[j - 1])
+            p = float(j) / float(ranks[j - 1])
+            if best < p:
+                best = p
             while cur >= 0 and cuts[cur] == j:
-                total += best
+                out[cur, t] = best
                 cur -= 1
         while cur >= 0:
-            total = _c_add(total, best)
+            out[cur, t] = best
             cur -= 1
-        out[t] = total / len(levels)
-    return out
+    return list(out)
+
+
+def _rprec_mult_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
+    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
+    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
+    then, ranks counted down from the last while relevant documents remain above, a level
+    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_ret:
+            out[cur, t] = float(n_rr) / float(cuts[cur])
+            cur -= 1
+        rel_so_far, i = n_rr, n_ret
+        while i > 0 and rel_so_far > 0:
+            while cur >= 0 and i == cuts[cur]:
+                out[cur, t] = float(rel_so_far) / float(i)
+                cur -= 1
+            if i in relevant:
+                rel_so_far -= 1
+            i -= 1
+    return list(out)
 
 
 def compute(
