@@ -323,7 +323,18 @@ def test_a_closed_standard_output_is_a_clear_error(trec_eval, tmp_path, how):
 
 
 @pytest.mark.parametrize("flags", [[], ["-J"], ["-l2"], ["-c", "-M1"]])
-@pytest.mark.parametrize("gains", ["1=1e400", "2=1e400", "0=1e400", "1=1e400,2=1", "0=-1e400,1=1e400", "1=-1e400"])
+@pytest.mark.parametrize(
+    "gains",
+    [
+        "1=1e400",
+        "2=1e400",
+        "0=1e400",
+        "1=1e400,2=1",
+        "0=-1e400,1=1e400",
+        "1=-1e400",
+        "1=1.7e308,2=1.7e308,0=1.7e308",  # a gain over log2(0): -0.0, summed from 0.0: 0.0000, not -0.0000
+    ],
+)
 def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
     """G divides by log2(2 + cost - gains so far); with an infinite gain that is the log2 of
     -inf or of a NaN. The binary's log2 (glibc's log2@GLIBC_2.2.5) returns a NaN printed "nan"

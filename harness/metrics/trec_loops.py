@@ -61,8 +61,10 @@ def log2_ranks(n: int) -> np.ndarray:
 
 
 def _last(x: np.ndarray) -> float:
-    """The running sum's final value (0.0 when nothing was added)."""
-    return float(np.cumsum(x)[-1]) if len(x) else 0.0
+    """The running sum's final value (0.0 when nothing was added), from 0.0 as trec_eval's
+    loops start it: 0.0 + -0.0 is 0.0, so such a sum is never -0.0 (G's gain over log2(0),
+    -inf, is -0.0: the binary prints 0.0000)."""
+    return float(np.cumsum(x)[-1]) + 0.0 if len(x) else 0.0
 
 
 def _ranked_gains(ranked: np.ndarray, gains) -> np.ndarray:

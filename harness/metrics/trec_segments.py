@@ -66,11 +66,12 @@ def seg_cumsum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 
 def _seg_sum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Each segment's sum, added in order (0.0 for an empty segment)."""
+    """Each segment's sum, added in order from 0.0 (0.0 for an empty segment; never -0.0,
+    as trec_loops._last)."""
     cs = seg_cumsum(x, off)
     out = np.zeros(len(off) - 1)
     ne = off[1:] > off[:-1]
-    out[ne] = cs[off[1:][ne] - 1]
+    out[ne] = cs[off[1:][ne] - 1] + 0.0
     return out
 
 
