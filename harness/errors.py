@@ -11,6 +11,7 @@ __all__ = [
     "DataError",
     "EngineError",
     "ExpectationError",
+    "OutputError",
     "ConfigProblem",
     "HarnessWarning",
     "read_error",
@@ -94,6 +95,12 @@ def read_error(source, message: str, error: OSError, line: int | None = None) ->
 
 class EngineError(HarnessError):
     """The Java/Lucene engine failed (JVM not startable, Anserini raised, index unreadable)."""
+
+    exit_code = 3
+
+
+class OutputError(HarnessError):
+    """Standard output cannot be written: closed (``>&-``) or not open for writing."""
 
     exit_code = 3
 

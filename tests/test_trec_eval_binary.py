@@ -180,6 +180,13 @@ def test_harness_trec_eval_prints_what_trec_eval_prints(trec_eval, tmp_path, cap
         "Rprec_mult.1e400",  # (long) of infinity: LONG_MIN, without numpy's RuntimeWarning
         "iprec_at_recall.1e400",
         "11pt_avg.1e400",
+        "G.1=1e400",  # log2 of a negative number: the harness printed -nan, the binary's libm gives nan
+        "G.1=1e400,2=1",
+        "G.2=1e400",
+        "G.0=1e400",
+        "G.0=1e400,2=1e400",
+        "G.1=1e400,2=3",
+        "G.0=-1e400,1=1e400",
     ],
 )
 def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eval, tmp_path, measure):
@@ -192,6 +199,213 @@ def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eva
     )
     assert ref.returncode == 0 and got.returncode == 0, got.stderr
     assert got.stderr == "" and got.stdout == ref.stdout
+
+
+def _both(trec_eval, tmp_path, args):
+    """(the binary's run, the harness's run) of one command line over a small qrels and run."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 d 2\n1 0 e 1\n2 0 c 1\n2 0 f 2\n3 0 g 1\n")
+    (tmp_path / "r.txt").write_text(
+        "1 Q0 a 1 2.0 x\n1 Q0 b 2 1.0 x\n1 Q0 d 3 0.5 x\n1 Q0 e 4 0.2 x\n2 Q0 c 1 3.0 x\n2 Q0 f 2 1.0 x\n"
+        "2 Q0 z 3 4.0 x\n3 Q0 y 1 1.0 x\n3 Q0 g 2 0.5 x\n"
+    )
+    argv = [*args, "q.txt", "r.txt"]
+    ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, capture_output=True, text=True)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *argv], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    return ref, got
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "P.5", "-m", "P.10"],  # the harness took the last parameters: P_10
+        ["-m", "P.10", "-m", "P.5,7"],
+        ["-m", "P", "-m", "P.5", "-m", "P.7"],
+        ["-m", "P.5", "-m", "P", "-m", "P.7"],
+        ["-m", "official", "-m", "P.5", "-m", "official", "-m", "P.3"],
+        ["-m", "P.5", "-m", "all_trec", "-m", "P.6"],
+        ["-m", "ndcg_cut.3", "-m", "ndcg_cut.0"],  # the second -m's parameters unread: no error
+        ["-m", "G.1=2", "-m", "G.1=5", "-m", "11pt_avg.0.5", "-m", "11pt_avg.0.2,0.4"],
+        ["-m", "Rprec_mult.0.5", "-m", "Rprec_mult.1.5", "-m", "utility.1,1,1,1", "-m", "utility.1,2,3,4"],
+    ],
+)
+def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval, tmp_path, args):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *args])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize(
+    "levels",
+    [
+        "0.5,0.1",  # the harness printed 0.9167 ("all"), trec_eval 1.0000 (its loop assumes them in order)
+        "1,0,0.5",
+        "0.5,0.5,0.1",
+        "0.9,0.2,0.6,0.1,0.0,1",
+        "2,0.5",
+        "0.5,-0.5",
+        "1e400,0",
+        "0,-1e400,0.5",
+        "0.3,0.3",
+    ],
+)
+def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eval, tmp_path, levels, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"11pt_avg.{levels}", "-m", "iprec_at_recall"])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "P.99999999999999999999",  # the harness printed P_99999999999999999999: atol stops at LONG_MAX
+        "recall.99999999999999999999",
+        "ndcg_cut.99999999999999999999",
+        "map_cut.99999999999999999999",
+        "success.99999999999999999999",
+        "relative_P.99999999999999999999",
+        "P.3000000000",
+        "P.2147483648,1",
+        "G.99999999999999999999=2",
+        "Rprec_mult.1e30",  # the harness printed the whole %3.2f: trec_eval keeps 8 characters of it
+        "Rprec_mult.1e30,1.1e30",
+        "Rprec_mult.-1e30",
+        "Rprec_mult.12345.678",
+        "iprec_at_recall.1e30,2e30",
+        "iprec_at_recall.-1234.5678",
+    ],
+)
+def test_huge_parameters_are_named_as_trec_eval_names_them(trec_eval, tmp_path, measure):
+    ref, got = _both(trec_eval, tmp_path, ["-q", "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize("measure", ["P.1,3000000000", "P.5,99999999999999999999", "recall.4294967301,5"])
+def test_cut_offs_trec_eval_sorts_out_of_order_are_refused(trec_eval, tmp_path, measure):
+    """trec_eval compares cut-offs by their difference cast to an int: 2**31 or more apart it
+    may put them out of order, and then prints wrong values (P_1 2.0000 for -m P.1,3000000000)."""
+    ref, got = _both(trec_eval, tmp_path, ["-m", measure])
+    assert ref.returncode == 0
+    assert got.returncode == 2 and "out of order" in got.stderr and "Traceback" not in got.stderr
+
+
+@pytest.mark.parametrize("how", ["closed", "read-only"])
+def test_a_closed_standard_output_is_a_clear_error(trec_eval, tmp_path, how):
+    """`harness trec_eval Q R >&-` stopped with "internal error: AttributeError" (exit 3).
+    trec_eval prints into the closed descriptor unchecked and exits 0; the harness says what
+    is wrong, exit 3 (the environment), before reading anything."""
+    _both(trec_eval, tmp_path, ["-m", "map"])  # writes q.txt and r.txt
+
+    def no_stdout():
+        if how == "closed":
+            os.close(1)
+        else:
+            os.dup2(os.open(tmp_path / "q.txt", os.O_RDONLY), 1)
+
+    argv = ["q.txt", "r.txt"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, stderr=subprocess.PIPE, preexec_fn=no_stdout)
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *argv],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=no_stdout,
+    )
+    assert ref.returncode == 0
+    assert got.returncode == 3, got.stderr
+    assert got.stderr.startswith("harness: error: standard output is closed") and "internal" not in got.stderr
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize(
+    "gains",
+    [
+        "1=1e400",
+        "2=1e400",
+        "0=1e400",
+        "1=1e400,2=1",
+        "0=-1e400,1=1e400",
+        "1=-1e400",
+        "1=1.7e308,2=1.7e308,0=1.7e308",  # a gain over log2(0): -0.0, summed from 0.0: 0.0000, not -0.0000
+    ],
+)
+def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
+    """G divides by log2(2 + cost - gains so far); with an infinite gain that is the log2 of
+    -inf or of a NaN. The binary's log2 (glibc's log2@GLIBC_2.2.5) returns a NaN printed "nan"
+    below 0; the harness printed "-nan" (the newer log2's NaN)."""
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"G.{gains}", "-m", f"ndcg.{gains}"])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"]])
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "G.1=nan",  # the harness read nan, inf and hexadecimal numbers as 0; C's atof reads them
+        "G.1=inf",
+        "G.1=-nan",
+        "G.1=0x10",
+        "ndcg.1=nan",
+        "ndcg.2=inf",
+        "ndcg_rel.1=nan",
+        "Rndcg.1=inf",
+        "iprec_at_recall.0x1p-1",
+        "iprec_at_recall.nan",
+        "iprec_at_recall.-inf",
+        "11pt_avg.nan",
+        "11pt_avg.inf",
+        "Rprec_mult.nan",
+        "Rprec_mult.inf",
+        "utility.nan,1,1,1",
+        "utility.inf,1,1,1",
+        "set_F.nan",
+        "set_F.-inf",
+        "relstring.nan",  # (long) of a NaN, or of a value beyond a long: LONG_MIN, no characters
+        "relstring.inf",
+        "relstring.1e400",
+        "relstring.1e19",
+        "relstring.0x2",
+    ],
+)
+def test_parameters_read_as_c_s_atof_reads_them(trec_eval, tmp_path, measure, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-M2"], ["-l2"], ["-c", "-M1"]])
+@pytest.mark.parametrize(
+    "measure",
+    [
+        # levels whose cut-offs (long)(x * R + 0.9) come out of order: LONG_MIN beyond a long
+        "iprec_at_recall.1e400,0.5",  # the harness printed 0.7500 for topic 1, trec_eval 1.0000
+        "iprec_at_recall.0.5,nan",
+        "iprec_at_recall.0,0.5,1,inf",
+        "iprec_at_recall.0.5,9e18",
+        "iprec_at_recall.-inf,0.2",  # -M0: -nan below a cut-off of 0 too (the harness printed 0.0000)
+        "iprec_at_recall.-1,0.5",
+        "11pt_avg.0.5,1e400",
+        "11pt_avg.nan,0.5",
+        "11pt_avg.0.5,nan",
+        "11pt_avg.-1,0.5",
+        "Rprec_mult.0.5,1e400",  # the harness printed 0.5000 for topic 1, trec_eval 0.0000
+        "Rprec_mult.0.5,1,2,1e400",
+        "Rprec_mult.0.2,nan",
+        "Rprec_mult.3,9e18",
+        "Rprec_mult.-1e400,0.5",
+    ],
+)
+def test_levels_cast_out_of_order_print_what_trec_eval_prints(trec_eval, tmp_path, measure, flags):
+    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
 
 
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):

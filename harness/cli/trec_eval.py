@@ -72,10 +72,20 @@ def add_parser(sub, make) -> None:
     p.add_argument("-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only")
 
 
+_NO_STDOUT = (
+    "standard output is closed or not open for writing (`>&-`?): trec_eval's lines go there; "
+    "give the command an output (a file, a pipe or the terminal)"
+)
+
+
 def cmd_trec_eval(args: argparse.Namespace) -> int:
-    from harness.errors import DataError
+    import errno
+
+    from harness.errors import DataError, OutputError
     from harness.verbs.trec_eval import TrecEvalOptions, trec_eval
 
+    if sys.stdout is None:  # Python started with file descriptor 1 closed
+        raise OutputError(_NO_STDOUT)
     if args.Results_format != "trec_results":
         raise DataError("-T", f"results format {args.Results_format!r} is not read by the harness (only trec_results)")
     options = TrecEvalOptions(
@@ -91,5 +101,11 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         rel_info=args.Rel_info_format,
     )
     result = trec_eval(args.qrels, args.run, options)
-    sys.stdout.write(result.output())
+    try:
+        sys.stdout.write(result.output())
+        sys.stdout.flush()
+    except OSError as e:
+        if e.errno == errno.EBADF:  # descriptor 1 open for reading only (`1<file`)
+            raise OutputError(_NO_STDOUT) from None
+        raise
     return 0

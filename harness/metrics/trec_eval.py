@@ -5,10 +5,12 @@ trec_eval prints its measures in one fixed order (its measure table), whatever t
 the ``-m`` flags; a measure with parameters (``-m P.5,7,3``) takes them in its own form:
 
 - cut-offs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``relative_P``): read as
-  C's ``atol`` reads them (``23.4`` is 23), sorted, positive, no duplicates; one line each,
-  ``P_3``;
+  C's ``atol`` reads them (``23.4`` is 23, ``99999999999999999999`` LONG_MAX), sorted,
+  positive, no duplicates, none 2**31 or more apart (trec_eval sorts those out of order);
+  one line each, ``P_3``;
 - recall levels and multiples of R (``iprec_at_recall``, ``Rprec_mult``): C's ``atof``, sorted,
-  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``);
+  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``, cut to 8 characters as trec_eval
+  cuts it: ``Rprec_mult.1e30`` prints ``Rprec_mult_10000000``);
 - a parameter list (``utility``, ``set_F``, ``11pt_avg``, ``relstring``) or gains by relevance
   level (``ndcg.1=3,2=9``, also ``G``, ``ndcg_rel``, ``Rndcg``): kept in its order; the line's
   name is the measure's, followed by ``_`` and the parameters as written when any were given.
@@ -89,8 +91,8 @@ class Request:
         m = self.measure
         if m.params == "cut_long":
             return [f"{m.name}_{k}" for k in self.params]
-        if m.params == "cut_float":
-            return [f"{m.name}_{v:3.2f}" for v in self.params]
+        if m.params == "cut_float":  # trec_eval's name buffer holds 8 characters of the value
+            return [f"{m.name}_{v:3.2f}"[: len(m.name) + 9] for v in self.params]
         return [m.name + (f"_{self.printable}" if self.printable is not None else "")]
 
 
@@ -171,13 +173,28 @@ GROUPS: dict[str, tuple[str, ...]] = {
 
 
 def _atol(text: str) -> int:
-    """C's atol: the leading integer of ``text`` (0 when there is none)."""
+    """C's atol: the leading integer of ``text`` (0 when there is none), held to a C long as
+    glibc's does (``99999999999999999999``: 9223372036854775807)."""
     m = re.match(r"\s*([+-]?\d+)", text)
-    return int(m.group(1)) if m else 0
+    return min(max(int(m.group(1)), -MAX_LONG - 1), MAX_LONG) if m else 0
+
+
+def _c_int(v: int) -> int:
+    """A C long difference as trec_eval's cut-off comparator returns it: wrapped to 64 bits,
+    then to a 32-bit int."""
+    return (v + 2**31) % 2**32 - 2**31
 
 
 def _atof(text: str) -> float:
-    """C's atof: the leading decimal number of ``text`` (0.0 when there is none)."""
+    """C's atof (glibc's strtod): the leading number of ``text``, decimal, hexadecimal
+    (``0x1p-1``), ``inf``/``infinity`` or ``nan`` (``-nan`` with its sign bit set), in any
+    case; 0.0 when there is none."""
+    m = re.match(r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)", text)
+    if m:
+        return float.fromhex(m.group(1) + m.group(2))
+    m = re.match(r"\s*([+-]?(?:infinity|inf|nan))", text, re.IGNORECASE)
+    if m:
+        return float(m.group(1))
     m = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
     return float(m.group(1)) if m else 0.0
 
@@ -192,6 +209,14 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
             raise ValueError(f"{m.name}: cut-offs must be positive (got {text!r})")
         if len(set(cuts)) != len(cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
+        if any(_c_int(b - a) <= 0 for i, a in enumerate(cuts) for b in cuts[i + 1 :]):
+            # trec_eval compares cut-offs by their difference cast to an int: 2**31 or more
+            # apart, it may sort them out of order and then prints wrong values (-m P.1,3000000000:
+            # P_1 2.0000); cut-offs nearer each other, or alone, are read as it reads them
+            raise ValueError(
+                f"{m.name}: cut-offs 2**31 or more apart are sorted out of order by trec_eval, which then "
+                f"prints wrong values (got {text!r}); give them in separate runs"
+            )
         return tuple(cuts), None
     if m.params == "cut_float":
         cuts = sorted(_atof(t) for t in items)
@@ -214,9 +239,12 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
 
 def parse_requests(items: list[str]) -> list[Request]:
     """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
-    table order. ValueError, naming the argument, for a measure it does not have or malformed
+    table order. A measure named with parameters more than once takes the first parameters
+    (``-m P.5 -m P.10``: P_5), the others unread, as trec_eval does, whatever the order of
+    the ``-m`` naming it (or a group holding it) without parameters. ValueError, naming the argument, for a measure it does not have or malformed
     parameters."""
     chosen: dict[str, Request] = {}
+    given: set[str] = set()  # measures whose parameters came with an -m: the first such -m's count
     for item in items or ["official"]:
         name, dot, text = item.partition(".")
         if dot and text == "":
@@ -231,10 +259,11 @@ def parse_requests(items: list[str]) -> list[Request]:
         if m is None:
             known = ", ".join([*GROUPS, *TREC_MEASURES])
             raise ValueError(f"-m {item}: trec_eval has no measure {name!r} (measures and groups: {known})")
-        if dot:
+        if dot and name not in given:  # trec_eval reads the first -m giving NAME's parameters, no other
             params, printable = _params(m, text)
             chosen[name] = Request(m, params, printable)
-        else:
+            given.add(name)
+        elif not dot:
             chosen.setdefault(name, Request(m, m.defaults))
     return [chosen[n] for n in _TABLE_ORDER if n in chosen]
 
@@ -279,6 +308,8 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "recip_rank":
         return [_kernel(rl, "RR", None, level)]
     if name == "iprec_at_recall":
+        if not _cuts_in_order(p, R):
+            return list(_iprec_as_listed(rl, level, p, R, ret))
         vals = kernels.interpolated_precision(rl, level, list(p))
         return [np.where(_nan_at(rl, R, ret, x), X86_NAN, v) for x, v in zip(p, vals)]
     if name in ("P", "recall", "success"):
@@ -296,11 +327,18 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "map_cut":
         return [_kernel(rl, "AP", k, level) for k in p]
     if name == "11pt_avg":
+        if not _cuts_in_order(p, R):
+            total = np.zeros(len(rl.topics))
+            for v in reversed(_iprec_as_listed(rl, level, p, R, ret)):  # trec_eval's order: the last level first
+                total = np.array([_c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
+            return [total / len(p)]
         nan = np.zeros(len(rl.topics), dtype=bool)
         for x in p:
             nan |= _nan_at(rl, R, ret, x)
         return [np.where(nan, X86_NAN, _eleven_point(rl, level, p))]
     if name == "Rprec_mult":
+        if not _cuts_in_order(p, R):
+            return list(_rprec_mult_as_listed(rl, level, p, R, ret))
         topic, rank, _, _, _ = rl.relevant(level)
         out = []
         for x in p:
@@ -339,10 +377,10 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
 def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
     """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
     retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
-    (long)(level * R + 0.9) of 0, which takes that starting value. trec_eval prints "-nan"."""
+    (long)(level * R + 0.9) of 0 or less, which takes that starting value. trec_eval prints "-nan"."""
     with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
         c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-    return (ret == 0) & (c == 0)
+    return (ret == 0) & (c <= 0)  # LONG_MIN too: a level below 0, -inf, NaN
 
 
 def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
@@ -354,6 +392,77 @@ def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
     for v in reversed(vals):
         total += v
     return total / len(levels)
+
+
+def _cuts(levels, R: np.ndarray) -> np.ndarray:
+    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
+    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
+
+
+def _cuts_in_order(levels, R: np.ndarray) -> bool:
+    """Whether every topic's cut-offs increase (or stay) from level to level, as the loops of
+    iprec_at_recall, 11pt_avg and Rprec_mult assume. They do not for levels out of order
+    (``11pt_avg.0.5,0.1``) or beyond a C long after the cast (``iprec_at_recall.0.5,1e400``:
+    LONG_MIN after 0.5's cut-off): the loops themselves are run then (``*_as_listed``)."""
+    c = _cuts(levels, R)
+    return bool((c[1:] >= c[:-1]).all())  # compared, not subtracted: LONG_MIN - c wraps
+
+
+def _iprec_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
+    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
+    topic by topic: from the last level to the first, a level takes the interpolated precision
+    when the relevant documents, counted down from the bottom of the ranking, reach its
+    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
+    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
+    counted from the last until one does not, stay 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
+        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_rr:
+            cur -= 1
+        for j in range(n_rr, 0, -1):
+            p = float(j) / float(ranks[j - 1])
+            if best < p:
+                best = p
+            while cur >= 0 and cuts[cur] == j:
+                out[cur, t] = best
+                cur -= 1
+        while cur >= 0:
+            out[cur, t] = best
+            cur -= 1
+    return list(out)
+
+
+def _rprec_mult_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
+    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
+    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
+    then, ranks counted down from the last while relevant documents remain above, a level
+    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_ret:
+            out[cur, t] = float(n_rr) / float(cuts[cur])
+            cur -= 1
+        rel_so_far, i = n_rr, n_ret
+        while i > 0 and rel_so_far > 0:
+            while cur >= 0 and i == cuts[cur]:
+                out[cur, t] = float(rel_so_far) / float(i)
+                cur -= 1
+            if i in relevant:
+                rel_so_far -= 1
+            i -= 1
+    return list(out)
 
 
 def compute(

@@ -15,7 +15,7 @@ import numpy as np
 
 from harness.metrics.kernels import RankedLabels
 
-__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks", "c_long"]
 
 
 # trec_eval's loops for the measures the registry has no kernel for, each over one topic's
@@ -61,8 +61,10 @@ def log2_ranks(n: int) -> np.ndarray:
 
 
 def _last(x: np.ndarray) -> float:
-    """The running sum's final value (0.0 when nothing was added)."""
-    return float(np.cumsum(x)[-1]) if len(x) else 0.0
+    """The running sum's final value (0.0 when nothing was added), from 0.0 as trec_eval's
+    loops start it: 0.0 + -0.0 is 0.0, so such a sum is never -0.0 (G's gain over log2(0),
+    -inf, is -0.0: the binary prints 0.0000)."""
+    return float(np.cumsum(x)[-1]) + 0.0 if len(x) else 0.0
 
 
 def _ranked_gains(ranked: np.ndarray, gains) -> np.ndarray:
@@ -224,8 +226,14 @@ def _g(ranked, levels, level, pairs, R) -> float:
 
 
 def _c_log2(x: float) -> float:
-    """log2 as C's libm returns it where math.log2 raises: -inf at 0, NaN below."""
-    return math.log2(x) if x > 0.0 else -math.inf if x == 0.0 else -math.nan  # glibc: (x - x) / 0
+    """log2 as trec_eval's C library returns it where math.log2 raises: -inf at 0, a NaN
+    as it came, and below 0 the NaN of glibc's log2@GLIBC_2.2.5 (the symbol the trec_eval
+    binary of Anserini's fatjar links, through glibc's compatibility wrapper): NAN, its sign
+    bit clear, printed "nan" (a trec_eval built against glibc 2.29 or later links the newer
+    log2, whose NaN has it set: "-nan")."""
+    if x > 0.0:
+        return math.log2(x)
+    return -math.inf if x == 0.0 else x if x != x else math.nan
 
 
 def _bin_g(ranked, levels, level, pairs, R) -> float:
@@ -259,8 +267,13 @@ def _yaap(ranked, levels, level, params, R) -> float:
     return math.log((1.0 + s) / (1.0 + float(R) - s))
 
 
+def c_long(x: float) -> int:
+    """C's (long) cast of a double on x86-64: a NaN, or a value beyond a long, is LONG_MIN."""
+    return int(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
+
+
 def _relstring(ranked, levels, level, params, R) -> str:
-    n = max(0, min(int(params[0]), len(ranked)))
+    n = max(0, min(c_long(params[0]), len(ranked)))
     return "".join(
         ">" if v > 9 else str(v) if v >= 0 else "-" if v == -1 else "." if v == -2 else "<" for v in ranked[:n].tolist()
     )

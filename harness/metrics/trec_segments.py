@@ -18,7 +18,8 @@ from functools import partial
 import numpy as np
 
 from harness.metrics.kernels import RankedLabels
-from harness.metrics.trec_loops import gain_cmp, glibc_msort, log2_ranks
+from harness.metrics.trec_loops import _c_log2 as _c_log2_one
+from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
 
@@ -65,11 +66,12 @@ def seg_cumsum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 
 def _seg_sum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Each segment's sum, added in order (0.0 for an empty segment)."""
+    """Each segment's sum, added in order from 0.0 (0.0 for an empty segment; never -0.0,
+    as trec_loops._last)."""
     cs = seg_cumsum(x, off)
     out = np.zeros(len(off) - 1)
     ne = off[1:] > off[:-1]
-    out[ne] = cs[off[1:][ne] - 1]
+    out[ne] = cs[off[1:][ne] - 1] + 0.0
     return out
 
 
@@ -371,7 +373,7 @@ def _c_log2(x: np.ndarray) -> np.ndarray:
     out = np.empty(len(x))
     out[whole] = _LOG2_INT[x[whole].astype(np.int64)]
     rest = np.flatnonzero(~whole)
-    out[rest] = [math.log2(v) if v > 0.0 else -math.inf if v == 0.0 else -math.nan for v in x[rest].tolist()]
+    out[rest] = [_c_log2_one(v) for v in x[rest].tolist()]
     return out
 
 
@@ -422,7 +424,7 @@ _CHARS = np.frombuffer(b"<.-0123456789>", dtype=np.uint8)  # labels < -2, -2, -1
 
 def _relstring(rows, level, params, R):
     text = _CHARS[np.clip(rows.labels, -3, 10) + 3].tobytes().decode("ascii")
-    n = min(max(0, int(params[0])), 1 << 62)
+    n = min(max(0, c_long(params[0])), 1 << 62)
     lo = rows.off[:-1]
     hi = np.minimum(rows.off[1:], lo + n).tolist()
     lo = lo.tolist()
