@@ -32,12 +32,12 @@ measure") on a measure over judgments of another kind; the verb refuses it by na
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from harness.metrics import kernels, trec_loops, trec_segments
+from harness.metrics.c_numbers import atof, atol, c_add, c_int, sum_in_order
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
 from harness.metrics.trec_jg import JG_MEASURES
@@ -62,7 +62,6 @@ __all__ = [
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
 X86_NAN = -math.nan  # the NaN an x86 FPU makes of 0/0 (its sign bit set: glibc prints "-nan")
-MAX_LONG = 9223372036854775807  # trec_eval's default -M (its -N defaults to 0, whatever its help says)
 
 
 @dataclass(frozen=True)
@@ -172,44 +171,17 @@ GROUPS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _atol(text: str) -> int:
-    """C's atol: the leading integer of ``text`` (0 when there is none), held to a C long as
-    glibc's does (``99999999999999999999``: 9223372036854775807)."""
-    m = re.match(r"\s*([+-]?\d+)", text)
-    return min(max(int(m.group(1)), -MAX_LONG - 1), MAX_LONG) if m else 0
-
-
-def _c_int(v: int) -> int:
-    """A C long difference as trec_eval's cut-off comparator returns it: wrapped to 64 bits,
-    then to a 32-bit int."""
-    return (v + 2**31) % 2**32 - 2**31
-
-
-def _atof(text: str) -> float:
-    """C's atof (glibc's strtod): the leading number of ``text``, decimal, hexadecimal
-    (``0x1p-1``), ``inf``/``infinity`` or ``nan`` (``-nan`` with its sign bit set), in any
-    case; 0.0 when there is none."""
-    m = re.match(r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)", text)
-    if m:
-        return float.fromhex(m.group(1) + m.group(2))
-    m = re.match(r"\s*([+-]?(?:infinity|inf|nan))", text, re.IGNORECASE)
-    if m:
-        return float(m.group(1))
-    m = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
-    return float(m.group(1)) if m else 0.0
-
-
 def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
     items = text.split(",")
     if m.params == "none":
         raise ValueError(f"measure {m.name!r} takes no parameters (got {text!r})")
     if m.params == "cut_long":
-        cuts = sorted(_atol(t) for t in items)
+        cuts = sorted(atol(t) for t in items)
         if any(c <= 0 for c in cuts):
             raise ValueError(f"{m.name}: cut-offs must be positive (got {text!r})")
         if len(set(cuts)) != len(cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
-        if any(_c_int(b - a) <= 0 for i, a in enumerate(cuts) for b in cuts[i + 1 :]):
+        if any(c_int(b - a) <= 0 for i, a in enumerate(cuts) for b in cuts[i + 1 :]):
             # trec_eval compares cut-offs by their difference cast to an int: 2**31 or more
             # apart, it may sort them out of order and then prints wrong values (-m P.1,3000000000:
             # P_1 2.0000); cut-offs nearer each other, or alone, are read as it reads them
@@ -219,7 +191,7 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
             )
         return tuple(cuts), None
     if m.params == "cut_float":
-        cuts = sorted(_atof(t) for t in items)
+        cuts = sorted(atof(t) for t in items)
         if len(set(cuts)) != len(cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
         return tuple(cuts), None
@@ -229,9 +201,9 @@ def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
             level, eq, gain = t.partition("=")
             if not eq or not level or not gain:
                 raise ValueError(f"{m.name}: gains are level=gain pairs, e.g. {m.name}.1=3,2=9 (got {text!r})")
-            pairs.append((_atol(level), _atof(gain)))
+            pairs.append((atol(level), atof(gain)))
         return tuple(pairs), text
-    values = tuple(_atof(t) for t in items)
+    values = tuple(atof(t) for t in items)
     if m.name == "utility" and len(values) != 4:
         raise ValueError(f"utility takes 4 coefficients, a,b,c,d (got {text!r})")
     return values, text
@@ -330,7 +302,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         if not _cuts_in_order(p, R):
             total = np.zeros(len(rl.topics))
             for v in reversed(_iprec_as_listed(rl, level, p, R, ret)):  # trec_eval's order: the last level first
-                total = np.array([_c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
+                total = np.array([c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
             return [total / len(p)]
         nan = np.zeros(len(rl.topics), dtype=bool)
         for x in p:
@@ -517,7 +489,7 @@ def compute(
                 if m.summary in ("sum", "num_rel"):  # counts summed as doubles, printed as such
                     total = 0.0
                     for v in seq:
-                        total = _c_add(total, v)
+                        total = c_add(total, v)
                     summary = num_rel_complete if complete and m.summary == "num_rel" else total
                     lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
                     continue
@@ -534,33 +506,13 @@ def compute(
                     total += (denominator - n) * math.log(MIN_GEO_MEAN)
                 summary = math.exp(total / denominator) if denominator else 0.0
             else:
-                total = _sum_in_order(arr)
+                total = sum_in_order(arr)
                 summary = total / denominator if denominator else total
             lines.append(Line(name, m.kind, arr if m.per_query else None, summary))
     return topics, lines
 
 
 MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
-
-
-def _sum_in_order(values: np.ndarray) -> float:
-    """trec_eval's ``total += v`` over the topics in their order, from 0.0: np.cumsum adds one
-    value after the other as the loop does (np.sum's pairwise sum would not); with a NaN, the
-    loop itself (:func:`_c_add` picks the NaN trec_eval's addition keeps)."""
-    if np.isnan(values).any():
-        total = 0.0
-        for v in values.tolist():
-            total = _c_add(total, v)
-        return total
-    return float(np.cumsum(np.r_[0.0, values])[-1])
-
-
-def _c_add(total: float, v: float) -> float:
-    """``total += v`` as trec_eval's compiled accumulation does it: of two NaNs the sum is the
-    one added (the x86 addition returns its first operand's NaN, and gcc puts the topic's value
-    first), so the sign of the "all" line's NaN is the last NaN topic's (as the binary prints
-    a mean of nan, then -nan: -nan; tests/test_trec_eval_binary.py)."""
-    return v if v != v else total + v
 
 
 def parse_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:

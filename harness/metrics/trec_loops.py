@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from harness.metrics.c_numbers import c_log2
 from harness.metrics.kernels import RankedLabels
 
 __all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks", "c_long"]
@@ -220,20 +221,9 @@ def _g(ranked, levels, level, pairs, R) -> float:
     hit = np.flatnonzero(g != 0.0)
     at = ((2.0 + sum_cost[hit]) - sum_results[hit]).tolist()
     with np.errstate(divide="ignore", invalid="ignore"):  # C's log2 and division: inf, NaN
-        results_g = _last(g[hit] / np.array([_c_log2(x) for x in at]))
+        results_g = _last(g[hit] / np.array([c_log2(x) for x in at]))
     sum_ideal = _last(np.where(ideal > 0.0, ideal, 0.0))
     return _div(results_g, sum_ideal) if sum_ideal > 0.0 else 0.0
-
-
-def _c_log2(x: float) -> float:
-    """log2 as trec_eval's C library returns it where math.log2 raises: -inf at 0, a NaN
-    as it came, and below 0 the NaN of glibc's log2@GLIBC_2.2.5 (the symbol the trec_eval
-    binary of Anserini's fatjar links, through glibc's compatibility wrapper): NAN, its sign
-    bit clear, printed "nan" (a trec_eval built against glibc 2.29 or later links the newer
-    log2, whose NaN has it set: "-nan")."""
-    if x > 0.0:
-        return math.log2(x)
-    return -math.inf if x == 0.0 else x if x != x else math.nan
 
 
 def _bin_g(ranked, levels, level, pairs, R) -> float:

@@ -17,8 +17,8 @@ from functools import partial
 
 import numpy as np
 
+from harness.metrics.c_numbers import c_log2 as _c_log2_one
 from harness.metrics.kernels import RankedLabels
-from harness.metrics.trec_loops import _c_log2 as _c_log2_one
 from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
@@ -362,7 +362,7 @@ _LOG2_INT = np.zeros(0)
 
 
 def _c_log2(x: np.ndarray) -> np.ndarray:
-    """trec_loops' _c_log2 (math.log2, the C library's) of each value: from a table of
+    """c_numbers.c_log2 (math.log2, the C library's) of each value: from a table of
     math.log2 at the whole numbers (G's arguments with gains that are whole numbers), by
     math.log2 itself for the rest (0.2 s per million values)."""
     global _LOG2_INT

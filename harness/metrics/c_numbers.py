@@ -1,0 +1,72 @@
+"""Numbers as trec_eval's C code reads, compares, adds and logs them (glibc on x86-64), for
+the drop-in's byte-identical output (harness.metrics.trec_eval, trec_loops, trec_segments)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+__all__ = ["MAX_LONG", "atof", "atol", "c_add", "c_int", "c_log2", "sum_in_order"]
+
+# C's LONG_MAX on x86-64 (also trec_eval's default -M; its -N defaults to 0, whatever its help says)
+MAX_LONG = 2**63 - 1
+
+
+def atol(text: str) -> int:
+    """C's atol: the leading integer of ``text`` (0 when there is none), held to a C long as
+    glibc's does (``99999999999999999999``: 9223372036854775807)."""
+    m = re.match(r"\s*([+-]?\d+)", text)
+    return min(max(int(m.group(1)), -MAX_LONG - 1), MAX_LONG) if m else 0
+
+
+def c_int(v: int) -> int:
+    """A C long difference as trec_eval's cut-off comparator returns it: wrapped to 64 bits,
+    then to a 32-bit int."""
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def atof(text: str) -> float:
+    """C's atof (glibc's strtod): the leading number of ``text``, decimal, hexadecimal
+    (``0x1p-1``), ``inf``/``infinity`` or ``nan`` (``-nan`` with its sign bit set), in any
+    case; 0.0 when there is none."""
+    m = re.match(r"\s*([+-]?)(0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)", text)
+    if m:
+        return float.fromhex(m.group(1) + m.group(2))
+    m = re.match(r"\s*([+-]?(?:infinity|inf|nan))", text, re.IGNORECASE)
+    if m:
+        return float(m.group(1))
+    m = re.match(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)", text)
+    return float(m.group(1)) if m else 0.0
+
+
+def sum_in_order(values: np.ndarray) -> float:
+    """trec_eval's ``total += v`` over the topics in their order, from 0.0: np.cumsum adds one
+    value after the other as the loop does (np.sum's pairwise sum would not); with a NaN, the
+    loop itself (:func:`c_add` picks the NaN trec_eval's addition keeps)."""
+    if np.isnan(values).any():
+        total = 0.0
+        for v in values.tolist():
+            total = c_add(total, v)
+        return total
+    return float(np.cumsum(np.r_[0.0, values])[-1])
+
+
+def c_add(total: float, v: float) -> float:
+    """``total += v`` as trec_eval's compiled accumulation does it: of two NaNs the sum is the
+    one added (the x86 addition returns its first operand's NaN, and gcc puts the topic's value
+    first), so the sign of the "all" line's NaN is the last NaN topic's (as the binary prints
+    a mean of nan, then -nan: -nan; tests/test_trec_eval_binary.py)."""
+    return v if v != v else total + v
+
+
+def c_log2(x: float) -> float:
+    """log2 as trec_eval's C library returns it where math.log2 raises: -inf at 0, a NaN
+    as it came, and below 0 the NaN of glibc's log2@GLIBC_2.2.5 (the symbol the trec_eval
+    binary of Anserini's fatjar links, through glibc's compatibility wrapper): NAN, its sign
+    bit clear, printed "nan" (a trec_eval built against glibc 2.29 or later links the newer
+    log2, whose NaN has it set: "-nan")."""
+    if x > 0.0:
+        return math.log2(x)
+    return -math.inf if x == 0.0 else x if x != x else math.nan
