@@ -201,6 +201,13 @@ def test_gains_and_levels_beyond_c_integers_print_what_trec_eval_prints(trec_eva
     assert got.stderr == "" and got.stdout == ref.stdout
 
 
+def _same_output(trec_eval, tmp_path, args):
+    """Both succeed on ``args`` and print the same bytes."""
+    ref, got = _both(trec_eval, tmp_path, args)
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 def _both(trec_eval, tmp_path, args):
     """(the binary's run, the harness's run) of one command line over a small qrels and run."""
     (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\n1 0 d 2\n1 0 e 1\n2 0 c 1\n2 0 f 2\n3 0 g 1\n")
@@ -232,9 +239,7 @@ def _both(trec_eval, tmp_path, args):
     ],
 )
 def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval, tmp_path, args):
-    ref, got = _both(trec_eval, tmp_path, ["-q", *args])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", *args])
 
 
 @pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-l2"], ["-c", "-M1"]])
@@ -253,9 +258,7 @@ def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval
     ],
 )
 def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eval, tmp_path, levels, flags):
-    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"11pt_avg.{levels}", "-m", "iprec_at_recall"])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", *flags, "-m", f"11pt_avg.{levels}", "-m", "iprec_at_recall"])
 
 
 @pytest.mark.parametrize(
@@ -279,9 +282,7 @@ def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eva
     ],
 )
 def test_huge_parameters_are_named_as_trec_eval_names_them(trec_eval, tmp_path, measure):
-    ref, got = _both(trec_eval, tmp_path, ["-q", "-m", measure])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", "-m", measure])
 
 
 @pytest.mark.parametrize("measure", ["P.1,3000000000", "P.5,99999999999999999999", "recall.4294967301,5"])
@@ -339,9 +340,7 @@ def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
     """G divides by log2(2 + cost - gains so far); with an infinite gain that is the log2 of
     -inf or of a NaN. The binary's log2 (glibc's log2@GLIBC_2.2.5) returns a NaN printed "nan"
     below 0; the harness printed "-nan" (the newer log2's NaN)."""
-    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", f"G.{gains}", "-m", f"ndcg.{gains}"])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", *flags, "-m", f"G.{gains}", "-m", f"ndcg.{gains}"])
 
 
 @pytest.mark.parametrize("flags", [[], ["-J"]])
@@ -375,9 +374,7 @@ def test_the_sign_of_g_s_nan_is_the_binary_s(trec_eval, tmp_path, gains, flags):
     ],
 )
 def test_parameters_read_as_c_s_atof_reads_them(trec_eval, tmp_path, measure, flags):
-    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
 
 
 @pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-M2"], ["-l2"], ["-c", "-M1"]])
@@ -403,9 +400,7 @@ def test_parameters_read_as_c_s_atof_reads_them(trec_eval, tmp_path, measure, fl
     ],
 )
 def test_levels_cast_out_of_order_print_what_trec_eval_prints(trec_eval, tmp_path, measure, flags):
-    ref, got = _both(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
-    assert ref.returncode == 0 and got.returncode == 0, got.stderr
-    assert got.stdout == ref.stdout
+    _same_output(trec_eval, tmp_path, ["-q", *flags, "-m", measure])
 
 
 def test_the_binary_and_the_harness_agree_on_trec_eval_s_own_suite(trec_eval):
