@@ -1,10 +1,14 @@
-"""The vectors' check (Corpus.check_vectors) parses lines with orjson where it can
-(harness.engine.vectors.fast_json_object) and with json.loads where it must: the outcome (the
-documents counted, or the DataError's text) must be the one json.loads alone gives, for any line.
+"""The vectors' check (Corpus.check_vectors) reads the file in blocks (hygiene.block_lines) and
+takes two shortcuts: a line of exactly the common shape is checked from orjson's values with numpy
+(harness.engine.vectors.fast_vector_document), other lines are parsed with orjson where it can
+(fast_json_object) and with json.loads where it must. The outcome (the documents counted, or the
+DataError's text) must be the one the line-by-line reader and json.loads alone give, for any file.
 And the corpus fingerprint, remembered within a process, must never be stale."""
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import time
@@ -17,6 +21,7 @@ from harness.engine import corpus as corpus_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
 from harness.errors import DataError
+from harness.formats import hygiene
 
 
 def outcome(path, monkeypatch=None) -> str:
@@ -27,9 +32,24 @@ def outcome(path, monkeypatch=None) -> str:
 
 
 def json_only(path) -> str:
-    """The oracle: the same check with orjson never asked (json.loads for every line)."""
+    """The oracle: the same check with orjson and the fast path never asked (json.loads for every
+    line), each line read by numbered_lines (a readline and a decode per line)."""
+
+    def by_line(f, fh, limit):
+        for lineno, text in hygiene.numbered_lines(f, fh, limit):
+            yield lineno, text.encode("utf-8")
+
     with pytest.MonkeyPatch.context() as m:
         m.setattr(corpus_module, "fast_json_object", lambda line: None)
+        m.setattr(corpus_module, "fast_vector_document", lambda raw: None)
+        m.setattr(corpus_module, "block_lines", by_line)
+        return outcome(path)
+
+
+def small_blocks(path) -> str:
+    """The check with blocks of 7 bytes, so lines span blocks."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(corpus_module, "block_lines", functools.partial(hygiene.block_lines, block=7))
         return outcome(path)
 
 
@@ -59,13 +79,20 @@ NUMBER = st.one_of(
             "+1",
             "0x1",
             '"\\ud800"',
+            "false",
+            "1e19",
+            "1.3e19",  # its square is 1.69e38: within half of float32's maximum
+            "1.31e19",  # its square is beyond: the fast path leaves the line to the full check
+            "1.8446744e19",
+            "18446744073709551615",  # an unsigned 64-bit integer
+            "9223372036854775807",
         ]
     ),  # fmt: skip
 )
 DOCID = st.one_of(
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6).map(json.dumps),
     st.integers(-(2**70), 2**70).map(str),
-    st.sampled_from(["true", "null", "1.5", "[]", '"a b"', '"\\ud800"', '"\\u0000"']),
+    st.sampled_from(["true", "null", "1.5", "[]", '"a b"', '"\\ud800"', '"\\u0000"', '"a\\"b"', '"true"', '"[u]"']),
 )
 
 
@@ -76,15 +103,51 @@ def line(draw) -> str:
     key = draw(st.sampled_from(["docid", "docid", "docid", "id"]))
     extra = draw(st.sampled_from(["", ', "contents": "x"', ', "x": ' + "[" * 70 + "]" * 70, ', "docid": "z"']))
     text = f'{{"{key}": {docid}, "vector": [{", ".join(numbers)}]{extra}}}'
-    return draw(st.sampled_from([text, text, text, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t"]))
+    swapped = f'{{"vector": [{", ".join(numbers)}], "{key}": {docid}}}'
+    shapes = [text, text, text, swapped, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t", "\u00a0"]
+    return draw(st.sampled_from(shapes))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(line(), min_size=1, max_size=6), ending=st.sampled_from(["\n", "\r\n"]))
-def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending):
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(line(), min_size=1, max_size=6),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    last=st.booleans(),  # the last line ends with a line end
+    bom=st.booleans(),
+    raw=st.sampled_from([b"", b"\xff", b"\xed\xa0\x80", b"\xef\xbb\xbf"]),  # bytes that are not UTF-8 text, a BOM
+)
+def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last, bom, raw):
     f = tmp_path / "v.jsonl"
-    f.write_text(ending.join(lines) + ending, encoding="utf-8")
-    assert outcome(f) == json_only(f)
+    data = ("\ufeff" if bom else "") + ending.join(lines) + (ending if last else "")
+    f.write_bytes(data.encode("utf-8").replace(b"x", raw or b"x"))
+    want = json_only(f)
+    assert outcome(f) == want
+    assert small_blocks(f) == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=60)
+    | st.lists(st.sampled_from([b"ab", b"\n", b"\r\n", b"\xef\xbb\xbf", b"c" * 9, b"\xff"])).map(b"".join),
+    block=st.integers(1, 12),
+    limit=st.integers(1, 12),
+)
+def test_block_lines_reads_what_numbered_lines_reads(data, block, limit):
+    """Each line, in order, and the same DataError at the same line for a line over the limit or
+    not UTF-8; with blocks of any size, lines spanning them, and a BOM before the first line."""
+
+    def read(lines):
+        got = []
+        try:
+            for lineno, line in lines:
+                got.append((lineno, line if isinstance(line, str) else hygiene.line_text("f", lineno, line)))
+        except DataError as e:
+            got.append(str(e))
+        return got
+
+    by_line = read(hygiene.numbered_lines("f", io.BytesIO(data), limit))
+    assert read(hygiene.block_lines("f", io.BytesIO(data), limit, block=block)) == by_line
+    assert read(hygiene.block_lines("f", io.BytesIO(data), limit)) == by_line
 
 
 @pytest.mark.parametrize(
@@ -104,7 +167,7 @@ def test_lines_where_the_two_parsers_differ(tmp_path, text, want):
     f = tmp_path / "v.jsonl"
     f.write_text(text)
     got = outcome(f)
-    assert got == json_only(f)
+    assert got == json_only(f) == small_blocks(f)
     assert want is None or want in got  # None: whatever json.loads says on this Python
 
 

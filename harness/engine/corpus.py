@@ -33,13 +33,14 @@ from harness.engine.vectors import (
     PARQUET,
     SameDimension,
     fast_json_object,
+    fast_vector_document,
     is_parquet,
     parquet_count,
     parquet_rows,
     parse_vector,
 )
 from harness.errors import DataError, read_error
-from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
+from harness.formats.hygiene import block_lines, check_id, json_values, line_text, numbered_lines, regular_file
 
 __all__ = ["FORMATS", "Corpus"]
 
@@ -198,21 +199,34 @@ class Corpus:
             check_id(f, "document id", str(docid), lineno)
             dims.check(f, len(parse_vector(f, doc.get("vector"), lineno)), lineno)
 
+        def full(f: Path, lineno: int, raw: bytes) -> int:  # the documents on the line: 0 or 1
+            line = line_text(f, lineno, raw)
+            if not line.strip():
+                return 0
+            doc = fast_json_object(line)  # orjson: 2-3x faster; None when json.loads must say
+            if doc is not None:
+                try:
+                    check(f, doc, lineno)
+                    return 1
+                except DataError:
+                    pass  # named below with json.loads's values (e.g. an integer beyond 64 bits)
+            for _, doc in json_values(f, [(lineno, line)]):
+                check(f, doc, lineno)
+            return 1
+
         for f in self.files():
             with _open_binary(f) as fh:
-                for lineno, line in numbered_lines(f, fh, limit=DOC_LINE_LIMIT):
-                    if not line.strip():
-                        continue
-                    documents += 1
-                    doc = fast_json_object(line)  # orjson: 2-3x faster; None when json.loads must say
-                    if doc is not None:
+                for lineno, raw in block_lines(f, fh, limit=DOC_LINE_LIMIT):
+                    fast = fast_vector_document(raw)  # the common line, about 70 us for 768 numbers
+                    if fast is not None:
                         try:
-                            check(f, doc, lineno)
+                            check_id(f, "document id", str(fast[0]), lineno)
+                            dims.check(f, fast[1], lineno)
+                            documents += 1
                             continue
                         except DataError:
-                            pass  # named below with json.loads's values (e.g. an integer beyond 64 bits)
-                    for _, doc in json_values(f, [(lineno, line)]):
-                        check(f, doc, lineno)
+                            pass  # named by the full check
+                    documents += full(f, lineno, raw)
         return documents
 
     def check_jsonl_file(self, f: Path) -> None:
