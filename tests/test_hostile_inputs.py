@@ -313,6 +313,17 @@ CASES = {
     ),
     "dirichlet-mu-1e300": (_with_runs([{"dirichlet": {"mu": 1e300}}]), 2, ["dirichlet.mu", "Java float"], False),
     "jm-lambda-zero-as-float": (_with_runs([{"jm": {"lambda": 1e-50}}]), 2, ["jm.lambda", "becomes 0"], False),
+    # a run's name names its file (out/runs/NAME.trec): '.' made '..trec', a hidden file
+    "run-name-dot": (
+        lambda c: c.run(runs=[{"bm25": {}}, {"name": ".", "jm": {}}]),
+        2,
+        ["runs[1].name", "must not start with '.'", "(got '.')"],
+        False,
+    ),
+    "run-name-dotdot": (_with_runs([{"name": "..", "bm25": {}}]), 2, ["runs[0].name", "start with '.'"], False),
+    "run-name-hidden": (_with_runs([{"name": ".bm25", "bm25": {}}]), 2, ["runs[0].name", "start with '.'"], False),
+    "run-name-backslash": (_with_runs([{"name": "a\\b", "bm25": {}}]), 2, ["runs[0].name", "'\\'"], False),
+    "run-name-nul": (_with_runs([{"name": "a\x00b", "bm25": {}}]), 2, ["runs[0].name", "control"], False),
     "threads-100000": (_config(index={"threads": 100000}), 2, ["index.threads", "<= 1,024"], False),
     "permutations-10e12": (
         _yaml("compare: {permutations: 1000000000000}\nruns: [{bm25: {k1: [0.9, 1.2]}}]\n"),
