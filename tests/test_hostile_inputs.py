@@ -297,6 +297,41 @@ CASES = {
         ["v.jsonl:1:", "4,097 dimensions", "at most 4,096"],
         True,
     ),
+    # numbers each a float32 whose squares add up beyond one: Lucene's float32 dot product
+    # overflows (int8 HNSW found nothing, flat scored inf)
+    "vectors-squared-length-beyond-float32": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(
+                json.dumps({"docid": "a", "vector": [0.5, 0.5]})
+                + "\n"
+                + json.dumps({"docid": "b", "vector": [2e19, 0]})
+                + "\n"
+            ),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [0.5, 0.5]}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["v.jsonl:2:", "squared length is 4e+38", "would overflow"],
+        True,
+    ),
+    "query-vector-squared-length-beyond-float32": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(json.dumps({"docid": "a", "vector": [0.5, 0.5]}) + "\n"),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [1.5e19, -1.5e19]}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["q.jsonl:1:", "squared length is 4.5e+38", "would overflow"],
+        False,
+    ),
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,
