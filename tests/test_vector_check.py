@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import os
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from harness.engine import corpus as corpus_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
+from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError
 from harness.formats import hygiene
 
@@ -210,3 +213,92 @@ def test_a_fresh_build_records_the_corpus_fingerprint(tmp_path):
     assert not built.reused and built.manifest["counters"]["indexed"] == 50
     assert built.fingerprint == built.manifest["fingerprint"] == index_fingerprint(corpus, options)
     assert ensure_index(corpus, options, tmp_path / "idx", threads=1).reused
+
+
+# ------------------------------------------------- squared lengths beyond float32 (Lucene's overflow)
+F32_MAX = float(np.finfo(np.float32).max)  # 3.4028234663852886e38
+TOO_LONG = (
+    "this vector's squared length is {}, beyond float32's largest number (3.4e+38): Lucene's dot "
+    "product of it would overflow (scale the vectors down, e.g. normalise them)"
+)
+
+
+@pytest.mark.parametrize(
+    ("vector", "squared"),
+    [
+        ([1.8e19], None),  # 3.24e38: accepted
+        ([1.9e19], "3.6e+38"),  # each number a float32, the square not (it passed the check before)
+        ([1e19, 1e19, 1e19], None),
+        ([1e19, -1e19, 1e19, 1e19], "4e+38"),
+        ([10**19, 10**19, 10**19, 10**19], "4e+38"),  # integers: the same
+        ([F32_MAX, 0.0], "1.2e+77"),
+        ([0.0] * 767 + [3e19], "9e+38"),
+    ],
+)
+def test_a_vector_whose_squared_length_is_beyond_float32_is_refused(tmp_path, vector, squared):
+    f = tmp_path / "v.jsonl"
+    f.write_text(
+        json.dumps({"docid": "a", "vector": [1] * len(vector)})
+        + "\n"
+        + json.dumps({"docid": "b", "vector": vector})
+        + "\n"
+    )
+    got = outcome(f)
+    assert got == json_only(f)
+    assert got == ("ok 2" if squared is None else f"error {f}:2: {TOO_LONG.format(squared)}")
+    q = tmp_path / "q.jsonl"
+    q.write_text(
+        json.dumps({"qid": "1", "vector": [1] * len(vector)}) + "\n" + json.dumps({"qid": 2, "vector": vector}) + "\n"
+    )
+    if squared is None:
+        assert len(read_vector_topics(q)) == 2
+    else:
+        with pytest.raises(DataError) as e:
+            read_vector_topics(q)
+        assert str(e.value) == f"{q}:2: {TOO_LONG.format(squared)}"
+
+
+def test_parquet_vectors_and_topics_beyond_float32_are_refused_with_their_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for value_type in (pa.float32(), pa.float64()):
+        for col, read in (("docid", lambda p: Corpus(p, "vectors").check_vectors()), ("qid", read_vector_topics)):
+            f = tmp_path / f"{col}-{value_type}.parquet"
+            vectors = [[1.0, 2.0, 3.0, 4.0], [1e19, 1e19, 1e19, 0.0], [1e19, -1e19, 1e19, 1e19]]
+            pq.write_table(pa.table({col: ["a", "b", "c"], "vector": pa.array(vectors, pa.list_(value_type))}), f)
+            with pytest.raises(DataError) as e:
+                read(f)
+            # the first two rows pass (1e19 * 3 is 3e38), the third is 4e38
+            assert str(e.value) == f"{f}: row 3: {TOO_LONG.format('4e+38')}"
+
+
+@pytest.mark.java
+def test_the_bound_keeps_lucenes_dot_products_finite():
+    """Oracle: Lucene's float32 dot product (VectorUtil.dotProduct: DOT_PRODUCT's, and the norms
+    COSINE takes). Vectors the check accepts (squared lengths up to 0.999 of float32's largest
+    number) give finite dot products with each other; every one it refuses for its length
+    (1.001 of it and beyond) an infinite one with itself."""
+    from harness.engine.lucene import jclass
+    from harness.engine.vectors import parse_vector
+
+    dot = jclass("org.apache.lucene.util.VectorUtil").dotProduct
+    rng = np.random.default_rng(7)
+    accepted = []
+    for dim in (1, 2, 3, 768):
+        for ratio in (0.5, 0.9, 0.999, 1.001, 1.1, 2.0, 100.0):
+            v = rng.standard_normal(dim)
+            v = (v * math.sqrt(ratio * F32_MAX / float(np.dot(v, v)))).tolist()
+            try:
+                parse_vector("v.jsonl", v, 1)
+            except DataError as e:
+                assert ratio > 1 and "squared length" in str(e)
+                assert math.isinf(dot(v, v)), (dim, ratio)
+                continue
+            assert ratio < 1, (dim, ratio)
+            accepted.append(v)
+    assert len(accepted) == 12
+    for u in accepted:
+        for v in accepted:
+            if len(u) == len(v):
+                assert math.isfinite(dot(u, v))

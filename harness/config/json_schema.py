@@ -83,11 +83,12 @@ def _runs() -> dict:
         }
         for name, specs in EXPANSIONS.items()
     }
+    bad = "/\\\\\\u0000-\\u001f\\u007f"  # path separators and control characters (config.runs)
     name_schema = {
         "type": "string",
         "minLength": 1,
         "maxLength": 64,
-        "pattern": "^[^/\\u0000-\\u001f ](?:[^/\\u0000-\\u001f]*[^/\\u0000-\\u001f ])?$",
+        "pattern": f"^[^.{bad} ](?:[^{bad}]*[^{bad} ])?$",  # nor a leading '.' (a hidden run file)
         "description": "The run's label in tables, plots and file names (default: an automatic one); "
         "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
     }
