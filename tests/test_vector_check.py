@@ -49,6 +49,21 @@ def json_only(path) -> str:
         return outcome(path)
 
 
+def java_scan(f, limit, dims):
+    """harness.VectorLines.scan, the first pass the index builder gives the check."""
+    from harness.engine import lucene
+
+    return tuple(int(x) for x in lucene.jclass("harness.VectorLines").scan(str(f), limit, dims))
+
+
+def scanned(path) -> str:
+    """The check with Java's first pass (the index builder's, for collections over 8 MB)."""
+    try:
+        return f"ok {Corpus(path, 'vectors').check_vectors(java_scan)}"
+    except DataError as e:
+        return f"error {e}"
+
+
 def small_blocks(path) -> str:
     """The check with blocks of 7 bytes, so lines span blocks."""
     with pytest.MonkeyPatch.context() as m:
@@ -89,12 +104,30 @@ NUMBER = st.one_of(
             "1.8446744e19",
             "18446744073709551615",  # an unsigned 64-bit integer
             "9223372036854775807",
+            "99999999999999999",  # 17 digits: Java's first pass recognises it
+            "100000000000000000",  # 18: it leaves the line to Python
+            "-0.0",
+            "1e+00",
+            "1.5E-07",
+            "12.5e15",
+            "1e16",
+            "1e17",
+            "0e999",
+            "1e-99999",
+            "1e0000",
+            "2.",
+            ".5",
+            "-",
+            "1e",
+            "1e+",
+            "--1",
         ]
     ),  # fmt: skip
 )
 DOCID = st.one_of(
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6).map(json.dumps),
     st.integers(-(2**70), 2**70).map(str),
+    st.sampled_from(["0", "-0", "00", "123456789012345678", "1234567890123456789", "-", '"é"', '"a\\u0041"']),
     st.sampled_from(["true", "null", "1.5", "[]", '"a b"', '"\\ud800"', '"\\u0000"', '"a\\"b"', '"true"', '"[u]"']),
 )
 
@@ -107,7 +140,23 @@ def line(draw) -> str:
     extra = draw(st.sampled_from(["", ', "contents": "x"', ', "x": ' + "[" * 70 + "]" * 70, ', "docid": "z"']))
     text = f'{{"{key}": {docid}, "vector": [{", ".join(numbers)}]{extra}}}'
     swapped = f'{{"vector": [{", ".join(numbers)}], "{key}": {docid}}}'
-    shapes = [text, text, text, swapped, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t", "\u00a0"]
+    tight = f'{{"{key}":{docid},"vector":[{",".join(numbers)}]}}'  # no spaces, as json.dumps(separators=...)
+    spaced = f' \t{{ "{key}" :\r{docid} , "vector" : [ {" , ".join(numbers)} ] }} \r'
+    shapes = [
+        text,
+        text,
+        text,
+        swapped,
+        tight,
+        spaced,
+        text[:-1],
+        f"[{text}]",
+        "  " + text + " ",
+        "not json",
+        "",
+        "\t",
+        "\u00a0",
+    ]
     return draw(st.sampled_from(shapes))
 
 
@@ -126,6 +175,51 @@ def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last
     want = json_only(f)
     assert outcome(f) == want
     assert small_blocks(f) == want
+
+
+@pytest.mark.java
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(line(), min_size=1, max_size=6), ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans())
+def test_javas_first_pass_changes_no_outcome(tmp_path, lines, ending, last):
+    """harness.VectorLines recognises only lines the check accepts: with it, the documents counted
+    or the first error are the same as json.loads's alone."""
+    f = tmp_path / "v.jsonl"
+    f.write_bytes((ending.join(lines) + (ending if last else "")).encode("utf-8"))
+    assert scanned(f) == json_only(f)
+
+
+@pytest.mark.java
+def test_javas_first_pass_recognises_the_common_lines(tmp_path):
+    """What the scan reports (first doubtful line, lines recognised, dimension, first line), on
+    lines as json.dumps and numpy-based writers write them, and the line it stops at."""
+    from harness.engine.corpus import DOC_LINE_LIMIT
+
+    f = tmp_path / "v.jsonl"
+    good = [
+        '{"docid": "d1", "vector": [0.011155, -0.03807, 1.5e-07]}',
+        '{"docid":"d2","vector":[1,2,3]}',
+        '{"vector": [99999999999999999, -0.0, 1e+00], "docid": 7}',
+        ' {"docid": "LA010189-0001", "vector": [12.5e15, -0, 1e-99999]}\r',
+    ]
+    for bad, why in [
+        ('{"docid": "d9", "vector": [1, 2]}', "another dimension"),
+        ('{"docid": "d9", "vector": [1, 2, 100000000000000000]}', "18 digits"),
+        ('{"docid": "d9", "vector": [1, 2, 1e17]}', "1 + 17 digits > 17"),
+        ('{"docid": "d 9", "vector": [1, 2, 3]}', "a space in the id"),
+        ('{"docid": "\\u0064", "vector": [1, 2, 3]}', "an escape"),
+        ('{"docid": "d9", "vector": [1, 2, 3], "contents": "x"}', "a third key"),
+        ('{"docid": "d9", "docid": "d8", "vector": [1, 2, 3]}', "a key twice"),
+        ('{"docid": "d9", "vector": [1, 2, NaN]}', "not JSON"),
+        ('{"docid": "d9", "vector": [1, 2, 3]} x', "after the object"),
+        ("", "a blank line"),
+    ]:
+        f.write_text("\n".join([*good, bad, good[0]]) + "\n")
+        assert java_scan(f, DOC_LINE_LIMIT, 4096) == (5, 4, 3, 1), why
+        assert scanned(f) == json_only(f), why
+    f.write_text("\n".join(good))  # no line end after the last line
+    assert java_scan(f, DOC_LINE_LIMIT, 4096) == (0, 4, 3, 1)
+    assert java_scan(f, DOC_LINE_LIMIT, 2) == (1, 0, 0, 0)  # more numbers than the limit
+    assert java_scan(f, 60, 4096) == (4, 3, 3, 1)  # the fourth line is longer than 60 bytes
 
 
 @settings(max_examples=300, deadline=None)
@@ -302,3 +396,34 @@ def test_the_bound_keeps_lucenes_dot_products_finite():
         for v in accepted:
             if len(u) == len(v):
                 assert math.isfinite(dot(u, v))
+
+
+@pytest.mark.java
+def test_the_builder_scans_in_java_and_still_names_the_bad_line(tmp_path, monkeypatch):
+    """ensure_index hands the check Java's first pass (for collections over _SCAN_FROM_BYTES):
+    the good collection is built with the lines counted, and a bad line after good ones is named
+    by its file and line, with no index left."""
+    from harness.engine import index as index_module
+
+    monkeypatch.setattr(index_module, "_SCAN_FROM_BYTES", 0)
+    scans = []
+    real = index_module._vector_scan
+
+    def spy(corpus):
+        scan = real(corpus)
+        return lambda *a: scans.append(a[0].name) or scan(*a)
+
+    monkeypatch.setattr(index_module, "_vector_scan", spy)
+    (tmp_path / "docs").mkdir()
+    f = tmp_path / "docs" / "v.jsonl"
+    lines = [f'{{"docid": "d{i}", "vector": [{i}, 1, 2]}}\n' for i in range(50)]
+    f.write_text("".join(lines))
+    built = ensure_index(
+        Corpus(tmp_path / "docs", "vectors"), IndexOptions(vectors="flat"), tmp_path / "idx", threads=1
+    )
+    assert built.manifest["counters"]["indexed"] == 50 and scans == ["v.jsonl"]
+    lines[40] = '{"docid": "d40", "vector": [1, 2, 1e39]}\n'
+    f.write_text("".join(lines))
+    with pytest.raises(DataError, match=r"v.jsonl:41: .*element 2 is 1e\+39"):
+        ensure_index(Corpus(tmp_path / "docs", "vectors"), IndexOptions(vectors="flat"), tmp_path / "idx2", threads=1)
+    assert scans == ["v.jsonl", "v.jsonl"] and not (tmp_path / "idx2").exists()
