@@ -409,6 +409,20 @@ CASES = {
         ["j.txt:1:", "relevance label (field 4) must be an integer"],
         False,
     ),
+    # trec_eval allocates a counter per level 0..label for these measures and refuses every
+    # measure at 2**40 ("Can't calculate measure"); numpy asked for 8 TiB (MemoryError, exit 3)
+    "trec_eval-label-2**40-infAP": (
+        _trec_eval("1 0 d1 1099511627776\n1 0 d2 1\n", "-m", "infAP"),
+        2,
+        ["j.txt: a relevance label of 1,099,511,627,776", "relabel the judgments"],
+        False,
+    ),
+    "evaluate-label-2**40-G": (
+        _evaluate("1 0 d1 1099511627776\n1 0 d2 1\n", "-m", "G"),
+        2,
+        ["q.txt: a relevance label of 1,099,511,627,776", "infAP, G, binG"],
+        False,
+    ),
     "trec_eval-run-is-a-folder": (
         lambda c: ["trec_eval", str(c.root / "qrels.txt"), str(c.root / "docs")],
         2,
