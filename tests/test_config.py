@@ -366,6 +366,10 @@ output: out
         ("- a\n- b\n", "c.yaml:1: expected a mapping with keys name, collection"),
         ("name: [x\nruns: 1\n", "c.yaml:2: YAML syntax error"),
         ("name: a\n---\nname: b\n", "c.yaml:2: YAML syntax error: expected a single document"),
+        # was "internal error: ReaderError" (yaml.SafeLoader checks the characters when built)
+        ("name: t\nnote: a\x00b\n", "c.yaml:2: character U+0000 is not allowed in YAML"),
+        # was a RecursionError naming "<unicode string>"
+        ("x: " + "[" * 50_000 + "]" * 50_000 + "\n", "the config is nested too deeply to read"),
     ],
 )
 def test_malformed_files(tmp_path, text, expected):

@@ -198,8 +198,47 @@ def _with_runs(runs):
     return _config(runs=runs)
 
 
+def _config_bytes(spoil):
+    """validate of the case's config, its bytes spoiled by ``spoil`` (bytes -> bytes)."""
+
+    def build(c: Case):
+        argv = c.validate_yaml("")
+        path = Path(argv[1])
+        path.write_bytes(spoil(path.read_bytes()))
+        return argv
+
+    return build
+
+
+def _config_special(make):
+    """validate of a config that is no regular file: ``make(path)`` puts it there (or names one)."""
+    return lambda c: ["validate", str(make(c.root / "c.yaml") or c.root / "c.yaml")]
+
+
 # name: (build, exit code, message parts, uses java)
 CASES = {
+    # ---- the config file itself: what can be read as a config at all
+    "config-is-a-fifo": (_config_special(os.mkfifo), 2, ["c.yaml: is a FIFO", "not a regular file"], False),
+    "config-is-dev-zero": (_config_special(lambda p: "/dev/zero"), 2, ["/dev/zero: is a character device"], False),
+    "config-nul-byte": (
+        _config_bytes(lambda b: b + b"note: a\x00b\n"),
+        2,
+        ["c.yaml:9: character U+0000 is not allowed in YAML"],
+        False,
+    ),
+    "config-not-utf8": (_config_bytes(lambda b: b + b"name2: caf\xe9\n"), 2, ["c.yaml:9: not UTF-8 (byte 0xe9)"], False),
+    "config-nested-too-deeply": (
+        _config_bytes(lambda b: b + b"x: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+        2,
+        ["c.yaml: 1 problem(s)", "nested too deeply"],
+        False,
+    ),
+    "config-over-16-mib": (
+        _config_bytes(lambda b: b + b"# " + b"x" * (16 << 20) + b"\n"),
+        2,
+        ["c.yaml", "larger than 16,777,216 bytes"],
+        False,
+    ),
     # ---- topics (TSV, JSONL): fail before Java
     "topic-id-nul": (topics(b"a\x00b\tflow\n"), 2, ["t.tsv:1:", "NUL byte"], False),
     "topic-id-escape": (topics(b"1\tflow\n\x1b[2J\tplate\n"), 2, ["t.tsv:2:", "control character (U+001B)"], False),

@@ -12,6 +12,12 @@ passes ``validate`` fails later inside Java or exhausts memory. Each says why it
 - Similarity parameters must be finite and keep their legal range *as Java floats* (Lucene's
   similarities take ``float``): ``k1: 1e39`` is infinite there, ``lambda: 1e-50`` is 0
   (``harness.engine.similarity.ParamSpec.check``).
+- A config file holds at most 16 MiB (``MAX_CONFIG_BYTES``): a config is a short text file,
+  and PyYAML reads about 1.5 MB a second, so a file given as the config by mistake (a corpus,
+  a run, ``/dev/zero``) is refused at once rather than parsed for minutes or read into memory.
+- ``runs`` expand to at most 100,000 settings (``MAX_RUNS``), counted before a grid is expanded:
+  each is a search of every topic and a run file, and a grid of a few long lists (10**12
+  combinations) would otherwise fill the memory while ``validate`` expands it.
 """
 
 from __future__ import annotations
@@ -21,11 +27,21 @@ import os
 from harness.errors import warn
 from harness.policies import MAX_RESAMPLES
 
-__all__ = ["JAVA_INT_MAX", "MAX_DEPTH", "MAX_THREADS", "MAX_RESAMPLES", "threads_for_machine"]
+__all__ = [
+    "JAVA_INT_MAX",
+    "MAX_DEPTH",
+    "MAX_THREADS",
+    "MAX_RESAMPLES",
+    "MAX_CONFIG_BYTES",
+    "MAX_RUNS",
+    "threads_for_machine",
+]
 
 JAVA_INT_MAX = 2**31 - 1
 MAX_DEPTH = JAVA_INT_MAX
 MAX_THREADS = 1024
+MAX_CONFIG_BYTES = 16 << 20
+MAX_RUNS = 100_000
 
 
 def threads_for_machine(threads: int | None, source: str = "index.threads") -> int:
