@@ -186,6 +186,32 @@ def test_a_dict_config_resolves_paths_against_the_current_directory(env, monkeyp
     assert "unknown key 'depht'; did you mean 'depth'?" in str(e.value)
 
 
+def test_a_dict_config_may_hold_paths_and_numpy_values(monkeypatch):
+    """A config built in Python holds pathlib.Path and numpy values naturally: they are their
+    text and Python's numbers (they were "the dict cannot be written as YAML")."""
+    from harness.verbs.run import load
+
+    monkeypatch.chdir(REPO)
+    cfg = {
+        "name": "api-dict",
+        "collection": {"path": Path("corpora"), "format": "text-folder"},
+        "topics": REPO / "topics/demo.tsv",
+        "runs": [{"bm25": {"k1": np.float64(0.9), "b": np.linspace(0.3, 0.4, 2)}}],
+        "depth": np.int64(10),
+        "output": Path("reports/api-dict"),
+    }
+    loaded = load(cfg)
+    assert [str(r) for r in loaded.runs] == ["bm25(k1=0.9,b=0.3)", "bm25(k1=0.9,b=0.4)"]
+    assert loaded.depth == 10 and loaded.output == REPO / "reports/api-dict"
+    with pytest.raises(ConfigError, match="cannot be written as YAML.*object"):
+        load({**cfg, "name": object()})
+    deep: dict = {}
+    for _ in range(5000):
+        deep = {"a": deep}
+    with pytest.raises(ConfigError, match="cannot be written as YAML: it is nested too deeply"):
+        load({**cfg, "x": deep})  # was a RecursionError
+
+
 # --- evaluate --------------------------------------------------------------------------------
 
 

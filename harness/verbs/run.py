@@ -58,9 +58,12 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
     else:
         if isinstance(config, Mapping):
             try:
-                text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
-            except yaml.YAMLError as e:
-                raise ConfigError(IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {e}")]) from None
+                text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
+            except (yaml.YAMLError, RecursionError) as e:
+                why = "it is nested too deeply" if isinstance(e, RecursionError) else e
+                raise ConfigError(
+                    IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {why}")]
+                ) from None
         elif isinstance(config, str):
             text = config
         else:
@@ -68,6 +71,24 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
         cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
     execution = cfg.execution.overridden(None if workers else scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
+
+
+def _dict_dumper():
+    """yaml.safe_dump's dumper, plus the values a config built in Python holds naturally: a path
+    (``pathlib.Path``, any os.PathLike) is its text, a numpy number or array (``np.float64``,
+    ``np.linspace(...)``) is Python's. Anything else unknown is refused as safe_dump refuses it."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        def represent_undefined(self, data):
+            if isinstance(data, os.PathLike):
+                return self.represent_str(os.fspath(data))
+            if type(data).__module__ == "numpy" and hasattr(data, "tolist"):
+                return self.represent_data(data.tolist())
+            return super().represent_undefined(data)
+
+    Dumper.add_representer(None, Dumper.represent_undefined)
+    return Dumper
 
 
 # ------------------------------------------------------------------------------ plan
