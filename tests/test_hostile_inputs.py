@@ -226,7 +226,12 @@ CASES = {
         ["c.yaml:9: character U+0000 is not allowed in YAML"],
         False,
     ),
-    "config-not-utf8": (_config_bytes(lambda b: b + b"name2: caf\xe9\n"), 2, ["c.yaml:9: not UTF-8 (byte 0xe9)"], False),
+    "config-not-utf8": (
+        _config_bytes(lambda b: b + b"name2: caf\xe9\n"),
+        2,
+        ["c.yaml:9: not UTF-8 (byte 0xe9)"],
+        False,
+    ),
     "config-nested-too-deeply": (
         _config_bytes(lambda b: b + b"x: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
         2,
@@ -363,6 +368,24 @@ CASES = {
         _config(compare={"bootstrap_samples": 10**12}, runs=[{"bm25": {"k1": [0.9, 1.2]}}]),
         2,
         ["compare.bootstrap_samples", "<= 10,000,000"],
+        False,
+    ),
+    # counted before the grid is expanded (validate filled the memory expanding it)
+    "runs-grid-of-10e10": (
+        _with_runs(
+            [
+                {"bm25": {"k1": [i / 100 for i in range(1, 1001)], "b": [i / 1000 for i in range(1000)]}},
+                {
+                    "bm25": {
+                        "k1": [i / 100 for i in range(1, 101)],
+                        "b": [i / 1000 for i in range(100)],
+                        "rm3": {"fb_terms": list(range(1, 1001)), "fb_docs": list(range(1, 51))},
+                    }
+                },
+            ]
+        ),
+        2,
+        ["runs[0].bm25: this grid is 1,000 x 1,000 = 1,000,000 runs", "at most 100,000 runs", "runs[1].bm25"],
         False,
     ),
     "tolerance-infinite": (_yaml("expect_tolerance: .inf\n"), 2, ["expect_tolerance", "finite"], False),

@@ -5,10 +5,12 @@ not searched (`file:`, `fuse:`) are checked by harness.config.sources."""
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from harness.config.limits import MAX_RUNS
 from harness.config.nodes import (
     INVALID,
     Ctx,
@@ -127,6 +129,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     # every entry in config order, for the file and fuse entries (harness.config.sources)
     entries: list[tuple[str, Any, str, Node, str | None]] = []
     given_names: dict[str, tuple[str, Node]] = {}
+    total = 0  # runs so far
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
@@ -199,6 +202,19 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 if got is None:
                     continue
                 egiven = got[0]
+        # counted before the grid is expanded: lists of a few hundred values each would make
+        # billions of runs, which validate would fill the memory with
+        size = math.prod(len(v) for v in given.values()) * math.prod(len(v) for v in egiven.values())
+        if total + size > MAX_RUNS:
+            sizes = " x ".join(f"{len(v):,}" for v in [*given.values(), *egiven.values()] if len(v) > 1)
+            ctx.problem(
+                mp,
+                f"this grid is {sizes} = {size:,} runs; a config may have at most {MAX_RUNS:,} runs in all"
+                f"{f' ({total:,} before this entry)' if total else ''}: sweep fewer values",
+                item,
+            )
+            continue
+        total += size
         reported: set[str] = set()
         for params, labels in _grid(given, specs):
             # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
