@@ -301,6 +301,55 @@ def test_evaluate_bad_input_names_the_problem():
         harness.evaluate("nope.trec", qrels)
 
 
+RUN3 = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["d1", "d3", "d2"], "score": [2.0, 1.0, 3.0]})
+QRELS3 = {"1": {"d1": 1, "d3": 0}, "2": {"d2": 1}}
+
+
+@pytest.mark.parametrize(
+    "run, qrels, message",
+    [
+        # duplicate or MultiIndex columns were a TypeError from pd.to_numeric
+        (
+            RUN3.assign(s2=1.0).set_axis(["qid", "docno", "score", "score"], axis=1),
+            QRELS3,
+            "column 'score' is given more than once",
+        ),
+        (
+            RUN3.set_axis(pd.MultiIndex.from_tuples([("qid", "a"), ("docno", "b"), ("score", "c")]), axis=1),
+            QRELS3,
+            "column 'score' is given more than once",
+        ),
+        # float ids were read as '1.0', which no topic is: every score 0, no error
+        (RUN3.assign(qid=[1.0, 1.0, 2.0]), QRELS3, r"column qid, row 0: ids are text or integers \(got 1.0"),
+        (RUN3.assign(docno=["d1", True, "d2"]), QRELS3, r"column docno, row 1: .*\(got True, a boolean"),
+        (RUN3, {1.0: {"d1": 1}}, "topic 1.0: ids are text or integers"),
+        (RUN3, pd.DataFrame({"qid": [1.0], "docno": ["d1"], "label": [1]}), "column qid, row 0: ids are text"),
+        # labels beyond int64 became garbage with numpy's "invalid value" warning
+        (RUN3, pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [np.inf]}), r"within 64 bits \(got inf\)"),
+        (RUN3, pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [1e30]}), r"within 64 bits \(got 1e\+30\)"),
+        # only empty topics: an OverflowError in the join; a list read as pairs ('d' judged '1')
+        (RUN3, {"1": {}}, "the qrels have no judgments"),
+        (RUN3, {"1": ["d1"]}, r"topic '1': expected \{docno: label\} \(got list\)"),
+    ],
+)
+def test_evaluate_refuses_tables_and_dicts_it_would_misread(run, qrels, message):
+    with pytest.raises(DataError, match=message):
+        harness.evaluate(run, qrels, ["AP"])
+
+
+def test_a_qrels_dict_topic_without_judgments_is_left_out_as_pytrec_eval_does():
+    qrels = {**QRELS3, "3": {}}  # it was evaluated (AP 0) and halved... thirded the mean
+    _, means = harness.evaluate(RUN3, qrels, ["AP"])
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate({"1": {"d1": 2.0, "d3": 1.0}, "2": {"d2": 3.0}})
+    assert means.loc["run", "AP"] == np.mean([v["map"] for v in ev.values()]) == 1.0
+
+
+@pytest.mark.parametrize("measures", [None, 5])
+def test_measures_of_the_wrong_type_are_named(measures):
+    with pytest.raises(DataError, match="measures: expected a measure name or a list of them"):
+        harness.evaluate(RUN3, QRELS3, measures)  # was a TypeError
+
+
 # --- compare ---------------------------------------------------------------------------------
 
 
