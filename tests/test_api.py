@@ -338,7 +338,7 @@ def test_evaluate_refuses_tables_and_dicts_it_would_misread(run, qrels, message)
 
 
 def test_a_qrels_dict_topic_without_judgments_is_left_out_as_pytrec_eval_does():
-    qrels = {**QRELS3, "3": {}}  # it was evaluated (AP 0) and halved... thirded the mean
+    qrels = {**QRELS3, "3": {}}  # was evaluated with AP 0: a mean of 2/3, not 1
     _, means = harness.evaluate(RUN3, qrels, ["AP"])
     ev = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate({"1": {"d1": 2.0, "d3": 1.0}, "2": {"d2": 3.0}})
     assert means.loc["run", "AP"] == np.mean([v["map"] for v in ev.values()]) == 1.0
@@ -430,6 +430,30 @@ def test_compare_errors_name_the_problem():
     )
     with pytest.raises(DataError, match="test must be one of"):
         harness.compare(per_topic, test="z")
+
+
+PER_TOPIC = pd.DataFrame(
+    {"run": ["a", "a", "b", "b"], "qid": ["1", "2", "1", "2"], "measure": "AP", "value": [0.1, 0.2, 0.3, 0.5]}
+)
+
+
+@pytest.mark.parametrize(
+    "per_topic, kwargs, message",
+    [
+        # a name that is no string or list was a TypeError
+        (PER_TOPIC, {"baseline": 5}, r"baseline: expected a name or a list of names \(got 5\)"),
+        (PER_TOPIC, {"runs": 5}, r"runs: expected a name or a list of names"),
+        (PER_TOPIC, {"measures": ["AP", None]}, r"measures: expected a name or a list of names"),
+        # NaN became the run, topic or measure 'nan' ("run nan and run 'a' are scored on different topics")
+        (PER_TOPIC.assign(run=["a", np.nan, "b", "b"]), {}, "column run has a missing value at row 1"),
+        (PER_TOPIC.assign(qid=["1", None, "1", "2"]), {}, "column qid has a missing value at row 1"),
+        (PER_TOPIC.assign(measure=["AP", np.nan, "AP", "AP"]), {}, "column measure has a missing value at row 1"),
+        (pd.concat([PER_TOPIC, PER_TOPIC[["value"]]], axis=1), {}, "column 'value' is given more than once"),
+    ],
+)
+def test_compare_refuses_names_and_tables_it_would_misread(per_topic, kwargs, message):
+    with pytest.raises(DataError, match=message):
+        harness.compare(per_topic, **kwargs)
 
 
 # --- search ----------------------------------------------------------------------------------
