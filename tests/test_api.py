@@ -350,6 +350,22 @@ def test_measures_of_the_wrong_type_are_named(measures):
         harness.evaluate(RUN3, QRELS3, measures)  # was a TypeError
 
 
+@pytest.mark.parametrize(
+    "runs, kwargs, message",
+    [
+        # a string is iterable: each letter was a run file ("r: run file not found")
+        ("run.trec", {}, "runs: expected a list of two or more runs .* got str"),
+        ({"a": RUN3, "b": RUN3}, {}, "runs: expected a list .* got dict"),
+        (None, {}, "got NoneType"),  # a TypeError
+        ([RUN3, RUN3], {"output": 5}, r"output: expected a file path or None \(got int\)"),  # a TypeError
+        ([RUN3, RUN3], {"duplicates": "x"}, "policy: duplicates must be one of"),  # a ValueError
+    ],
+)
+def test_fuse_refuses_arguments_of_the_wrong_kind(runs, kwargs, message):
+    with pytest.raises(DataError, match=message):
+        harness.fuse(runs, **kwargs)
+
+
 # --- compare ---------------------------------------------------------------------------------
 
 
