@@ -357,6 +357,27 @@ CASES = {
     ),
     "dirichlet-mu-1e300": (_with_runs([{"dirichlet": {"mu": 1e300}}]), 2, ["dirichlet.mu", "Java float"], False),
     "jm-lambda-zero-as-float": (_with_runs([{"jm": {"lambda": 1e-50}}]), 2, ["jm.lambda", "becomes 0"], False),
+    # Anserini takes these as Java ints: the search failed after indexing, "Python int too large
+    # to convert to C long" (exit 3)
+    "rm3-fb-terms-over-java-int": (
+        _with_runs([{"bm25": {"rm3": {"fb_terms": 10**26}}}]),
+        2,
+        ["runs[0].bm25.rm3.fb_terms", "at most 2,147,483,647, the largest Java int"],
+        False,
+    ),
+    "axiomatic-query-len-over-java-int": (
+        _with_runs([{"axiomatic": {"function": "f3exp", "query_len": 3_000_000_000}}]),
+        2,
+        ["runs[0].axiomatic.query_len", "largest Java int (got 3000000000)"],
+        False,
+    ),
+    # a LocalCluster of 10**26 worker processes (each with a JVM) passed validate
+    "dask-workers-10e26": (
+        _config(execution={"engine": "dask", "workers": 10**26, "index_shards": 10**26}),
+        2,
+        ["execution.workers: must be an integer <= 1,024", "execution.index_shards: must be an integer <= 1,024"],
+        False,
+    ),
     "threads-100000": (_config(index={"threads": 100000}), 2, ["index.threads", "<= 1,024"], False),
     "permutations-10e12": (
         _yaml("compare: {permutations: 1000000000000}\nruns: [{bm25: {k1: [0.9, 1.2]}}]\n"),

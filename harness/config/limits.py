@@ -7,6 +7,9 @@ passes ``validate`` fails later inside Java or exhausts memory. Each says why it
 - ``index.threads`` <= 1,024 (an error above); above 4 x the machine's cores it is lowered to
   4 x cores with a warning: more threads than that only add contention, and a config written
   on a large server should still run on a laptop.
+- ``execution.workers`` and ``execution.index_shards`` <= 1,024 (``harness.policies.MAX_WORKERS``,
+  also ``--workers``): each worker is a process with its own JVM on this machine, and a shard
+  an index merged into one.
 - ``compare.permutations`` and ``compare.bootstrap_samples`` <= 10,000,000: p-values resolve to
   1e-7, and each resample costs memory and time per pair and measure (10**12 would not finish).
 - Similarity parameters must be finite and keep their legal range *as Java floats* (Lucene's
