@@ -215,6 +215,17 @@ def _config_special(make):
     return lambda c: ["validate", str(make(c.root / "c.yaml") or c.root / "c.yaml")]
 
 
+def _previous_report_run(c: Case):
+    """A report the harness wrote before (marker and all), one of whose runs the config reads
+    back as a `file:` run while writing the same report: replacing it deleted that input."""
+    prev = c.root / "prev"
+    (prev / "runs").mkdir(parents=True)
+    (prev / "runs" / "bm25.trec").write_text(RUN)
+    marker = {"written_by": "harness", "kind": "report", "files": ["runs/bm25.trec"]}
+    (prev / ".harness-output.json").write_text(json.dumps(marker))
+    return c.run(output="prev", runs=[{"jm": {}}, {"name": "before", "file": "prev/runs/bm25.trec"}])
+
+
 # name: (build, exit code, message parts, uses java)
 CASES = {
     # ---- the config file itself: what can be read as a config at all
@@ -242,6 +253,13 @@ CASES = {
         _config_bytes(lambda b: b + b"# " + b"x" * (16 << 20) + b"\n"),
         2,
         ["c.yaml", "larger than 16,777,216 bytes"],
+        False,
+    ),
+    # ---- output folders
+    "output-holds-a-file-run": (
+        _previous_report_run,
+        2,
+        ["output:", "prev contains the run file of runs[1].file", "prev/runs/bm25.trec"],
         False,
     ),
     # ---- topics (TSV, JSONL): fail before Java

@@ -529,6 +529,7 @@ def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
     ):
         if isinstance(p, Path):
             inputs[name] = p
+    inputs.update((f"run file of {key}", p) for key, p in ctx.found.get("run_files", {}).items())
     for key, message in write_target_problems(targets, inputs, {"index.path": "index"}):
         ctx.problem(key, message, ctx.nodes.get(key))
 
