@@ -366,6 +366,21 @@ def test_fuse_refuses_arguments_of_the_wrong_kind(runs, kwargs, message):
         harness.fuse(runs, **kwargs)
 
 
+@pytest.mark.parametrize(
+    "queries, message",
+    [
+        # the query ids were str(): 'nan', '1.0' (then matching no qrels topic), 'a b' (no TREC id)
+        (pd.DataFrame({"qid": ["1", np.nan], "query": ["x", "y"]}), "column qid has a missing value at row 1"),
+        (pd.DataFrame({"qid": [1.0, 2.0], "query": ["x", "y"]}), r"ids are text or integers \(got 1.0"),
+        ({1.5: "x"}, r"ids are text or integers \(got 1.5"),
+        ({"a b": "x"}, "ids must be non-empty and without whitespace"),
+    ],
+)
+def test_search_refuses_query_ids_it_would_misread(queries, message):
+    with pytest.raises(DataError, match=message):
+        harness.search(REPO / "no-such-index", queries)  # refused before the index is opened
+
+
 # --- compare ---------------------------------------------------------------------------------
 
 

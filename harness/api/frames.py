@@ -20,7 +20,7 @@ from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
 from harness.formats.tokenizer import pad8
 
-__all__ = ["as_run", "as_qrels", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
+__all__ = ["as_run", "as_qrels", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 
 # role -> accepted column names, PyTerrier's first
 COLUMNS = {
@@ -52,7 +52,8 @@ def column(df: pd.DataFrame, role: str, what: str, required: bool = True) -> str
     return None
 
 
-def _ids(values, what: str, role: str) -> np.ndarray:
+def ids(values, what: str, role: str) -> np.ndarray:
+    """The ids of a column as texts: no missing value, no float or boolean, no whitespace."""
     s = pd.Series(values)
     if s.isna().any():
         raise DataError(what, f"column {role} has a missing value at row {int(np.flatnonzero(s.isna())[0])}")
@@ -131,8 +132,8 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     scores = pd.to_numeric(df[column(df, "score", what)], errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(scores).any():
         raise DataError(what, f"column score: row {int(np.flatnonzero(np.isnan(scores))[0])} is not a number")
-    qids = _ids(df[column(df, "qid", what)], what, "qid")
-    docs = _ids(df[column(df, "docno", what)], what, "docno")
+    qids = ids(df[column(df, "qid", what)], what, "qid")
+    docs = ids(df[column(df, "docno", what)], what, "docno")
     rank = column(df, "rank", what, required=False)
     if rank is not None:  # rows by rank within each topic; topics stay in order of first appearance
         ranks = pd.to_numeric(df[rank], errors="coerce").to_numpy(dtype=np.float64)
@@ -179,8 +180,8 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
         raise DataError(
             what, f"column label, row {int(bad[0])}: labels must be integers within 64 bits (got {shown!r})"
         )
-    qids = _ids(df[column(df, "qid", what)], what, "qid")
-    docs = _ids(df[column(df, "docno", what)], what, "docno")
+    qids = ids(df[column(df, "qid", what)], what, "qid")
+    docs = ids(df[column(df, "docno", what)], what, "docno")
     topics, offsets, docs, labels = _grouped(qids, docs, labels.astype(np.int64))
     q = Qrels(topics, offsets, _encode(docs), labels, what)
     dup = pd.Series(q.keys()).duplicated()
