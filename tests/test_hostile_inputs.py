@@ -262,6 +262,17 @@ CASES = {
         ["output:", "prev contains the run file of runs[1].file", "prev/runs/bm25.trec"],
         False,
     ),
+    # a NUL in any path was "internal error: ValueError: embedded null byte" (exit 3)
+    "output-nul-byte": (_config(output="out\x00x"), 2, ["output: must be a path without control characters"], False),
+    # `output: |` keeps the line break: a folder named "out\n" was created
+    "output-block-scalar-newline": (_yaml("output: |\n  out\n"), 2, ["c.yaml:8: output:", "(got 'out\\n')"], False),
+    # ENAMETOOLONG named no key
+    "topics-path-name-too-long": (
+        _config(topics={"path": "t" * 300 + ".tsv", "format": "tsv"}),
+        2,
+        ["topics.path: cannot use", "File name too long"],
+        False,
+    ),
     # ---- topics (TSV, JSONL): fail before Java
     "topic-id-nul": (topics(b"a\x00b\tflow\n"), 2, ["t.tsv:1:", "NUL byte"], False),
     "topic-id-escape": (topics(b"1\tflow\n\x1b[2J\tplate\n"), 2, ["t.tsv:2:", "control character (U+001B)"], False),

@@ -26,6 +26,7 @@ _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
 
@@ -287,14 +288,22 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return v
     if not v.strip():
         return ctx.problem(path, "must be a path (got an empty string)", node)
+    # NUL cannot be in a path at all (Python raised "embedded null byte"); a line break or another
+    # control character is a slip (`output: |` keeps the newline), not a name to create
+    if _CONTROL.search(v):
+        return ctx.problem(path, f"must be a path without control characters or line breaks (got {v!r})", node)
     try:
         p = (ctx.base / os.path.expanduser(v)).resolve()
     except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
         return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
-    if p.exists() and not p.is_file() and not p.is_dir():
+    try:
+        exists = p.exists()
+    except OSError as e:  # ENAMETOOLONG...: the error named no key
+        return ctx.problem(path, f"cannot use {p}: {e.strerror or e}", node)
+    if exists and not p.is_file() and not p.is_dir():
         return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)
-    if not p.exists():
+    if not exists:
         if key.must_exist:
             return ctx.problem(
                 path, f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})", node
