@@ -212,6 +212,21 @@ def test_a_dict_config_may_hold_paths_and_numpy_values(monkeypatch):
         load({**cfg, "x": deep})  # was a RecursionError
 
 
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (5, r"a config is a path, a YAML string or a dict \(got int\)"),  # was a TypeError
+        ([{"name": "x"}], r"\(got list\)"),
+        (b"name: x\n", r"\(got bytes\)"),
+        ("", "the config is an empty string"),  # was "<cwd>: is a folder"
+        ("   ", "the config is an empty string"),  # was "config file not found: <cwd>/   "
+    ],
+)
+def test_run_refuses_configs_of_the_wrong_kind(config, message):
+    with pytest.raises(ConfigError, match=message):
+        harness.run(config)
+
+
 # --- evaluate --------------------------------------------------------------------------------
 
 

@@ -51,6 +51,8 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
 
     from harness.config import LocatedProblem, load_config
 
+    if isinstance(config, str) and not config.strip():
+        raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
         cfg = load_config(config)
     elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
@@ -66,8 +68,9 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
                 ) from None
         elif isinstance(config, str):
             text = config
-        else:
-            raise TypeError(f"config must be a path, a YAML string or a dict (got {type(config).__name__})")
+        else:  # a ConfigError as every other bad config is, not a TypeError
+            why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
+            raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
         cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
     execution = cfg.execution.overridden(None if workers else scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
