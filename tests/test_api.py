@@ -210,6 +210,8 @@ def test_a_dict_config_may_hold_paths_and_numpy_values(monkeypatch):
         deep = {"a": deep}
     with pytest.raises(ConfigError, match="cannot be written as YAML: it is nested too deeply"):
         load({**cfg, "x": deep})  # was a RecursionError
+    with pytest.raises(ConfigError, match="an integer is thousands of digits long"):
+        load({**cfg, "depth": 10**5000})  # was a ValueError (int_max_str_digits)
 
 
 @pytest.mark.parametrize(

@@ -378,6 +378,20 @@ CASES = {
     ),
     # ---- values Lucene would reject, caught by validate (no Java)
     "depth-over-java-int": (_yaml("depth: 2147483648\n"), 2, ["c.yaml:8: depth", "<= 2,147,483,647"], False),
+    # Python reads no decimal integer of over 4,300 digits, and prints no binary one read:
+    # "internal error: ValueError: Exceeds the limit (4300 digits)" (exit 3)
+    "depth-of-5000-digits": (
+        _yaml("depth: 1" + "0" * 5000 + "\n"),
+        2,
+        ["c.yaml:8: depth: an integer thousands"],
+        False,
+    ),
+    "k1-binary-of-20000-digits": (
+        _yaml("runs: [{bm25: {k1: 0b" + "1" * 20000 + "}}]\n"),
+        2,
+        ["c.yaml:8: runs[0].bm25.k1: an integer thousands of digits long"],
+        False,
+    ),
     "bm25-k1-infinite-as-float": (
         _with_runs([{"bm25": {"k1": 1e39}}]),
         2,

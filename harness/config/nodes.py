@@ -26,6 +26,8 @@ _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_HUGE = object()
+_MAX_BITS = 13_000  # about 3,900 decimal digits, below Python's 4,300-digit limit on int <-> str
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
@@ -69,11 +71,18 @@ class Ctx:
         if not isinstance(node, ScalarNode):
             return node
         try:
-            return self.loader.construct_object(node, deep=True)
+            v = self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as e:
             if path is None:
                 return INVALID
             return self.problem(path, f"cannot read this value: {getattr(e, 'problem', e)}", node)
+        except ValueError:  # Python reads no decimal integer of over 4,300 digits (int_max_str_digits)
+            v = _HUGE
+        # nor prints one (0b111... is read whatever its length): no value of a config is that large
+        if v is _HUGE or (isinstance(v, int) and v.bit_length() > _MAX_BITS):
+            why = "an integer thousands of digits long; no key takes one"
+            return INVALID if path is None else self.problem(path, why, node)
+        return v
 
 
 def is_null(node: Node | None) -> bool:

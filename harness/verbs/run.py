@@ -61,8 +61,14 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
         if isinstance(config, Mapping):
             try:
                 text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
-            except (yaml.YAMLError, RecursionError) as e:
-                why = "it is nested too deeply" if isinstance(e, RecursionError) else e
+            except (yaml.YAMLError, RecursionError, ValueError) as e:
+                why = (
+                    "it is nested too deeply"
+                    if isinstance(e, RecursionError)
+                    else "an integer is thousands of digits long"  # Python's int_max_str_digits
+                    if isinstance(e, ValueError) and "digits" in str(e)
+                    else e
+                )
                 raise ConfigError(
                     IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {why}")]
                 ) from None
