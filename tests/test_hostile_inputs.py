@@ -475,6 +475,19 @@ CASES = {
     ),
     # ---- commands on files
     "evaluate-empty-qrels": (_evaluate(""), 2, ["q.txt", "no judgments"], False),
+    # Python reads no integer of over 4,300 digits: "internal error: ValueError" (exit 3)
+    "evaluate-label-of-5000-digits": (
+        _evaluate("1 0 d1 1" + "0" * 5000 + "\n"),
+        2,
+        ["q.txt:1: relevance label (field 4) must be an integer"],
+        False,
+    ),
+    "fuse-rank-of-5000-digits": (
+        _fuse(runs=("1 Q0 d1 1" + "0" * 5000 + " 2.0 x\n", RUN_B)),
+        2,
+        ["r0.trec:1: rank (field 4) must be an integer"],
+        False,
+    ),
     "evaluate-measure-typo": (_evaluate(QRELS, "-m", "ndcg_cutt_10"), 2, ["did you mean 'ndcg_cut'"], False),
     "compare-permutations-10e12": (
         _compare("--baseline", "run", "-m", "AP", "--test", "randomization", "--permutations", str(10**12)),
@@ -538,7 +551,7 @@ CASES = {
     ),
 }
 # evaluate needs -m; added where a case does not give it
-for _name in ("evaluate-empty-qrels",):
+for _name in ("evaluate-empty-qrels", "evaluate-label-of-5000-digits"):
     _b = CASES[_name][0]
     CASES[_name] = (lambda c, _b=_b: [*_b(c), "-m", "AP"], *CASES[_name][1:])
 
