@@ -1,7 +1,7 @@
-"""Compile harness/engine/java/BatchSearcher.java against the bundled Anserini fatjar.
+"""Compile harness/engine/java/*.java (BatchSearcher, VectorLines) against the bundled Anserini fatjar.
 
-The compiled class is committed (users need no Java compiler), with the SHA-256 of the source
-it came from in BatchSearcher.sha256; a test checks that the two agree. Lucene 10 classes are
+The compiled classes are committed (users need no Java compiler), with the SHA-256 of each source
+they came from in NAME.sha256; a test checks that the two agree. Lucene 10 classes are
 Java 21 class files, which javac 17 refuses to read, so we use the Eclipse compiler `ecj`
 (Debian package ecj), targeting Java 17 bytecode, which any Java >= 21 runs.
 """
@@ -23,14 +23,15 @@ def main() -> int:
     if not ecj:
         print("ecj not found: apt-get install ecj", file=sys.stderr)
         return 2
-    src = HERE / "BatchSearcher.java"
+    sources = sorted(HERE.glob("*.java"))  # BatchSearcher.java, VectorLines.java
     for stale in (HERE / "harness").glob("*.class"):  # an inner class that no longer exists must go
         stale.unlink()
     subprocess.run(
-        [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), str(src)], check=True
+        [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), *map(str, sources)], check=True
     )
-    (HERE / "BatchSearcher.sha256").write_text(hashlib.sha256(src.read_bytes()).hexdigest() + "\n")
-    print("built", HERE / "harness" / "BatchSearcher.class")
+    for src in sources:
+        (HERE / f"{src.stem}.sha256").write_text(hashlib.sha256(src.read_bytes()).hexdigest() + "\n")
+        print("built", HERE / "harness" / f"{src.stem}.class")
     return 0
 
 

@@ -248,6 +248,12 @@ def test_expect_and_baseline_accept_labels(tmp_path):
         ('""', "runs[0].name: must not be empty"),
         ("a/b", "runs[0].name: must not contain '/'"),
         ("x" * 65, "runs[0].name: must be at most 64 characters (got 65)"),
+        (".", "runs[0].name: must not start with '.' (it names the run's file"),
+        ("..", "runs[0].name: must not start with '.'"),
+        ("'.hidden'", "runs[0].name: must not start with '.'"),
+        ("'.. mu'", "runs[0].name: must not start with '.'"),
+        ("'a\\b'", "runs[0].name: must not contain '/' or '\\'"),
+        ('"a\\0b"', "runs[0].name: must not contain control characters"),
         ('"jm(lambda=0.1)"', "the name 'jm(lambda=0.1)' is another run's spec"),
     ],
 )

@@ -391,6 +391,13 @@ def test_ad_hoc_search_of_query_vectors_equals_anserini(indexes, which):
         harness.search(index, {"q9": [0.1, 0.2, 0.3]}, "knn")
     with pytest.raises(DataError, match="needs a text index; .* is a vectors index"):
         harness.search(index, "a text", "bm25")
+    # what a topics file may not hold, a vector given in Python may not either
+    nan, huge = list(topics["867490"]), list(topics["867490"])
+    nan[3], huge[0] = float("nan"), 1e20
+    with pytest.raises(DataError, match=r"topic 'q9': \"vector\" element 3 is nan: not a finite float32 number"):
+        harness.search(index, {"q9": nan}, "knn")
+    with pytest.raises(DataError, match=r"topic '1': this vector's squared length is 1e\+40, beyond float32's"):
+        harness.search(index, np.array(huge), "knn")
 
 
 @pytest.mark.java

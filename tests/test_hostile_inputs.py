@@ -370,6 +370,41 @@ CASES = {
         ["v.jsonl:1:", "4,097 dimensions", "at most 4,096"],
         True,
     ),
+    # numbers each a float32 whose squares add up beyond one: Lucene's float32 dot product
+    # overflows (int8 HNSW found nothing, flat scored inf)
+    "vectors-squared-length-beyond-float32": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(
+                json.dumps({"docid": "a", "vector": [0.5, 0.5]})
+                + "\n"
+                + json.dumps({"docid": "b", "vector": [2e19, 0]})
+                + "\n"
+            ),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [0.5, 0.5]}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["v.jsonl:2:", "squared length is 4e+38", "would overflow"],
+        True,
+    ),
+    "query-vector-squared-length-beyond-float32": (
+        lambda c: (
+            (c.root / "v.jsonl").write_text(json.dumps({"docid": "a", "vector": [0.5, 0.5]}) + "\n"),
+            (c.root / "q.jsonl").write_text(json.dumps({"qid": "1", "vector": [1.5e19, -1.5e19]}) + "\n"),
+            c.run(
+                collection={"path": "v.jsonl", "format": "vectors"},
+                topics={"path": "q.jsonl", "format": "vectors"},
+                runs=[{"knn": {}}],
+            ),
+        )[-1],
+        2,
+        ["q.jsonl:1:", "squared length is 4.5e+38", "would overflow"],
+        False,
+    ),
     "collection-id-with-space": (
         collection(_docs([DOCS[0], {"id": "d 2", "contents": "flow"}])),
         2,
@@ -421,6 +456,17 @@ CASES = {
         ["execution.workers: must be an integer <= 1,024", "execution.index_shards: must be an integer <= 1,024"],
         False,
     ),
+    # a run's name names its file (out/runs/NAME.trec): '.' made '..trec', a hidden file
+    "run-name-dot": (
+        lambda c: c.run(runs=[{"bm25": {}}, {"name": ".", "jm": {}}]),
+        2,
+        ["runs[1].name", "must not start with '.'", "(got '.')"],
+        False,
+    ),
+    "run-name-dotdot": (_with_runs([{"name": "..", "bm25": {}}]), 2, ["runs[0].name", "start with '.'"], False),
+    "run-name-hidden": (_with_runs([{"name": ".bm25", "bm25": {}}]), 2, ["runs[0].name", "start with '.'"], False),
+    "run-name-backslash": (_with_runs([{"name": "a\\b", "bm25": {}}]), 2, ["runs[0].name", "'\\'"], False),
+    "run-name-nul": (_with_runs([{"name": "a\x00b", "bm25": {}}]), 2, ["runs[0].name", "control"], False),
     "threads-100000": (_config(index={"threads": 100000}), 2, ["index.threads", "<= 1,024"], False),
     "permutations-10e12": (
         _yaml("compare: {permutations: 1000000000000}\nruns: [{bm25: {k1: [0.9, 1.2]}}]\n"),
@@ -500,6 +546,20 @@ CASES = {
         _trec_eval("1 0 d1 99999999999999999999\n", "-R", "qrels_jg", "-m", "qrels_jg"),
         2,
         ["j.txt:1:", "relevance label (field 4) must be an integer"],
+        False,
+    ),
+    # trec_eval allocates a counter per level 0..label for these measures and refuses every
+    # measure at 2**40 ("Can't calculate measure"); numpy asked for 8 TiB (MemoryError, exit 3)
+    "trec_eval-label-2**40-infAP": (
+        _trec_eval("1 0 d1 1099511627776\n1 0 d2 1\n", "-m", "infAP"),
+        2,
+        ["j.txt: a relevance label of 1,099,511,627,776", "relabel the judgments"],
+        False,
+    ),
+    "evaluate-label-2**40-G": (
+        _evaluate("1 0 d1 1099511627776\n1 0 d2 1\n", "-m", "G"),
+        2,
+        ["q.txt: a relevance label of 1,099,511,627,776", "infAP, G, binG"],
         False,
     ),
     "trec_eval-run-is-a-folder": (

@@ -1,14 +1,23 @@
-"""The committed BatchSearcher.class was compiled from the committed source (scripts/build_java.py
-records the source's SHA-256 beside the class when it compiles it)."""
+"""The committed classes were compiled from the committed sources (scripts/build_java.py records
+each source's SHA-256 beside the classes when it compiles them)."""
 
 import hashlib
 
+import pytest
+
 from harness.engine.lucene import JAVA_DIR
 
+SOURCES = sorted(p.stem for p in JAVA_DIR.glob("*.java"))
 
-def test_class_matches_source():
-    source = (JAVA_DIR / "BatchSearcher.java").read_bytes()
-    recorded = (JAVA_DIR / "BatchSearcher.sha256").read_text().strip()
-    assert hashlib.sha256(source).hexdigest() == recorded, "run `make java` after editing BatchSearcher.java"
-    cls = (JAVA_DIR / "harness" / "BatchSearcher.class").read_bytes()
+
+def test_every_source_is_known():
+    assert SOURCES == ["BatchSearcher", "VectorLines"]
+
+
+@pytest.mark.parametrize("name", SOURCES)
+def test_class_matches_source(name):
+    source = (JAVA_DIR / f"{name}.java").read_bytes()
+    recorded = (JAVA_DIR / f"{name}.sha256").read_text().strip()
+    assert hashlib.sha256(source).hexdigest() == recorded, f"run `make java` after editing {name}.java"
+    cls = (JAVA_DIR / "harness" / f"{name}.class").read_bytes()
     assert cls[:4] == b"\xca\xfe\xba\xbe" and int.from_bytes(cls[6:8], "big") == 61  # Java 17 bytecode

@@ -45,6 +45,13 @@ from harness.metrics.measures import trec_eval_name
         ("11pt", "11pt"),
         ("Judged@10", "Judged@10"),
         ("AP@100", "AP@100"),
+        # ir_measures: NumRet(rel=N) counts the relevant returned docs (its NumRelRet = NumRet(rel=1))
+        ("NumRet(rel=1)", "NumRelRet"),
+        ("NumRet(rel=2)", "NumRelRet(rel=2)"),
+        ("SetF(beta=0.5)", "SetF(beta=0.5)"),
+        ("SetF(rel=2,beta=2)", "SetF(beta=2.0,rel=2)"),
+        ("set_F.0.5", "SetF(beta=0.5)"),
+        ("Judged", "Judged"),
     ],
 )
 def test_canonical_round_trip(text, canonical):
@@ -74,7 +81,9 @@ def test_canonical_round_trip(text, canonical):
         ("ERR@10", "did you mean 'RR'"),
         ("gm_map", "unknown measure"),
         ("P@x", "cannot parse"),
-        ("NumRet(rel=2)", "no rel"),
+        ("G(rel=2)", "no rel"),
+        ("SetF(beta=x)", "beta must"),
+        ("P(beta=2)@5", "no beta"),
     ],
 )
 def test_bad_measures_say_what_is_allowed(text, msg):

@@ -87,6 +87,11 @@ MUTATIONS = [
     ("runs", [{"dfr": {"basic_model": "be"}}]),
     ("runs", [{"bm25": {"rm3": {"fb_docs": 0}}}]),
     ("runs", [{"dirichlet": {"mu": [500, 0]}}]),
+    ("runs", [{"name": ".", "bm25": None}]),  # a run's name names its file: no hidden ones
+    ("runs", [{"name": "..", "bm25": None}]),
+    ("runs", [{"name": ".b", "bm25": None}]),
+    ("runs", [{"name": "a\\b", "bm25": None}]),
+    ("runs", [{"name": "a\x7fb", "bm25": None}]),
     ("evaluation", {"ties": "random"}),
     ("compare", {"test": "z"}),
     ("compare", {"alpha": 1}),
@@ -97,6 +102,7 @@ MUTATIONS = [
 VALID = [
     ("runs", [{"bm25": None}, {"jm": {"lambda": [0.1, 1]}}]),
     ("runs", [{"tfidf": None}, {"inl2": {"c": [0.1, 1]}}, {"bm25": {"accurate": True, "rm3": {"fb_terms": [10, 20]}}}]),
+    ("runs", [{"name": "b.25 x.", "bm25": None}]),
     ("topics", "../topics/demo.tsv"),
     ("compare", {"baseline": ["bm25(k1=0.9,b=0.4)", "jm(lambda=0.1)"], "test": "wilcoxon", "seed": 0}),
     ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),

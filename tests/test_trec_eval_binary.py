@@ -242,6 +242,33 @@ def test_a_measure_given_parameters_twice_takes_the_first_as_trec_eval(trec_eval
     _same_output(trec_eval, tmp_path, ["-q", *args])
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "official.5"],  # the harness refused: "a group of measures takes no parameters"
+        ["-m", "all_trec.5"],
+        ["-m", "set.3"],
+        ["-m", "official.abc"],
+        ["-m", "official..5"],
+        ["-m", "official.5.3"],
+        ["-m", "official.5,10", "-m", "P.7"],  # the group's parameters are not P's
+        ["-m", "P.7", "-m", "all_trec.5"],
+        ["-m", "set.3", "-m", "set_F.0.5"],
+        ["-R", "qrels_prefs", "-m", "prefs.3"],
+        ["-R", "qrels_prefs", "-m", "all_prefs.2,5"],
+        ["-R", "qrels_jg", "-m", "qrels_jg.3", "-m", "P_avgjg.2"],
+    ],
+)
+def test_a_group_given_parameters_ignores_them_as_trec_eval(trec_eval, tmp_path, args):
+    _same_output(trec_eval, tmp_path, ["-q", *args])
+
+
+def test_a_group_given_empty_parameters_is_refused_as_by_trec_eval(trec_eval, tmp_path):
+    ref, got = _both(trec_eval, tmp_path, ["-m", "official."])
+    assert ref.returncode != 0 and ref.stdout == ""
+    assert got.returncode == 2 and "empty parameters" in got.stderr and got.stdout == ""
+
+
 @pytest.mark.parametrize("flags", [[], ["-J"], ["-M0"], ["-l2"], ["-c", "-M1"]])
 @pytest.mark.parametrize(
     "levels",

@@ -10,9 +10,11 @@ from __future__ import annotations
 import functools
 import io
 import json
+import math
 import os
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from harness.engine import corpus as corpus_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
+from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError
 from harness.formats import hygiene
 
@@ -44,6 +47,21 @@ def json_only(path) -> str:
         m.setattr(corpus_module, "fast_vector_document", lambda raw: None)
         m.setattr(corpus_module, "block_lines", by_line)
         return outcome(path)
+
+
+def java_scan(f, limit, dims):
+    """harness.VectorLines.scan, the first pass the index builder gives the check."""
+    from harness.engine import lucene
+
+    return tuple(int(x) for x in lucene.jclass("harness.VectorLines").scan(str(f), limit, dims))
+
+
+def scanned(path) -> str:
+    """The check with Java's first pass (the index builder's, for collections over 8 MB)."""
+    try:
+        return f"ok {Corpus(path, 'vectors').check_vectors(java_scan)}"
+    except DataError as e:
+        return f"error {e}"
 
 
 def small_blocks(path) -> str:
@@ -86,12 +104,30 @@ NUMBER = st.one_of(
             "1.8446744e19",
             "18446744073709551615",  # an unsigned 64-bit integer
             "9223372036854775807",
+            "99999999999999999",  # 17 digits: Java's first pass recognises it
+            "100000000000000000",  # 18: it leaves the line to Python
+            "-0.0",
+            "1e+00",
+            "1.5E-07",
+            "12.5e15",
+            "1e16",
+            "1e17",
+            "0e999",
+            "1e-99999",
+            "1e0000",
+            "2.",
+            ".5",
+            "-",
+            "1e",
+            "1e+",
+            "--1",
         ]
     ),  # fmt: skip
 )
 DOCID = st.one_of(
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6).map(json.dumps),
     st.integers(-(2**70), 2**70).map(str),
+    st.sampled_from(["0", "-0", "00", "123456789012345678", "1234567890123456789", "-", '"é"', '"a\\u0041"']),
     st.sampled_from(["true", "null", "1.5", "[]", '"a b"', '"\\ud800"', '"\\u0000"', '"a\\"b"', '"true"', '"[u]"']),
 )
 
@@ -104,7 +140,23 @@ def line(draw) -> str:
     extra = draw(st.sampled_from(["", ', "contents": "x"', ', "x": ' + "[" * 70 + "]" * 70, ', "docid": "z"']))
     text = f'{{"{key}": {docid}, "vector": [{", ".join(numbers)}]{extra}}}'
     swapped = f'{{"vector": [{", ".join(numbers)}], "{key}": {docid}}}'
-    shapes = [text, text, text, swapped, text[:-1], f"[{text}]", "  " + text + " ", "not json", "", "\t", "\u00a0"]
+    tight = f'{{"{key}":{docid},"vector":[{",".join(numbers)}]}}'  # no spaces, as json.dumps(separators=...)
+    spaced = f' \t{{ "{key}" :\r{docid} , "vector" : [ {" , ".join(numbers)} ] }} \r'
+    shapes = [
+        text,
+        text,
+        text,
+        swapped,
+        tight,
+        spaced,
+        text[:-1],
+        f"[{text}]",
+        "  " + text + " ",
+        "not json",
+        "",
+        "\t",
+        "\u00a0",
+    ]
     return draw(st.sampled_from(shapes))
 
 
@@ -123,6 +175,51 @@ def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last
     want = json_only(f)
     assert outcome(f) == want
     assert small_blocks(f) == want
+
+
+@pytest.mark.java
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(line(), min_size=1, max_size=6), ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans())
+def test_javas_first_pass_changes_no_outcome(tmp_path, lines, ending, last):
+    """harness.VectorLines recognises only lines the check accepts: with it, the documents counted
+    or the first error are the same as json.loads's alone."""
+    f = tmp_path / "v.jsonl"
+    f.write_bytes((ending.join(lines) + (ending if last else "")).encode("utf-8"))
+    assert scanned(f) == json_only(f)
+
+
+@pytest.mark.java
+def test_javas_first_pass_recognises_the_common_lines(tmp_path):
+    """What the scan reports (first doubtful line, lines recognised, dimension, first line), on
+    lines as json.dumps and numpy-based writers write them, and the line it stops at."""
+    from harness.engine.corpus import DOC_LINE_LIMIT
+
+    f = tmp_path / "v.jsonl"
+    good = [
+        '{"docid": "d1", "vector": [0.011155, -0.03807, 1.5e-07]}',
+        '{"docid":"d2","vector":[1,2,3]}',
+        '{"vector": [99999999999999999, -0.0, 1e+00], "docid": 7}',
+        ' {"docid": "LA010189-0001", "vector": [12.5e15, -0, 1e-99999]}\r',
+    ]
+    for bad, why in [
+        ('{"docid": "d9", "vector": [1, 2]}', "another dimension"),
+        ('{"docid": "d9", "vector": [1, 2, 100000000000000000]}', "18 digits"),
+        ('{"docid": "d9", "vector": [1, 2, 1e17]}', "1 + 17 digits > 17"),
+        ('{"docid": "d 9", "vector": [1, 2, 3]}', "a space in the id"),
+        ('{"docid": "\\u0064", "vector": [1, 2, 3]}', "an escape"),
+        ('{"docid": "d9", "vector": [1, 2, 3], "contents": "x"}', "a third key"),
+        ('{"docid": "d9", "docid": "d8", "vector": [1, 2, 3]}', "a key twice"),
+        ('{"docid": "d9", "vector": [1, 2, NaN]}', "not JSON"),
+        ('{"docid": "d9", "vector": [1, 2, 3]} x', "after the object"),
+        ("", "a blank line"),
+    ]:
+        f.write_text("\n".join([*good, bad, good[0]]) + "\n")
+        assert java_scan(f, DOC_LINE_LIMIT, 4096) == (5, 4, 3, 1), why
+        assert scanned(f) == json_only(f), why
+    f.write_text("\n".join(good))  # no line end after the last line
+    assert java_scan(f, DOC_LINE_LIMIT, 4096) == (0, 4, 3, 1)
+    assert java_scan(f, DOC_LINE_LIMIT, 2) == (1, 0, 0, 0)  # more numbers than the limit
+    assert java_scan(f, 60, 4096) == (4, 3, 3, 1)  # the fourth line is longer than 60 bytes
 
 
 @settings(max_examples=300, deadline=None)
@@ -210,3 +307,123 @@ def test_a_fresh_build_records_the_corpus_fingerprint(tmp_path):
     assert not built.reused and built.manifest["counters"]["indexed"] == 50
     assert built.fingerprint == built.manifest["fingerprint"] == index_fingerprint(corpus, options)
     assert ensure_index(corpus, options, tmp_path / "idx", threads=1).reused
+
+
+# ------------------------------------------------- squared lengths beyond float32 (Lucene's overflow)
+F32_MAX = float(np.finfo(np.float32).max)  # 3.4028234663852886e38
+TOO_LONG = (
+    "this vector's squared length is {}, beyond float32's largest number (3.4e+38): Lucene's dot "
+    "product of it would overflow (scale the vectors down, e.g. normalise them)"
+)
+
+
+@pytest.mark.parametrize(
+    ("vector", "squared"),
+    [
+        ([1.8e19], None),  # 3.24e38: accepted
+        ([1.9e19], "3.6e+38"),  # each number a float32, the square not (it passed the check before)
+        ([1e19, 1e19, 1e19], None),
+        ([1e19, -1e19, 1e19, 1e19], "4e+38"),
+        ([10**19, 10**19, 10**19, 10**19], "4e+38"),  # integers: the same
+        ([F32_MAX, 0.0], "1.2e+77"),
+        ([0.0] * 767 + [3e19], "9e+38"),
+    ],
+)
+def test_a_vector_whose_squared_length_is_beyond_float32_is_refused(tmp_path, vector, squared):
+    f = tmp_path / "v.jsonl"
+    f.write_text(
+        json.dumps({"docid": "a", "vector": [1] * len(vector)})
+        + "\n"
+        + json.dumps({"docid": "b", "vector": vector})
+        + "\n"
+    )
+    got = outcome(f)
+    assert got == json_only(f)
+    assert got == ("ok 2" if squared is None else f"error {f}:2: {TOO_LONG.format(squared)}")
+    q = tmp_path / "q.jsonl"
+    q.write_text(
+        json.dumps({"qid": "1", "vector": [1] * len(vector)}) + "\n" + json.dumps({"qid": 2, "vector": vector}) + "\n"
+    )
+    if squared is None:
+        assert len(read_vector_topics(q)) == 2
+    else:
+        with pytest.raises(DataError) as e:
+            read_vector_topics(q)
+        assert str(e.value) == f"{q}:2: {TOO_LONG.format(squared)}"
+
+
+def test_parquet_vectors_and_topics_beyond_float32_are_refused_with_their_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for value_type in (pa.float32(), pa.float64()):
+        for col, read in (("docid", lambda p: Corpus(p, "vectors").check_vectors()), ("qid", read_vector_topics)):
+            f = tmp_path / f"{col}-{value_type}.parquet"
+            vectors = [[1.0, 2.0, 3.0, 4.0], [1e19, 1e19, 1e19, 0.0], [1e19, -1e19, 1e19, 1e19]]
+            pq.write_table(pa.table({col: ["a", "b", "c"], "vector": pa.array(vectors, pa.list_(value_type))}), f)
+            with pytest.raises(DataError) as e:
+                read(f)
+            # the first two rows pass (1e19 * 3 is 3e38), the third is 4e38
+            assert str(e.value) == f"{f}: row 3: {TOO_LONG.format('4e+38')}"
+
+
+@pytest.mark.java
+def test_the_bound_keeps_lucenes_dot_products_finite():
+    """Oracle: Lucene's float32 dot product (VectorUtil.dotProduct: DOT_PRODUCT's, and the norms
+    COSINE takes). Vectors the check accepts (squared lengths up to 0.999 of float32's largest
+    number) give finite dot products with each other; every one it refuses for its length
+    (1.001 of it and beyond) an infinite one with itself."""
+    from harness.engine.lucene import jclass
+    from harness.engine.vectors import parse_vector
+
+    dot = jclass("org.apache.lucene.util.VectorUtil").dotProduct
+    rng = np.random.default_rng(7)
+    accepted = []
+    for dim in (1, 2, 3, 768):
+        for ratio in (0.5, 0.9, 0.999, 1.001, 1.1, 2.0, 100.0):
+            v = rng.standard_normal(dim)
+            v = (v * math.sqrt(ratio * F32_MAX / float(np.dot(v, v)))).tolist()
+            try:
+                parse_vector("v.jsonl", v, 1)
+            except DataError as e:
+                assert ratio > 1 and "squared length" in str(e)
+                assert math.isinf(dot(v, v)), (dim, ratio)
+                continue
+            assert ratio < 1, (dim, ratio)
+            accepted.append(v)
+    assert len(accepted) == 12
+    for u in accepted:
+        for v in accepted:
+            if len(u) == len(v):
+                assert math.isfinite(dot(u, v))
+
+
+@pytest.mark.java
+def test_the_builder_scans_in_java_and_still_names_the_bad_line(tmp_path, monkeypatch):
+    """ensure_index hands the check Java's first pass (for collections over _SCAN_FROM_BYTES):
+    the good collection is built with the lines counted, and a bad line after good ones is named
+    by its file and line, with no index left."""
+    from harness.engine import index as index_module
+
+    monkeypatch.setattr(index_module, "_SCAN_FROM_BYTES", 0)
+    scans = []
+    real = index_module._vector_scan
+
+    def spy(corpus):
+        scan = real(corpus)
+        return lambda *a: scans.append(a[0].name) or scan(*a)
+
+    monkeypatch.setattr(index_module, "_vector_scan", spy)
+    (tmp_path / "docs").mkdir()
+    f = tmp_path / "docs" / "v.jsonl"
+    lines = [f'{{"docid": "d{i}", "vector": [{i}, 1, 2]}}\n' for i in range(50)]
+    f.write_text("".join(lines))
+    built = ensure_index(
+        Corpus(tmp_path / "docs", "vectors"), IndexOptions(vectors="flat"), tmp_path / "idx", threads=1
+    )
+    assert built.manifest["counters"]["indexed"] == 50 and scans == ["v.jsonl"]
+    lines[40] = '{"docid": "d40", "vector": [1, 2, 1e39]}\n'
+    f.write_text("".join(lines))
+    with pytest.raises(DataError, match=r"v.jsonl:41: .*element 2 is 1e\+39"):
+        ensure_index(Corpus(tmp_path / "docs", "vectors"), IndexOptions(vectors="flat"), tmp_path / "idx2", threads=1)
+    assert scans == ["v.jsonl", "v.jsonl"] and not (tmp_path / "idx2").exists()

@@ -33,11 +33,12 @@ def _nocase(name: str) -> str:
 def _measure_pattern() -> str:
     """Name[(options)][@cut-off][(options)] as parse_measure reads it: per family, the cut-off
     required, optional or absent (a recall level in [0, 1] for IPrec), and only its options."""
-    option = {"rel": "rel=[1-9][0-9]*", "gain": "gain=(linear|exp)"}
+    option = {"rel": "rel=[1-9][0-9]*", "gain": "gain=(linear|exp)", "beta": r"beta=([0-9]+(\.[0-9]*)?|\.[0-9]+)"}
     forms = []
     for name, info in MEASURES.items():
-        if info.options:
-            one = "(" + "|".join(option[o] for o in info.options) + ")"
+        options = info.options + (("rel",) if info.with_rel else ())  # NumRet(rel=2) = NumRelRet(rel=2)
+        if options:
+            one = "(" + "|".join(option[o] for o in options) + ")"
             opts = rf"(\({one}(,{one})*\))?"
         else:
             opts = ""
@@ -48,6 +49,8 @@ def _measure_pattern() -> str:
         if info.cutoff != "none":  # trec_eval style, no options: P_5, P.5, ndcg_cut_10, iprec_at_recall_0.50
             trec_cut = r"[_.](0(\.[0-9]+)?|1(\.0+)?)" if info.float_cutoff else "[_.][0-9]+"
             forms.append(f"{names}{trec_cut}" + ("" if info.cutoff == "required" else "?"))
+        if "beta" in info.options:  # trec_eval's set_F.0.5: beta
+            forms.append(rf"{names}[_.][0-9]+(\.[0-9]+)?")
     return "^(" + "|".join(forms) + ")$"
 
 
@@ -83,11 +86,12 @@ def _runs() -> dict:
         }
         for name, specs in EXPANSIONS.items()
     }
+    bad = "/\\\\\\u0000-\\u001f\\u007f"  # path separators and control characters (config.runs)
     name_schema = {
         "type": "string",
         "minLength": 1,
         "maxLength": 64,
-        "pattern": "^[^/\\u0000-\\u001f ](?:[^/\\u0000-\\u001f]*[^/\\u0000-\\u001f ])?$",
+        "pattern": f"^[^.{bad} ](?:[^{bad}]*[^{bad} ])?$",  # nor a leading '.' (a hidden run file)
         "description": "The run's label in tables, plots and file names (default: an automatic one); "
         "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
     }

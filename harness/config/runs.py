@@ -102,7 +102,8 @@ def fold(label: str) -> str:
 
 def _run_label(ctx: Ctx, node: Node, path: str) -> str | None:
     """A run's `name:`: what tables, plots and file names call it (checked for what a file name
-    and a table cell can hold)."""
+    and a table cell can hold: not empty, '.', '..' or hidden, no path separator, no control
+    character such as NUL)."""
     v = read_string(ctx, node, path)
     if v is INVALID:
         return None
@@ -111,12 +112,14 @@ def _run_label(ctx: Ctx, node: Node, path: str) -> str | None:
         if not v.strip()
         else f"must be at most {MAX_NAME} characters (got {len(v)})"
         if len(v) > MAX_NAME
-        else "must not contain '/' (it names the run's file)"
-        if "/" in v
+        else "must not contain '/' or '\\' (it names the run's file)"
+        if "/" in v or "\\" in v
         else "must not contain control characters"
         if any(ord(c) < 32 or ord(c) == 127 for c in v)
         else "must not start or end with a space"
         if v != v.strip()
+        else "must not start with '.' (it names the run's file, which would be hidden: '.', '..', '.x')"
+        if v.startswith(".")
         else None
     )
     if why:

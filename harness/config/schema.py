@@ -216,7 +216,10 @@ SCHEMA = Key(
             "values is a sweep, several lists form a grid; `{}` or null means the defaults. An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
             "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
-            "Names are unique. An entry may also be a run the harness does not search: `file: PATH` (a TREC "
+            "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`): a name may "
+            "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
+            "contain `/`, `\\` or a control character (NUL included). "
+            "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
             "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
             "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,

@@ -26,10 +26,12 @@ import shutil
 import stat
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine.vectors import (
+    MAX_DIMENSIONS,
     PARQUET,
     SameDimension,
     fast_json_object,
@@ -42,7 +44,11 @@ from harness.engine.vectors import (
 from harness.errors import DataError, read_error
 from harness.formats.hygiene import block_lines, check_id, json_values, line_text, numbered_lines, regular_file
 
-__all__ = ["FORMATS", "Corpus"]
+# (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
+# dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
+VectorScan = Callable[[Path, int, int], tuple[int, int, int, int]]
+
+__all__ = ["FORMATS", "Corpus", "VectorScan"]
 
 FORMATS = {
     "jsonl": "JsonCollection",
@@ -175,10 +181,15 @@ class Corpus:
         for f in self.files():
             self.check_jsonl_file(f)
 
-    def check_vectors(self) -> int:
+    def check_vectors(self, scan: VectorScan | None = None) -> int:
         """Every line of a vectors collection: an object with a "docid" and a "vector" of finite
         numbers, all vectors of one dimension (harness.engine.vectors); DataError with file:line.
-        Returns the number of documents (non-blank lines, or Parquet rows)."""
+        Returns the number of documents (non-blank lines, or Parquet rows).
+
+        ``scan``: a first pass over each uncompressed file (harness.VectorLines in Java, given by
+        the index builder, whose JVM is running anyway) that finds how many lines from the top
+        are of the one shape this check certainly accepts; only the lines from the first other
+        one on are parsed here. None: every line is parsed here."""
         dims = SameDimension("vector")
         documents = 0
         if self.parquet:
@@ -215,8 +226,19 @@ class Corpus:
             return 1
 
         for f in self.files():
+            skip = 0
+            if scan is not None and not f.name.endswith(".gz"):
+                doubtful, recognised, dim, first = scan(f, DOC_LINE_LIMIT, MAX_DIMENSIONS)
+                if recognised:
+                    dims.check(f, dim, first)
+                    documents += recognised
+                if not doubtful:
+                    continue
+                skip = doubtful - 1  # lines the scan recognised: no line before the first doubtful one is wrong
             with _open_binary(f) as fh:
                 for lineno, raw in block_lines(f, fh, limit=DOC_LINE_LIMIT):
+                    if lineno <= skip:
+                        continue
                     fast = fast_vector_document(raw)  # the common line, about 70 us for 768 numbers
                     if fast is not None:
                         try:
@@ -249,7 +271,7 @@ class Corpus:
             for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
                 _check_doc(f, doc, lineno, "")
 
-    def check_contents(self) -> int | None:
+    def check_contents(self, scan: VectorScan | None = None) -> int | None:
         """Before Anserini reads a JSONL collection: every document's "contents" must be a JSON
         string. Anserini's JsonCollection turns a number into its text as Jackson writes it (1.50
         becomes "1.5"), an array or object into no words at all, and throws on null with a Java
@@ -259,7 +281,7 @@ class Corpus:
         every line parsed to name the first bad one (a false alarm, e.g. a blank line or a key
         written with a \\u escape, costs that parse and nothing else)."""
         if self.format == "vectors":
-            return self.check_vectors()  # the number of documents (check_complete's `documents`)
+            return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
         if self.format != "jsonl":
             return None
         for f in self.files():

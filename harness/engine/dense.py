@@ -27,6 +27,7 @@ from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher, id_table, run_from_arrays, strictly_decreasing
 from harness.engine.similarity import Similarity
+from harness.engine.vectors import parse_vector
 from harness.errors import DataError, EngineError, HarnessError
 
 __all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
@@ -69,7 +70,8 @@ class DenseSearcher:
 
     def _vector(self, qid: str, text: str, source: str) -> np.ndarray:
         try:
-            vector = np.asarray(json.loads(text), dtype=np.float32)
+            value = json.loads(text)
+            vector = np.asarray(value, dtype=np.float32)
         except (ValueError, TypeError):
             shown = text if len(text) <= 60 else text[:57] + "..."
             raise DataError(
@@ -81,6 +83,10 @@ class DenseSearcher:
                 f"topic {qid!r} has a vector of {vector.size} dimensions; the index {self.path} holds vectors "
                 f"of {self.dimension} (query and document vectors must come from the same model)",
             )
+        try:  # the topics files' check (NaN, infinity, a squared length beyond float32), for any caller
+            parse_vector(source or self.path, value, None)
+        except DataError as e:
+            raise DataError(source or self.path, f"topic {qid!r}: {str(e)[len(e.source) + 2 :]}") from None
         return vector
 
     def _k(self, sim: Similarity, depth: int) -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from harness.errors import EngineError
 
-__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "versions", "started"]
+__all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "detach", "versions", "started"]
 
 MIN_JAVA = 21
 JAVA_DIR = Path(__file__).resolve().parent / "java"  # holds harness/BatchSearcher.class
@@ -204,12 +204,7 @@ def interruptible(fn, *args):
         except BaseException as e:  # handed to the main thread
             box["error"] = e
         finally:
-            try:
-                from jnius import detach
-
-                detach()  # pyjnius: a thread that used Java detaches before it ends
-            except Exception:
-                pass
+            detach()
 
     worker = threading.Thread(target=work, name="harness-java-call", daemon=True)
     worker.start()
@@ -217,6 +212,16 @@ def interruptible(fn, *args):
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def detach() -> None:
+    """pyjnius: a thread that called Java detaches from the JVM before it ends."""
+    try:
+        from jnius import detach as jdetach
+
+        jdetach()
+    except Exception:
+        pass
 
 
 def cast(name: str, obj):

@@ -116,8 +116,24 @@ def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
     return docid, len(vector)
 
 
+def _too_long_squared(squared: float) -> str | None:
+    """Why a vector whose squared length (sum of squares, in float64) is ``squared`` cannot be
+    scored, or None. Lucene scores in float32: a dot product (and cosine's norms) of a longer
+    vector overflows to infinity (an HNSW index with int8 quantisation then returns nothing, a
+    flat one meaningless scores). Bounding each vector's squared length by float32's largest
+    number bounds, by Cauchy-Schwarz, every dot product of two accepted vectors by it too."""
+    if squared <= _FLOAT32_MAX:
+        return None
+    return (
+        f"this vector's squared length is {squared:.2g}, beyond float32's largest number "
+        f"({_FLOAT32_MAX:.2g}): Lucene's dot product of it would overflow (scale the vectors down, "
+        "e.g. normalise them)"
+    )
+
+
 def parse_vector(source, value, line: int | None, what: str = "vector") -> list[float]:
-    """The numbers of a JSON array of finite float32 numbers; DataError naming the first that is not."""
+    """The numbers of a JSON array of finite float32 numbers whose squared length is a float32
+    too (:func:`_too_long_squared`); DataError naming the first number that is not, or the length."""
     if not isinstance(value, list):
         got = "missing" if value is None else type(value).__name__
         raise DataError(source, f'"{what}" must be a JSON array of numbers (it is {got})', line=line)
@@ -132,6 +148,9 @@ def parse_vector(source, value, line: int | None, what: str = "vector") -> list[
         except OverflowError:  # an integer beyond float64: the loop below names it
             a = None
         if a is not None and bool((a <= _FLOAT32_MAX).all()):  # False for NaN and infinity too
+            # the squared length from the same array, one np.dot: ~1 us on a 768-number line's ~50
+            if why := _too_long_squared(float(np.dot(a, a))):
+                raise DataError(source, why, line=line)
             return value if kinds == {float} else [float(x) for x in value]
     for i, x in enumerate(value):
         if isinstance(x, bool) or not isinstance(x, (int, float)):
@@ -151,7 +170,10 @@ def parse_vector(source, value, line: int | None, what: str = "vector") -> list[
                 f'"{what}" element {i} is {shown}: not a finite float32 number (NaN and infinity cannot be scored)',
                 line=line,
             )
-    return [float(x) for x in value]
+    out = [float(x) for x in value]
+    if why := _too_long_squared(math.fsum(x * x for x in out)):
+        raise DataError(source, why, line=line)
+    return out
 
 
 class SameDimension:
@@ -254,9 +276,10 @@ def _columns(path: Path, f, id_col: str, id_types: tuple[str, ...]) -> None:
 
 def parquet_rows(path: Path, id_col: str, id_types: tuple[str, ...], first: dict, what: str):
     """(row number from 1, id, float64 vector) of every row, checked as the JSON lines are: no
-    missing id or vector, no missing, NaN or infinite number, no number beyond float32, one
-    dimension throughout (``first``: the first vector's, shared by a collection's files);
-    DataError naming the file and row."""
+    missing id or vector, no missing, NaN or infinite number, no number beyond float32, no
+    squared length beyond float32 (:func:`_too_long_squared`), one dimension throughout
+    (``first``: the first vector's, shared by a collection's files); DataError naming the file
+    and row."""
     import numpy as np
 
     f = _parquet(path)
@@ -288,6 +311,8 @@ def parquet_rows(path: Path, id_col: str, id_types: tuple[str, ...], first: dict
                 j = int(np.flatnonzero(bad)[0])
                 x = "null" if missing[lo + j] else repr(float(v[j]))
                 raise DataError(path, f'{where}"vector" element {j} is {x}: not a finite float32 number')
+            if why := _too_long_squared(float(np.dot(v, v))):
+                raise DataError(path, f"{where}{why}")
             if not first:
                 if why := _too_long("vector", hi - lo):
                     raise DataError(path, f"{where}{why}")

@@ -222,12 +222,13 @@ def cg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
 
 
 def judged(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    """ir_measures' Judged@k: any qrels entry, / min(k, n)."""
+    """ir_measures' Judged@k: any qrels entry, / min(k, n); Judged (no k): the whole list."""
+    k = np.inf if m.cutoff is None else m.cutoff
     total = 0.0
     for lo, hi in ((0, None), (POOL_UNJUDGED, NOT_JUDGED)):
         topic, rank, _ = rl.rows(lo, hi)
-        total = total + _per_topic(rl, topic[rank <= m.cutoff])
-    return _div(total, np.minimum(rl.num_ret(), m.cutoff))
+        total = total + _per_topic(rl, topic[rank <= k])
+    return _div(total, np.minimum(rl.num_ret(), k))
 
 
 def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
@@ -319,9 +320,11 @@ def set_recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)
 
 
-def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False, beta: float = 1.0) -> np.ndarray:
+def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False, beta: float | None = None) -> np.ndarray:
     """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta as trec_eval's
-    parameter (1.0: the harmonic mean), 0 when nothing relevant is returned."""
+    parameter (1.0: the harmonic mean; default the measure's), 0 when nothing relevant is returned."""
+    if beta is None:
+        beta = m.beta
     ret, R, rel_ret = _set_counts(rl, m)
     P = rel_ret / np.maximum(ret, 1)
     Rc = rel_ret / np.maximum(R, 1)

@@ -12,6 +12,7 @@ to itself: ``P@10``, ``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ class MeasureInfo:
 
     name: str
     cutoff: str  # "required", "optional" or "none"
-    options: tuple[str, ...]  # subset of ("rel", "gain")
+    options: tuple[str, ...]  # subset of ("rel", "gain", "beta")
     doc: str
     trec: str | None = None  # trec_eval measure without cutoff (e.g. "map")
     trec_cut: str | None = None  # trec_eval measure with cutoff (e.g. "map_cut")
@@ -36,6 +37,9 @@ class MeasureInfo:
     compute: Callable | None = None
     summary: str = "mean"  # trec_eval's "all" line: the mean over topics, or (counts) their sum
     on_missing: str = "zero"  # a judged topic the run lacks (missing_topics=zero): 0, or "keep" its value
+    # ir_measures' spelling with an explicit rel= that names another family: its NumRet(rel=N)
+    # counts the returned docs with label >= N, i.e. NumRelRet(rel=N) (pytrec_eval's num_rel_ret)
+    with_rel: str | None = None
 
 
 MEASURES: dict[str, MeasureInfo] = {
@@ -143,10 +147,11 @@ MEASURES: dict[str, MeasureInfo] = {
             "NumRet",
             "none",
             (),
-            "Number of docs returned (trec_eval num_ret).",
+            "Number of docs returned (trec_eval num_ret). ir_measures' NumRet(rel=N) is NumRelRet(rel=N).",
             trec="num_ret",
             compute=kernels.num_ret,
             summary="sum",
+            with_rel="NumRelRet",
         ),
         MeasureInfo(
             "NumRel",
@@ -195,9 +200,10 @@ MEASURES: dict[str, MeasureInfo] = {
         MeasureInfo(
             "SetF",
             "none",
-            ("rel",),
-            "Harmonic mean of SetP and SetR, 0 when nothing relevant is returned (trec_eval "
-            "set_F with its default beta 1; `harness trec_eval -m set_F.BETA` takes another beta).",
+            ("rel", "beta"),
+            "trec_eval's set_F: (beta + 1) SetP SetR / (beta SetP + SetR), 0 when nothing relevant "
+            "is returned; beta defaults to 1 (the harmonic mean); SetF(beta=0.5) is trec_eval's "
+            "set_F.0.5 and ir_measures' SetF(beta=0.5) (beta, not its square, as trec_eval).",
             trec="set_F",
             compute=kernels.set_f,
         ),
@@ -247,10 +253,10 @@ MEASURES: dict[str, MeasureInfo] = {
         ),
         MeasureInfo(
             "Judged",
-            "required",
+            "optional",
             (),
             "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
-            "ir_measures' Judged@k (0 for an empty list). Not in trec_eval.",
+            "ir_measures' Judged@k (0 for an empty list; Judged: the whole list). Not in trec_eval.",
             compute=kernels.judged,
         ),
         MeasureInfo(
@@ -282,6 +288,7 @@ class Measure:
     cutoff: int | float | None = None
     rel: int = 1
     gain: str = "linear"
+    beta: float = 1.0  # SetF's (trec_eval set_F's parameter)
 
     def __post_init__(self):
         info = MEASURES.get(self.name)
@@ -307,6 +314,12 @@ class Measure:
             raise ValueError(f"{self.name}: gain must be one of {', '.join(_GAINS)} (got {self.gain!r})")
         if self.gain != "linear" and "gain" not in info.options:
             raise ValueError(f"{self.name} takes no gain= option")
+        b = self.beta
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 <= b < math.inf:
+            raise ValueError(f"{self.name}: beta must be a finite number >= 0 (got {b!r})")
+        object.__setattr__(self, "beta", float(b))
+        if self.beta != 1.0 and "beta" not in info.options:
+            raise ValueError(f"{self.name} takes no beta= option (only SetF)")
 
     def __str__(self) -> str:
         opts = []
@@ -314,6 +327,8 @@ class Measure:
             opts.append(f"gain={self.gain}")
         if self.rel != 1:
             opts.append(f"rel={self.rel}")
+        if self.beta != 1.0:
+            opts.append(f"beta={self.beta!r}")
         s = self.name + (f"({','.join(sorted(opts))})" if opts else "")
         if self.cutoff is not None:
             s += f"@{self.cutoff!r}"
@@ -340,13 +355,16 @@ _SYNTAX = re.compile(
 )
 
 
+_DECIMAL = re.compile(r"\d+(?:\.\d*)?|\.\d+")  # beta=: plain decimals (the JSON Schema's pattern too)
+
+
 # Names people type, lower-cased -> registry family. trec_eval's names (``map``, ``ndcg_cut``,
 # ``recip_rank``...; its cut-off follows ``_`` or ``.``: ``P_5``, ``P.5``, ``ndcg_cut_10``) and
 # common spellings (``MAP``, ``MRR``, ``recall@100``). ir_measures' names are the canonical ones.
 # Only names whose values are *equal* to the family's are listed (trec_eval's ``set_F`` is SetF,
 # not F1@k). trec_eval's measures with another summary than the mean (gm_map, gm_bpref), with
 # parameters the registry's Measure has no place for (Rprec_mult, utility, relative_P, gains by
-# level), and relstring are computed by `harness trec_eval` only; so are its preference and
+# level; set_F.BETA is SetF(beta=BETA)), and relstring are computed by `harness trec_eval` only; so are its preference and
 # judgment-group measures (prefs_*, *_avgjg): they need judgments (trec_eval -R prefs, qrels_jg)
 # that nothing else in the harness reads.
 ALIASES: dict[str, str] = {
@@ -436,7 +454,10 @@ def parse_measure(text: str | Measure) -> Measure:
     compact = str(text).replace(" ", "")
     t = _TREC_STYLE.fullmatch(compact)
     if t and "@" not in compact and (fam := _family(t["name"])) is not None and _family(compact) is None:
-        compact = fam + (f"@{t['cut']}" if t["cut"] is not None else "")
+        if fam == "SetF" and t["cut"] is not None:  # trec_eval's set_F.BETA: the parameter is beta
+            compact = f"SetF(beta={t['cut']})"
+        else:
+            compact = fam + (f"@{t['cut']}" if t["cut"] is not None else "")
     m = _SYNTAX.fullmatch(compact)
     if not m:
         raise ValueError(
@@ -463,18 +484,25 @@ def parse_measure(text: str | Measure) -> Measure:
     for group in (m["o1"], m["o2"]):
         for part in filter(None, (group or "").split(",")):
             key, eq, val = part.partition("=")
-            if not eq or key not in ("rel", "gain"):
+            if not eq or key not in ("rel", "gain", "beta"):
                 raise ValueError(
-                    f"bad option {part!r} in {text!r}; options are rel=N and "
-                    f"gain=linear|exp (only for {', '.join(n for n, i in MEASURES.items() if 'gain' in i.options)})"
+                    f"bad option {part!r} in {text!r}; options are rel=N, "
+                    f"gain=linear|exp (only for {', '.join(n for n, i in MEASURES.items() if 'gain' in i.options)}) "
+                    "and beta=B (only for SetF)"
                 )
             if key == "rel":
                 try:
                     kw["rel"] = int(val)
                 except ValueError:
                     raise ValueError(f"rel must be an integer >= 1 in {text!r} (got {val!r})") from None
+            elif key == "beta":
+                if not _DECIMAL.fullmatch(val):
+                    raise ValueError(f"beta must be a number >= 0 such as 0.5 in {text!r} (got {val!r})")
+                kw["beta"] = float(val)
             else:
                 kw["gain"] = val
+    if "rel" in kw and info.with_rel:  # ir_measures: NumRet(rel=N) is NumRelRet(rel=N)
+        name = info.with_rel
     return Measure(name, cutoff, **kw)
 
 
@@ -487,6 +515,8 @@ def trec_eval_name(m: Measure) -> tuple[str, str] | None:
     info = m.info
     if m.gain != "linear":
         return None  # trec_eval's gain = label; tests map exp gains onto the qrels
+    if m.beta != 1.0:
+        return f"{info.trec}.{m.beta!r}", info.trec  # set_F.0.5, reported as set_F
     if m.cutoff is None:
         return (info.trec, info.trec) if info.trec else None
     if info.trec_cut is None:

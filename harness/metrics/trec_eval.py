@@ -213,17 +213,16 @@ def parse_requests(items: list[str]) -> list[Request]:
     """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
     table order. A measure named with parameters more than once takes the first parameters
     (``-m P.5 -m P.10``: P_5), the others unread, as trec_eval does, whatever the order of
-    the ``-m`` naming it (or a group holding it) without parameters. ValueError, naming the argument, for a measure it does not have or malformed
-    parameters."""
+    the ``-m`` naming it (or a group holding it) without parameters. A group ignores any
+    parameters (``-m official.5`` is ``-m official``), as trec_eval does. ValueError, naming
+    the argument, for a measure it does not have or malformed parameters."""
     chosen: dict[str, Request] = {}
     given: set[str] = set()  # measures whose parameters came with an -m: the first such -m's count
     for item in items or ["official"]:
         name, dot, text = item.partition(".")
         if dot and text == "":
             raise ValueError(f"-m {item}: empty parameters after the '.'")
-        if name in GROUPS:
-            if dot:
-                raise ValueError(f"-m {item}: a group of measures takes no parameters")
+        if name in GROUPS:  # parameters after a group's name are unread, as trec_eval reads them
             for member in GROUPS[name]:
                 chosen.setdefault(member, Request(TREC_MEASURES[member], TREC_MEASURES[member].defaults))
             continue

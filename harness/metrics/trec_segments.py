@@ -17,6 +17,7 @@ from functools import partial
 
 import numpy as np
 
+from harness.errors import DataError
 from harness.metrics.c_numbers import c_log2 as _c_log2_one
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
@@ -24,6 +25,10 @@ from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
 
 _BUDGET = 1 << 22  # padded cells per block of seg_cumsum (32 MB of float64)
+# Counters of judged documents per topic and level 0..highest label (1 GiB of int64): trec_eval
+# allocates the same per topic, and with a label of 2**40 refuses every measure ("Can't calculate
+# measure"); numpy would ask for terabytes. Beyond this, the measures that need them are refused.
+_LEVEL_COUNTERS = 1 << 27
 _X86_NAN = -math.nan  # the NaN of 0/0 on x86 (its sign bit set)
 
 
@@ -116,6 +121,14 @@ class _Rows:
         pool_topic = rl._pool_topic()
         judged = rl.pool >= 0
         width = int(rl.pool.max(initial=-1)) + 1
+        if T * width > _LEVEL_COUNTERS:
+            raise DataError(
+                "qrels",
+                f"a relevance label of {width - 1:,}: trec_eval's measures infAP, G, binG, ndcg_rel, Rndcg and "
+                f"ndcg with gains count the judged documents of every level from 0 to the highest label, "
+                f"{T * width:,} counters for {T:,} topic{"s" if T != 1 else ""} (at most {_LEVEL_COUNTERS:,}); relabel the "
+                "judgments (e.g. to 0-4) or leave these measures out",
+            )
         counts = np.bincount(pool_topic[judged] * width + rl.pool[judged], minlength=T * width).reshape(T, width)
         # L: the topic's levels 0..its highest judged level (trec_loops' np.bincount(pool))
         nz = counts > 0

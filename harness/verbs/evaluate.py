@@ -4,6 +4,7 @@ judgments). ``harness evaluate``, ``harness.evaluate`` and ``harness compare`` a
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -128,4 +129,17 @@ def evaluate(
     elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
     check_run_against_qrels(run, qrels, run_name or "the run", qrels_name or "the qrels")
-    return evaluate_run(run, qrels, ms, policy)
+    with judgments_named(qrels_name):
+        return evaluate_run(run, qrels, ms, policy)
+
+
+@contextlib.contextmanager
+def judgments_named(name: str | None):
+    """A DataError about the judgments (source ``qrels``, raised while measuring: e.g. a label
+    too large for the per-level measures) names the qrels file instead, when there is one."""
+    try:
+        yield
+    except DataError as e:
+        if name is None or e.source != "qrels" or e.line is not None:
+            raise
+        raise DataError(name, str(e)[len(e.source) + 2 :]) from None

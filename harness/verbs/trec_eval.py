@@ -81,9 +81,9 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     options = options or TrecEvalOptions()
     from harness.formats.prefs import REL_INFO_FORMATS
     from harness.metrics.evaluate import rank_labels
-    from harness.metrics.trec_eval import compute, parse_requests
+    from harness.metrics.trec_eval import parse_requests
     from harness.policies import EvalPolicy
-    from harness.verbs.evaluate import read_qrels_file, read_run_file
+    from harness.verbs.evaluate import judgments_named, read_qrels_file, read_run_file
 
     if options.rel_info not in REL_INFO_FORMATS:
         raise DataError(
@@ -113,7 +113,15 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     assert not zero.any()
     if not rl.topics:
         raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
-    topics, lines = compute(
+    with judgments_named(str(qrels)):
+        topics, lines = _compute(rl, requests, options, q, run, zscores)
+    return TrecEvalResult(tuple(topics), tuple(lines), options)
+
+
+def _compute(rl, requests, options: TrecEvalOptions, q, run: PathLike, zscores):
+    from harness.metrics.trec_eval import compute
+
+    return compute(
         rl,
         requests,
         level=options.level,
@@ -124,7 +132,6 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         runid=_last_run_id(Path(run)),
         zscores=zscores,
     )
-    return TrecEvalResult(tuple(topics), tuple(lines), options)
 
 
 _KIND = {"qrels": "qrels", "prefs": "prefs", "qrels_prefs": "prefs", "qrels_jg": "qrels_jg"}
