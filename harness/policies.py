@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
     "MAX_RESAMPLES",
+    "MAX_WORKERS",
     "LANGUAGES",
     "DEFAULT_LANGUAGE",
     "WHITESPACE_LANGUAGES",
@@ -100,6 +101,9 @@ DEFAULT_DEPTH = 1000
 DEFAULT_FOLDS = 5
 # Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
 MAX_RESAMPLES = 10_000_000
+# Most worker processes of a LocalCluster, and corpus shards of an index: one process (with its
+# own JVM) per worker on this machine; 10**26 would try to start them one after another.
+MAX_WORKERS = 1024
 
 # The analyzer Anserini 2.3.0 indexes and searches each language with: "en" is its
 # DefaultEnglishAnalyzer (the stemmer and stopword options apply to it alone); the others are

@@ -186,6 +186,49 @@ def test_a_dict_config_resolves_paths_against_the_current_directory(env, monkeyp
     assert "unknown key 'depht'; did you mean 'depth'?" in str(e.value)
 
 
+def test_a_dict_config_may_hold_paths_and_numpy_values(monkeypatch):
+    """A config built in Python holds pathlib.Path and numpy values naturally: they are their
+    text and Python's numbers (they were "the dict cannot be written as YAML")."""
+    from harness.verbs.run import load
+
+    monkeypatch.chdir(REPO)
+    cfg = {
+        "name": "api-dict",
+        "collection": {"path": Path("corpora"), "format": "text-folder"},
+        "topics": REPO / "topics/demo.tsv",
+        "runs": [{"bm25": {"k1": np.float64(0.9), "b": np.linspace(0.3, 0.4, 2)}}],
+        "depth": np.int64(10),
+        "output": Path("reports/api-dict"),
+    }
+    loaded = load(cfg)
+    assert [str(r) for r in loaded.runs] == ["bm25(k1=0.9,b=0.3)", "bm25(k1=0.9,b=0.4)"]
+    assert loaded.depth == 10 and loaded.output == REPO / "reports/api-dict"
+    with pytest.raises(ConfigError, match="cannot be written as YAML.*object"):
+        load({**cfg, "name": object()})
+    deep: dict = {}
+    for _ in range(5000):
+        deep = {"a": deep}
+    with pytest.raises(ConfigError, match="cannot be written as YAML: it is nested too deeply"):
+        load({**cfg, "x": deep})  # was a RecursionError
+    with pytest.raises(ConfigError, match="an integer is thousands of digits long"):
+        load({**cfg, "depth": 10**5000})  # was a ValueError (int_max_str_digits)
+
+
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (5, r"a config is a path, a YAML string or a dict \(got int\)"),  # was a TypeError
+        ([{"name": "x"}], r"\(got list\)"),
+        (b"name: x\n", r"\(got bytes\)"),
+        ("", "the config is an empty string"),  # was "<cwd>: is a folder"
+        ("   ", "the config is an empty string"),  # was "config file not found: <cwd>/   "
+    ],
+)
+def test_run_refuses_configs_of_the_wrong_kind(config, message):
+    with pytest.raises(ConfigError, match=message):
+        harness.run(config)
+
+
 # --- evaluate --------------------------------------------------------------------------------
 
 
@@ -275,6 +318,86 @@ def test_evaluate_bad_input_names_the_problem():
         harness.evaluate("nope.trec", qrels)
 
 
+RUN3 = pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["d1", "d3", "d2"], "score": [2.0, 1.0, 3.0]})
+QRELS3 = {"1": {"d1": 1, "d3": 0}, "2": {"d2": 1}}
+
+
+@pytest.mark.parametrize(
+    "run, qrels, message",
+    [
+        # duplicate or MultiIndex columns were a TypeError from pd.to_numeric
+        (
+            RUN3.assign(s2=1.0).set_axis(["qid", "docno", "score", "score"], axis=1),
+            QRELS3,
+            "column 'score' is given more than once",
+        ),
+        (
+            RUN3.set_axis(pd.MultiIndex.from_tuples([("qid", "a"), ("docno", "b"), ("score", "c")]), axis=1),
+            QRELS3,
+            "column 'score' is given more than once",
+        ),
+        # float ids were read as '1.0', which no topic is: every score 0, no error
+        (RUN3.assign(qid=[1.0, 1.0, 2.0]), QRELS3, r"column qid, row 0: ids are text or integers \(got 1.0"),
+        (RUN3.assign(docno=["d1", True, "d2"]), QRELS3, r"column docno, row 1: .*\(got True, a boolean"),
+        (RUN3, {1.0: {"d1": 1}}, "topic 1.0: ids are text or integers"),
+        (RUN3, pd.DataFrame({"qid": [1.0], "docno": ["d1"], "label": [1]}), "column qid, row 0: ids are text"),
+        # labels beyond int64 became garbage with numpy's "invalid value" warning
+        (RUN3, pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [np.inf]}), r"within 64 bits \(got inf\)"),
+        (RUN3, pd.DataFrame({"qid": ["1"], "docno": ["d1"], "label": [1e30]}), r"within 64 bits \(got 1e\+30\)"),
+        # only empty topics: an OverflowError in the join; a list read as pairs ('d' judged '1')
+        (RUN3, {"1": {}}, "the qrels have no judgments"),
+        (RUN3, {"1": ["d1"]}, r"topic '1': expected \{docno: label\} \(got list\)"),
+    ],
+)
+def test_evaluate_refuses_tables_and_dicts_it_would_misread(run, qrels, message):
+    with pytest.raises(DataError, match=message):
+        harness.evaluate(run, qrels, ["AP"])
+
+
+def test_a_qrels_dict_topic_without_judgments_is_left_out_as_pytrec_eval_does():
+    qrels = {**QRELS3, "3": {}}  # was evaluated with AP 0: a mean of 2/3, not 1
+    _, means = harness.evaluate(RUN3, qrels, ["AP"])
+    ev = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate({"1": {"d1": 2.0, "d3": 1.0}, "2": {"d2": 3.0}})
+    assert means.loc["run", "AP"] == np.mean([v["map"] for v in ev.values()]) == 1.0
+
+
+@pytest.mark.parametrize("measures", [None, 5])
+def test_measures_of_the_wrong_type_are_named(measures):
+    with pytest.raises(DataError, match="measures: expected a measure name or a list of them"):
+        harness.evaluate(RUN3, QRELS3, measures)  # was a TypeError
+
+
+@pytest.mark.parametrize(
+    "runs, kwargs, message",
+    [
+        # a string is iterable: each letter was a run file ("r: run file not found")
+        ("run.trec", {}, "runs: expected a list of two or more runs .* got str"),
+        ({"a": RUN3, "b": RUN3}, {}, "runs: expected a list .* got dict"),
+        (None, {}, "got NoneType"),  # a TypeError
+        ([RUN3, RUN3], {"output": 5}, r"output: expected a file path or None \(got int\)"),  # a TypeError
+        ([RUN3, RUN3], {"duplicates": "x"}, "policy: duplicates must be one of"),  # a ValueError
+    ],
+)
+def test_fuse_refuses_arguments_of_the_wrong_kind(runs, kwargs, message):
+    with pytest.raises(DataError, match=message):
+        harness.fuse(runs, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "queries, message",
+    [
+        # the query ids were str(): 'nan', '1.0' (then matching no qrels topic), 'a b' (no TREC id)
+        (pd.DataFrame({"qid": ["1", np.nan], "query": ["x", "y"]}), "column qid has a missing value at row 1"),
+        (pd.DataFrame({"qid": [1.0, 2.0], "query": ["x", "y"]}), r"ids are text or integers \(got 1.0"),
+        ({1.5: "x"}, r"ids are text or integers \(got 1.5"),
+        ({"a b": "x"}, "ids must be non-empty and without whitespace"),
+    ],
+)
+def test_search_refuses_query_ids_it_would_misread(queries, message):
+    with pytest.raises(DataError, match=message):
+        harness.search(REPO / "no-such-index", queries)  # refused before the index is opened
+
+
 # --- compare ---------------------------------------------------------------------------------
 
 
@@ -355,6 +478,30 @@ def test_compare_errors_name_the_problem():
     )
     with pytest.raises(DataError, match="test must be one of"):
         harness.compare(per_topic, test="z")
+
+
+PER_TOPIC = pd.DataFrame(
+    {"run": ["a", "a", "b", "b"], "qid": ["1", "2", "1", "2"], "measure": "AP", "value": [0.1, 0.2, 0.3, 0.5]}
+)
+
+
+@pytest.mark.parametrize(
+    "per_topic, kwargs, message",
+    [
+        # a name that is no string or list was a TypeError
+        (PER_TOPIC, {"baseline": 5}, r"baseline: expected a name or a list of names \(got 5\)"),
+        (PER_TOPIC, {"runs": 5}, r"runs: expected a name or a list of names"),
+        (PER_TOPIC, {"measures": ["AP", None]}, r"measures: expected a name or a list of names"),
+        # NaN became the run, topic or measure 'nan' ("run nan and run 'a' are scored on different topics")
+        (PER_TOPIC.assign(run=["a", np.nan, "b", "b"]), {}, "column run has a missing value at row 1"),
+        (PER_TOPIC.assign(qid=["1", None, "1", "2"]), {}, "column qid has a missing value at row 1"),
+        (PER_TOPIC.assign(measure=["AP", np.nan, "AP", "AP"]), {}, "column measure has a missing value at row 1"),
+        (pd.concat([PER_TOPIC, PER_TOPIC[["value"]]], axis=1), {}, "column 'value' is given more than once"),
+    ],
+)
+def test_compare_refuses_names_and_tables_it_would_misread(per_topic, kwargs, message):
+    with pytest.raises(DataError, match=message):
+        harness.compare(per_topic, **kwargs)
 
 
 # --- search ----------------------------------------------------------------------------------

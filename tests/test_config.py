@@ -262,6 +262,23 @@ def test_bad_run_names_are_named(tmp_path, name, message):
     assert message in only(tmp_path, text)
 
 
+@pytest.mark.parametrize(
+    "runs, message",
+    [
+        # the dirichlet run named bm25 was silently labelled (and its file named) "bm25 #2"
+        ("[{bm25: {}}, {name: bm25, dirichlet: {}}]", "runs[1].name: 'bm25' is also the label of bm25(k1=0.9,b=0.4)"),
+        ("[{name: BM25, dirichlet: {}}, {bm25: {}}]", "runs[0].name: 'BM25' is also the label of bm25(k1=0.9,b=0.4)"),
+        ("[{bm25: {k1: [1, 2]}}, {name: bm25 k1=1, jm: {}}]", "'bm25 k1=1' is also the label of bm25(k1=1,b=0.4)"),
+        # X.trec and x.trec are one file on macOS and Windows: the second run replaced the first
+        ("[{name: X, bm25: {}}, {name: x, jm: {}}]", "runs[1].name: 'x' is also the name of runs[0] as 'X': on macOS"),
+        ('[{name: "\\u00e9", bm25: {}}, {name: "e\\u0301", jm: {}}]', "as '\\xe9': on macOS and Windows"),
+    ],
+)
+def test_a_run_name_is_no_other_runs_label_in_any_case(tmp_path, runs, message):
+    text = BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}\n", f"runs: {runs}\n")
+    assert message in only(tmp_path, text)
+
+
 def test_duplicate_yaml_key(tmp_path):
     msg = only(tmp_path, BASE.replace("{k1: 0.9, b: 0.4}", "{k1: 0.9, b: 0.4, k1: 1.2}"))
     assert msg == "c.yaml:5: runs[0].bm25.k1: duplicate key 'k1' (first given at line 5); give each key once"
@@ -372,6 +389,10 @@ output: out
         ("- a\n- b\n", "c.yaml:1: expected a mapping with keys name, collection"),
         ("name: [x\nruns: 1\n", "c.yaml:2: YAML syntax error"),
         ("name: a\n---\nname: b\n", "c.yaml:2: YAML syntax error: expected a single document"),
+        # was "internal error: ReaderError" (yaml.SafeLoader checks the characters when built)
+        ("name: t\nnote: a\x00b\n", "c.yaml:2: character U+0000 is not allowed in YAML"),
+        # was a RecursionError naming "<unicode string>"
+        ("x: " + "[" * 50_000 + "]" * 50_000 + "\n", "the config is nested too deeply to read"),
     ],
 )
 def test_malformed_files(tmp_path, text, expected):

@@ -291,7 +291,12 @@ def test_execution_is_read_and_overridden(tmp_path):
 
 def test_bad_flags_are_exit_2(tmp_path):
     cfg = str(demo_copy(tmp_path))
-    for args in (["--workers", "0"], ["--scheduler", "nowhere at all"], ["--workers", "2", "--scheduler", "tcp://h:1"]):
+    for args in (
+        ["--workers", "0"],
+        ["--workers", "99999"],  # a LocalCluster of 99,999 processes, each with a JVM, was started
+        ["--scheduler", "nowhere at all"],
+        ["--workers", "2", "--scheduler", "tcp://h:1"],
+    ):
         r = harness("run", *args, cfg)
         assert r.returncode == 2 and "usage:" in r.stderr, (args, r.stderr)
 

@@ -198,8 +198,81 @@ def _with_runs(runs):
     return _config(runs=runs)
 
 
+def _config_bytes(spoil):
+    """validate of the case's config, its bytes spoiled by ``spoil`` (bytes -> bytes)."""
+
+    def build(c: Case):
+        argv = c.validate_yaml("")
+        path = Path(argv[1])
+        path.write_bytes(spoil(path.read_bytes()))
+        return argv
+
+    return build
+
+
+def _config_special(make):
+    """validate of a config that is no regular file: ``make(path)`` puts it there (or names one)."""
+    return lambda c: ["validate", str(make(c.root / "c.yaml") or c.root / "c.yaml")]
+
+
+def _previous_report_run(c: Case):
+    """A report the harness wrote before (marker and all), one of whose runs the config reads
+    back as a `file:` run while writing the same report: replacing it deleted that input."""
+    prev = c.root / "prev"
+    (prev / "runs").mkdir(parents=True)
+    (prev / "runs" / "bm25.trec").write_text(RUN)
+    marker = {"written_by": "harness", "kind": "report", "files": ["runs/bm25.trec"]}
+    (prev / ".harness-output.json").write_text(json.dumps(marker))
+    return c.run(output="prev", runs=[{"jm": {}}, {"name": "before", "file": "prev/runs/bm25.trec"}])
+
+
 # name: (build, exit code, message parts, uses java)
 CASES = {
+    # ---- the config file itself: what can be read as a config at all
+    "config-is-a-fifo": (_config_special(os.mkfifo), 2, ["c.yaml: is a FIFO", "not a regular file"], False),
+    "config-is-dev-zero": (_config_special(lambda p: "/dev/zero"), 2, ["/dev/zero: is a character device"], False),
+    "config-nul-byte": (
+        _config_bytes(lambda b: b + b"note: a\x00b\n"),
+        2,
+        ["c.yaml:9: character U+0000 is not allowed in YAML"],
+        False,
+    ),
+    "config-not-utf8": (
+        _config_bytes(lambda b: b + b"name2: caf\xe9\n"),
+        2,
+        ["c.yaml:9: not UTF-8 (byte 0xe9)"],
+        False,
+    ),
+    "config-nested-too-deeply": (
+        _config_bytes(lambda b: b + b"x: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+        2,
+        ["c.yaml: 1 problem(s)", "nested too deeply"],
+        False,
+    ),
+    "config-over-16-mib": (
+        _config_bytes(lambda b: b + b"# " + b"x" * (16 << 20) + b"\n"),
+        2,
+        ["c.yaml", "larger than 16,777,216 bytes"],
+        False,
+    ),
+    # ---- output folders
+    "output-holds-a-file-run": (
+        _previous_report_run,
+        2,
+        ["output:", "prev contains the run file of runs[1].file", "prev/runs/bm25.trec"],
+        False,
+    ),
+    # a NUL in any path was "internal error: ValueError: embedded null byte" (exit 3)
+    "output-nul-byte": (_config(output="out\x00x"), 2, ["output: must be a path without control characters"], False),
+    # `output: |` keeps the line break: a folder named "out\n" was created
+    "output-block-scalar-newline": (_yaml("output: |\n  out\n"), 2, ["c.yaml:8: output:", "(got 'out\\n')"], False),
+    # ENAMETOOLONG named no key
+    "topics-path-name-too-long": (
+        _config(topics={"path": "t" * 300 + ".tsv", "format": "tsv"}),
+        2,
+        ["topics.path: cannot use", "File name too long"],
+        False,
+    ),
     # ---- topics (TSV, JSONL): fail before Java
     "topic-id-nul": (topics(b"a\x00b\tflow\n"), 2, ["t.tsv:1:", "NUL byte"], False),
     "topic-id-escape": (topics(b"1\tflow\n\x1b[2J\tplate\n"), 2, ["t.tsv:2:", "control character (U+001B)"], False),
@@ -340,6 +413,20 @@ CASES = {
     ),
     # ---- values Lucene would reject, caught by validate (no Java)
     "depth-over-java-int": (_yaml("depth: 2147483648\n"), 2, ["c.yaml:8: depth", "<= 2,147,483,647"], False),
+    # Python reads no decimal integer of over 4,300 digits, and prints no binary one read:
+    # "internal error: ValueError: Exceeds the limit (4300 digits)" (exit 3)
+    "depth-of-5000-digits": (
+        _yaml("depth: 1" + "0" * 5000 + "\n"),
+        2,
+        ["c.yaml:8: depth: an integer thousands"],
+        False,
+    ),
+    "k1-binary-of-20000-digits": (
+        _yaml("runs: [{bm25: {k1: 0b" + "1" * 20000 + "}}]\n"),
+        2,
+        ["c.yaml:8: runs[0].bm25.k1: an integer thousands of digits long"],
+        False,
+    ),
     "bm25-k1-infinite-as-float": (
         _with_runs([{"bm25": {"k1": 1e39}}]),
         2,
@@ -348,6 +435,27 @@ CASES = {
     ),
     "dirichlet-mu-1e300": (_with_runs([{"dirichlet": {"mu": 1e300}}]), 2, ["dirichlet.mu", "Java float"], False),
     "jm-lambda-zero-as-float": (_with_runs([{"jm": {"lambda": 1e-50}}]), 2, ["jm.lambda", "becomes 0"], False),
+    # Anserini takes these as Java ints: the search failed after indexing, "Python int too large
+    # to convert to C long" (exit 3)
+    "rm3-fb-terms-over-java-int": (
+        _with_runs([{"bm25": {"rm3": {"fb_terms": 10**26}}}]),
+        2,
+        ["runs[0].bm25.rm3.fb_terms", "at most 2,147,483,647, the largest Java int"],
+        False,
+    ),
+    "axiomatic-query-len-over-java-int": (
+        _with_runs([{"axiomatic": {"function": "f3exp", "query_len": 3_000_000_000}}]),
+        2,
+        ["runs[0].axiomatic.query_len", "largest Java int (got 3000000000)"],
+        False,
+    ),
+    # a LocalCluster of 10**26 worker processes (each with a JVM) passed validate
+    "dask-workers-10e26": (
+        _config(execution={"engine": "dask", "workers": 10**26, "index_shards": 10**26}),
+        2,
+        ["execution.workers: must be an integer <= 1,024", "execution.index_shards: must be an integer <= 1,024"],
+        False,
+    ),
     # a run's name names its file (out/runs/NAME.trec): '.' made '..trec', a hidden file
     "run-name-dot": (
         lambda c: c.run(runs=[{"bm25": {}}, {"name": ".", "jm": {}}]),
@@ -370,6 +478,24 @@ CASES = {
         _config(compare={"bootstrap_samples": 10**12}, runs=[{"bm25": {"k1": [0.9, 1.2]}}]),
         2,
         ["compare.bootstrap_samples", "<= 10,000,000"],
+        False,
+    ),
+    # counted before the grid is expanded (validate filled the memory expanding it)
+    "runs-grid-of-10e10": (
+        _with_runs(
+            [
+                {"bm25": {"k1": [i / 100 for i in range(1, 1001)], "b": [i / 1000 for i in range(1000)]}},
+                {
+                    "bm25": {
+                        "k1": [i / 100 for i in range(1, 101)],
+                        "b": [i / 1000 for i in range(100)],
+                        "rm3": {"fb_terms": list(range(1, 1001)), "fb_docs": list(range(1, 51))},
+                    }
+                },
+            ]
+        ),
+        2,
+        ["runs[0].bm25: this grid is 1,000 x 1,000 = 1,000,000 runs", "at most 100,000 runs", "runs[1].bm25"],
         False,
     ),
     "tolerance-infinite": (_yaml("expect_tolerance: .inf\n"), 2, ["expect_tolerance", "finite"], False),
@@ -395,6 +521,19 @@ CASES = {
     ),
     # ---- commands on files
     "evaluate-empty-qrels": (_evaluate(""), 2, ["q.txt", "no judgments"], False),
+    # Python reads no integer of over 4,300 digits: "internal error: ValueError" (exit 3)
+    "evaluate-label-of-5000-digits": (
+        _evaluate("1 0 d1 1" + "0" * 5000 + "\n"),
+        2,
+        ["q.txt:1: relevance label (field 4) must be an integer"],
+        False,
+    ),
+    "fuse-rank-of-5000-digits": (
+        _fuse(runs=("1 Q0 d1 1" + "0" * 5000 + " 2.0 x\n", RUN_B)),
+        2,
+        ["r0.trec:1: rank (field 4) must be an integer"],
+        False,
+    ),
     "evaluate-measure-typo": (_evaluate(QRELS, "-m", "ndcg_cutt_10"), 2, ["did you mean 'ndcg_cut'"], False),
     "compare-permutations-10e12": (
         _compare("--baseline", "run", "-m", "AP", "--test", "randomization", "--permutations", str(10**12)),
@@ -472,7 +611,7 @@ CASES = {
     ),
 }
 # evaluate needs -m; added where a case does not give it
-for _name in ("evaluate-empty-qrels",):
+for _name in ("evaluate-empty-qrels", "evaluate-label-of-5000-digits"):
     _b = CASES[_name][0]
     CASES[_name] = (lambda c, _b=_b: [*_b(c), "-m", "AP"], *CASES[_name][1:])
 

@@ -292,6 +292,8 @@ def test_11pt_avg_over_levels_in_any_order_prints_what_trec_eval_prints(trec_eva
     "measure",
     [
         "P.99999999999999999999",  # the harness printed P_99999999999999999999: atol stops at LONG_MAX
+        "P.1" + "0" * 5000,  # beyond Python's 4,300-digit int limit: "Exceeds the limit" (exit 2)
+        "P.00000000000000000000000000005",
         "recall.99999999999999999999",
         "ndcg_cut.99999999999999999999",
         "map_cut.99999999999999999999",

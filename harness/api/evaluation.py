@@ -4,7 +4,7 @@ tests on tables from any source."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -82,6 +82,10 @@ def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
         df = per_topic.rename(
             columns={run: "run", qid: "qid", measure: "measure", column(per_topic, "value", what): "value"}
         )[["run", "qid", "measure", "value"]]
+    for col in ("run", "qid", "measure"):  # NaN would become the run, topic or measure 'nan'
+        missing = df[col].isna().to_numpy()
+        if missing.any():
+            raise DataError(what, f"column {col} has a missing value at row {int(missing.argmax())}")
     df = df.astype({"run": str, "qid": str, "measure": str})
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
     if df["value"].isna().any():
@@ -92,6 +96,19 @@ def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
         bad = df[dup].iloc[0]
         raise DataError(what, f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: given twice")
     return df
+
+
+def _names(value, what: str) -> list[str] | None:
+    """A name or a list of names (runs, measures, baselines) as a list; None stays None."""
+    if value is None:
+        return None
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, (bytes, Mapping)) or not isinstance(items, Iterable):
+        raise DataError(what, f"expected a name or a list of names (got {value!r})")
+    items = list(items)
+    if not all(isinstance(x, str) for x in items):
+        raise DataError(what, f"expected a name or a list of names (got {value!r})")
+    return items
 
 
 def compare(
@@ -130,8 +147,10 @@ def compare(
 
     df = _long(per_topic)
     names = list(dict.fromkeys(df["run"]))
+    runs, measures = _names(runs, "runs"), _names(measures, "measures")
+    if baseline is not None and not isinstance(baseline, str):
+        baseline = _names(baseline, "baseline")
     if runs is not None:
-        runs = [runs] if isinstance(runs, str) else list(runs)
         unknown = [r for r in runs if r not in names]
         if unknown:
             raise DataError("runs", f"no run named {unknown[0]!r}; runs: {', '.join(names)}")
@@ -141,7 +160,6 @@ def compare(
     if measures is None:
         measures = list(dict.fromkeys(df["measure"]))
     else:
-        measures = [measures] if isinstance(measures, str) else list(measures)
         unknown = [m for m in measures if m not in set(df["measure"])]
         if unknown:
             raise DataError(

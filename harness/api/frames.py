@@ -20,7 +20,7 @@ from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
 from harness.formats.tokenizer import pad8
 
-__all__ = ["as_run", "as_qrels", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
+__all__ = ["as_run", "as_qrels", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 
 # role -> accepted column names, PyTerrier's first
 COLUMNS = {
@@ -40,6 +40,9 @@ def column(df: pd.DataFrame, role: str, what: str, required: bool = True) -> str
     """The name of the column of ``df`` that plays ``role`` (see COLUMNS)."""
     for name in COLUMNS[role]:
         if name in df.columns:
+            # a name given twice, or a level of MultiIndex columns, selects a table, not a column
+            if not isinstance(df.columns.get_loc(name), int):
+                raise DataError(what, f"column {name!r} is given more than once: name each column once")
             return name
     if required:
         raise DataError(
@@ -49,10 +52,25 @@ def column(df: pd.DataFrame, role: str, what: str, required: bool = True) -> str
     return None
 
 
-def _ids(values, what: str, role: str) -> np.ndarray:
+def ids(values, what: str, role: str) -> np.ndarray:
+    """The ids of a column as texts: no missing value, no float or boolean, no whitespace."""
     s = pd.Series(values)
     if s.isna().any():
         raise DataError(what, f"column {role} has a missing value at row {int(np.flatnonzero(s.isna())[0])}")
+    # A float id is text no qrels or run file holds (topic 1 would be '1.0', every score 0),
+    # and a boolean one is no id at all: refused, as the topic readers refuse them, rather
+    # than guessed at (1.5 and 1e20 have no integer text to guess).
+    kinds = s.map(type) if s.dtype == object else pd.Series([s.dtype.type])
+    odd = np.flatnonzero(kinds.map(lambda t: issubclass(t, (float, bool, np.floating, np.bool_))).to_numpy())
+    if odd.size:
+        row = int(odd[0]) if s.dtype == object else 0
+        value = _plain(s.iloc[row])
+        raise DataError(
+            what,
+            f"column {role}, row {row}: ids are text or integers (got {value!r}, a "
+            f"{'boolean' if isinstance(value, bool) else 'floating-point number'}); "
+            f"convert the column, e.g. df[{role!r}].astype(int).astype(str)",
+        )
     s = s.astype(str)
     bad = np.flatnonzero(((s == "") | s.str.contains(r"\s", regex=True)).to_numpy())
     if bad.size:
@@ -61,6 +79,11 @@ def _ids(values, what: str, role: str) -> np.ndarray:
             f"column {role}, row {int(bad[0])}: ids must be non-empty and without whitespace (got {s.iloc[bad[0]]!r})",
         )
     return s.to_numpy(dtype=object)
+
+
+def _plain(value):
+    """A numpy scalar as Python's (its repr in a message is ``1.0``, not ``np.float64(1.0)``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _grouped(qids: np.ndarray, *cols: np.ndarray):
@@ -109,8 +132,8 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     scores = pd.to_numeric(df[column(df, "score", what)], errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(scores).any():
         raise DataError(what, f"column score: row {int(np.flatnonzero(np.isnan(scores))[0])} is not a number")
-    qids = _ids(df[column(df, "qid", what)], what, "qid")
-    docs = _ids(df[column(df, "docno", what)], what, "docno")
+    qids = ids(df[column(df, "qid", what)], what, "qid")
+    docs = ids(df[column(df, "docno", what)], what, "docno")
     rank = column(df, "rank", what, required=False)
     if rank is not None:  # rows by rank within each topic; topics stay in order of first appearance
         ranks = pd.to_numeric(df[rank], errors="coerce").to_numpy(dtype=np.float64)
@@ -133,19 +156,32 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
             raise DataError(str(path), f"{what} file not found")
         return read_qrels(path)
     if isinstance(qrels, Mapping):
-        return Qrels.from_dict({str(q): dict(j) for q, j in qrels.items()}, source=f"{what} (dict)")
+        source = f"{what} (dict)"
+        for qid, judged in qrels.items():
+            if not isinstance(judged, Mapping):
+                raise DataError(source, f"topic {qid!r}: expected {{docno: label}} (got {type(judged).__name__})")
+            if isinstance(qid, (float, bool, np.floating, np.bool_)):
+                raise DataError(source, f"topic {qid!r}: ids are text or integers (got a {type(qid).__name__})")
+        # A topic without judgments is left out, as pytrec_eval leaves it out and as a qrels file
+        # cannot list it (it was evaluated, scoring 0, and lowered the means).
+        return Qrels.from_dict({str(q): dict(j) for q, j in qrels.items() if j}, source=source)
     if not isinstance(qrels, pd.DataFrame):
         raise DataError(
             what,
             f"expected a qrels file path, a DataFrame or a {{qid: {{docno: label}}}} dict (got {type(qrels).__name__})",
         )
     df = qrels
-    labels = pd.to_numeric(df[column(df, "label", what)], errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(np.isnan(labels) | (labels != np.round(labels)))
+    given = df[column(df, "label", what)]
+    labels = pd.to_numeric(given, errors="coerce").to_numpy(dtype=np.float64)
+    # beyond +-2**63 (or infinite) a label has no int64: refused as the qrels reader refuses it
+    bad = np.flatnonzero(np.isnan(labels) | (labels != np.round(labels)) | (labels >= 2.0**63) | (labels < -(2.0**63)))
     if bad.size:
-        raise DataError(what, f"column label, row {int(bad[0])}: labels must be integers (got {labels[bad[0]]!r})")
-    qids = _ids(df[column(df, "qid", what)], what, "qid")
-    docs = _ids(df[column(df, "docno", what)], what, "docno")
+        shown = _plain(given.iloc[bad[0]])
+        raise DataError(
+            what, f"column label, row {int(bad[0])}: labels must be integers within 64 bits (got {shown!r})"
+        )
+    qids = ids(df[column(df, "qid", what)], what, "qid")
+    docs = ids(df[column(df, "docno", what)], what, "docno")
     topics, offsets, docs, labels = _grouped(qids, docs, labels.astype(np.int64))
     q = Qrels(topics, offsets, _encode(docs), labels, what)
     dup = pd.Series(q.keys()).duplicated()

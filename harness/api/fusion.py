@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from harness.api.frames import as_run, run_frame
+from harness.errors import DataError
 from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, FUSE_RUNTAG, ReadPolicy
 
 __all__ = ["fuse"]
@@ -47,7 +48,17 @@ def fuse(
         norm=norm,
         weights=None if weights is None else tuple(weights),
     )
-    read = ReadPolicy(duplicates)
+    # a string or a dict is iterable too: "run.trec" would be fused as the files r, u, n, ...
+    if isinstance(runs, (str, bytes, os.PathLike, Mapping, pd.DataFrame)) or not isinstance(runs, Iterable):
+        raise DataError(
+            "runs", f"expected a list of two or more runs (files, DataFrames or dicts), got {type(runs).__name__}"
+        )
+    if output is not None and not isinstance(output, (str, os.PathLike)):
+        raise DataError("output", f"expected a file path or None (got {type(output).__name__})")
+    try:
+        read = ReadPolicy(duplicates)
+    except ValueError as e:
+        raise DataError("policy", str(e)) from None
     given = [
         r if isinstance(r, (str, os.PathLike)) else as_run(r, f"runs[{i}]", duplicates) for i, r in enumerate(runs)
     ]

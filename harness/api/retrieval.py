@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from harness.api.frames import column
+from harness.api.frames import column, ids
 from harness.errors import DataError
 from harness.policies import DEFAULT_LANGUAGE
 
@@ -21,10 +21,10 @@ def _queries(queries) -> list[tuple[str, str]]:
     if isinstance(queries, str) or _is_vector(queries):
         pairs = [("1", queries)]
     elif isinstance(queries, Mapping):
-        pairs = [(str(q), t) for q, t in queries.items()]
+        pairs = list(zip(ids(list(queries), "queries", "qid").tolist(), queries.values()))
     elif isinstance(queries, pd.DataFrame):
         q, t = column(queries, "qid", "queries"), column(queries, "query", "queries")
-        pairs = [(str(a), b) for a, b in zip(queries[q], queries[t])]
+        pairs = list(zip(ids(queries[q], "queries", "qid").tolist(), queries[t]))  # no NaN or 1.0 ids
     else:
         try:
             pairs = [(str(i), t) for i, t in enumerate(queries, start=1)]

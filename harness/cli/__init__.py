@@ -20,6 +20,7 @@ from harness.policies import (
     CORRECTIONS,
     DUPLICATES,
     FAMILIES,
+    MAX_WORKERS,
     MISSING_TOPICS,
     TESTS,
     TIES,
@@ -93,8 +94,8 @@ def _scheduler(text: str) -> str:
 
 
 def _workers(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (got {text!r})")
+    if not text.isdigit() or not 1 <= int(text) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_WORKERS:,}] (got {text!r})")
     return int(text)
 
 

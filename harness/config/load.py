@@ -56,6 +56,7 @@ from harness.config.schema import (
     join_path,
 )
 from harness.config.sources import all_run_names
+from harness.config.text import config_text, parse, too_deep
 from harness.engine.labels import TUNED, run_labels
 from harness.engine.similarity import Similarity, sweeps
 from harness.engine.topics import anserini_topic_readers
@@ -528,6 +529,7 @@ def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
     ):
         if isinstance(p, Path):
             inputs[name] = p
+    inputs.update((f"run file of {key}", p) for key, p in ctx.found.get("run_files", {}).items())
     for key, message in write_target_problems(targets, inputs, {"index.path": "index"}):
         ctx.problem(key, message, ctx.nodes.get(key))
 
@@ -570,21 +572,9 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         raise ConfigError(source, [LocatedProblem("", message, where)])
 
     if not in_memory:
-        try:
-            text = file.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            fail(f"config file not found: {file}")
-        except (OSError, UnicodeDecodeError) as e:
-            fail(f"cannot read the config file {file}: {e}")
-
-    loader = yaml.SafeLoader(text)
+        text = config_text(file, source)
+    loader, root = parse(text, source)
     try:
-        try:
-            root = loader.get_single_node()
-        except yaml.MarkedYAMLError as e:
-            mark = e.problem_mark or e.context_mark
-            detail = " ".join(x for x in (e.context, e.problem) if x)
-            fail(f"YAML syntax error: {detail}", mark.line + 1 if mark else None)
         top = ", ".join(k.name for k in SCHEMA.keys)
         if is_null(root):
             fail(f"the config is empty; expected a mapping with keys {top}", 1)
@@ -605,6 +595,8 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
             raw = loader.construct_document(root)
         except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
             fail(f"cannot read the YAML: {e}")
+    except RecursionError:  # the parser's limit is met first, but the checks recurse too
+        too_deep(source)
     finally:
         loader.dispose()
 

@@ -26,6 +26,9 @@ _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_HUGE = object()
+_MAX_BITS = 13_000  # about 3,900 decimal digits, below Python's 4,300-digit limit on int <-> str
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
 
@@ -68,11 +71,18 @@ class Ctx:
         if not isinstance(node, ScalarNode):
             return node
         try:
-            return self.loader.construct_object(node, deep=True)
+            v = self.loader.construct_object(node, deep=True)
         except yaml.YAMLError as e:
             if path is None:
                 return INVALID
             return self.problem(path, f"cannot read this value: {getattr(e, 'problem', e)}", node)
+        except ValueError:  # Python reads no decimal integer of over 4,300 digits (int_max_str_digits)
+            v = _HUGE
+        # nor prints one (0b111... is read whatever its length): no value of a config is that large
+        if v is _HUGE or (isinstance(v, int) and v.bit_length() > _MAX_BITS):
+            why = "an integer thousands of digits long; no key takes one"
+            return INVALID if path is None else self.problem(path, why, node)
+        return v
 
 
 def is_null(node: Node | None) -> bool:
@@ -287,14 +297,22 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return v
     if not v.strip():
         return ctx.problem(path, "must be a path (got an empty string)", node)
+    # NUL cannot be in a path at all (Python raised "embedded null byte"); a line break or another
+    # control character is a slip (`output: |` keeps the newline), not a name to create
+    if _CONTROL.search(v):
+        return ctx.problem(path, f"must be a path without control characters or line breaks (got {v!r})", node)
     try:
         p = (ctx.base / os.path.expanduser(v)).resolve()
     except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
         return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
-    if p.exists() and not p.is_file() and not p.is_dir():
+    try:
+        exists = p.exists()
+    except OSError as e:  # ENAMETOOLONG...: the error named no key
+        return ctx.problem(path, f"cannot use {p}: {e.strerror or e}", node)
+    if exists and not p.is_file() and not p.is_dir():
         return ctx.problem(path, f"expected a regular file, but {p} {_special(p)}", node)
-    if not p.exists():
+    if not exists:
         if key.must_exist:
             return ctx.problem(
                 path, f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})", node

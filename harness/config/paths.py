@@ -4,7 +4,7 @@ would not want replaced, before anything touches the disk (``validate`` runs the
 A folder the harness writes (the report ``output``, an index ``path``) is refused when it
 
 - equals, contains or lies inside an input: the collection, the topics, the qrels, the config
-  file, or the other folder it writes (index vs output);
+  file, a `file:` run, or the other folder it writes (index vs output);
 - is the file system root or the home folder, or contains one of them;
 - is, contains or lies inside a git repository's ``.git``, or is (or contains) a folder holding
   ``.git`` (a checkout: the repository of the config or of an input);

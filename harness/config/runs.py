@@ -5,10 +5,13 @@ not searched (`file:`, `fuse:`) are checked by harness.config.sources."""
 from __future__ import annotations
 
 import itertools
+import math
+import unicodedata
 from typing import Any
 
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from harness.config.limits import MAX_RUNS
 from harness.config.nodes import (
     INVALID,
     Ctx,
@@ -27,7 +30,7 @@ from harness.config.sources import SOURCES, check_source, resolve_sources
 from harness.engine.labels import run_labels
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
 
-__all__ = ["check_runs"]
+__all__ = ["check_runs", "fold"]
 
 
 def _param_values(ctx: Ctx, owner: str, specs, pnode: Node, mp: str, nested: tuple[str, ...] = ()):
@@ -91,6 +94,12 @@ def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
 MAX_NAME = 64
 
 
+def fold(label: str) -> str:
+    """A label as a file name on macOS or Windows sees it: case and Unicode normalisation ignored
+    (``X.trec`` and ``x.trec`` are one file there)."""
+    return unicodedata.normalize("NFC", label).casefold()
+
+
 def _run_label(ctx: Ctx, node: Node, path: str) -> str | None:
     """A run's `name:`: what tables, plots and file names call it (checked for what a file name
     and a table cell can hold: not empty, '.', '..' or hidden, no path separator, no control
@@ -130,6 +139,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     # every entry in config order, for the file and fuse entries (harness.config.sources)
     entries: list[tuple[str, Any, str, Node, str | None]] = []
     given_names: dict[str, tuple[str, Node]] = {}
+    total = 0  # runs so far
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
@@ -138,9 +148,18 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if named and len(items) == 2:
             items = [x for x in items if x[0] != "name"]
             label = _run_label(ctx, named[0][2], join_path(p, "name"))
-            if label is not None and label in given_names:
-                first_path = given_names[label][0]
-                ctx.problem(join_path(p, "name"), f"{label!r} is also the name of {first_path}; names are unique", item)
+            other = next((g for g in given_names if label is not None and fold(g) == fold(label)), None)
+            if other is not None:
+                first_path = given_names[other][0]
+                same = (
+                    ""
+                    if other == label
+                    else f" as {repr(other) if other.lower() == label.lower() else ascii(other)}: "
+                    "on macOS and Windows they name one file"
+                )
+                ctx.problem(
+                    join_path(p, "name"), f"{label!r} is also the name of {first_path}{same}; names are unique", item
+                )
                 label = None
             elif label is not None:
                 given_names[label] = (p, named[0][2])
@@ -202,6 +221,19 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 if got is None:
                     continue
                 egiven = got[0]
+        # counted before the grid is expanded: lists of a few hundred values each would make
+        # billions of runs, which validate would fill the memory with
+        size = math.prod(len(v) for v in given.values()) * math.prod(len(v) for v in egiven.values())
+        if total + size > MAX_RUNS:
+            sizes = " x ".join(f"{len(v):,}" for v in [*given.values(), *egiven.values()] if len(v) > 1)
+            ctx.problem(
+                mp,
+                f"this grid is {sizes} = {size:,} runs; a config may have at most {MAX_RUNS:,} runs in all"
+                f"{f' ({total:,} before this entry)' if total else ''}: sweep fewer values",
+                item,
+            )
+            continue
+        total += size
         reported: set[str] = set()
         for params, labels in _grid(given, specs):
             # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
@@ -244,6 +276,18 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     runs = tuple(first)
     # labels of the configured runs, so that `expect:` and `compare.baseline` may name runs by them
     labels = run_labels(runs, ctx.found.get("run_names", {}))
+    # A name that is the label of a run without one (`name: bm25` on a dirichlet run beside a
+    # bm25 run) would leave one of them "bm25 #2", and `expect`/`baseline` would mean the other.
+    auto = run_labels([r for r in runs if r not in ctx.found.get("run_names", {})])
+    autos = {fold(label): spec for spec, label in auto.items()}
+    for name, (p, name_node) in given_names.items():
+        if fold(name) in autos:
+            ctx.problem(
+                join_path(p, "name"),
+                f"{name!r} is also the label of {autos[fold(name)]}, a run without a name; "
+                "choose another name, or name that run too",
+                name_node,
+            )
     ctx.found["labels"] = {label: name for name, label in labels.items()}
     if any(kind == "source" for kind, *_ in entries):
         resolve_sources(ctx, entries, labels, given_names)

@@ -24,6 +24,7 @@ from harness.policies import (
     DEFAULT_MEASURES,
     FAMILIES,
     LANGUAGES,
+    MAX_WORKERS,
     MISSING_TOPICS,
     TESTS,
     TIES,
@@ -435,6 +436,7 @@ SCHEMA = Key(
                     "Start a LocalCluster of this many single-threaded worker processes (dask only; not with "
                     "`scheduler`).",
                     minimum=1,
+                    maximum=MAX_WORKERS,
                     default_text="the number of CPU cores, when no `scheduler` is given",
                 ),
                 Key(
@@ -444,6 +446,7 @@ SCHEMA = Key(
                     "(Lucene addIndexes); 1 builds it in one piece on one worker. A vectors index is always "
                     "built in one piece (merging rebuilds an HNSW graph, which would differ from Anserini's).",
                     minimum=1,
+                    maximum=MAX_WORKERS,
                     default_text="the workers' thread count",
                 ),
                 Key(

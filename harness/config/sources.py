@@ -128,6 +128,7 @@ def check_source(ctx: Ctx, kind: str, node: Node, path: str) -> FileRun | _Pendi
         got = ctx.checks["path"](ctx, FILE_KEY, node, p)
         if got is INVALID:
             return None
+        ctx.found.setdefault("run_files", {})[p] = got  # an input the output must not hold (config.paths)
         return FileRun(got, read_string(ctx, node, p))
     if not isinstance(node, MappingNode):
         expected(ctx, p, "a mapping {method: rrf, runs: [LABEL, LABEL]}", node)

@@ -63,6 +63,7 @@ def format_value(v: Value) -> str:
 
 
 _FLOAT32_MAX = 3.4028234663852886e38  # Java's Float.MAX_VALUE; larger rounds to infinity
+_JAVA_INT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,12 @@ class ParamSpec:
             or (self.high_open and v == self.high)
         ):
             return f"must be {'a' if self.kind == 'int' else 'in'} {self.allowed()} (got {format_number(v)})"
+        if self.kind == "int":  # Anserini takes these as Java ints (fbTerms, queryLen, efSearch)
+            return (
+                None
+                if v <= _JAVA_INT_MAX
+                else f"must be at most {_JAVA_INT_MAX:,}, the largest Java int (got {format_number(v)})"
+            )
         # Lucene's similarities take Java floats: the value Lucene sees must be legal too.
         f = float(struct.unpack("f", struct.pack("f", v))[0]) if abs(v) <= _FLOAT32_MAX else math.inf
         if math.isinf(f):

@@ -402,7 +402,7 @@ def parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     return vals
 
 
-_INT_RE = re.compile(rb"[+-]?\d+")
+_INT_RE = re.compile(rb"[+-]?0*\d{1,19}")  # no more digits than int64's: Python reads no int of 4,301
 
 
 def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:

@@ -17,8 +17,13 @@ MAX_LONG = 2**63 - 1
 def atol(text: str) -> int:
     """C's atol: the leading integer of ``text`` (0 when there is none), held to a C long as
     glibc's does (``99999999999999999999``: 9223372036854775807)."""
-    m = re.match(r"\s*([+-]?\d+)", text)
-    return min(max(int(m.group(1)), -MAX_LONG - 1), MAX_LONG) if m else 0
+    m = re.match(r"\s*([+-]?)0*(\d+)", text)
+    if not m:
+        return 0
+    sign, digits = m.groups()
+    if len(digits) > 19:  # beyond any C long (and Python reads no int of over 4,300 digits)
+        return -MAX_LONG - 1 if sign == "-" else MAX_LONG
+    return min(max(int(sign + digits), -MAX_LONG - 1), MAX_LONG)
 
 
 def c_int(v: int) -> int:

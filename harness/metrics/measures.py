@@ -425,6 +425,8 @@ def parse_measures(items, *, source: str = "measures") -> list[Measure]:
 
     if isinstance(items, (str, Measure)):
         items = [items]
+    elif not isinstance(items, (list, tuple)) and not hasattr(items, "__iter__"):
+        raise DataError(source, f"expected a measure name or a list of them, e.g. ['AP', 'nDCG@10'] (got {items!r})")
     out: list[Measure] = []
     for text in items:
         try:

@@ -126,7 +126,7 @@ def evaluate(
     if isinstance(qrels, (str, os.PathLike)):
         qrels_name = qrels_name or str(qrels)
         qrels = read_qrels_file(qrels)
-    elif not qrels.topics():
+    elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
     check_run_against_qrels(run, qrels, run_name or "the run", qrels_name or "the qrels")
     with judgments_named(qrels_name):

@@ -51,6 +51,8 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
 
     from harness.config import LocatedProblem, load_config
 
+    if isinstance(config, str) and not config.strip():
+        raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
         cfg = load_config(config)
     elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
@@ -58,16 +60,44 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
     else:
         if isinstance(config, Mapping):
             try:
-                text = yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True)
-            except yaml.YAMLError as e:
-                raise ConfigError(IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {e}")]) from None
+                text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
+            except (yaml.YAMLError, RecursionError, ValueError) as e:
+                why = (
+                    "it is nested too deeply"
+                    if isinstance(e, RecursionError)
+                    else "an integer is thousands of digits long"  # Python's int_max_str_digits
+                    if isinstance(e, ValueError) and "digits" in str(e)
+                    else e
+                )
+                raise ConfigError(
+                    IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {why}")]
+                ) from None
         elif isinstance(config, str):
             text = config
-        else:
-            raise TypeError(f"config must be a path, a YAML string or a dict (got {type(config).__name__})")
+        else:  # a ConfigError as every other bad config is, not a TypeError
+            why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
+            raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
         cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
     execution = cfg.execution.overridden(None if workers else scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
+
+
+def _dict_dumper():
+    """yaml.safe_dump's dumper, plus the values a config built in Python holds naturally: a path
+    (``pathlib.Path``, any os.PathLike) is its text, a numpy number or array (``np.float64``,
+    ``np.linspace(...)``) is Python's. Anything else unknown is refused as safe_dump refuses it."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        def represent_undefined(self, data):
+            if isinstance(data, os.PathLike):
+                return self.represent_str(os.fspath(data))
+            if type(data).__module__ == "numpy" and hasattr(data, "tolist"):
+                return self.represent_data(data.tolist())
+            return super().represent_undefined(data)
+
+    Dumper.add_representer(None, Dumper.represent_undefined)
+    return Dumper
 
 
 # ------------------------------------------------------------------------------ plan
