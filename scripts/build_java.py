@@ -27,7 +27,8 @@ def main() -> int:
     for stale in (HERE / "harness").glob("*.class"):  # an inner class that no longer exists must go
         stale.unlink()
     subprocess.run(
-        [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), *map(str, sources)], check=True
+        [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), *map(str, sources)],
+        check=True,
     )
     for src in sources:
         (HERE / f"{src.stem}.sha256").write_text(hashlib.sha256(src.read_bytes()).hexdigest() + "\n")

@@ -126,7 +126,7 @@ class _Rows:
                 "qrels",
                 f"a relevance label of {width - 1:,}: trec_eval's measures infAP, G, binG, ndcg_rel, Rndcg and "
                 f"ndcg with gains count the judged documents of every level from 0 to the highest label, "
-                f"{T * width:,} counters for {T:,} topic{"s" if T != 1 else ""} (at most {_LEVEL_COUNTERS:,}); relabel the "
+                f"{T * width:,} counters for {T:,} topic{'s' if T != 1 else ''} (at most {_LEVEL_COUNTERS:,}); relabel the "
                 "judgments (e.g. to 0-4) or leave these measures out",
             )
         counts = np.bincount(pool_topic[judged] * width + rl.pool[judged], minlength=T * width).reshape(T, width)
