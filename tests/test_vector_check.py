@@ -8,11 +8,13 @@ And the corpus fingerprint, remembered within a process, must never be stale."""
 from __future__ import annotations
 
 import functools
+import gzip
 import io
 import json
 import math
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +24,7 @@ from hypothesis import strategies as st
 from harness.engine import corpus as corpus_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
-from harness.engine.vectors import read_vector_topics
+from harness.engine.vectors import fast_vector_document, read_vector_topics
 from harness.errors import DataError
 from harness.formats import hygiene
 
@@ -132,12 +134,48 @@ DOCID = st.one_of(
 )
 
 
+# What replaces each "x" of the generated lines: bytes Python's UTF-8 decoder refuses (a stray
+# byte, a surrogate, overlong forms, past U+10FFFF, a truncated sequence) or accepts, and a BOM
+RAW = [
+    b"",
+    b"\xff",
+    b"\xed\xa0\x80",
+    b"\xef\xbb\xbf",
+    b"\xc0\xaf",
+    b"\xe0\x80\xaf",
+    b"\xf0\x80\x80\xaf",
+    b"\xf4\x90\x80\x80",
+    b"\xe2\x82",
+    b"\xc3\xa9",
+    b"\xf0\x9f\x98\x80",
+    b"\xed\x9f\xbf",
+    b"\xf4\x8f\xbf\xbf",
+]
+
+
 @st.composite
 def line(draw) -> str:
     numbers = draw(st.lists(NUMBER, min_size=0, max_size=5))
     docid = draw(DOCID)
     key = draw(st.sampled_from(["docid", "docid", "docid", "id"]))
-    extra = draw(st.sampled_from(["", ', "contents": "x"', ', "x": ' + "[" * 70 + "]" * 70, ', "docid": "z"']))
+    extra = draw(
+        st.sampled_from(
+            [
+                "",
+                ', "contents": "x"',
+                ', "contents": "x"',
+                ', "contents": "caf\u00e9 x \\" \\\\ \\/ \\u00e9 \\ud800 \\n \U0001f600 vector"',
+                ', "contents": "a\tb"',  # a raw control character: not JSON
+                ', "contents": "\\x"',  # not an escape
+                ', "contents": "\\u12"',
+                ', "contents": 5',
+                ', "contents": null',
+                ', "contents": "x", "contents": "y"',
+                ', "x": ' + "[" * 70 + "]" * 70,
+                ', "docid": "z"',
+            ]
+        )
+    )
     text = f'{{"{key}": {docid}, "vector": [{", ".join(numbers)}]{extra}}}'
     swapped = f'{{"vector": [{", ".join(numbers)}], "{key}": {docid}}}'
     tight = f'{{"{key}":{docid},"vector":[{",".join(numbers)}]}}'  # no spaces, as json.dumps(separators=...)
@@ -166,7 +204,7 @@ def line(draw) -> str:
     ending=st.sampled_from(["\n", "\r\n"]),
     last=st.booleans(),  # the last line ends with a line end
     bom=st.booleans(),
-    raw=st.sampled_from([b"", b"\xff", b"\xed\xa0\x80", b"\xef\xbb\xbf"]),  # bytes that are not UTF-8 text, a BOM
+    raw=st.sampled_from(RAW),
 )
 def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last, bom, raw):
     f = tmp_path / "v.jsonl"
@@ -178,13 +216,19 @@ def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last
 
 
 @pytest.mark.java
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(line(), min_size=1, max_size=6), ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans())
-def test_javas_first_pass_changes_no_outcome(tmp_path, lines, ending, last):
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lines=st.lists(line(), min_size=1, max_size=6),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    last=st.booleans(),
+    raw=st.sampled_from(RAW),
+)
+def test_javas_first_pass_changes_no_outcome(tmp_path, lines, ending, last, raw):
     """harness.VectorLines recognises only lines the check accepts: with it, the documents counted
-    or the first error are the same as json.loads's alone."""
+    or the first error are the same as json.loads's alone (every "x" of the lines replaced by
+    ``raw``: UTF-8 that Python's decoder refuses, or accepts)."""
     f = tmp_path / "v.jsonl"
-    f.write_bytes((ending.join(lines) + (ending if last else "")).encode("utf-8"))
+    f.write_bytes((ending.join(lines) + (ending if last else "")).encode("utf-8").replace(b"x", raw or b"x"))
     assert scanned(f) == json_only(f)
 
 
@@ -199,7 +243,7 @@ def test_javas_first_pass_recognises_the_common_lines(tmp_path):
         '{"docid": "d1", "vector": [0.011155, -0.03807, 1.5e-07]}',
         '{"docid":"d2","vector":[1,2,3]}',
         '{"vector": [99999999999999999, -0.0, 1e+00], "docid": 7}',
-        ' {"docid": "LA010189-0001", "vector": [12.5e15, -0, 1e-99999]}\r',
+        ' {"docid": "LA010189-0001", "contents": "caf\u00e9 \\"\\u00e9\\" \U0001f600", "vector": [12.5e15, -0, 1e-99999]}\r',
     ]
     for bad, why in [
         ('{"docid": "d9", "vector": [1, 2]}', "another dimension"),
@@ -207,7 +251,10 @@ def test_javas_first_pass_recognises_the_common_lines(tmp_path):
         ('{"docid": "d9", "vector": [1, 2, 1e17]}', "1 + 17 digits > 17"),
         ('{"docid": "d 9", "vector": [1, 2, 3]}', "a space in the id"),
         ('{"docid": "\\u0064", "vector": [1, 2, 3]}', "an escape"),
-        ('{"docid": "d9", "vector": [1, 2, 3], "contents": "x"}', "a third key"),
+        ('{"docid": "d9", "vector": [1, 2, 3], "id": "x"}', "another key"),
+        ('{"docid": "d9", "vector": [1, 2, 3], "contents": 5}', "contents not a string"),
+        ('{"docid": "d9", "contents": "a", "contents": "b", "vector": [1, 2, 3]}', "contents twice"),
+        ('{"docid": "d9", "vector": [1, 2, 3], "contents": "a\tb"}', "a control character in the contents"),
         ('{"docid": "d9", "docid": "d8", "vector": [1, 2, 3]}', "a key twice"),
         ('{"docid": "d9", "vector": [1, 2, NaN]}', "not JSON"),
         ('{"docid": "d9", "vector": [1, 2, 3]} x', "after the object"),
@@ -220,6 +267,12 @@ def test_javas_first_pass_recognises_the_common_lines(tmp_path):
     assert java_scan(f, DOC_LINE_LIMIT, 4096) == (0, 4, 3, 1)
     assert java_scan(f, DOC_LINE_LIMIT, 2) == (1, 0, 0, 0)  # more numbers than the limit
     assert java_scan(f, 60, 4096) == (4, 3, 3, 1)  # the fourth line is longer than 60 bytes
+    # Anserini's own sample (docid, contents, vector of 1,536 numbers): every line recognised by
+    # both shortcuts, Java's and Python's
+    sample = gzip.decompress((Path(__file__).parent / "data" / "anserini-dense" / "sample100.jsonl.gz").read_bytes())
+    f.write_bytes(sample)
+    assert java_scan(f, DOC_LINE_LIMIT, 4096) == (0, 100, 1536, 1)
+    assert all(fast_vector_document(line) == (json.loads(line)["docid"], 1536) for line in sample.splitlines())
 
 
 @settings(max_examples=300, deadline=None)

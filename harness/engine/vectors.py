@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from harness.errors import DataError
@@ -66,6 +67,7 @@ def fast_json_object(line: str) -> dict | None:
 # The fast path's bound on a vector's squared length: half of float32's largest number, so that
 # whatever numpy's sum rounds, a vector it passes has every number finite and within float32
 _SAFE_SQUARED_LENGTH = _FLOAT32_MAX / 2
+_VECTOR_KEY = re.compile(rb'"vector"[ \t\r\n]*:[ \t\r\n]*\[')  # JSON's whitespace
 
 
 def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
@@ -73,16 +75,18 @@ def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
     fine apart from its id and dimension, else None: then the full check (Corpus.check_vectors:
     json.loads's values, parse_vector) decides and names the problem.
 
-    Certain means: the line starts with ``{``, orjson parses it to an object with exactly the
-    keys "docid" (a string or an integer) and "vector", a list whose items numpy reads as
-    float64, and the sum of their squares is at most half of float32's largest number (so every
-    number is finite and within float32; NaN fails the comparison). numpy's ``fromiter`` would
-    also read a string ("2"), a boolean or null, so the bytes rule those out first: the line
-    holds exactly the quotes of its two keys and of a string docid (an escaped quote in the docid
-    sends it the full way too), and from its first ``[`` on no ``u`` or ``a`` (every ``true``,
-    ``false`` and ``null`` has one; the keys and numbers have none). With two keys, nesting is at
-    most two deep, so orjson's and json.loads's depth limits never matter; a line with other keys
-    goes the full way (fast_json_object).
+    Certain means: the line starts with ``{``, orjson parses it to an object with the keys
+    "docid" (a string or an integer) and "vector", and at most a "contents" string besides
+    (Anserini's own samples carry one), the vector a list whose items numpy reads as float64, and
+    the sum of their squares is at most half of float32's largest number (so every number is
+    finite and within float32; NaN fails the comparison). numpy's ``fromiter`` would also read a
+    string ("2"), a boolean or null, so the bytes rule those out first: the array's text, from
+    the ``[`` after the key ``"vector":`` to the first ``]``, holds no quote (no string), no
+    ``u`` or ``a`` (every ``true``, ``false`` and ``null`` has one; numbers have none), and one
+    comma fewer than the list has items (a nested list makes ``fromiter`` raise). The key is
+    found as ``"vector"`` followed by a colon, which inside a JSON string would need escaped
+    quotes. Nesting is at most two deep, so orjson's and json.loads's depth limits never
+    matter; a line with other keys goes the full way (fast_json_object).
 
     Against the readline, decode, type check and asarray of the full way, this takes the check
     of the bench's 768-number lines from 165-185 to 100-120 us (20,000 lines, fresh processes
@@ -97,15 +101,16 @@ def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    if type(doc) is not dict or len(doc) != 2:
+    if type(doc) is not dict or not (len(doc) == 2 or (len(doc) == 3 and type(doc.get("contents")) is str)):
         return None
     docid, vector = doc.get("docid"), doc.get("vector")
     if type(docid) not in (str, int) or type(vector) is not list or not vector:
         return None
-    if raw.count(b'"') != (6 if type(docid) is str else 4):
+    key = _VECTOR_KEY.search(raw)
+    if key is None:
         return None
-    tail = raw[raw.index(b"[") :]
-    if b"u" in tail or b"a" in tail:
+    text = raw[key.end() - 1 : raw.find(b"]", key.end())]
+    if b'"' in text or b"u" in text or b"a" in text or text.count(b",") + 1 != len(vector):
         return None
     try:
         a = np.fromiter(vector, dtype=np.float64, count=len(vector))

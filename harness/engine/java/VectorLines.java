@@ -13,7 +13,10 @@ import java.nio.file.Paths;
  * names every problem, checks it and all the lines after it.
  *
  * <p>A recognised line is, in bytes (JSON's whitespace, space, tab and CR, anywhere between
- * tokens): an object of exactly the two keys "docid" and "vector", in either order, each once;
+ * tokens): an object of the two keys "docid" and "vector" and at most a "contents" (Anserini's
+ * own samples carry one; the check ignores it), in any order, each once; the contents a JSON
+ * string (valid UTF-8 as Python decodes it: no surrogates, no overlong forms; escapes as JSON
+ * writes them, no control character);
  * the docid a string of 1 to 4096 printable ASCII characters other than quote and backslash (no
  * escapes, no space: an id the Python check's id rule accepts), or a JSON integer; the vector a
  * non-empty array of JSON numbers (RFC 8259's grammar: no leading zeros, no "+1", "1." or ".5"),
@@ -98,18 +101,24 @@ public final class VectorLines {
 
   private static final byte[] DOCID = "docid".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   private static final byte[] VECTOR = "vector".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final byte[] CONTENTS = "contents".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   /** The vector's dimension when b[s, e) is a recognised line, else -1. */
   static int dimension(byte[] b, int s, int e, int maxDim) {
     int p = ws(b, s, e);
     if (p >= e || b[p] != '{') return -1;
     int dim = -1;
-    boolean docid = false;
-    for (int member = 0; member < 2; member++) {
+    boolean docid = false, contents = false;
+    while (true) {
       p = ws(b, p + 1, e);
       if (p >= e || b[p] != '"') return -1;
       p++;
-      if (matches(b, p, e, DOCID) && !docid) {
+      if (matches(b, p, e, CONTENTS) && !contents) {
+        contents = true;
+        p = colon(b, p + CONTENTS.length, e);
+        if (p < 0 || b[p] != '"') return -1;
+        p = string(b, p + 1, e);
+      } else if (matches(b, p, e, DOCID) && !docid) {
         docid = true;
         p = colon(b, p + DOCID.length, e);
         if (p < 0) return -1;
@@ -136,10 +145,56 @@ public final class VectorLines {
       if (p < 0) return -1;
       p = ws(b, p, e);
       if (p >= e) return -1;
-      if (member == 0 && b[p] != ',') return -1;
-      if (member == 1 && b[p] != '}') return -1;
+      if (b[p] == '}') break;
+      if (b[p] != ',') return -1;
     }
-    return ws(b, p + 1, e) == e ? dim : -1;
+    return docid && dim > 0 && ws(b, p + 1, e) == e ? dim : -1;
+  }
+
+  /**
+   * The end of a JSON string whose opening quote is before p, or -1: UTF-8 as Python's strict
+   * decoder accepts it (no surrogate code points, no overlong forms, nothing past U+10FFFF), no
+   * byte below 0x20, escapes \" \\ \/ \b \f \n \r \t and \\u with four hex digits (any
+   * code unit: json.loads takes a lone surrogate escape too).
+   */
+  private static int string(byte[] b, int p, int e) {
+    while (p < e) {
+      int c = b[p] & 0xff;
+      if (c == '"') return p + 1;
+      if (c < 0x20) return -1;
+      if (c == '\\') {
+        if (p + 1 >= e) return -1;
+        int x = b[p + 1];
+        if (x == 'u') {
+          if (p + 6 > e) return -1;
+          for (int i = p + 2; i < p + 6; i++) {
+            if (Character.digit(b[i], 16) < 0) return -1;
+          }
+          p += 6;
+        } else if (x == '"' || x == '\\' || x == '/' || x == 'b' || x == 'f' || x == 'n' || x == 'r' || x == 't') {
+          p += 2;
+        } else {
+          return -1;
+        }
+      } else if (c < 0x80) {
+        p++;
+      } else {
+        int n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : -1;  // 0x80-0xc1: a continuation or overlong lead
+        if (n < 0 || c > 0xf4 || p + n >= e) return -1;
+        int lo = 0x80, hi = 0xbf;  // the second byte's range (RFC 3629's table)
+        if (c == 0xe0) lo = 0xa0;
+        else if (c == 0xed) hi = 0x9f;  // no surrogates
+        else if (c == 0xf0) lo = 0x90;
+        else if (c == 0xf4) hi = 0x8f;  // nothing past U+10FFFF
+        int c1 = b[p + 1] & 0xff;
+        if (c1 < lo || c1 > hi) return -1;
+        for (int i = p + 2; i <= p + n; i++) {
+          if ((b[i] & 0xc0) != 0x80) return -1;
+        }
+        p += n + 1;
+      }
+    }
+    return -1;
   }
 
   private static int ws(byte[] b, int p, int e) {
