@@ -132,6 +132,12 @@ def unreadable_qrels(tmp):
     return ["evaluate", str(run), str(qrels), "-m", "AP"], {"_AS_A_USER": "1"}, "run"
 
 
+def unreadable_config(tmp):
+    cfg = _demo(tmp)
+    cfg.chmod(0)
+    return ["validate", str(cfg)], {"_AS_A_USER": "1"}, "run"
+
+
 def full_disk(tmp):
     cfg = _edit(_demo(tmp), f"path: {tmp / 'index'}", f"path: {tmp / 'disk' / 'index'}")
     (tmp / "disk").mkdir()
@@ -160,6 +166,9 @@ FAULTS = [
     Fault("Java does not start", 3, "JVM", java_fails),
     Fault("a report folder this user may not change", 3, "permission denied", read_only_report),
     Fault("a data file this user may not read", 3, "qrels.txt: cannot read", unreadable_qrels),
+    Fault(
+        "a config file this user may not read", 3, "cannot read the config file: Permission denied", unreadable_config
+    ),
     Fault("a disk that fills up", 3, "no space left on the device", full_disk),
     Fault("Ctrl-C (SIGINT)", 130, "interrupted (SIGINT)", waiting(signal.SIGINT)),
     Fault("SIGTERM", 143, "interrupted (SIGTERM)", waiting(signal.SIGTERM)),

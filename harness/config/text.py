@@ -21,7 +21,7 @@ from yaml.nodes import Node
 
 from harness.config.limits import MAX_CONFIG_BYTES
 from harness.config.schema import LocatedProblem
-from harness.errors import ConfigError, DataError
+from harness.errors import AccessError, ConfigError, DataError, read_error
 
 __all__ = ["config_text", "parse", "too_deep"]
 
@@ -37,6 +37,8 @@ def config_text(file: Path, source: str) -> str:
 
     try:
         regular_file(file, "file")
+    except AccessError:
+        raise  # the permissions (exit 3), as for every input file: not a problem of the config
     except DataError as e:
         reason = str(e).split(": ", 1)[1]
         _fail(source, f"config file not found: {file}" if reason == "file not found" else f"{file}: {reason}")
@@ -44,6 +46,8 @@ def config_text(file: Path, source: str) -> str:
         with open(file, "rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as e:
+        if isinstance(e, PermissionError):
+            raise read_error(file, f"cannot read the config file: {e.strerror or e}", e) from None
         _fail(source, f"cannot read the config file {file}: {e.strerror or e}")
     if len(data) > MAX_CONFIG_BYTES:
         _fail(
