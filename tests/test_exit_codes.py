@@ -138,6 +138,13 @@ def unreadable_config(tmp):
     return ["validate", str(cfg)], {"_AS_A_USER": "1"}, "run"
 
 
+def unlistable_collection(tmp):
+    shutil.copytree(REPO / "corpora", tmp / "corpora")
+    cfg = _edit(_demo(tmp), str(REPO / "corpora"), str(tmp / "corpora"))
+    (tmp / "corpora" / "sample_docs").chmod(0)
+    return ["run", str(cfg)], {"_AS_A_USER": "1"}, "run"
+
+
 def full_disk(tmp):
     cfg = _edit(_demo(tmp), f"path: {tmp / 'index'}", f"path: {tmp / 'disk' / 'index'}")
     (tmp / "disk").mkdir()
@@ -166,6 +173,7 @@ FAULTS = [
     Fault("Java does not start", 3, "JVM", java_fails),
     Fault("a report folder this user may not change", 3, "permission denied", read_only_report),
     Fault("a data file this user may not read", 3, "qrels.txt: cannot read", unreadable_qrels),
+    Fault("a collection folder this user may not list", 3, "cannot list the collection folder", unlistable_collection),
     Fault(
         "a config file this user may not read", 3, "cannot read the config file: Permission denied", unreadable_config
     ),

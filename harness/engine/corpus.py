@@ -461,7 +461,7 @@ def _walk(top: Path, skip_hidden: bool):
         try:
             names = sorted(os.listdir(folder))
         except OSError as e:
-            raise DataError(folder, f"cannot list the collection folder: {e.strerror or e}") from None
+            raise read_error(folder, f"cannot list the collection folder: {e.strerror or e}", e) from None
         for n in names:
             if skip_hidden and n.startswith("."):
                 continue
