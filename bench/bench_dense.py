@@ -25,6 +25,7 @@ scripts/build_java.py for why not javac).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -118,10 +119,14 @@ def main() -> int:
         for which in args.indexes.split(","):
             graph = {"M": args.M, "efC": args.efC} if which == "hnsw" else {}
             options = IndexOptions(vectors=which, **graph)
+            # the data file was just written (and the previous step wrote an index): its dirty
+            # pages would be flushed during whichever build runs first, so flush them before each
+            os.sync()
             t0 = time.perf_counter()
             info = ensure_index(Corpus(work / "docs" / "vectors.jsonl", "vectors"), options, work / f"ours-{which}",
                                 threads=args.threads)  # fmt: skip
             ours = time.perf_counter() - t0
+            os.sync()
             theirs = anserini_index(java, jar, options.indexer, work / "docs", work / f"anserini-{which}", args)
             reference = open_searcher(work / f"anserini-{which}", options)
             assert reference.max_doc == info.manifest["counters"]["indexed"] == args.docs, "an index is incomplete"
