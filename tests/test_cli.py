@@ -181,6 +181,26 @@ def test_dry_run_reports_reuse_without_starting_java(searched):
     assert re.search(r"^run\s+jm\(lambda=0\.3\)\s+search \(not cached\)$", r.stdout, re.M), r.stdout
 
 
+def test_dry_run_plans_an_empty_index_folder_as_a_build(tmp_path):
+    """An index.path naming an empty folder (made by the user beforehand) is built into, as
+    ensure_index does; the plan said "error" there. A folder with other files stays an error."""
+    folder = tmp_path / "myindex"
+    folder.mkdir()
+    text = (REPO / "configs" / "demo.yaml").read_text()
+    text = text.replace("../corpora", str(REPO / "corpora")).replace("../topics", str(REPO / "topics"))
+    text = text.replace("../qrels", str(REPO / "qrels")).replace("../reports/demo", str(tmp_path / "out"))
+    text = text.replace("index: {stemmer: porter", f"index: {{path: {folder}, stemmer: porter")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(text)
+    r = harness("run", "--dry-run", str(cfg), env={**os.environ, **NO_JVM})
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^\s+fingerprint \w+: build \(into the empty folder there\)$", r.stdout, re.M), r.stdout
+    (folder / "notes.txt").write_text("mine")
+    r = harness("run", "--dry-run", str(cfg), env={**os.environ, **NO_JVM})
+    assert r.returncode == 2 and "is not empty and was not built by the harness" in r.stderr, r.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
+
+
 def test_evaluate_equals_trec_eval(searched):
     import pytrec_eval
 

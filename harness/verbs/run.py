@@ -135,8 +135,10 @@ def _index_action(p) -> str:
         return "reuse (fingerprint matches)"
     if manifest is not None:
         return f"rebuild (fingerprint differs: built {str(manifest.get('fingerprint'))[:12]})"
+    if p.index_path.is_dir() and not any(p.index_path.iterdir()):
+        return "build (into the empty folder there)"  # as ensure_index does: nothing in it to lose
     if p.index_path.exists():
-        return "error: the folder exists but was not built by the harness"
+        return "error: the folder exists, is not empty and was not built by the harness"
     return "build (no index there yet)"
 
 
