@@ -211,6 +211,22 @@ def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
     )
 
 
+def test_a_bare_model_name_is_the_model_with_its_defaults(tmp_path):
+    bare = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm25\n  - inl2\n  - 'jm'"))
+    spelled = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm25: {}\n  - inl2:\n  - jm: {}"))
+    assert (
+        bare.run_names
+        == spelled.run_names
+        == ("bm25(k1=0.9,b=0.4)", "dfr(basic_model=in,after_effect=l,normalization=h2,c=0.1)", "jm(lambda=0.1)")
+    )
+    assert bare.labels == spelled.labels
+    assert only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm2")).startswith(
+        "c.yaml:5: runs[0]: unknown model 'bm2'; did you mean 'bm25'?"
+    )
+    # not a string: the list still wants a mapping
+    assert "runs[0]: expected a mapping" in only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - 25"))
+
+
 def test_runs_get_short_labels_and_a_name_is_a_label(tmp_path):
     runs = (
         "  - {name: base, bm25: {k1: 0.9, b: 0.4}}\n  - bm25: {k1: 1.2, b: 0.75}\n"

@@ -84,6 +84,9 @@ MUTATIONS = [
     ("runs", [{"bm25": {"k1": -1}}]),
     ("runs", [{"bm25": {"mu": 3}}]),
     ("runs", [{"lucene": None}]),
+    ("runs", ["bm2"]),  # a bare name must be a model's
+    ("runs", ["file"]),
+    ("runs", [25]),
     ("runs", [{"dfr": {"basic_model": "be"}}]),
     ("runs", [{"bm25": {"rm3": {"fb_docs": 0}}}]),
     ("runs", [{"dirichlet": {"mu": [500, 0]}}]),
@@ -103,6 +106,7 @@ VALID = [
     ("runs", [{"bm25": None}, {"jm": {"lambda": [0.1, 1]}}]),
     ("runs", [{"tfidf": None}, {"inl2": {"c": [0.1, 1]}}, {"bm25": {"accurate": True, "rm3": {"fb_terms": [10, 20]}}}]),
     ("runs", [{"name": "b.25 x.", "bm25": None}]),
+    ("runs", ["bm25", "inl2", {"jm": {"lambda": 0.5}}]),  # a model's bare name: its defaults
     ("topics", "../topics/demo.tsv"),
     ("compare", {"baseline": ["bm25(k1=0.9,b=0.4)", "jm(lambda=0.1)"], "test": "wilcoxon", "seed": 0}),
     ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),

@@ -111,7 +111,8 @@ def _runs() -> dict:
                 "additionalProperties": False,
             }
         )
-    return {"type": "array", "minItems": 1, "items": {"oneOf": models + _sources(name_schema)}}
+    bare = {"enum": [*MODELS, *PRESETS], "description": "A model's name alone: that model with its defaults"}
+    return {"type": "array", "minItems": 1, "items": {"oneOf": [bare, *models, *_sources(name_schema)]}}
 
 
 def _sources(name: dict) -> list[dict]:

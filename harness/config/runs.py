@@ -9,7 +9,7 @@ import math
 import unicodedata
 from typing import Any
 
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.limits import MAX_RUNS
 from harness.config.nodes import (
@@ -143,6 +143,12 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
+        if isinstance(item, ScalarNode) and item.tag == "tag:yaml.org,2002:str":
+            # a model's bare name (`- bm25`) is `- bm25: {}`, that model with its defaults
+            if item.value not in MODELS and item.value not in PRESETS:
+                ctx.problem(p, unknown_message("model", item.value, names), item)
+                continue
+            items = [(item.value, item, None)]
         label = None
         named = [x for x in items if x[0] == "name"]
         if named and len(items) == 2:

@@ -213,7 +213,8 @@ SCHEMA = Key(
             "runs",
             "runs",
             "The similarities to run: a list of `{model: {param: value}}`; a list of "
-            "values is a sweep, several lists form a grid; `{}` or null means the defaults. An entry may "
+            "values is a sweep, several lists form a grid; `{}` or null means the defaults, and so does a "
+            "model's bare name (`runs: [bm25, dirichlet]`). An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
             "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
             "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`): a name may "
