@@ -78,6 +78,21 @@ def fsync_dir(path: Path) -> None:
 
 @contextmanager
 def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", errors: str | None = None):
+    with _atomic(path, mode, encoding, errors) as (fh, _):
+        yield fh
+
+
+@contextmanager
+def atomic_file(path: Path):
+    """:func:`atomic_writer` in binary mode for a writer that also opens the file by its name (a
+    Java one): yields the open file and the temporary file's path. Whatever is in that file when
+    the block ends (written through either) is made durable and renamed to ``path``."""
+    with _atomic(path, "wb", None, None) as pair:
+        yield pair
+
+
+@contextmanager
+def _atomic(path: Path, mode: str, encoding: str | None, errors: str | None):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     # the name cut to 128 bytes: a legal name of up to 255 would make the temp name too long
@@ -94,7 +109,7 @@ def atomic_writer(path: Path, mode: str = "w", encoding: str | None = "utf-8", e
             errors=errors if text else None,
             newline="\n" if text else None,
         ) as fh:
-            yield fh
+            yield fh, Path(tmp)
             fh.flush()
             os.fsync(fh.fileno())
             os.replace(tmp, path)  # while still locked: a sweeper never removes a finished file

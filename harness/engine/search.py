@@ -87,12 +87,14 @@ class Searcher:
             analyzer = make_analyzer(options)
             self._java = Batch(str(index_path), analyzer)
             raw = self._java.externalIds().tostring()
+            self._run_text = lucene.jclass("harness.RunText")  # resolved here, used by the run cache's writer thread
         except HarnessError:
             raise
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
         self._batch = Batch
         self._id_bytes = None  # the ids as a NUL-padded S array, made on first search_run
+        self._ids_raw = raw  # the same ids as Java gave them, each followed by "\n" (RunText)
         text = raw.decode("utf-8")
         self.ids = np.array(text.split("\n")[:-1], dtype=object)
         if len(self.ids) != self._java.maxDoc() or _BAD_ID_CHAR.search(text):
@@ -186,9 +188,13 @@ class Searcher:
         """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
         and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
+        return _unpacked(self._search_packed(queries, sim, depth, threads), len(queries))
+
+    def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int) -> bytes:
+        """BatchSearcher.search's packed results: hits per query, docids, float32 scores."""
         self._check_lengths(sim)
         if not queries:
-            return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
+            return b""
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
@@ -206,20 +212,19 @@ class Searcher:
             ).tostring()
         except Exception as e:
             raise EngineError(f"search with {sim} failed: {e}") from e
-        n = len(queries)
-        counts = np.frombuffer(raw, dtype="<i4", count=n)
-        total = int(counts.sum())
-        docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
-        scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
-        return counts, docs, scores
+        return raw
 
     def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
-        arrays without a Python object per hit (topics that return nothing are left out)."""
+        arrays without a Python object per hit (topics that return nothing are left out). Its
+        ``text_writer`` writes its TREC text from the same results in Java (RunText)."""
         if self._id_bytes is None:
             self._id_bytes = id_table(self.ids.tolist())
-        counts, docs, scores = self.search_arrays([text for _, text in topics], sim, depth, threads)
-        return run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
+        packed = self._search_packed([text for _, text in topics], sim, depth, threads)
+        counts, docs, scores = _unpacked(packed, len(topics))
+        run = run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
+        run.text_writer = _text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
+        return run
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query text, (doc ids, float64 scores) in rank order."""
@@ -228,6 +233,35 @@ class Searcher:
 
     def close(self) -> None:
         self._java.close()
+
+
+def _unpacked(raw: bytes, n: int):
+    """(counts, docids, scores) of BatchSearcher.search's packed results for n queries."""
+    if not n:
+        return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
+    counts = np.frombuffer(raw, dtype="<i4", count=n)
+    total = int(counts.sum())
+    docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
+    scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
+    return counts, docs, scores
+
+
+def _text_writer(run_text, packed: bytes, ids: bytes, qids: list[str]):
+    """A Run's ``text_writer`` (harness.formats.runs.write_run): RunText.write of the batch's
+    packed results to the path given. Declines (False) where RunText does, and on any Java
+    failure, a full disk included: write_run then writes the file itself and names the problem."""
+    encoded = [q.encode("utf-8", "surrogateescape") for q in qids]
+    if any(b"\n" in q for q in encoded):  # one id per line for RunText (write_run refuses those ids)
+        return None
+    lines = b"".join(q + b"\n" for q in encoded)
+
+    def write(path, tag: str) -> bool:
+        try:
+            return run_text.write(str(path), packed, ids, lines, tag.encode("utf-8", "surrogateescape")) >= 0
+        except Exception:
+            return False
+
+    return write
 
 
 def id_table(ids: list[str]) -> np.ndarray:

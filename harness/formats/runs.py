@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import DataError
-from harness.files import atomic_writer
+from harness.files import atomic_file
 from harness.formats.tokenizer import (
     MAX_ID,
     Column,
@@ -59,7 +59,7 @@ class Run:
     (['q1'], ['d2', 'd1'])
     """
 
-    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys", "ranks")
+    __slots__ = ("_topics", "_index", "offsets", "docids", "scores", "source", "_keys", "ranks", "text_writer")
 
     def __init__(
         self,
@@ -80,6 +80,9 @@ class Run:
         # the rank column as written (int64), kept only when asked for (read_run(ranks=True)):
         # reciprocal rank fusion reads it, as pyserini does; nothing else does
         self.ranks = ranks
+        # text_writer(path, tag) -> bool: writes this very run's TREC text to path as write_run
+        # would, or declines (False); set by the searcher on the runs it makes (harness.engine.search)
+        self.text_writer = None
 
     @classmethod
     def from_ranked(
@@ -240,7 +243,9 @@ def write_run(path, run: Run, tag: str) -> None:
     non-empty, at most MAX_ID bytes, without whitespace or control characters, so that what
     is written can always be read back; anything else is a :class:`DataError` before the file
     is touched. No Python loop per hit: the lines are assembled by Arrow in blocks (see
-    :func:`_score_text`).
+    :func:`_score_text`). A run the searcher made carries a ``text_writer`` that writes the same
+    bytes from the search's own results in Java (harness/engine/java/RunText.java), at a
+    fraction of the CPU; it declines whatever it is not sure of, which is then written here.
     """
     source = str(path)
     tag_b = tag.encode("utf-8", "surrogateescape") if isinstance(tag, str) else b""
@@ -262,9 +267,26 @@ def write_run(path, run: Run, tag: str) -> None:
                 source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a TREC run cannot hold it"
             )
         names.append(b)
+    writer = run.text_writer
+    if writer is None:
+        _check_values(source, run)
+    with atomic_file(Path(path)) as (f, tmp):
+        if writer is not None:
+            if writer(tmp, tag):
+                return  # the same bytes, from the searcher's own results (harness.engine.search)
+            f.seek(0)
+            f.truncate()  # whatever the declining writer left
+            _check_values(source, run)
+        _write_lines(f, run, names, tag_b)
+
+
+def _check_values(source: str, run: Run) -> None:
     _check_doc_ids(source, run)
     if np.isnan(run.scores).any():
         raise DataError(source, "a score is NaN; a ranking needs comparable scores")
+
+
+def _write_lines(f, run: Run, names: list[bytes], tag_b: bytes) -> None:
     import pyarrow.compute as pc
 
     qids = _binary(names)
@@ -288,8 +310,7 @@ def write_run(path, run: Run, tag: str) -> None:
         off = np.frombuffer(text.buffers()[1], dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
         return memoryview(text.buffers()[2])[int(off[0]) : int(off[-1])]
 
-    with atomic_writer(Path(path), "wb") as f:
-        _ordered(lines, range(0, len(run), step), f.write)
+    _ordered(lines, range(0, len(run), step), f.write)
 
 
 # Arrow arrays are built from buffers only: pa.array() and pa.scalar() import pandas when it is
