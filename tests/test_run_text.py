@@ -161,7 +161,7 @@ def test_searched_runs_on_cranfield_are_written_through_java(cranfield_index, cr
             run = s.search_run(cranfield_topics[:60], Similarity.parse(spec), 200)
             calls = []
             writer = run.text_writer
-            run.text_writer = lambda path, tag, w=writer: calls.append(w(path, tag)) or calls[-1]
+            run.text_writer = lambda path, tag, w=writer, c=calls: c.append(w(path, tag)) or c[-1]
             write_run(tmp_path / "java.trec", run, spec)
             run.text_writer = None
             write_run(tmp_path / "python.trec", run, spec)
