@@ -408,3 +408,26 @@ def test_knn_on_a_text_index_is_a_data_error(tmp_path):
     (tmp_path / "docs" / "a.txt").write_text("vector space model\n")
     with pytest.raises(DataError, match="knn\\(efSearch=100\\) needs a vectors index; .* is a text index"):
         harness.search(str(tmp_path / "docs"), [0.1, 0.2], "knn")
+
+
+@pytest.mark.java
+def test_knn_run_files_are_written_through_java_as_write_run_writes_them(indexes, tmp_path):
+    """A knn run's cache file comes from RunText (Java), as a text run's does: the bytes of
+    write_run's own path for the same Run, on both index kinds."""
+    from harness.formats.runs import write_run
+
+    topics = read_topics(TOPICS, "vectors")
+    for info in indexes:
+        s = open_searcher(info.path, info.options)
+        try:
+            run = s.search_run(topics, Similarity.parse("knn(efSearch=100)"), 100)
+        finally:
+            s.close()
+        calls = []
+        java = run.text_writer
+        run.text_writer = lambda path, tag, w=java, c=calls: c.append(w(path, tag)) or c[-1]
+        write_run(tmp_path / "java.trec", run, "knn")
+        run.text_writer = None
+        write_run(tmp_path / "python.trec", run, "knn")
+        assert calls == [True]
+        assert (tmp_path / "java.trec").read_bytes() == (tmp_path / "python.trec").read_bytes()

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.engine import lucene
-from harness.engine.search import Searcher, _text_writer, run_from_arrays
+from harness.engine.search import Searcher, run_from_arrays, run_text_writer
 from harness.errors import DataError
 from harness.formats.runs import read_run, write_run
 
@@ -75,7 +75,7 @@ def both(tmp_path, ids: list[str], qids: list[str], counts, docs, scores, tag="r
     scores32 = np.array(scores, dtype=np.float32)
     run = run_from_arrays([(q, "") for q in qids], c, table[np.array(docs, dtype=np.int64)], scores32, "<t>")
     ids_raw = b"".join(i.encode() + b"\n" for i in ids)
-    run.text_writer = _text_writer(run_text(), raw, ids_raw, qids)
+    run.text_writer = run_text_writer(run_text(), raw, ids_raw, qids)
     out = []
     for writer in (run.text_writer, None):
         run.text_writer = writer
@@ -145,9 +145,9 @@ def test_what_java_declines_python_writes_or_refuses_as_before(tmp_path, case, i
 
 def test_a_failing_java_write_falls_back_to_python(tmp_path):
     raw = packed([1], [0], [1.0])
-    write = _text_writer(run_text(), raw, b"d1\n", ["q1"])
+    write = run_text_writer(run_text(), raw, b"d1\n", ["q1"])
     assert write(tmp_path / "no" / "such" / "folder" / "x.trec", "t") is False  # Java's IOException
-    assert _text_writer(run_text(), raw, b"d1\n", ["q\n1"]) is None  # one id per line for Java
+    assert run_text_writer(run_text(), raw, b"d1\n", ["q\n1"]) is None  # one id per line for Java
 
 
 def test_searched_runs_on_cranfield_are_written_through_java(cranfield_index, cranfield_topics, tmp_path):

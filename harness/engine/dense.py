@@ -25,7 +25,14 @@ import numpy as np
 
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
-from harness.engine.search import Searcher, id_table, run_from_arrays, strictly_decreasing
+from harness.engine.search import (
+    Searcher,
+    batch_arrays,
+    id_table,
+    run_from_arrays,
+    run_text_writer,
+    strictly_decreasing,
+)
 from harness.engine.similarity import Similarity
 from harness.engine.vectors import parse_vector
 from harness.errors import DataError, EngineError, HarnessError
@@ -67,6 +74,8 @@ class DenseSearcher:
         # external ids in Lucene docid order, as Searcher.ids (a Dask worker's id table and digest)
         self.ids = np.array(ids.decode("utf-8", "surrogateescape").split("\n")[:-1], dtype=object)
         self._ids = id_table(self.ids.tolist()) if self.max_doc else None
+        self._ids_raw = ids  # each id followed by "\n", for RunText (Searcher.search_run)
+        self._run_text = lucene.jclass("harness.RunText")
 
     def _vector(self, qid: str, text: str, source: str) -> np.ndarray:
         try:
@@ -97,13 +106,17 @@ class DenseSearcher:
 
     def search_arrays(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """Hits per topic (int32[n]), their Lucene docids and float32 scores, in rank order."""
+        return batch_arrays(self._search_packed(topics, sim, depth, threads, source), len(topics))
+
+    def _search_packed(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int, source) -> bytes:
+        """BatchSearcher.knn's packed results (as BatchSearcher.search's)."""
         if sim.model != "knn":
             raise DataError(self.path, f"{sim} needs a text index; a vectors index is searched with knn runs only")
         depth = max(1, min(int(depth), self.max_doc))
         # every vector checked before searching
         matrix = np.stack([self._vector(qid, text, source) for qid, text in topics]) if topics else None
         if matrix is None:
-            return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
+            return b""
         try:
             raw = lucene.interruptible(
                 self._java.knn,
@@ -115,12 +128,7 @@ class DenseSearcher:
             ).tostring()
         except Exception as e:
             raise EngineError(f"search with {sim} failed: {e}") from e
-        n = len(topics)
-        counts = np.frombuffer(raw, dtype="<i4", count=n)
-        total = int(counts.sum())
-        docs = np.frombuffer(raw, dtype="<i4", count=total, offset=4 * n)
-        scores = np.frombuffer(raw, dtype="<f4", count=total, offset=4 * (n + total))
-        return counts, docs, scores
+        return raw
 
     def search_hits(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, source: str = "", threads=2):
         """Per topic, (external ids, float32 scores) in rank order."""
@@ -136,9 +144,12 @@ class DenseSearcher:
 
     def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """A :class:`~harness.formats.runs.Run` (topics without hits left out), as Searcher.search_run."""
-        counts, docs, scores = self.search_arrays(topics, sim, depth, threads, source)
+        packed = self._search_packed(topics, sim, depth, threads, source)
+        counts, docs, scores = batch_arrays(packed, len(topics))
         ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
-        return run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
+        run = run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
+        run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
+        return run
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2, qids=None, source=""):
         """For each query vector (JSON text), (doc ids, float64 scores) in rank order; ``qids``

@@ -35,7 +35,15 @@ MAX_CLAUSES = 1 << 20
 # What no id may hold besides "\n" (the separator of the id table): see harness.formats.hygiene.
 _BAD_ID_CHAR = re.compile(r"[^\S\n]|[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
-__all__ = ["Searcher", "strictly_decreasing", "unpack"]
+__all__ = [
+    "Searcher",
+    "strictly_decreasing",
+    "unpack",
+    "batch_arrays",
+    "run_text_writer",
+    "id_table",
+    "run_from_arrays",
+]
 
 
 def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
@@ -188,7 +196,7 @@ class Searcher:
         """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
         and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
-        return _unpacked(self._search_packed(queries, sim, depth, threads), len(queries))
+        return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
     def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int) -> bytes:
         """BatchSearcher.search's packed results: hits per query, docids, float32 scores."""
@@ -221,9 +229,9 @@ class Searcher:
         if self._id_bytes is None:
             self._id_bytes = id_table(self.ids.tolist())
         packed = self._search_packed([text for _, text in topics], sim, depth, threads)
-        counts, docs, scores = _unpacked(packed, len(topics))
+        counts, docs, scores = batch_arrays(packed, len(topics))
         run = run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
-        run.text_writer = _text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
+        run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
         return run
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
@@ -235,7 +243,7 @@ class Searcher:
         self._java.close()
 
 
-def _unpacked(raw: bytes, n: int):
+def batch_arrays(raw: bytes, n: int):
     """(counts, docids, scores) of BatchSearcher.search's packed results for n queries."""
     if not n:
         return np.zeros(0, "<i4"), np.zeros(0, "<i4"), np.zeros(0, "<f4")
@@ -246,7 +254,7 @@ def _unpacked(raw: bytes, n: int):
     return counts, docs, scores
 
 
-def _text_writer(run_text, packed: bytes, ids: bytes, qids: list[str]):
+def run_text_writer(run_text, packed: bytes, ids: bytes, qids: list[str]):
     """A Run's ``text_writer`` (harness.formats.runs.write_run): RunText.write of the batch's
     packed results to the path given. Declines (False) where RunText does, and on any Java
     failure, a full disk included: write_run then writes the file itself and names the problem."""
