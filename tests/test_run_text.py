@@ -171,3 +171,24 @@ def test_searched_runs_on_cranfield_are_written_through_java(cranfield_index, cr
             assert np.array_equal(back.scores, run.scores), spec
     finally:
         s.close()
+
+
+def test_a_searched_run_pickles_without_its_java_writer(cranfield_index, cranfield_topics, tmp_path):
+    """A notebook pickles results (joblib, multiprocessing, Dask): the run goes, its Java writer
+    stays behind, and the copy writes the same file through Python."""
+    import pickle
+
+    from harness.engine.similarity import Similarity
+
+    s = Searcher(cranfield_index.path, cranfield_index.options)
+    try:
+        run = s.search_run(cranfield_topics[:5], Similarity.parse("bm25"), 50)
+    finally:
+        s.close()
+    copy = pickle.loads(pickle.dumps(run))
+    assert copy.text_writer is None and run.text_writer is not None
+    assert copy.topics() == run.topics() and np.array_equal(copy.scores, run.scores)
+    assert np.array_equal(copy.docids, run.docids) and np.array_equal(copy.offsets, run.offsets)
+    write_run(tmp_path / "a.trec", run, "t")
+    write_run(tmp_path / "b.trec", copy, "t")
+    assert (tmp_path / "a.trec").read_bytes() == (tmp_path / "b.trec").read_bytes()

@@ -84,6 +84,16 @@ class Run:
         # would, or declines (False); set by the searcher on the runs it makes (harness.engine.search)
         self.text_writer = None
 
+    def __getstate__(self):
+        # a pickled run (a notebook's joblib, a Dask result) leaves the searcher's text_writer
+        # behind: it holds Java objects, and write_run writes the same bytes without it
+        return None, {k: getattr(self, k) for k in self.__slots__ if k != "text_writer" and hasattr(self, k)}
+
+    def __setstate__(self, state):
+        for k, v in state[1].items():
+            setattr(self, k, v)
+        self.text_writer = None
+
     @classmethod
     def from_ranked(
         cls,
