@@ -57,6 +57,8 @@ QRELS_FILES = {
     "ir_datasets iteration Q0": QRELS.replace(" 0 d", " Q0 d"),
     "graded and negative labels": QRELS.replace("d2 0", "d2 -1").replace("d3 2", "d3 4").replace("d6 1", "d6 3"),
     "labels with a sign": QRELS.replace("d1 1", "d1 +1"),
+    # pandas writes a label column that held a missing value as floats; trec_eval's atol reads 2.0 as 2
+    "pandas float labels": QRELS.replace(" 1\n", " 1.0\n").replace("d2 0", "d2 -0.0").replace("d3 2", "d3 +2."),
     "tabs": QRELS.replace(" ", "\t"),
     "CRLF": QRELS.replace("\n", "\r\n"),
     "trailing whitespace": QRELS.replace("\n", "  \n"),
@@ -285,3 +287,15 @@ def test_jsonl_topics_with_other_tools_field_names(tmp_path):
     ]
     path.write_text("\ufeff" + "\n".join(lines))
     assert read_topics(path, "jsonl") == [("1", "black bear"), ("2", "cats"), ("3", "dogs"), ("4", "owls")]
+
+
+def test_a_decimal_label_with_a_fraction_is_refused_saying_what_trec_eval_reads(tmp_path, capsys):
+    """'2.0' is read as trec_eval reads it (2, in the sweep above); '1.5' and '1e1' are labels
+    trec_eval reads as 1 without a word: refused, naming the line and that reading."""
+    for label, atol in (("1.5", 1), ("1e1", 1), ("-.5", 0)):
+        (tmp_path / "q.txt").write_text(f"1 0 d1 2.0\n1 0 d2 {label}\n")
+        (tmp_path / "r.txt").write_text("1 Q0 d1 1 1 r\n")
+        code, out, err = _harness(tmp_path, capsys, "evaluate", "@r.txt", "@q.txt", "-m", "AP")
+        assert code == 2 and not out
+        assert err.startswith(f"harness: error: {tmp_path / 'q.txt'}:2: relevance label (field 4) must be an integer")
+        assert f"got {label!r} (trec_eval would read it as {atol}," in err
