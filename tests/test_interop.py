@@ -299,3 +299,32 @@ def test_a_decimal_label_with_a_fraction_is_refused_saying_what_trec_eval_reads(
         assert code == 2 and not out
         assert err.startswith(f"harness: error: {tmp_path / 'q.txt'}:2: relevance label (field 4) must be an integer")
         assert f"got {label!r} (trec_eval would read it as {atol}," in err
+
+
+def test_a_qrels_dict_follows_a_qrels_frames_rules():
+    """A qrels DataFrame's integer doc ids and labels 1.0 were read, the same qrels as a dict
+    (``df.groupby("qid").apply(...)``, a float column's ``to_dict``) was a DataError; now both
+    give pytrec_eval's numbers on the text ids and integer labels."""
+    run = {"1": {10: 2.0, 11: 1.5, 12: 1.0}, "2": {20: 1.0, 21: 3.0}}
+    qrels = {"1": {10: 0.0, 12: 1.0, 11: np.float64(2.0)}, "2": {20: 1.0, 22: 1.0}}
+    as_text = lambda d, cast: {q: {str(k): cast(v) for k, v in docs.items()} for q, docs in d.items()}  # noqa: E731
+    want = _reference(as_text(run, float), as_text(qrels, int))
+    _, means = harness.evaluate(run, qrels, list(MEASURES))
+    assert means.loc["run"].to_dict() == pytest.approx(want, abs=1e-12)
+    frame = _qrels_frame(qrels).astype({"label": float})
+    _, means = harness.evaluate(run, frame, list(MEASURES))
+    assert means.loc["run"].to_dict() == pytest.approx(want, abs=1e-12)
+    with pytest.raises(DataError, match=r"topic '1': document '10' is judged twice \(as an integer and as text\)"):
+        harness.evaluate(run, {"1": {10: 1, "10": 0}}, ["AP"])
+    with pytest.raises(DataError, match=r"label must be an integer \(got 1.5\)"):
+        harness.evaluate(run, {"1": {10: 1.5}}, ["AP"])
+    with pytest.raises(DataError, match=r"^qrels: topic '1': document '10' is judged twice; keep one judgment"):
+        harness.evaluate(run, _qrels_frame({"1": {10: 1}, "2": {20: 1}}).iloc[[0, 1, 0]], ["AP"])
+
+
+def test_infinite_scores_that_fusion_cannot_sum_are_named_as_infinite():
+    runs = [{"1": {"a": math.inf, "b": 1.0}}, {"1": {"a": -math.inf, "b": 2.0}}]
+    with pytest.raises(DataError, match=r"topic '1', document 'a': combsum .* infinite \(`inf` in a run\)"):
+        harness.fuse(runs, "combsum")
+    fused = harness.fuse(runs, "rrf")  # ranks only: infinite scores are just the first rows
+    assert fused.docno.tolist() == ["a", "b"]
