@@ -328,3 +328,35 @@ def test_infinite_scores_that_fusion_cannot_sum_are_named_as_infinite():
         harness.fuse(runs, "combsum")
     fused = harness.fuse(runs, "rrf")  # ranks only: infinite scores are just the first rows
     assert fused.docno.tolist() == ["a", "b"]
+
+
+TOPIC = "<top>\n<num> Number: {n}\n<title> {title}\n\n<desc> Description:\nd\n{narr}</top>\n\n"
+
+
+@pytest.mark.java
+def test_trec_topics_anserini_would_misread_are_refused_naming_the_topic(tmp_path):
+    """Anserini's TrecTopicReader reads a description up to the next line starting with <narr>:
+    hand-written topics without narratives lost every topic after the first, without a word (the
+    harness ran one topic of two); a topic without <desc> was a Java NullPointerException."""
+    from harness.engine.topics import read_topics as read_any
+
+    path = tmp_path / "t.trec"
+    both = TOPIC.format(n=301, title="organized crime", narr="<narr> Narrative:\nn\n")
+    both += TOPIC.format(n=302, title="Topic: polio", narr="")  # the last needs no <narr>
+    path.write_text(both.replace("\n", "\r\n"))
+    assert read_any(path, "trec") == [("301", "organized crime"), ("302", "polio")]
+    path.write_text(TOPIC.format(n=301, title="crime", narr="") + TOPIC.format(n=302, title="polio", narr=""))
+    with pytest.raises(DataError, match=r"t\.trec:1: the topic starting here has no line starting with <narr>"):
+        read_any(path, "trec")
+    path.write_text("<top>\n<num> Number: 301\n<title> crime\n</top>\n")
+    with pytest.raises(DataError, match=r"t\.trec:1: .* no line starting with <desc>: Anserini's TrecTopicReader"):
+        read_any(path, "trec")
+    path.write_text(both.replace("Number: 302", "Number: 0301"))
+    with pytest.raises(DataError, match=r"t\.trec:12: topic 301 is numbered already on line 2"):
+        read_any(path, "trec")
+    path.write_text('<topic number="1">\n<query>black bear</query>\n</topic>\n')  # XML topics
+    with pytest.raises(DataError, match=r"t\.trec:1: .* no line starting with <num>"):
+        read_any(path, "trec")
+    path.write_text("<TOP>\n<NUM> 401\n<TITLE> minorities\n</TOP>\n")
+    with pytest.raises(DataError, match=r"t\.trec: no line starts with <top>: not TREC topics"):
+        read_any(path, "trec")
