@@ -360,3 +360,19 @@ def test_trec_topics_anserini_would_misread_are_refused_naming_the_topic(tmp_pat
     path.write_text("<TOP>\n<NUM> 401\n<TITLE> minorities\n</TOP>\n")
     with pytest.raises(DataError, match=r"t\.trec: no line starts with <top>: not TREC topics"):
         read_any(path, "trec")
+
+
+def test_a_windows_path_that_is_not_found_says_it_looks_like_one(tmp_path, capsys):
+    from .test_file_runs import HEAD
+
+    hint = "a Windows path? Here folders are separated by '/'"
+    code, out, err = _harness(tmp_path, capsys, "evaluate", r"C:\runs\bm25.trec", "@q.txt", "-m", "AP")
+    assert code == 2 and r"C:\runs\bm25.trec: run file not found (" + hint in err
+    code, out, err = _harness(tmp_path, capsys, "evaluate", "runs/bm25.trec", "@q.txt", "-m", "AP")
+    assert code == 2 and "run file not found\n" in err  # a plain path: no hint
+    with pytest.raises(DataError, match=r"qrels file not found \(a Windows path\?"):
+        harness.evaluate(RUN_DICT, r"qrels\robust04.txt", ["AP"])
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(HEAD + "runs:\n  - {name: mine, file: 'runs\\bm25.trec'}\n")
+    code, out, err = _harness(tmp_path, capsys, "validate", str(cfg))
+    assert code == 2 and "runs[0].file: file not found: " in err and hint in err

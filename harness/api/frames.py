@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import DataError
+from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
 from harness.formats.tokenizer import pad8
@@ -113,7 +114,7 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     path = _path(run)
     if path is not None:
         if not path.is_file():
-            raise DataError(str(path), f"{what} file not found")
+            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_run(path, duplicates=duplicates)
     if isinstance(run, Mapping):
         rows = []
@@ -153,7 +154,7 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
     path = _path(qrels)
     if path is not None:
         if not path.is_file():
-            raise DataError(str(path), f"{what} file not found")
+            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_qrels(path)
     if isinstance(qrels, Mapping):
         source = f"{what} (dict)"

@@ -16,6 +16,7 @@ satisfy before it enters a run file, a cache key or Lucene.
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
@@ -36,6 +37,7 @@ __all__ = [
     "id_problem",
     "compression",
     "refuse_compressed",
+    "windows_path_hint",
 ]
 
 LINE_LIMIT = 1 << 20  # bytes per line; a topic or a JSONL document line longer than 1 MiB is an error
@@ -86,6 +88,24 @@ def refuse_compressed(path, head: bytes, what: str = "these") -> None:
         )
 
 
+_WINDOWS = re.compile(r"\A[A-Za-z]:[\\/]|\\")  # a drive letter, or a backslash anywhere
+
+
+def windows_path_hint(path) -> str:
+    """A sentence for "not found" when ``path`` looks like a Windows path (``C:\\runs\\a.trec``,
+    ``runs\\a.trec``) on a system whose folders are separated by '/', else ''.
+
+    >>> windows_path_hint("runs/bm25.trec")
+    ''
+    """
+    if os.sep != "/" or not _WINDOWS.search(str(path)):
+        return ""
+    return (
+        " (a Windows path? Here folders are separated by '/' and there are no drive letters: "
+        "a backslash is part of a file name)"
+    )
+
+
 def regular_file(path: Path, what: str = "file") -> Path:
     """``path`` when it is a regular file (symlinks followed); else a DataError that says what
     it is. Never opens it, so a FIFO or a device cannot block the harness."""
@@ -93,7 +113,7 @@ def regular_file(path: Path, what: str = "file") -> Path:
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise DataError(path, f"{what} not found") from None
+        raise DataError(path, f"{what} not found{windows_path_hint(path)}") from None
     except OSError as e:  # ELOOP (symlink loop), EACCES, ENAMETOOLONG...
         raise read_error(path, f"cannot read the {what}: {e.strerror or e}", e) from None
     if not stat.S_ISREG(st.st_mode):
