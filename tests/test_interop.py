@@ -366,8 +366,13 @@ def test_a_windows_path_that_is_not_found_says_it_looks_like_one(tmp_path, capsy
     from .test_file_runs import HEAD
 
     hint = "a Windows path? Here folders are separated by '/'"
+    (tmp_path / "q.txt").write_text(QRELS)
     code, out, err = _harness(tmp_path, capsys, "evaluate", r"C:\runs\bm25.trec", "@q.txt", "-m", "AP")
     assert code == 2 and r"C:\runs\bm25.trec: run file not found (" + hint in err
+    code, out, err = _harness(
+        tmp_path, capsys, "compare", "@q.txt", r"runs\b.trec", "--qrels", "@q.txt", "--baseline", "q", "-m", "AP"
+    )
+    assert code == 2 and r"runs\b.trec: file not found (" + hint in err
     code, out, err = _harness(tmp_path, capsys, "evaluate", "runs/bm25.trec", "@q.txt", "-m", "AP")
     assert code == 2 and "run file not found\n" in err  # a plain path: no hint
     with pytest.raises(DataError, match=r"qrels file not found \(a Windows path\?"):
