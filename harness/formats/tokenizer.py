@@ -418,7 +418,7 @@ def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
             f,
             lambda t: _INT_RE.fullmatch(t) is not None and -(2**63) <= int(t) < 2**63,
             source,
-            f"{what} must be an integer",
+            f"{what} must be an integer of at most 64 bits",
         )
     return vals
 
