@@ -393,3 +393,36 @@ def test_a_rank_beyond_64_bits_is_named_as_such_in_fusion(tmp_path, capsys):
     (tmp_path / "q.txt").write_text(QRELS)  # evaluation reads no rank, as trec_eval
     code, out, err = _harness(tmp_path, capsys, "evaluate", "@a.trec", "@q.txt", "-m", "AP")
     assert code == 0, err
+
+
+def test_three_field_runs_and_qrels_name_the_layout_and_a_conversion_that_trec_eval_reads(
+    trec_eval,  # noqa: F811
+    tmp_path,
+    capsys,
+):
+    """MS MARCO's runs (qid docid rank) and BEIR's qrels TSV (a header, then query-id corpus-id
+    score): the message gives a command; that command's output gives trec_eval's numbers."""
+    (tmp_path / "run.tsv").write_text("1\td3\t1\n1\td1\t2\n1\td9\t3\n2\td5\t1\n2\td4\t2\n10\td6\t1\n")
+    (tmp_path / "qrels.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n1\td1\t1\n1\td2\t0\n1\td3\t2\n2\td4\t1\n10\td6\t1\n"
+    )
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text(RUN)
+    commands = []
+    for args, bad in (
+        (["evaluate", "@run.tsv", "@q.txt", "-m", "AP"], "run.tsv:1"),
+        (["trec_eval", "@qrels.tsv", "@r.txt"], "qrels.tsv:1"),
+    ):
+        code, out, err = _harness(tmp_path, capsys, *args)
+        assert code == 2 and err.startswith(f"harness: error: {tmp_path / bad}: expected") and "got 3" in err
+        commands.append(err.split("Convert: ")[1].strip().replace("FILE", bad.split(":")[0]))
+    assert commands[0].startswith('awk \'{print $1, "Q0", $2, $3, -$3') and "BEIR" in err
+    for command in commands:
+        subprocess.run(command, shell=True, cwd=tmp_path, check=True)
+    ref = subprocess.run(
+        [trec_eval, "-c", *FLAGS, "qrels.tsv.qrels", "run.tsv.trec"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert ref.returncode == 0 and "map" in ref.stdout, ref.stderr
+    code, out, err = _harness(tmp_path, capsys, "trec_eval", "-c", *FLAGS, "@qrels.tsv.qrels", "@run.tsv.trec")
+    assert (code, out) == (0, ref.stdout), err
+    assert "map                   \tall\t0.8333" in out  # the ranks kept their order (reversed: 0.8611)

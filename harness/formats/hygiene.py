@@ -38,6 +38,7 @@ __all__ = [
     "compression",
     "refuse_compressed",
     "windows_path_hint",
+    "field_count_hint",
 ]
 
 LINE_LIMIT = 1 << 20  # bytes per line; a topic or a JSONL document line longer than 1 MiB is an error
@@ -104,6 +105,20 @@ def windows_path_hint(path) -> str:
         " (a Windows path? Here folders are separated by '/' and there are no drive letters: "
         "a backslash is part of a file name)"
     )
+
+
+_FIELD_COUNT = re.compile(r"expected (?:at least )?\d+ whitespace-separated fields .*, got (\d+): ")
+
+
+def field_count_hint(error: DataError, hints: dict[int, str]) -> DataError:
+    """``error`` with ``hints[n]`` appended when it says a line has ``n`` fields (the tokenizer's
+    message): another tool's layout, named with the command that converts it."""
+    m = _FIELD_COUNT.search(str(error))
+    hint = hints.get(int(m.group(1))) if m else None
+    if not hint:
+        return error
+    prefix = f"{error.source}:{error.line}: " if error.line is not None else f"{error.source}: "
+    return DataError(error.source, f"{str(error).removeprefix(prefix)}. {hint}", line=error.line)
 
 
 def regular_file(path: Path, what: str = "file") -> Path:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from harness.errors import DataError
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
@@ -109,6 +110,12 @@ class Qrels:
 
 
 _LABEL = "relevance label (field 4)"
+# BEIR's qrels/*.tsv (a header, then query-id corpus-id score) and qrels without the iteration
+_HINTS = {
+    3: "Three fields are BEIR's qrels TSV (query-id corpus-id score, after a header line) or qrels "
+    "without the iteration column; trec_eval refuses them too. Convert: "
+    "awk 'NF == 3 && $3 ~ /^-?[0-9]+$/ {print $1, 0, $2, $3}' FILE > FILE.qrels"
+}
 _INTEGRAL = re.compile(rb"[+-]?0*(\d{1,19})(?:\.0*)?")  # an integer, or a decimal with a zero fraction
 
 
@@ -161,11 +168,16 @@ def read_qrels(path) -> Qrels:
             LineMap.of(block),
         )
 
-    for line0, (segs, block_ids, block_labels, line_info) in map_blocks(path, 4, "qrels: qid iter docid rel", columns):
-        topics.add(segs)
-        ids.append(block_ids)
-        labels.append(block_labels)
-        lines.add(line_info, line0)
+    try:
+        for line0, (segs, block_ids, block_labels, line_info) in map_blocks(
+            path, 4, "qrels: qid iter docid rel", columns
+        ):
+            topics.add(segs)
+            ids.append(block_ids)
+            labels.append(block_labels)
+            lines.add(line_info, line0)
+    except DataError as e:
+        raise field_count_hint(e, _HINTS) from None
     if not ids:
         raise DataError(source, "no judgments: the qrels file is empty (expected lines 'qid iter docid rel')")
     names, offsets, order = topics.grouping()
