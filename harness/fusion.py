@@ -96,12 +96,13 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
         total = _kahan_sums(values, group, member, len(heads))
     if policy.method == "combmnz":
         total = total * np.diff(np.r_[heads, len(order)])
-    if np.isnan(total).any():  # only from scores near float64's limit: inf - inf on the way
+    if np.isnan(total).any():  # inf - inf on the way: infinite scores, or ones near float64's limit
         bad = int(np.flatnonzero(np.isnan(total))[0])
         raise ValueError(
             f"topic {names[topics[heads[bad]]]!r}, document {docids[heads[bad]].decode(errors='replace')!r}: "
-            f"{policy.method} made its fused score NaN, the runs' scores overflowing float64 (their size "
-            "is near 1.8e308, or a weight or alpha multiplies them that far); rescale the runs' scores"
+            f"{policy.method} made its fused score NaN, the runs' scores being infinite (`inf` in a run) or "
+            "overflowing float64 (their size is near 1.8e308, or a weight or alpha multiplies them that far); "
+            "replace infinite scores or rescale the runs' scores"
         )
     g_topic, g_doc = topics[heads], docids[heads]
     # score descending within topic; the stable sort keeps doc ids ascending among equal scores

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import DataError
+from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
 from harness.formats.tokenizer import pad8
@@ -113,7 +114,7 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     path = _path(run)
     if path is not None:
         if not path.is_file():
-            raise DataError(str(path), f"{what} file not found")
+            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_run(path, duplicates=duplicates)
     if isinstance(run, Mapping):
         rows = []
@@ -153,7 +154,7 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
     path = _path(qrels)
     if path is not None:
         if not path.is_file():
-            raise DataError(str(path), f"{what} file not found")
+            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_qrels(path)
     if isinstance(qrels, Mapping):
         source = f"{what} (dict)"
@@ -164,7 +165,7 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
                 raise DataError(source, f"topic {qid!r}: ids are text or integers (got a {type(qid).__name__})")
         # A topic without judgments is left out, as pytrec_eval leaves it out and as a qrels file
         # cannot list it (it was evaluated, scoring 0, and lowered the means).
-        return Qrels.from_dict({str(q): dict(j) for q, j in qrels.items() if j}, source=source)
+        return Qrels.from_dict({str(q): _judged(q, j, source) for q, j in qrels.items() if j}, source=source)
     if not isinstance(qrels, pd.DataFrame):
         raise DataError(
             what,
@@ -187,8 +188,27 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
     dup = pd.Series(q.keys()).duplicated()
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])
-        raise DataError(what, f"document {docs[i]!r} is judged twice for one topic")
+        t = int(np.searchsorted(offsets, i, side="right")) - 1
+        raise DataError(
+            what, f"topic {topics[t]!r}: document {docs[i]!r} is judged twice; keep one judgment per document"
+        )
     return q
+
+
+def _judged(qid, judged: Mapping, source: str) -> dict:
+    """One topic of a qrels dict under the rules of a qrels DataFrame: integer doc ids as their
+    text (a run dict's are read so), integral float labels (``1.0``, what a float column's
+    ``to_dict`` gives) as integers; anything else goes to :meth:`Qrels.from_dict` to judge."""
+    out: dict = {}
+    for doc, label in judged.items():
+        if isinstance(doc, (int, np.integer)) and not isinstance(doc, (bool, np.bool_)):
+            doc = str(doc)
+        if isinstance(label, (float, np.floating)) and float(label).is_integer() and abs(label) < 2.0**63:
+            label = int(label)
+        if doc in out:
+            raise DataError(source, f"topic {qid!r}: document {doc!r} is judged twice (as an integer and as text)")
+        out[doc] = label
+    return out
 
 
 def run_frame(run: Run) -> pd.DataFrame:

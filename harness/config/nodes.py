@@ -17,6 +17,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.schema import Key, LocatedProblem, join_path, range_text
 from harness.engine.similarity import format_number
+from harness.formats.hygiene import windows_path_hint
 
 # --------------------------------------------------------------------------------------------
 # Validation machinery
@@ -315,7 +316,10 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     if not exists:
         if key.must_exist:
             return ctx.problem(
-                path, f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})", node
+                path,
+                f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})"
+                + windows_path_hint(v),
+                node,
             )
     elif key.path_kind == "file" and not p.is_file():
         return ctx.problem(path, f"expected a file, but {p} is a folder", node)

@@ -56,6 +56,7 @@ def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
     readers = anserini_topic_readers() or ()
     if reader not in readers:
         raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(readers)}")
+    blocks = _trec_blocks(path) if reader == "Trec" else None
     with _clean_copy(path) as readable:  # checked before Java starts
         cls = lucene.jclass(f"io.anserini.search.topicreader.{reader}TopicReader")
         File = lucene.jclass("java.io.File")
@@ -74,7 +75,66 @@ def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
         if not str(text).strip():
             raise DataError(path, f"topic {qid!r} has an empty title (the query text)")
         out.append((qid, str(text).strip()))
+    if blocks is not None and len(out) != blocks:  # a safety net: _trec_blocks should have said why
+        raise DataError(
+            path, f"Anserini's TrecTopicReader read {len(out)} topics from {blocks} <top> blocks; check each block"
+        )
     return out
+
+
+def _trec_blocks(path: Path) -> int:
+    """The number of ``<top`` blocks of a TREC topics file, after checking that Anserini's
+    ``TrecTopicReader`` reads each as a topic of its own. It finds each tag as the *start* of a
+    line and reads on past the block when a tag is missing: a topic without ``<narr>`` took the
+    following topics as its description (they were dropped without a word), one without
+    ``<desc>`` or ``</top>`` likewise, and one without ``<num>`` or ``<title>`` failed with a
+    Java NullPointerException. Ids are Java ints: ``301`` and ``0301`` are one topic there."""
+    lines = [
+        (n, part) for n, text in numbered_lines(path) for part in text.rstrip("\r\n").split("\r")
+    ]  # Java's readLine ends a line at \n, \r or \r\n
+    starts = [i for i, (_, text) in enumerate(lines) if text.startswith("<top")]
+    if not starts:
+        raise DataError(path, "no line starts with <top>: not TREC topics (<top> <num> <title> <desc> <narr> </top>)")
+    seen: dict[int, int] = {}
+    for b, lo in enumerate(starts):
+        hi = starts[b + 1] if b + 1 < len(starts) else len(lines)
+        last = hi == len(lines)
+        block, at = lines[lo + 1 : hi], lines[lo][0]
+        where = {tag: next((i for i, (_, t) in enumerate(block) if t.startswith(tag)), None) for tag in _TREC_TAGS}
+        order = [where[t] for t in ("<num>", "<title>", "<desc>")]
+        missing = next((t for t, i in zip(("<num>", "<title>", "<desc>"), order) if i is None), None)
+        if missing is None and not order[0] < order[1] < order[2]:
+            missing = "<num>, <title>, <desc> in this order:"
+        elif missing is None and not last and where["<narr>"] is None:
+            missing = "<narr>"
+        elif missing is None and not last and not block[where["<narr>"]][1].endswith("</narr>"):
+            if where["</top>"] is None:
+                missing = "</top>"
+        if missing:
+            raise DataError(
+                path,
+                f"the topic starting here has no line starting with {missing.rstrip(':')}: Anserini's "
+                "TrecTopicReader would read on into the next topic, and drop it, or fail. Give every topic "
+                "<num>, <title>, <desc>, <narr> and </top> lines, each tag at the start of its line (an empty "
+                "<narr> is fine), or write the topics as tsv or jsonl",
+                line=at,
+            )
+        n, text = block[order[0]]
+        k = text.find(":")
+        qid = text[(k if k != -1 else text.find(">")) + 1 :].replace("</num>", "").strip()
+        if not re.fullmatch(r"[+-]?\d+", qid) or not -(2**31) <= int(qid) < 2**31:
+            raise DataError(
+                path, f"topic number {qid!r} is not an integer: Anserini's TrecTopicReader needs one", line=n
+            )
+        if int(qid) in seen:
+            raise DataError(
+                path, f"topic {int(qid)} is numbered already on line {seen[int(qid)]} (ids are integers there)", line=n
+            )
+        seen[int(qid)] = n
+    return len(starts)
+
+
+_TREC_TAGS = ("<num>", "<title>", "<desc>", "<narr>", "</top>")
 
 
 @contextmanager

@@ -16,6 +16,7 @@ satisfy before it enters a run file, a cache key or Lucene.
 from __future__ import annotations
 
 import json
+import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
@@ -34,12 +35,90 @@ __all__ = [
     "json_values",
     "check_id",
     "id_problem",
+    "compression",
+    "refuse_compressed",
+    "windows_path_hint",
+    "field_count_hint",
 ]
 
 LINE_LIMIT = 1 << 20  # bytes per line; a topic or a JSONL document line longer than 1 MiB is an error
 ID_LIMIT = 4096  # bytes per id; Lucene itself refuses an indexed term over 32766 bytes
 BOM = b"\xef\xbb\xbf"
 _BAD_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")  # \s: every Unicode whitespace (str.isspace)
+# The magic numbers of the compressed formats ir_datasets, ranx users and shell pipelines write:
+# run, qrels and topic files are read as plain text, as trec_eval reads them.
+_MAGIC = (
+    (b"\x1f\x8b", "gzip", "gunzip -k"),
+    (b"BZh", "bzip2", "bunzip2 -k"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -k"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+
+
+def compression(head: bytes) -> tuple[str, str] | None:
+    """(format, the command that decompresses it) when ``head`` (a file's first bytes) starts
+    like a compressed file, else None.
+
+    >>> compression(b"\\x1f\\x8b\\x08\\x00")
+    ('gzip', 'gunzip -k')
+    >>> compression(b"301 Q0 FBIS3-1 1 12.5 run") is None
+    True
+    """
+    for magic, name, command in _MAGIC:
+        # bzip2's "BZh" is followed by a block size digit and a block's magic (pi's digits) or
+        # the end of the stream's (sqrt(pi)'s): a topic id "BZh1" is not taken for one
+        if head.startswith(magic) and (name != "bzip2" or head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+            return name, command
+    return None
+
+
+def refuse_compressed(path, head: bytes, what: str = "these") -> None:
+    """A DataError when ``head`` is the start of a compressed file. Run, qrels and topic files
+    are plain text, as trec_eval and Anserini's topic readers read them (trec_eval 9.0.4 given a
+    .gz run crashes with a segmentation fault); without this the first byte would be reported
+    as a control character or as text that is not UTF-8."""
+    found = compression(head)
+    if found:
+        name, command = found
+        why = " (trec_eval cannot read compressed files either)" if what in ("run", "qrels") else ""
+        raise DataError(
+            path,
+            f"is {'an' if name == 'xz' else 'a'} {name}-compressed file, and {what} files are read as plain text{why}: "
+            f"decompress it first, e.g. `{command} {path}`",
+        )
+
+
+_WINDOWS = re.compile(r"\A[A-Za-z]:[\\/]|\\")  # a drive letter, or a backslash anywhere
+
+
+def windows_path_hint(path) -> str:
+    """A sentence for "not found" when ``path`` looks like a Windows path (``C:\\runs\\a.trec``,
+    ``runs\\a.trec``) on a system whose folders are separated by '/', else ''.
+
+    >>> windows_path_hint("runs/bm25.trec")
+    ''
+    """
+    if os.sep != "/" or not _WINDOWS.search(str(path)):
+        return ""
+    return (
+        " (a Windows path? Here folders are separated by '/' and there are no drive letters: "
+        "a backslash is part of a file name)"
+    )
+
+
+_FIELD_COUNT = re.compile(r"expected (?:at least )?\d+ whitespace-separated fields .*, got (\d+): ")
+
+
+def field_count_hint(error: DataError, hints: dict[int, str]) -> DataError:
+    """``error`` with ``hints[n]`` appended when it says a line has ``n`` fields (the tokenizer's
+    message): another tool's layout, named with the command that converts it."""
+    m = _FIELD_COUNT.search(str(error))
+    hint = hints.get(int(m.group(1))) if m else None
+    if not hint:
+        return error
+    prefix = f"{error.source}:{error.line}: " if error.line is not None else f"{error.source}: "
+    return DataError(error.source, f"{str(error).removeprefix(prefix)}. {hint}", line=error.line)
 
 
 def regular_file(path: Path, what: str = "file") -> Path:
@@ -49,7 +128,7 @@ def regular_file(path: Path, what: str = "file") -> Path:
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise DataError(path, f"{what} not found") from None
+        raise DataError(path, f"{what} not found{windows_path_hint(path)}") from None
     except OSError as e:  # ELOOP (symlink loop), EACCES, ENAMETOOLONG...
         raise read_error(path, f"cannot read the {what}: {e.strerror or e}", e) from None
     if not stat.S_ISREG(st.st_mode):
@@ -81,6 +160,7 @@ def numbered_lines(path: Path, fh=None, limit: int = LINE_LIMIT) -> Iterator[tup
         except OSError as e:
             raise read_error(path, f"cannot read: {e.strerror or e}", e) from None
         with fh:
+            refuse_compressed(path, fh.peek(16)[:16])
             yield from numbered_lines(path, fh, limit)
         return
     lineno = 0

@@ -1,6 +1,9 @@
 """TREC qrels files (``qid iter docid rel``): a strict, vectorised reader.
 
-The ``iter`` column is ignored (as trec_eval does); ``rel`` must be an integer. Negative labels
+The ``iter`` column is ignored (as trec_eval does); ``rel`` must be an integer, written as one
+or as a decimal with a zero fraction (``2.0``, as pandas writes a label column that held a
+missing value: trec_eval's ``atol`` reads it as 2; ``1.5``, which it reads as 1, and ``1e1``,
+which it reads as 1, are errors). Negative labels
 are kept: trec_eval reads them as "in the pool but not judged", and so does
 :mod:`harness.metrics` (non-relevant everywhere, skipped by bpref). A (qid, docid) pair given
 twice is an error naming both lines (trec_eval refuses it too).
@@ -8,11 +11,13 @@ twice is an error naming both lines (trec_eval refuses it too).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import numpy as np
 
 from harness.errors import DataError
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
@@ -104,6 +109,46 @@ class Qrels:
         return f"Qrels({self.source!r}, {len(self._topics)} topics, {len(self)} judgments)"
 
 
+_LABEL = "relevance label (field 4)"
+# BEIR's qrels/*.tsv (a header, then query-id corpus-id score) and qrels without the iteration
+_HINTS = {
+    3: "Three fields are BEIR's qrels TSV (query-id corpus-id score, after a header line) or qrels "
+    "without the iteration column; trec_eval refuses them too. Convert: "
+    "awk 'NF == 3 && $3 ~ /^-?[0-9]+$/ {print $1, 0, $2, $3}' FILE > FILE.qrels"
+}
+_INTEGRAL = re.compile(rb"[+-]?0*(\d{1,19})(?:\.0*)?")  # an integer, or a decimal with a zero fraction
+
+
+def _labels(block, source: str):
+    """Field 4 as int64: integers (the fast path), else integers and decimals whose fraction is
+    zero, token by token (rare files: pandas' float labels); anything else is an error naming
+    its line, as parse_ints names it."""
+    try:
+        return parse_ints(block, 3, source, _LABEL)
+    except DataError:
+        pass
+    values = []
+    for i in range(len(block)):
+        tok = block.token(3, i)
+        m = _INTEGRAL.fullmatch(tok)
+        v = int(tok.split(b".")[0]) if m else None
+        if v is None or not -(2**63) <= v < 2**63:
+            shown = tok.decode("utf-8", "replace")[:120]
+            raise DataError(source, f"{_LABEL} must be an integer, got {shown!r}{_atol(tok)}", line=block.line(i))
+        values.append(v)
+    return np.array(values, dtype=np.int64)
+
+
+def _atol(tok: bytes) -> str:
+    """What trec_eval makes of a short decimal label (C's atol: the digits before any '.' or
+    'e'), said in the error: '1.5' is not 1.5 there."""
+    m = re.fullmatch(rb"([+-]?)0*(\d{0,18})(\.\d*)?([eE][+-]?\d+)?", tok)
+    if not m or not (m.group(2) or m.group(3)):
+        return ""
+    value = int(m.group(1) + (m.group(2) or b"0"))
+    return f" (trec_eval would read it as {value}, the digits before any '.' or 'e': write the label meant)"
+
+
 def read_qrels(path) -> Qrels:
     """Read a TREC qrels file: exactly four whitespace-separated fields per line (as trec_eval
     9.0.8 requires). :class:`DataError` with the line number for a wrong field count, a
@@ -119,15 +164,20 @@ def read_qrels(path) -> Qrels:
         return (
             TopicColumn.segments(block),
             fixed_bytes(block, 2),
-            parse_ints(block, 3, source, "relevance label (field 4)"),
+            _labels(block, source),
             LineMap.of(block),
         )
 
-    for line0, (segs, block_ids, block_labels, line_info) in map_blocks(path, 4, "qrels: qid iter docid rel", columns):
-        topics.add(segs)
-        ids.append(block_ids)
-        labels.append(block_labels)
-        lines.add(line_info, line0)
+    try:
+        for line0, (segs, block_ids, block_labels, line_info) in map_blocks(
+            path, 4, "qrels: qid iter docid rel", columns
+        ):
+            topics.add(segs)
+            ids.append(block_ids)
+            labels.append(block_labels)
+            lines.add(line_info, line0)
+    except DataError as e:
+        raise field_count_hint(e, _HINTS) from None
     if not ids:
         raise DataError(source, "no judgments: the qrels file is empty (expected lines 'qid iter docid rel')")
     names, offsets, order = topics.grouping()

@@ -24,6 +24,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.files import atomic_file
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     MAX_ID,
     Column,
@@ -44,6 +45,12 @@ from harness.formats.tokenizer import (
 )
 
 __all__ = ["Run", "read_run", "write_run"]
+
+# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank; -rank keeps the order
+_HINTS = {
+    3: "Three fields are MS MARCO's run format (qid docid rank); trec_eval refuses it too. Convert: "
+    'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec'
+}
 
 
 # --------------------------------------------------------------------------- Run
@@ -218,16 +225,19 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
             parse_ints(block, 3, source, "rank (field 4)") if ranks else None,
         )
 
-    for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes, block_ranks) in map_blocks(
-        path, 6, "run: qid Q0 docid rank score tag", columns, extra_fields=True
-    ):
-        topics.add(segs)
-        ids.append(block_ids, nbytes)
-        scores.append(block_scores, nbytes)
-        keys.append(block_keys, nbytes)
-        if ranks:
-            rank_col.append(block_ranks, nbytes)
-        lines.add(line_info, line0)
+    try:
+        for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes, block_ranks) in map_blocks(
+            path, 6, "run: qid Q0 docid rank score tag", columns, extra_fields=True
+        ):
+            topics.add(segs)
+            ids.append(block_ids, nbytes)
+            scores.append(block_scores, nbytes)
+            keys.append(block_keys, nbytes)
+            if ranks:
+                rank_col.append(block_ranks, nbytes)
+            lines.add(line_info, line0)
+    except DataError as e:
+        raise field_count_hint(e, _HINTS) from None
     names, offsets, order = topics.grouping()
     docids = ids.result(np.zeros(0, dtype="S8"))
     score_arr = scores.result(np.zeros(0))

@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from harness.errors import DataError, read_error
+from harness.formats.hygiene import refuse_compressed
 
 __all__ = [
     "LineMap",
@@ -105,15 +106,16 @@ class _Block:
 def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
-    go back there once their block is processed. A leading BOM is skipped; a line longer than
-    MAX_LINE is an error (found here, before the buffer grows any further)."""
+    go back there once their block is processed. A leading BOM is skipped; a compressed file,
+    or a line longer than MAX_LINE, is an error (found here, before the buffer grows further)."""
     try:
         f = open(path, "rb", buffering=0)
     except OSError as e:
         raise read_error(str(path), f"cannot read {what}: {e.strerror}", e) from None
     with f:
-        if f.read(3) != _BOM:
-            f.seek(0)
+        head = f.read(16)
+        refuse_compressed(path, head, what.split(":")[0])
+        f.seek(3 if head.startswith(_BOM) else 0)
         carry = b""
         while True:
             buf = buffers.get()
@@ -416,7 +418,7 @@ def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
             f,
             lambda t: _INT_RE.fullmatch(t) is not None and -(2**63) <= int(t) < 2**63,
             source,
-            f"{what} must be an integer",
+            f"{what} must be an integer of at most 64 bits",
         )
     return vals
 

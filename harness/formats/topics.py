@@ -3,7 +3,8 @@ a list of ``(qid, query text)`` in file order; qids are strings, as in run files
 
 Hygiene (:mod:`harness.formats.hygiene`): a leading BOM is skipped; lines over 1 MiB, text that
 is not UTF-8, qids with whitespace or control characters, and empty query texts are errors
-naming the file and line. A TSV whose first line looks like a header (``qid<TAB>query``,
+naming the file and line, as is a TSV line of more than two (non-empty) columns, which
+ir_datasets' export of TREC queries (title, description, narrative) writes. A TSV whose first line looks like a header (``qid<TAB>query``,
 ``id<TAB>text``...) has that line skipped with a warning: no topic is called ``qid``, and a
 header is what spreadsheets export.
 
@@ -22,7 +23,7 @@ from harness.formats.hygiene import check_id, json_values, numbered_lines
 __all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
 
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
-_JSON_QID = ("qid", "id", "query_id")
+_JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
 _JSON_TEXT = ("query", "text", "title")
 # A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.
 HEADER_IDS = ("qid", "query_id", "queryid", "query-id", "topic", "topic_id", "topicid", "id", "num", "number", "qno")
@@ -94,6 +95,14 @@ def _read_tsv(path: Path) -> list[tuple[str, str]]:
         qid, tab, text = line.partition("\t")
         if not tab:
             raise DataError(path, f"expected 'qid<TAB>query text', found no tab in {line[:60]!r}", line=lineno)
+        if text.strip().count("\t"):  # trailing empty columns (a spreadsheet's) are fine
+            raise DataError(
+                path,
+                f"expected 'qid<TAB>query text', found {text.strip().count(chr(9)) + 2} tab-separated columns in "
+                f"{line[:60]!r}: the query would be every column after the id joined (Anserini's TSV reader takes "
+                "the second alone). Keep one text column (`cut -f1,2` keeps the first) or write jsonl topics",
+                line=lineno,
+            )
         if first and is_header(qid, text):
             warn(f"{path}:{lineno}: skipped {line[:60]!r}: it looks like a header row, not a topic")
             first = False

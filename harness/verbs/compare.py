@@ -150,9 +150,11 @@ def compare_files(
 
     ms = parse_measure_list(measures, "-m")
     names, paths, base = _inputs(runs, baseline)
+    from harness.formats.hygiene import windows_path_hint
+
     for p in [*paths, Path(qrels)]:
         if not p.is_file():
-            raise DataError(str(p), "file not found")
+            raise DataError(str(p), f"file not found{windows_path_hint(p)}")
     qrels_obj = read_qrels_file(qrels)
     from harness.metrics import evaluate as evaluate_run
 

@@ -70,8 +70,23 @@ def read_run_file(path: PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool =
 
 
 def check_run_against_qrels(run: Run, qrels: Qrels, run_name: str, qrels_name: str) -> None:
-    """Warn when none of the run's doc ids is judged: every score would be 0."""
-    if len(run) and not _shares_an_id(run, qrels.docids.tolist()):
+    """Refuse a run whose results are all for topics the qrels do not judge, as trec_eval
+    refuses it (where ``-c`` would score every judged topic 0: a PyTerrier frame whose ``qid``
+    pandas read as an integer, 1, against qrels of topic '001'); warn when none of the run's
+    doc ids is judged: every score would be 0. A run with no results at all is evaluated (0 on
+    every judged topic under ``-c``), as the Python API has always done with ``{}``."""
+    if not len(run):
+        return
+    if not any(qrels.topic_index(t) is not None for t in run.topics()):
+        shown = lambda ids: ", ".join(repr(t) for t in ids[:3]) + (", ..." if len(ids) > 3 else "")  # noqa: E731
+        raise DataError(
+            run_name,
+            f"none of the run's {len(run.topics())} topics ({shown(run.topics())}) is judged in {qrels_name} "
+            f'(judged: {shown(qrels.topics())}): nothing to evaluate, and trec_eval refuses it too ("No queries '
+            'with both results and relevance info"). Do the topic ids match, written the same way (1 and 001 '
+            "are different topics; a DataFrame column read as numbers loses leading zeros)?",
+        )
+    if not _shares_an_id(run, qrels.docids.tolist()):
         warn(
             f"{run_name}: none of its document ids is judged in {qrels_name}: every score will be 0. "
             "Do the ids match (file names with or without an extension, a prefix)?"
@@ -128,7 +143,7 @@ def evaluate(
         qrels = read_qrels_file(qrels)
     elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
-    check_run_against_qrels(run, qrels, run_name or "the run", qrels_name or "the qrels")
+    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")
     with judgments_named(qrels_name):
         return evaluate_run(run, qrels, ms, policy)
 
