@@ -42,7 +42,15 @@ from harness.engine.vectors import (
     parse_vector,
 )
 from harness.errors import DataError, read_error
-from harness.formats.hygiene import block_lines, check_id, json_values, line_text, numbered_lines, regular_file
+from harness.formats.hygiene import (
+    block_lines,
+    check_id,
+    json_documents,
+    json_values,
+    line_text,
+    numbered_lines,
+    regular_file,
+)
 
 # (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
 # dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
@@ -174,12 +182,11 @@ class Corpus:
             _FINGERPRINTS[key] = digest
         return digest
 
-    def check_jsonl(self) -> None:
-        """Anserini's JsonCollection stops reading a file at its first malformed line (or at a
-        document its JSON parser or Lucene refuses) and reports nothing; we check every line, so
-        bad input fails with its file and line."""
-        for f in self.files():
-            self.check_jsonl_file(f)
+    def check_jsonl(self) -> int:
+        """Anserini's JsonCollection stops reading a file at its first malformed value (or at a
+        document its JSON parser or Lucene refuses) and reports nothing; we check every document,
+        so bad input fails with its file and line. Returns the number of documents."""
+        return sum(self.check_jsonl_file(f) for f in self.files())
 
     def check_vectors(self, scan: VectorScan | None = None) -> int:
         """Every line of a vectors collection: an object with a "docid" and a "vector" of finite
@@ -251,7 +258,10 @@ class Corpus:
                     documents += full(f, lineno, raw)
         return documents
 
-    def check_jsonl_file(self, f: Path) -> None:
+    def check_jsonl_file(self, f: Path) -> int:
+        """Every document of one file as JsonCollection reads it (one JSON array of documents,
+        or JSON objects one after another: one per line, or pretty-printed over several lines,
+        one or more per file); DataError naming the first bad one. Returns how many there are."""
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -266,10 +276,13 @@ class Corpus:
                 raise DataError(f, "expected a JSON array of documents or one JSON object per line")
             for i, doc in enumerate(docs):
                 _check_doc(f, doc, None, f"document {i}: ")
-            return
+            return len(docs)
+        count = 0
         with _open_binary(f) as fh:
-            for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
+            for lineno, doc in json_documents(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT), DOC_LINE_LIMIT):
                 _check_doc(f, doc, lineno, "")
+                count += 1
+        return count
 
     def check_contents(self, scan: VectorScan | None = None) -> int | None:
         """Before Anserini reads a JSONL collection: every document's "contents" must be a JSON
@@ -417,12 +430,16 @@ class Corpus:
         bound = self._max_json_lines()
         if bound is None or seen >= bound:
             return
+        if self.format == "jsonl":
+            # Blank lines, and documents written over several lines, make the bound loose: count
+            # the documents as JsonCollection reads them (raises DataError at a bad one).
+            expected = self.check_jsonl()
+            if seen < expected:
+                raise DataError(self.path, f"Anserini read {seen} of {expected} JSON documents ({counters})")
+            return
         expected = self._count_json_lines()  # blank lines make the bound loose: count exactly
         if seen < expected:
-            if self.format == "vectors":
-                self.check_vectors()  # raises DataError naming the file and line
-            else:
-                self.check_jsonl()
+            self.check_vectors()  # raises DataError naming the file and line
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 

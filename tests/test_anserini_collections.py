@@ -1,0 +1,155 @@
+"""Anserini's own sample collections, indexed by the harness and by IndexCollection: the same
+documents, terms and statistics, and the same runs.
+
+Data: tests/data/anserini/, copied from castorini/anserini's src/test/resources/sample_docs
+(commit 81e34145, Apache 2.0; see tests/data/README.md). Oracles: an index IndexCollection
+builds from the same folder with the same arguments, read through Anserini's IndexReaderUtils;
+SimpleSearcher on that index; and the documents Anserini's collection unit tests expect
+(JsonCollectionDocumentObjectTest, JsonCollectionDocumentArrayTest,
+JsonCollectionLineObjectTest and their Compressed variants, TrecCollectionTest).
+
+JsonCollection reads a file's JSON values one after another (Jackson's readValues), so a file may
+hold one pretty-printed object (collection1), a JSON array (collection2), or several objects
+each written over several lines (collection3, collection4); the harness once refused all but the
+array and one object per line with "invalid JSON" at line 1.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, ensure_index, index_stats, run_index_collection
+from harness.errors import DataError
+from harness.formats.hygiene import json_documents
+
+DATA = Path(__file__).resolve().parent / "data" / "anserini"
+QUIET = {"on": lambda e: None}
+
+# (collection, format, Anserini class, {doc id: its text as Anserini's unit test expects it})
+JSON_1 = {"doc1": "contents of document 1.", "doc2": 'Some more "blah" text in document2!'}
+JSON_2 = {"doc1": "this is the contents 1.", "doc2": "this is the contents 2."}
+COLLECTIONS = [
+    ("json/collection1", "jsonl", "JsonCollection", JSON_1),  # one pretty-printed object per file
+    ("json/collection1_gz", "jsonl", "JsonCollection", JSON_1),
+    ("json/collection2", "jsonl", "JsonCollection", JSON_2),  # a JSON array
+    ("json/collection3", "jsonl", "JsonCollection", JSON_2),  # pretty-printed objects in a row
+    ("json/collection3_gz", "jsonl", "JsonCollection", JSON_2),
+    ("json/collection4", "jsonl", "JsonCollection", {"doc3": "third document contains C", "doc4": "fourth doc goes D"}),
+    ("trec/collection1", "trec", "TrecCollection", {"AP-0001": None, "doc2": None}),
+    ("trec/collection2", "trec", "TrecCollection", {"TREC_DOC_1": None, "DOC222": None, "WSJ_1": None}),
+    ("trec/collection3", "trec", "TrecCollection", {"TREC_DOC_1.00001": None, "TREC_DOC_1.00002": None, "WSJ_1": None}),
+]
+
+
+def documents(index: Path) -> dict:
+    """{doc id: (term vector, stored raw)} of every document, through IndexReaderUtils."""
+    from harness.engine import lucene
+
+    utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
+    reader = utils.getReader(str(index))
+    stored, out = reader.storedFields(), {}
+    for i in range(reader.maxDoc()):
+        doc = stored.document(i)
+        vector = utils.getDocumentVector(reader, doc.get("id"))
+        out[str(doc.get("id"))] = ({str(k): int(vector.get(k)) for k in vector.keySet().toArray()}, doc.get("raw"))
+    reader.close()
+    return out
+
+
+def analyzed(text: str) -> dict:
+    from harness.engine.analysis import analyze
+
+    terms = analyze(text, IndexOptions())
+    return {t: terms.count(t) for t in set(terms)}
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("name, fmt, cls, expected", COLLECTIONS, ids=[c[0] for c in COLLECTIONS])
+def test_the_harness_indexes_what_index_collection_indexes(tmp_path, name, fmt, cls, expected):
+    ours = ensure_index(Corpus(DATA / name, fmt), IndexOptions(), tmp_path / "ours", threads=1, **QUIET)
+    counters = run_index_collection(cls, DATA / name, tmp_path / "theirs", IndexOptions(), 1)
+    assert ours.manifest["counters"] == counters
+    assert ours.manifest["stats"] == index_stats(tmp_path / "theirs")
+    mine, theirs = documents(ours.path), documents(tmp_path / "theirs")
+    assert mine == theirs
+    assert sorted(mine) == sorted(expected)
+    for doc_id, text in expected.items():
+        if text is not None:  # the JSON documents' text, as Anserini's unit tests expect it
+            assert mine[doc_id][0] == analyzed(text), doc_id
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("name", ["json/collection1", "json/collection3", "trec/collection2"])
+def test_runs_on_the_samples_equal_simple_searcher_on_anserinis_index(tmp_path, name):
+    from harness.engine import lucene
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
+
+    fmt, cls = ("trec", "TrecCollection") if name.startswith("trec") else ("jsonl", "JsonCollection")
+    ours = ensure_index(Corpus(DATA / name, fmt), IndexOptions(), tmp_path / "ours", threads=1, **QUIET)
+    run_index_collection(cls, DATA / name, tmp_path / "theirs", IndexOptions(), 1)
+    queries = ["contents of document", "document 2", "simple text", "head text content", "nothing here"]
+    searcher = Searcher(ours.path, IndexOptions())
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(tmp_path / "theirs"))
+    try:
+        for spec in ("bm25", "dirichlet"):
+            sim = Similarity.parse(spec)
+            ss.set_bm25(0.9, 0.4) if spec == "bm25" else ss.set_qld(1000.0)
+            for q, (ids, scores) in zip(queries, searcher.search(queries, sim, 10, threads=1), strict=True):
+                hits = ss.search(q, 10)
+                assert ids == [str(h.docid) for h in hits], (spec, q)
+                assert scores.astype(np.float32).tolist() == [h.score for h in hits], (spec, q)
+    finally:
+        ss.close()
+        searcher.close()
+
+
+def _values(text: str, limit: int = 1 << 20):
+    lines = list(enumerate(text.splitlines(keepends=True), start=1))
+    return list(json_documents(Path("c.json"), lines, limit))
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"a": 1}\n{"b": 2}\n', [(1, {"a": 1}), (2, {"b": 2})]),
+        ('\n{\n  "a": 1\n}\n\n{"b":\n 2}{"c": 3}\n', [(2, {"a": 1}), (6, {"b": 2}), (7, {"c": 3})]),
+        ('{"a": [1,\n2]}', [(1, {"a": [1, 2]})]),
+        ("", []),
+    ],
+)
+def test_json_documents_reads_values_one_after_another(text, expected):
+    assert _values(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ('{"a": 1}\n{oops\n', 2),
+        ('{"a": 1}\n{"b": 2 x}\n', 2),
+        ('{"a": 1}}\n', 1),
+        ('{"a": 1}\n\n{"b":\n', 3),  # the file ends inside a value
+        ('{"a": "x\n"}\n', 1),  # a raw line break inside a string
+    ],
+)
+def test_json_documents_names_the_line_of_bad_json(text, line):
+    with pytest.raises(DataError, match=rf"c\.json:{line}: invalid JSON"):
+        _values(text)
+
+
+def test_json_documents_bounds_a_value_spread_over_lines():
+    with pytest.raises(DataError, match="longer than 40 characters"):
+        _values("[\n" + "1,\n" * 30 + "1]\n", limit=40)
+
+
+def test_a_collection_of_pretty_printed_objects_is_checked_document_by_document(tmp_path):
+    """What Anserini would index wrongly is still refused, at the document's first line."""
+    (tmp_path / "c.json").write_text('{\n  "id": "a",\n  "contents": "x"\n}\n{\n  "id": "b",\n  "contents": 1.5\n}\n')
+    with pytest.raises(DataError, match=r'c\.json:5: "contents" must be a string \(it is the number 1\.5\)'):
+        Corpus(tmp_path, "jsonl").check_contents()
+    (tmp_path / "c.json").write_text('{\n  "id": "a",\n  "contents": "x"\n}\n{\n  "id": "b",\n  "contents": "y"\n}\n')
+    assert Corpus(tmp_path, "jsonl").check_jsonl() == 2
