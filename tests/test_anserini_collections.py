@@ -153,3 +153,67 @@ def test_a_collection_of_pretty_printed_objects_is_checked_document_by_document(
         Corpus(tmp_path, "jsonl").check_contents()
     (tmp_path / "c.json").write_text('{\n  "id": "a",\n  "contents": "x"\n}\n{\n  "id": "b",\n  "contents": "y"\n}\n')
     assert Corpus(tmp_path, "jsonl").check_jsonl() == 2
+
+
+def _trec_doc(docno: str, text: str) -> str:
+    return f"<DOC>\n<DOCNO> {docno} </DOCNO>\n<TEXT>\n{text}\n</TEXT>\n</DOC>\n"
+
+
+def _json_line(doc_id: str, text: str) -> str:
+    return f'{{"id": "{doc_id}", "contents": "{text}"}}\n'
+
+
+@pytest.mark.java
+def test_the_files_read_and_fingerprinted_are_the_files_anserini_reads(tmp_path):
+    """DocumentCollection.discover's rules: JsonCollection reads names ending in .json, .jsonl or
+    .gz, case-sensitively (so docs.gz, not DOCS.JSONL); TrecCollection skips names starting with
+    readme/README and folders named cr, dtd, dtds. The harness once fingerprinted DOCS.JSONL and
+    not docs.gz, so a changed docs.gz reused an index that no longer matched the collection."""
+    import gzip
+
+    from harness.engine.index import index_fingerprint
+
+    js = tmp_path / "json"
+    js.mkdir()
+    (js / "a.jsonl").write_text(_json_line("a", "alpha beta"))
+    (js / "b.gz").write_bytes(gzip.compress(_json_line("b", "beta gamma").encode()))
+    (js / "C.JSONL").write_text(_json_line("c", "gamma delta"))  # Anserini does not read it
+    trec = tmp_path / "trec"
+    for folder in ("", "cr", "DTD", "sub"):
+        (trec / folder).mkdir(parents=True, exist_ok=True)
+    (trec / "fr1").write_text(_trec_doc("FR-1", "alpha beta"))
+    (trec / "sub" / "fr2").write_text(_trec_doc("FR-2", "beta gamma"))
+    (trec / "README").write_text(_trec_doc("R-1", "read me"))
+    (trec / "readme.txt").write_text(_trec_doc("R-2", "read me too"))
+    (trec / "cr" / "cr1").write_text(_trec_doc("CR-1", "congressional record"))
+    (trec / "DTD" / "d1").write_text(_trec_doc("D-1", "document type"))
+    for folder, fmt, cls, ids in (
+        (js, "jsonl", "JsonCollection", ["a", "b"]),
+        (trec, "trec", "TrecCollection", ["FR-1", "FR-2"]),
+    ):
+        corpus = Corpus(folder, fmt)
+        ours = ensure_index(corpus, IndexOptions(), tmp_path / f"ours-{fmt}", threads=1, **QUIET)
+        counters = run_index_collection(cls, folder, tmp_path / f"theirs-{fmt}", IndexOptions(), 1)
+        assert ours.manifest["counters"] == counters
+        assert documents(ours.path) == documents(tmp_path / f"theirs-{fmt}")
+        assert sorted(documents(ours.path)) == ids
+        assert [f.relative_to(folder).as_posix() for f in corpus.files()] == (
+            ["a.jsonl", "b.gz"] if fmt == "jsonl" else ["fr1", "sub/fr2"]
+        )
+    before = index_fingerprint(Corpus(js, "jsonl"), IndexOptions())
+    (js / "b.gz").write_bytes(gzip.compress(_json_line("b", "changed").encode()))
+    assert index_fingerprint(Corpus(js, "jsonl"), IndexOptions()) != before
+    before = index_fingerprint(Corpus(trec, "trec"), IndexOptions())
+    (trec / "README").write_text("notes")  # Anserini does not read it: the index stays valid
+    assert index_fingerprint(Corpus(trec, "trec"), IndexOptions()) == before
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("name", ["corpus.ndjson", "CORPUS.JSONL", "corpus"])
+def test_a_single_jsonl_file_of_any_name_is_indexed(tmp_path, name):
+    """A file given as the collection is staged under a name JsonCollection reads (it reads only
+    names ending in .json, .jsonl or .gz, and so indexed nothing from corpus.ndjson)."""
+    (tmp_path / name).write_text(_json_line("a", "alpha beta") + _json_line("b", "beta gamma"))
+    info = ensure_index(Corpus(tmp_path / name, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, **QUIET)
+    assert info.manifest["counters"]["indexed"] == 2
+    assert sorted(documents(info.path)) == ["a", "b"]

@@ -2,7 +2,7 @@
 
 | format      | Anserini collection | doc id                                              |
 |-------------|---------------------|-----------------------------------------------------|
-| jsonl       | JsonCollection      | the "id" field (one .jsonl/.json file or a folder)   |
+| jsonl       | JsonCollection      | the "id" field (one file, or a folder's .json/.jsonl/.gz files) |
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
@@ -74,8 +74,16 @@ _STRING_CONTENTS = re.compile(rb'"contents"\s*:\s*"')
 _CONTENTS_KEY = re.compile(rb'"contents"\s*:')
 DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
 _DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
+# Which files of a folder Anserini reads (DocumentCollection.discover with each collection's
+# rules; Anserini matches names case-sensitively): JsonCollection any name ending in .json,
+# .jsonl or .gz; TrecCollection any file but those whose name starts with readme or README, and
+# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout).
+# Exactly these are checked and fingerprinted, so no file Anserini indexes escapes the fingerprint.
+_ANSERINI_NAMES = {"jsonl": (".json", ".jsonl", ".gz")}
+_SKIPPED_PREFIXES = {"trec": ("readme", "README")}
+_SKIPPED_FOLDERS = {"trec": frozenset({"cr", "CR", "dtd", "DTD", "dtds", "DTDS"})}
 _SUFFIXES = {
-    "jsonl": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
+    "jsonl": _ANSERINI_NAMES["jsonl"],
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
@@ -141,10 +149,14 @@ class Corpus:
         if not stat.S_ISDIR(mode):
             regular_file(p, "collection file")  # raises: says what it is instead
         suffixes = _SUFFIXES[self.format]
+        exact = self.format in _ANSERINI_NAMES  # Anserini's own rule: case-sensitive
+        skipped = _SKIPPED_PREFIXES.get(self.format, ())
         files = []
-        for f in _walk(p, skip_hidden=self.format == "text-folder"):
+        for f in _walk(p, skip_hidden=self.format == "text-folder", skip_folders=_SKIPPED_FOLDERS.get(self.format)):
             n = f.name
-            if suffixes is None or n.lower().endswith(suffixes):
+            if skipped and n.startswith(skipped):
+                continue
+            if suffixes is None or (n if exact else n.lower()).endswith(suffixes):
                 files.append(f)
         files.sort(key=lambda f: f.relative_to(p).as_posix())
         if not files:
@@ -396,7 +408,11 @@ class Corpus:
             return staging
         if self.path.is_file():
             staging.mkdir(parents=True, exist_ok=True)
-            target = staging / self.path.name
+            name = self.path.name
+            if self.format in _ANSERINI_NAMES and not name.endswith(_ANSERINI_NAMES[self.format]):
+                # a file the user named (corpus.ndjson): staged under a name Anserini reads
+                name += _ANSERINI_NAMES[self.format][0]
+            target = staging / name
             target.unlink(missing_ok=True)
             try:
                 os.link(self.path, target)
@@ -464,9 +480,9 @@ def _mode(p: Path, what: str) -> int:
         raise read_error(p, f"cannot read the {what}: {e.strerror or e}", e) from None
 
 
-def _walk(top: Path, skip_hidden: bool):
-    """Regular files under ``top``, following linked folders once each;
-    any other kind of entry is a DataError naming it."""
+def _walk(top: Path, skip_hidden: bool, skip_folders: frozenset | None = None):
+    """Regular files under ``top``, following linked folders once each, not entering a folder
+    whose name is in ``skip_folders``; any other kind of entry is a DataError naming it."""
     seen: set[tuple[int, int]] = set()
     stack = [top]
     while stack:
@@ -485,7 +501,8 @@ def _walk(top: Path, skip_hidden: bool):
             entry = folder / n
             mode = _mode(entry, "collection entry")
             if stat.S_ISDIR(mode):
-                stack.append(entry)
+                if not (skip_folders and n in skip_folders):
+                    stack.append(entry)
             elif stat.S_ISREG(mode):
                 yield entry
             else:
