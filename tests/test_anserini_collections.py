@@ -217,3 +217,21 @@ def test_a_single_jsonl_file_of_any_name_is_indexed(tmp_path, name):
     info = ensure_index(Corpus(tmp_path / name, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, **QUIET)
     assert info.manifest["counters"]["indexed"] == 2
     assert sorted(documents(info.path)) == ["a", "b"]
+
+
+@pytest.mark.java
+@pytest.mark.parametrize("name", ["d.jsonl", "d.json.gz"])
+def test_a_byte_order_mark_anserini_cannot_read_is_named(tmp_path, name):
+    """IndexCollection indexes nothing from a JSON file that starts with a UTF-8 byte-order mark
+    (Jackson reads it through a Reader and stops); the harness says so, where it said "Anserini
+    read 0 of 2 JSON documents"."""
+    import gzip
+
+    data = b"\xef\xbb\xbf" + (_json_line("a", "alpha") + _json_line("b", "beta")).encode()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert (
+        run_index_collection("JsonCollection", tmp_path / "c", tmp_path / "theirs", IndexOptions(), 1)["indexed"] == 0
+    )
+    with pytest.raises(DataError, match=rf"{name}:1: starts with a UTF-8 byte-order mark"):
+        ensure_index(Corpus(tmp_path / "c", "jsonl"), IndexOptions(), tmp_path / "ours", threads=1, **QUIET)

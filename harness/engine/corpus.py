@@ -43,6 +43,7 @@ from harness.engine.vectors import (
 )
 from harness.errors import DataError, read_error
 from harness.formats.hygiene import (
+    BOM,
     block_lines,
     check_id,
     json_documents,
@@ -315,6 +316,14 @@ class Corpus:
             with _open_binary(f) as fh:
                 first = b""
                 while chunk := _read(f, fh, 1 << 22):
+                    if not first and not lines and not rest and chunk.startswith(BOM):
+                        # Jackson, reading text through a Reader, stops at it: the whole file is lost
+                        raise DataError(
+                            f,
+                            "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
+                            "read (it would index nothing from this file): save the file without it",
+                            line=1,
+                        )
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
