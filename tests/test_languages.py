@@ -5,7 +5,8 @@ harness built (doc ids, scores as float32 and order, topic for topic); the terms
 for each document against ``AnalyzerUtils.analyze`` with ``AnalyzerMap``'s analyzer, called
 here directly (the analyzer IndexCollection -language picks); and ``harness analyze`` against the
 same. Text: XQuAD (ar, de, es, hi, ru, th, tr, zh) and Universal Dependencies treebanks (ja, ko,
-yo), see tests/data/README.md.
+yo), see tests/data/README.md; every other language on corpora generated from one sentence
+(SENTENCES), against SimpleSearcher with RM3 and Rocchio too.
 """
 
 from __future__ import annotations
@@ -304,3 +305,74 @@ def test_right_to_left_text_reads_right_to_left_in_the_explorer(tmp_path):
             assert page.locator("details.topic").first.locator("ol.hits bdi code").count() > 0
         finally:
             b.close()
+
+
+# Languages without a fixture above: one sentence each (written for these tests), from which
+# generate() draws documents and queries; with a few Latin and accented words in every corpus.
+SENTENCES = {
+    "bn": "বাংলাদেশের রাজধানী ঢাকা একটি বড় শহর এবং এখানে অনেক মানুষ বসবাস করে বিশ্ববিদ্যালয় ছাত্ররা পড়াশোনা করছে",
+    "da": "børnene legede i haven mens forældrene lavede aftensmad i huset og sommeren var varm",
+    "fa": "کتاب‌های زیادی در کتابخانه دانشگاه تهران وجود دارد و دانشجویان هر روز برای مطالعه به آنجا می‌روند",
+    "fi": "suomalaiset lapset leikkivät talossa ja kirjastoissa opiskelijat lukevat kirjoja yliopistossa joka päivä",
+    "fr": "les enfants jouaient dans le jardin pendant que leurs parents préparaient le dîner à la maison et l'été",
+    "hu": "a gyerekek a kertben játszottak miközben a szüleik vacsorát főztek a házban és a nyár meleg volt",
+    "id": "anak-anak bermain di kebun sementara orang tua mereka memasak makan malam di rumah dan musim panas",
+    "it": "i bambini giocavano nel giardino mentre i loro genitori preparavano la cena nella casa e l'estate",
+    "nl": "de kinderen speelden in de tuin terwijl hun ouders het avondeten klaarmaakten in het huis en de zomer",
+    "no": "barna lekte i hagen mens foreldrene lagde middag i huset og sommeren var varm og lang",
+    "pl": "dzieci bawiły się w ogrodzie podczas gdy ich rodzice przygotowywali kolację w domu a lato było gorące",
+    "pt": "as crianças brincavam no jardim enquanto os seus pais preparavam o jantar na casa e o verão estava quente",
+    "sv": "barnen lekte i trädgården medan deras föräldrar lagade middag i huset och sommaren var varm",
+    "te": "పిల్లలు తోటలో ఆడుకుంటున్నారు వారి తల్లిదండ్రులు ఇంట్లో భోజనం తయారు చేస్తున్నారు వేసవి వేడిగా ఉంది",
+    "uk": "діти гралися в саду поки їхні батьки готували вечерю в будинку а літо було спекотним",
+    "ha": "yara suna wasa a lambu yayin da iyayensu suke dafa abincin dare a gida",
+    "so": "carruurtu waxay ku ciyaarayeen beerta iyadoo waalidkood ay cunto karinayeen guriga",
+    "sw": "watoto walikuwa wakicheza bustanini wakati wazazi wao wakipika chakula cha jioni nyumbani",
+}
+
+
+def test_every_language_is_covered():
+    assert set(SENTENCES) | set(XQUAD) | set(UD) | {"en", "th"} == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", sorted(SENTENCES))
+def test_generated_corpora_equal_simple_searcher_with_the_language(tmp_path, code):
+    """Every other language of AnalyzerMap (and the whitespace ones): 40 documents drawn from one
+    sentence, 12 queries; the harness's runs equal SimpleSearcher.set_language's for BM25,
+    Dirichlet, RM3 without its ASCII filter, and Rocchio (ids, float32 scores, order)."""
+    import random
+
+    rnd = random.Random(code)
+    words = SENTENCES[code].split() + ["Anserini", "café", "naïve", "x1"]
+    src = tmp_path / "corpus"
+    src.mkdir()
+    docs = [
+        {"id": f"{code}{i}", "contents": " ".join(rnd.choice(words) for _ in range(rnd.randint(3, 50)))}
+        for i in range(40)
+    ]
+    (src / "d.jsonl").write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), "utf-8")
+    info = ensure_index(Corpus(src, "jsonl"), IndexOptions(language=code), tmp_path / "idx", threads=1, **QUIET)
+    queries = [" ".join(rnd.sample(words, rnd.randint(1, 4))) for _ in range(11)] + [SENTENCES[code].upper()]
+    searcher = Searcher(info.path, IndexOptions(language=code))
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(info.path))
+    ss.set_language(code)
+    setups = {
+        "bm25": lambda: ss.set_bm25(0.9, 0.4),
+        "dirichlet": lambda: ss.set_qld(1000.0),
+        "bm25+rm3(filter_terms=false)": lambda: (ss.set_bm25(0.9, 0.4), ss.set_rm3(None, 10, 10, 0.5, False, False)),
+        "bm25+rocchio": lambda: (ss.unset_rm3(), ss.set_rocchio()),
+    }
+    try:
+        matched = 0
+        for spec, setup in setups.items():
+            setup()
+            ours = searcher.search(queries, Similarity.parse(spec), 20, threads=1)
+            for q, (ids, scores) in zip(queries, ours, strict=True):
+                hits = ss.search(q, 20)
+                assert ids == [str(h.docid) for h in hits], (code, spec, q)
+                assert scores.astype(np.float32).tolist() == [h.score for h in hits], (code, spec, q)
+                matched += len(ids)
+        assert matched > 100
+    finally:
+        ss.close()
+        searcher.close()

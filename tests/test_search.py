@@ -172,3 +172,74 @@ def test_search_run_equals_search_and_its_file_equals_repr(cranfield_index, cran
     assert (tmp_path / "run").read_text() == "".join(lines)
     back = read_run(tmp_path / "run")
     assert np.array_equal(back.scores.view(np.uint64), run.scores.view(np.uint64))
+
+
+HOSTILE_QUERIES = [
+    "apple",
+    "apple AND banana",
+    "apple*",
+    "appl?",
+    '"apple banana"',
+    "title:apple",
+    "apple\\ banana",
+    "\\",
+    "the of and",  # stopwords only: analyses to nothing
+    "zzzz",  # no matching term
+    "apple apple apple banana",  # a repeated term (a boost of 3)
+    "apple^3 banana~2",
+    "(apple OR fig) -cherry",
+    "+apple +banana",
+    "apple/banana",
+    "APPLE Banana",
+    "é日本",
+    "kiwi " * 300,
+    " ".join(["apple", "banana", "cherry", "date", "elder", "fig", "grape", "honey"] * 40),  # long
+    "apple [banana TO cherry]",
+    "apple && banana || !cherry",
+    "{}",
+]
+
+
+def test_awkward_queries_and_ids_equal_simple_searcher(tmp_path):
+    """Ids with accents, CJK, astral characters and Lucene syntax, documents of 1 to 3,000 words,
+    stopword-only and duplicate texts; queries with Lucene syntax, no matching term, nothing after
+    analysis, repeats, 2,400 words. Every (query, similarity, expansion, depth) equals
+    SimpleSearcher: ids, float32 scores, order (ties by id across every cut-off)."""
+    import random
+
+    rnd = random.Random(3)
+    words = "apple banana cherry date elder fig grape honey iris jade kiwi lemon mango peach".split()
+    ids = ["é1", "e1", "Z", "a", "ä", "日本", "𝔸x", "b-1", "b_1", "B1", "ñ", "a:b", "x*y", "q?"]
+    docs = []
+    for i in range(200):
+        n = rnd.choice([1, 2, 5, 20, 200, 3000]) if i > 20 else 3
+        text = " ".join(rnd.choice(words) for _ in range(n))
+        if i % 17 == 0:
+            text = "the and of a to is"
+        if i % 13 == 0:
+            text = "apple banana cherry"
+        docs.append({"id": ids[i] if i < len(ids) else f"d{i:03d}", "contents": text})
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "d.jsonl").write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), "utf-8")
+    info = ensure_index(Corpus(tmp_path / "c", "jsonl"), IndexOptions(), tmp_path / "idx", threads=1)
+    ours = Searcher(info.path, IndexOptions())
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(info.path))
+    setups = {
+        "bm25": lambda: (ss.unset_rm3(), ss.unset_rocchio(), ss.set_bm25(0.9, 0.4)),
+        "dirichlet": lambda: (ss.unset_rm3(), ss.unset_rocchio(), ss.set_qld(1000.0)),
+        "bm25+rm3": lambda: (ss.unset_rocchio(), ss.set_bm25(0.9, 0.4), ss.set_rm3(10, 10, 0.5)),
+        "dirichlet+rm3": lambda: (ss.unset_rocchio(), ss.set_qld(1000.0), ss.set_rm3(10, 10, 0.5)),
+        "bm25+rocchio": lambda: (ss.unset_rm3(), ss.set_bm25(0.9, 0.4), ss.set_rocchio()),
+    }
+    try:
+        for spec, setup in setups.items():
+            setup()
+            for k in (1, 3, 10, 60, 1000):
+                got = ours.search(HOSTILE_QUERIES, Similarity.parse(spec), k, threads=1)
+                for q, (doc_ids, scores) in zip(HOSTILE_QUERIES, got, strict=True):
+                    hits = ss.search(q, k)
+                    assert doc_ids == [str(h.docid) for h in hits], (spec, k, q[:40])
+                    assert scores.astype(np.float32).tolist() == [h.score for h in hits], (spec, k, q[:40])
+    finally:
+        ss.close()
+        ours.close()

@@ -73,3 +73,23 @@ def test_anserini_topics_with_an_empty_title_or_a_bad_id_are_errors(tmp_path):
     with pytest.raises(DataError, match=r"f\.tsv: Anserini's TsvStringTopicReader could not read it: ") as e:
         read_topics(tmp_path / "f.tsv", "anserini:TsvString")
     assert "\tio.anserini" not in str(e.value) and "\n" not in str(e.value)  # no Java stack trace
+
+
+@pytest.mark.java
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1\tflat plate\tthe description\n2\tboundary layer\n",  # a third field
+        "1\tflat plate\t\tnarrative\t\n",  # empty and trailing fields
+        " 3\t  slip flow  \t x\r\n",  # Java's trim around the line and the query
+        "1\tone\n2\ttwo\tand more\n",  # the first extra field only on line 2
+    ],
+)
+def test_tsv_topics_read_as_anserinis_tsv_readers(tmp_path, text):
+    """The query of a TSV line is its second field, as Anserini's TsvString and TsvInt readers (and
+    Pyserini's .tsv topics) take it; the harness once took the rest of the line, tabs and all."""
+    (tmp_path / "t.tsv").write_bytes(text.encode())
+    with pytest.warns(HarnessWarning, match=r"t\.tsv:\d: more than two tab-separated fields; the query is the second"):
+        ours = read_topics(tmp_path / "t.tsv")
+    assert ours == sorted(read_topics(tmp_path / "t.tsv", "anserini:TsvString"))
+    assert ours == read_topics(tmp_path / "t.tsv", "anserini:TsvInt")

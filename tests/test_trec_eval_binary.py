@@ -561,3 +561,54 @@ def test_the_binary_prints_trec_eval_s_own_prefs_and_jg_outputs(trec_eval, args,
     suite = Path(__file__).parent / "data" / "trec_eval-9.0.8"
     r = subprocess.run([trec_eval, *args], cwd=suite, capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout == (suite / out).read_text()
+
+
+# harness measure -> trec_eval's name, for the per-topic comparison of harness.evaluate
+EVALUATE_NAMES = {
+    "AP": "map", "AP@10": "map_cut_10", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@5": "P_5",
+    "P@1000": "P_1000", "R@100": "recall_100", "RR": "recip_rank", "Rprec": "Rprec", "bpref": "bpref",
+    "infAP": "infAP", "11pt": "11pt_avg", "IPrec@0.5": "iprec_at_recall_0.50", "SetP": "set_P",
+    "SetR": "set_recall", "SetF": "set_F", "SetAP": "set_map", "binG": "binG", "G": "G",
+    "ndcg_rel": "ndcg_rel", "Rndcg": "Rndcg", "NumRet": "num_ret", "NumRel": "num_rel",
+    "NumRelRet": "num_rel_ret", "Success@1": "success_1",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", ["bm25", "dirichlet(mu=1000)", "bm25+rm3"])
+def test_the_harness_s_own_runs_evaluate_as_the_binary_evaluates_them(
+    trec_eval, cranfield_index, cranfield_topics, tmp_path, capsys, spec
+):
+    """Runs the harness wrote (Cranfield, 225 topics, depth 1000; Dirichlet's long tie at 0,
+    Anserini's tie-adjusted scores): `harness trec_eval -q -m all_trec` prints what the binary
+    prints, with and without -c and -l2, and harness.evaluate's per-topic values, at trec_eval's
+    4 decimals, are the binary's."""
+    import harness
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
+    from harness.formats.runs import write_run
+
+    from .conftest import shared_path
+
+    qrels = shared_path("collections", "cranfield", "qrels.txt")
+    searcher = Searcher(cranfield_index.path, IndexOptions())
+    run = tmp_path / "run.trec"
+    write_run(run, searcher.search_run(cranfield_topics, Similarity.parse(spec), 1000), "harness")
+    searcher.close()
+    for flags in ([], ["-c"], ["-c", "-l2"]):
+        args = ["-q", "-m", "all_trec", *flags, str(qrels), str(run)]
+        ref = subprocess.run([trec_eval, *args], capture_output=True, text=True)
+        assert ref.returncode == 0, ref.stderr
+        assert main(["trec_eval", *args]) == 0
+        assert capsys.readouterr().out == ref.stdout, flags
+        values = {tuple(line.split()[:2]): line.split()[2] for line in ref.stdout.splitlines()}
+        rel = "(rel=2)" if "-l2" in flags else ""
+        asked = [m + (rel if m not in ("nDCG", "nDCG@10", "G", "ndcg_rel", "NumRet") else "") for m in EVALUATE_NAMES]
+        per, _ = harness.evaluate(run, qrels, asked, missing_topics="zero" if "-c" in flags else "drop")
+        canonical = list(dict.fromkeys(per.measure))
+        assert len(canonical) == len(EVALUATE_NAMES)
+        for measure, ours in zip(canonical, EVALUATE_NAMES.values(), strict=True):
+            rows = per[per.measure == measure]
+            for qid, value in zip(rows.qid, rows.value, strict=True):
+                text = str(int(value)) if ours.startswith("num_") else f"{value:.4f}"
+                assert text == values[(ours, str(qid))], (flags, measure, qid)

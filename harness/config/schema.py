@@ -194,7 +194,8 @@ SCHEMA = Key(
                 Key(
                     "format",
                     "topic-format",
-                    "tsv is `qid<TAB>query`; `anserini:<Reader>` uses one of "
+                    "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+                    "`anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,

@@ -2,7 +2,7 @@
 
 | format      | Anserini collection | doc id                                              |
 |-------------|---------------------|-----------------------------------------------------|
-| jsonl       | JsonCollection      | the "id" field (one .jsonl/.json file or a folder)   |
+| jsonl       | JsonCollection      | the "id" field (one file, or a folder's .json/.jsonl/.gz files) |
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
@@ -42,7 +42,16 @@ from harness.engine.vectors import (
     parse_vector,
 )
 from harness.errors import DataError, read_error
-from harness.formats.hygiene import block_lines, check_id, json_values, line_text, numbered_lines, regular_file
+from harness.formats.hygiene import (
+    BOM,
+    block_lines,
+    check_id,
+    json_documents,
+    json_values,
+    line_text,
+    numbered_lines,
+    regular_file,
+)
 
 # (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
 # dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
@@ -66,8 +75,16 @@ _STRING_CONTENTS = re.compile(rb'"contents"\s*:\s*"')
 _CONTENTS_KEY = re.compile(rb'"contents"\s*:')
 DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
 _DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
+# Which files of a folder Anserini reads (DocumentCollection.discover with each collection's
+# rules; Anserini matches names case-sensitively): JsonCollection any name ending in .json,
+# .jsonl or .gz; TrecCollection any file but those whose name starts with readme or README, and
+# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout).
+# Exactly these are checked and fingerprinted, so no file Anserini indexes escapes the fingerprint.
+_ANSERINI_NAMES = {"jsonl": (".json", ".jsonl", ".gz")}
+_SKIPPED_PREFIXES = {"trec": ("readme", "README")}
+_SKIPPED_FOLDERS = {"trec": frozenset({"cr", "CR", "dtd", "DTD", "dtds", "DTDS"})}
 _SUFFIXES = {
-    "jsonl": (".jsonl", ".json", ".jsonl.gz", ".json.gz"),
+    "jsonl": _ANSERINI_NAMES["jsonl"],
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
@@ -133,10 +150,14 @@ class Corpus:
         if not stat.S_ISDIR(mode):
             regular_file(p, "collection file")  # raises: says what it is instead
         suffixes = _SUFFIXES[self.format]
+        exact = self.format in _ANSERINI_NAMES  # Anserini's own rule: case-sensitive
+        skipped = _SKIPPED_PREFIXES.get(self.format, ())
         files = []
-        for f in _walk(p, skip_hidden=self.format == "text-folder"):
+        for f in _walk(p, skip_hidden=self.format == "text-folder", skip_folders=_SKIPPED_FOLDERS.get(self.format)):
             n = f.name
-            if suffixes is None or n.lower().endswith(suffixes):
+            if skipped and n.startswith(skipped):
+                continue
+            if suffixes is None or (n if exact else n.lower()).endswith(suffixes):
                 files.append(f)
         files.sort(key=lambda f: f.relative_to(p).as_posix())
         if not files:
@@ -174,12 +195,11 @@ class Corpus:
             _FINGERPRINTS[key] = digest
         return digest
 
-    def check_jsonl(self) -> None:
-        """Anserini's JsonCollection stops reading a file at its first malformed line (or at a
-        document its JSON parser or Lucene refuses) and reports nothing; we check every line, so
-        bad input fails with its file and line."""
-        for f in self.files():
-            self.check_jsonl_file(f)
+    def check_jsonl(self) -> int:
+        """Anserini's JsonCollection stops reading a file at its first malformed value (or at a
+        document its JSON parser or Lucene refuses) and reports nothing; we check every document,
+        so bad input fails with its file and line. Returns the number of documents."""
+        return sum(self.check_jsonl_file(f) for f in self.files())
 
     def check_vectors(self, scan: VectorScan | None = None) -> int:
         """Every line of a vectors collection: an object with a "docid" and a "vector" of finite
@@ -251,7 +271,10 @@ class Corpus:
                     documents += full(f, lineno, raw)
         return documents
 
-    def check_jsonl_file(self, f: Path) -> None:
+    def check_jsonl_file(self, f: Path) -> int:
+        """Every document of one file as JsonCollection reads it (one JSON array of documents,
+        or JSON objects one after another: one per line, or pretty-printed over several lines,
+        one or more per file); DataError naming the first bad one. Returns how many there are."""
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -266,10 +289,13 @@ class Corpus:
                 raise DataError(f, "expected a JSON array of documents or one JSON object per line")
             for i, doc in enumerate(docs):
                 _check_doc(f, doc, None, f"document {i}: ")
-            return
+            return len(docs)
+        count = 0
         with _open_binary(f) as fh:
-            for lineno, doc in json_values(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT)):
+            for lineno, doc in json_documents(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT), DOC_LINE_LIMIT):
                 _check_doc(f, doc, lineno, "")
+                count += 1
+        return count
 
     def check_contents(self, scan: VectorScan | None = None) -> int | None:
         """Before Anserini reads a JSONL collection: every document's "contents" must be a JSON
@@ -290,6 +316,14 @@ class Corpus:
             with _open_binary(f) as fh:
                 first = b""
                 while chunk := _read(f, fh, 1 << 22):
+                    if not first and not lines and not rest and chunk.startswith(BOM):
+                        # Jackson, reading text through a Reader, stops at it: the whole file is lost
+                        raise DataError(
+                            f,
+                            "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
+                            "read (it would index nothing from this file): save the file without it",
+                            line=1,
+                        )
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
@@ -383,7 +417,11 @@ class Corpus:
             return staging
         if self.path.is_file():
             staging.mkdir(parents=True, exist_ok=True)
-            target = staging / self.path.name
+            name = self.path.name
+            if self.format in _ANSERINI_NAMES and not name.endswith(_ANSERINI_NAMES[self.format]):
+                # a file the user named (corpus.ndjson): staged under a name Anserini reads
+                name += _ANSERINI_NAMES[self.format][0]
+            target = staging / name
             target.unlink(missing_ok=True)
             try:
                 os.link(self.path, target)
@@ -417,12 +455,16 @@ class Corpus:
         bound = self._max_json_lines()
         if bound is None or seen >= bound:
             return
+        if self.format == "jsonl":
+            # Blank lines, and documents written over several lines, make the bound loose: count
+            # the documents as JsonCollection reads them (raises DataError at a bad one).
+            expected = self.check_jsonl()
+            if seen < expected:
+                raise DataError(self.path, f"Anserini read {seen} of {expected} JSON documents ({counters})")
+            return
         expected = self._count_json_lines()  # blank lines make the bound loose: count exactly
         if seen < expected:
-            if self.format == "vectors":
-                self.check_vectors()  # raises DataError naming the file and line
-            else:
-                self.check_jsonl()
+            self.check_vectors()  # raises DataError naming the file and line
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 
@@ -447,9 +489,9 @@ def _mode(p: Path, what: str) -> int:
         raise read_error(p, f"cannot read the {what}: {e.strerror or e}", e) from None
 
 
-def _walk(top: Path, skip_hidden: bool):
-    """Regular files under ``top``, following linked folders once each;
-    any other kind of entry is a DataError naming it."""
+def _walk(top: Path, skip_hidden: bool, skip_folders: frozenset | None = None):
+    """Regular files under ``top``, following linked folders once each, not entering a folder
+    whose name is in ``skip_folders``; any other kind of entry is a DataError naming it."""
     seen: set[tuple[int, int]] = set()
     stack = [top]
     while stack:
@@ -468,7 +510,8 @@ def _walk(top: Path, skip_hidden: bool):
             entry = folder / n
             mode = _mode(entry, "collection entry")
             if stat.S_ISDIR(mode):
-                stack.append(entry)
+                if not (skip_folders and n in skip_folders):
+                    stack.append(entry)
             elif stat.S_ISREG(mode):
                 yield entry
             else:

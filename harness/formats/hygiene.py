@@ -33,6 +33,7 @@ __all__ = [
     "block_lines",
     "line_text",
     "json_values",
+    "json_documents",
     "check_id",
     "id_problem",
     "compression",
@@ -249,6 +250,56 @@ def json_values(path: Path, lines: Iterable[tuple[int, str]]) -> Iterator[tuple[
             raise DataError(path, f"invalid JSON: {e}", line=lineno) from None
         except RecursionError:
             raise DataError(path, "invalid JSON: nested too deeply", line=lineno) from None
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, Jackson's too
+_DECODER = json.JSONDecoder()
+
+
+def json_documents(path: Path, lines: Iterable[tuple[int, str]], limit: int) -> Iterator[tuple[int, object]]:
+    """(line number where it starts, parsed value) of each JSON value of a file read as Anserini's
+    JsonCollection reads it: values one after another, separated by any whitespace (Jackson's
+    ``readValues``), so one object per line, one pretty-printed object per file, and several
+    pretty-printed objects in a row are all read. A JSON token never spans a line (a string may
+    hold no raw line break), so a value is parsed once its last line has been read: a parse
+    error at the end of what has been read means "read on", anywhere else it is the file's error,
+    named at its line. A value longer than ``limit`` characters is an error (bounded memory)."""
+    buf, first, size = "", 0, 0  # the pending value's text, its first line, its length in characters
+    for lineno, line in lines:
+        if not buf:
+            if not line.strip(" \t\n\r"):
+                continue
+            first = lineno
+        buf += line
+        size += len(line)
+        pos = 0
+        while True:
+            pos = _JSON_SPACE.match(buf, pos).end()
+            if pos == len(buf):
+                buf = ""
+                break
+            try:
+                value, end = _DECODER.raw_decode(buf, pos)
+            except ValueError as e:
+                if getattr(e, "pos", 0) >= len(buf.rstrip(" \t\n\r")):
+                    buf, first = buf[pos:], first + buf.count("\n", 0, pos)
+                    if size > limit:
+                        raise DataError(path, f"a JSON value longer than {limit:,} characters", line=first) from None
+                    break  # incomplete: read on
+                at = first + buf.count("\n", 0, getattr(e, "pos", pos))
+                raise DataError(path, f"invalid JSON: {getattr(e, 'msg', e)}", line=at) from None
+            except RecursionError:
+                raise DataError(path, "invalid JSON: nested too deeply", line=first) from None
+            yield first + buf.count("\n", 0, pos), value
+            first += buf.count("\n", 0, end)
+            buf, pos, size = buf[end:], 0, len(buf) - end
+    if buf:
+        try:
+            _DECODER.raw_decode(buf, _JSON_SPACE.match(buf).end())
+        except ValueError as e:
+            raise DataError(path, f"invalid JSON at the end of the file: {getattr(e, 'msg', e)}", line=first) from None
+        except RecursionError:
+            raise DataError(path, "invalid JSON: nested too deeply", line=first) from None
 
 
 def id_problem(value: str) -> str | None:

@@ -3,10 +3,10 @@ a list of ``(qid, query text)`` in file order; qids are strings, as in run files
 
 Hygiene (:mod:`harness.formats.hygiene`): a leading BOM is skipped; lines over 1 MiB, text that
 is not UTF-8, qids with whitespace or control characters, and empty query texts are errors
-naming the file and line, as is a TSV line of more than two (non-empty) columns, which
-ir_datasets' export of TREC queries (title, description, narrative) writes. A TSV whose first line looks like a header (``qid<TAB>query``,
-``id<TAB>text``...) has that line skipped with a warning: no topic is called ``qid``, and a
-header is what spreadsheets export.
+naming the file and line. A TSV line's query is its second field (more fields are ignored with
+a warning, as Anserini's TSV readers ignore them). A TSV whose first line looks like a header
+(``qid<TAB>query``, ``id<TAB>text``...) has that line skipped with a warning: no topic is called
+``qid``, and a header is what spreadsheets export.
 
 TREC ``<top>`` files and Anserini's named readers need the JVM, so they live in the engine
 (:mod:`harness.engine.topics`), whose ``read_topics`` accepts every format and delegates these two
@@ -85,23 +85,25 @@ def is_header(qid: str, text: str) -> bool:
 
 
 def _read_tsv(path: Path) -> list[tuple[str, str]]:
+    """As Anserini's TsvString/TsvInt topic readers read a line (``line.trim().split("\\t")``, the
+    query the second field, trimmed), with hygiene: blank lines skipped, a header skipped with a
+    warning, ids checked, and a warning (once) when a line has fields after the query."""
     topics: list[tuple[str, str]] = []
     seen: dict[str, int] = {}
-    first = True
+    first, extra = True, False
     for lineno, line in numbered_lines(path):
-        line = line.rstrip("\r\n")
         if not line.strip():
             continue
+        line = line.rstrip("\r\n")
         qid, tab, text = line.partition("\t")
         if not tab:
             raise DataError(path, f"expected 'qid<TAB>query text', found no tab in {line[:60]!r}", line=lineno)
-        if text.strip().count("\t"):  # trailing empty columns (a spreadsheet's) are fine
-            raise DataError(
-                path,
-                f"expected 'qid<TAB>query text', found {text.strip().count(chr(9)) + 2} tab-separated columns in "
-                f"{line[:60]!r}: the query would be every column after the id joined (Anserini's TSV reader takes "
-                "the second alone). Keep one text column (`cut -f1,2` keeps the first) or write jsonl topics",
-                line=lineno,
+        text, _, rest = text.partition("\t")
+        if rest.strip() and not extra:  # Anserini trims the line first: trailing tabs make no field
+            extra = True
+            warn(
+                f"{path}:{lineno}: more than two tab-separated fields; the query is the second "
+                "(the rest of the line is ignored, as Anserini's TSV topic readers ignore it)"
             )
         if first and is_header(qid, text):
             warn(f"{path}:{lineno}: skipped {line[:60]!r}: it looks like a header row, not a topic")
