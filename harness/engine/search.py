@@ -205,7 +205,10 @@ class Searcher:
                 int(depth if first is None else first),
             ).tostring()
         except Exception as e:
-            raise EngineError(f"search with {sim} failed: {e}") from e
+            text = str(e)
+            if "OutOfMemoryError" in text:  # its first line, without Java's frames, and what to do
+                text = text.strip().splitlines()[0] + "; give Java more memory with HARNESS_JAVA_OPTS=-Xmx8g"
+            raise EngineError(f"search with {sim} failed: {text}") from e
         n = len(queries)
         counts = np.frombuffer(raw, dtype="<i4", count=n)
         total = int(counts.sum())

@@ -24,9 +24,12 @@ an EngineError (exit 3), as is a cluster where no worker joins within that time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -54,6 +57,7 @@ class DaskExecutor:
         self._client = None
         self._cluster = None
         self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
+        self._levels: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the cluster
     def _connect(self):
@@ -63,6 +67,7 @@ class DaskExecutor:
 
         from distributed import Client, LocalCluster
 
+        self._quiet()
         ex = self.execution
         timeout = ex.timeout
         if ex.scheduler:
@@ -92,6 +97,7 @@ class DaskExecutor:
                 self.close()
                 raise EngineError(f"cannot start a Dask LocalCluster of {n} workers: {e}") from e
         self._client = client
+        _quiet_loop(client)
         try:
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError:
@@ -117,6 +123,21 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+        for name, level in self._levels.items():
+            logging.getLogger(name).setLevel(level)
+        self._levels = {}
+
+    def _quiet(self) -> None:
+        """Silence Dask's own log while this client is open: a lost scheduler or a killed worker is
+        one `harness: error:` paragraph, not Dask's tracebacks of its reconnection attempts on
+        stderr besides (`--debug`, which sets HARNESS_JAVA_LOG=1, lets them through)."""
+        if self._levels or os.environ.get("HARNESS_JAVA_LOG") == "1":
+            return
+        names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        for name in names:
+            logger = logging.getLogger(name)
+            self._levels[name] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
 
     def _gather(self, futures):
         from concurrent.futures import CancelledError
@@ -128,7 +149,10 @@ class DaskExecutor:
         except HarnessError:
             raise
         except (CancelledError, OSError) as e:  # the scheduler went away (or cancelled our tasks)
-            raise EngineError(f"lost the Dask scheduler {self._client.scheduler.address} mid-run: {e!r}") from None
+            raise EngineError(
+                f"lost the Dask scheduler {self._client.scheduler.address} mid-run ({type(e).__name__}): it stopped "
+                "or became unreachable; the runs finished before are cached, run again once it is back"
+            ) from None
         except KilledWorker as e:
             raise EngineError(
                 f"Dask gave up on task {e.task!r}: the workers running it died again and again "
@@ -243,6 +267,29 @@ def _tag() -> str:
     return os.urandom(4).hex()
 
 
+def _quiet_loop(client) -> None:
+    """Drop distributed's AllExit from the client's event loop's "Task exception was never
+    retrieved" log: its internal signal to stop waiting, left unretrieved when a gather is cut
+    by Ctrl-C (a traceback on stderr after the one-line "interrupted")."""
+    loop = getattr(client.loop, "asyncio_loop", None)
+    if loop is None:
+        return
+    previous = loop.get_exception_handler()
+    if getattr(previous, "harness", False):
+        return
+
+    def handler(loop, context):
+        if type(context.get("exception")).__name__ == "AllExit":
+            return
+        if previous is None:
+            loop.default_exception_handler(context)
+        else:
+            previous(loop, context)
+
+    handler.harness = True
+    loop.set_exception_handler(handler)
+
+
 # ---------------------------------------------------------------------- on the workers
 _SEARCHERS: dict[tuple, tuple] = {}  # (path, fingerprint, options) -> (Searcher, id digest), per process
 _LOCK = threading.Lock()
@@ -256,6 +303,38 @@ def _where() -> str:
     except (ImportError, ValueError):
         name = f"pid {os.getpid()}"
     return f"Dask worker {name} on host {socket.gethostname()}"
+
+
+_JAVA_FRAME = re.compile(r"^\s+(at\s+)?[\w$.<>/]+\((.*\.java:\d+|Unknown Source|Native Method)\)\s*$")
+
+
+def _on_worker(task):
+    """A task whose failures name the worker: an EngineError or an exception of Java (which
+    reaches the driver as an unpicklable JavaException, or not at all) becomes an EngineError
+    saying where it happened, without Java's stack frames; a Java OutOfMemoryError says how to
+    give the workers' JVMs more memory. Errors in the user's data (DataError...) are left alone."""
+
+    @functools.wraps(task)
+    def named(*args, **kwargs):
+        try:
+            return task(*args, **kwargs)
+        except HarnessError as e:
+            if not isinstance(e, EngineError) or "Dask worker" in str(e):
+                raise
+            raise EngineError(_worker_message(str(e))) from None
+        except Exception as e:
+            raise EngineError(_worker_message(f"{type(e).__name__}: {e}")) from None
+
+    return named
+
+
+def _worker_message(text: str) -> str:
+    text = "\n".join(line for line in text.splitlines() if not _JAVA_FRAME.match(line)).strip()
+    if "OutOfMemoryError" in text:
+        if "HARNESS_JAVA_OPTS" not in text:
+            text += "; give Java more memory with HARNESS_JAVA_OPTS=-Xmx8g"
+        text += " in the environment the workers start in (it is read on the workers, where the JVMs run)"
+    return f"{_where()}: {text}"
 
 
 def _searcher(path: str, fingerprint: str, options):
@@ -286,12 +365,14 @@ def _searcher(path: str, fingerprint: str, options):
         return s
 
 
+@_on_worker
 def ids_task(path: str, fingerprint: str, options):
     """The index's external ids, '\n'-joined UTF-8 in Lucene docid order, and their digest."""
     searcher, digest = _searcher(path, fingerprint, options)
     return "\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape"), digest
 
 
+@_on_worker
 def search_task(path: str, fingerprint: str, options, sim, queries: list, depth: int):
     """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
     table's digest, seconds, and who searched. ``queries`` are texts, or for a vectors index
@@ -302,6 +383,7 @@ def search_task(path: str, fingerprint: str, options, sim, queries: list, depth:
     return counts, docs, scores, digest, time.perf_counter() - t, _where()
 
 
+@_on_worker
 def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
     """One corpus shard indexed into ``folder/index``: Anserini's counters."""
     from harness.engine.shards import build_shard
@@ -322,6 +404,7 @@ def build_shard_task(collection_class: str, shard, folder: str, options) -> dict
         raise EngineError(f"{_where()} cannot write the shard index in {folder}: {e}") from None
 
 
+@_on_worker
 def merge_task(indexes: list[str], target: str):
     """Merge the shard indexes into `target` (nothing to merge for one shard): (stats, versions)."""
     from harness.engine import lucene

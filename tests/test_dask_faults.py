@@ -1,0 +1,207 @@
+"""Dask faults met by a real `harness run --scheduler`, against a scheduler and workers in
+processes of their own (so that the test can kill them): the scheduler going away mid-sweep, the
+client interrupted mid-sweep, a worker whose JVM runs out of memory. Each ends in its documented
+exit code with one `harness: error:` paragraph (no traceback, Dask's or Java's), no half-written
+run in the cache, no temp folder or lock left, and a re-run whose run files equal a clean run's.
+
+The oracle is a local run of the same config (test_dask.py shows the two paths give the same
+files). Waits on subprocesses are bounded; nothing here is timed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import CRANFIELD, REPO
+from .test_faults import hidden_leftovers
+
+PY = sys.executable
+DASK = str(Path(sys.executable).with_name("dask"))
+DEADLINE = 300  # seconds: a bound on every wait, never an assertion on speed
+COPIES = 10  # Cranfield's 225 topics, 10 times over: searching lasts long enough to be cut
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Cluster:
+    """A `dask scheduler` and `dask worker` processes, started and stopped by their pids."""
+
+    def __init__(self, tmp: Path, workers: int = 2, env: dict | None = None):
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+        log = (tmp / "scheduler.log").open("w")
+        self.scheduler = subprocess.Popen(
+            [DASK, "scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1], "--no-dashboard"],
+            stdout=log,
+            stderr=log,
+            env=self.env,
+        )
+        wlog = (tmp / "workers.log").open("w")
+        self.workers = subprocess.Popen(
+            [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", str(workers), "--memory-limit", "0"]
+            + ["--no-dashboard", "--death-timeout", "30"],
+            stdout=wlog,
+            stderr=wlog,
+            env=self.env,
+            start_new_session=True,  # its nannies and workers: stopped together by this group's id
+        )
+        from distributed import Client
+
+        with Client(self.address, timeout="60s") as c:
+            c.wait_for_workers(workers, timeout=DEADLINE)
+
+    def stop(self) -> None:
+        for p in (self.workers, self.scheduler):
+            if p.poll() is None:
+                if p is self.workers:
+                    os.killpg(p.pid, signal.SIGKILL)
+                else:
+                    p.kill()
+            p.wait(timeout=DEADLINE)
+
+
+def project(tmp: Path, index) -> Path:
+    """A Cranfield project whose index is built (a copy of the session's) and whose run cache is empty."""
+    proj = tmp / "proj"
+    (proj / "configs").mkdir(parents=True)
+    (proj / "indexes").mkdir()
+    shutil.copytree(index.path, proj / "indexes" / "cran", ignore=shutil.ignore_patterns("harness-runs"))
+    lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
+    (proj / "topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(COPIES) for line in lines))
+    cfg = proj / "configs" / "cran.yaml"
+    cfg.write_text(
+        "name: cran\n"
+        f"collection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
+        "index: {path: ../indexes/cran}\n"
+        "topics: {path: ../topics.tsv, format: tsv}\n"
+        f"qrels: {CRANFIELD / 'qrels.txt'}\n"
+        "runs:\n  - bm25: {k1: 0.9, b: 0.4}\n  - dirichlet: {mu: [500, 1000]}\n  - jm: {lambda: 0.5}\n"
+        "measures: [AP, nDCG@10]\n"
+        "output: ../reports/cran\n"
+    )
+    return cfg
+
+
+def run(cfg: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [PY, "-m", "harness", "run", *args, str(cfg)], cwd=REPO, capture_output=True, text=True, timeout=900
+    )
+
+
+def start(cfg: Path, log: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [PY, "-m", "harness", "run", *args, str(cfg)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def wait_for(log: Path, text: str, p: subprocess.Popen) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while text not in log.read_text():
+        assert p.poll() is None, f"finished before {text!r}: {log.read_text()}"
+        assert time.monotonic() < deadline, f"no {text!r} in {DEADLINE} s: {log.read_text()}"
+        time.sleep(0.05)
+
+
+def run_files(cfg: Path) -> dict[str, bytes]:
+    runs = cfg.parent.parent / "reports" / "cran" / "runs"
+    return {p.name: p.read_bytes() for p in sorted(runs.glob("*.trec"))}
+
+
+def cache(cfg: Path) -> dict[str, bytes]:
+    folder = cfg.parent.parent / "indexes" / "cran" / "harness-runs"
+    return {p.name: p.read_bytes() for p in sorted(folder.glob("*.trec"))} if folder.is_dir() else {}
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory, cranfield_index):
+    """The config run locally from an empty cache: its run files and cache files."""
+    cfg = project(tmp_path_factory.mktemp("clean"), cranfield_index)
+    r = run(cfg)
+    assert r.returncode == 0, r.stderr
+    return run_files(cfg), cache(cfg)
+
+
+def check_rerun(cfg: Path, clean) -> None:
+    """What the fault left in the cache is complete (each file equals the clean run's), and a local
+    re-run ends with the clean run's files, leaving nothing hidden behind."""
+    files, cached = clean
+    left = cache(cfg)
+    assert all(left[name] == cached[name] for name in left), "a cached run differs from the clean run's"
+    r = run(cfg)
+    assert r.returncode == 0, r.stderr
+    assert run_files(cfg) == files and cache(cfg) == cached
+    assert hidden_leftovers(cfg.parent.parent) == []
+
+
+def one_paragraph(err: str) -> None:
+    assert "Traceback" not in err and "never retrieved" not in err and "distributed." not in err, err
+    assert not any(line.startswith("\t") for line in err.splitlines()), err  # no Java frames
+
+
+def test_scheduler_gone_mid_sweep_is_exit_3_naming_it(tmp_path, cranfield_index, clean):
+    cfg = project(tmp_path, cranfield_index)
+    cluster = Cluster(tmp_path)
+    try:
+        log = tmp_path / "err.txt"
+        p = start(cfg, log, "--scheduler", cluster.address)
+        wait_for(log, "run bm25: searched", p)  # the first run is back, the others are in flight
+        cluster.scheduler.kill()
+        p.wait(timeout=DEADLINE)
+    finally:
+        cluster.stop()
+    err = log.read_text()
+    assert p.returncode == 3, err
+    assert f"lost the Dask scheduler {cluster.address}" in err
+    one_paragraph(err)
+    assert hidden_leftovers(tmp_path) == []
+    check_rerun(cfg, clean)
+
+
+def test_client_interrupted_mid_sweep_is_exit_130(tmp_path, cranfield_index, clean):
+    cfg = project(tmp_path, cranfield_index)
+    cluster = Cluster(tmp_path)
+    try:
+        log = tmp_path / "err.txt"
+        p = start(cfg, log, "--scheduler", cluster.address)
+        wait_for(log, "run bm25: searched", p)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=DEADLINE)
+    finally:
+        cluster.stop()
+    err = log.read_text()
+    assert p.returncode == 130, err
+    assert "harness: interrupted (SIGINT)" in err
+    one_paragraph(err)
+    assert hidden_leftovers(tmp_path) == []
+    check_rerun(cfg, clean)
+
+
+def test_worker_out_of_memory_is_exit_3_naming_the_worker(tmp_path, cranfield_index, clean):
+    """A worker's JVM with a heap too small to search (HARNESS_JAVA_OPTS on the worker)."""
+    cfg = project(tmp_path, cranfield_index)
+    cluster = Cluster(tmp_path, workers=1, env={"HARNESS_JAVA_OPTS": "-Xmx12m"})
+    try:
+        r = run(cfg, "--scheduler", cluster.address)
+    finally:
+        cluster.stop()
+    assert r.returncode == 3, r.stderr
+    assert "OutOfMemoryError" in r.stderr and "Dask worker tcp://127.0.0.1:" in r.stderr
+    assert "HARNESS_JAVA_OPTS=-Xmx" in r.stderr and "on the workers" in r.stderr
+    one_paragraph(r.stderr)
+    check_rerun(cfg, clean)
