@@ -9,6 +9,7 @@ files). Waits on subprocesses are bounded; nothing here is timed."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -38,7 +39,7 @@ def free_port() -> int:
 class Cluster:
     """A `dask scheduler` and `dask worker` processes, started and stopped by their pids."""
 
-    def __init__(self, tmp: Path, workers: int = 2, env: dict | None = None):
+    def __init__(self, tmp: Path, workers: int = 2, env: dict | None = None, hide: Path | None = None):
         self.address = f"tcp://127.0.0.1:{free_port()}"
         self.env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
         log = (tmp / "scheduler.log").open("w")
@@ -49,9 +50,13 @@ class Cluster:
             env=self.env,
         )
         wlog = (tmp / "workers.log").open("w")
+        command = [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", str(workers), "--memory-limit", "0"]
+        command += ["--no-dashboard", "--death-timeout", "30"]
+        if hide is not None:  # the workers see an empty folder at `hide`: another machine's file system
+            unshare = ["unshare", "-m", "--propagation", "private"] if os.getuid() == 0 else ["unshare", "-rm"]
+            command = [*unshare, "sh", "-c", f'mount -t tmpfs none "{hide}" && exec "$@"', "sh", *command]
         self.workers = subprocess.Popen(
-            [DASK, "worker", self.address, "--nthreads", "1", "--nworkers", str(workers), "--memory-limit", "0"]
-            + ["--no-dashboard", "--death-timeout", "30"],
+            command,
             stdout=wlog,
             stderr=wlog,
             env=self.env,
@@ -205,3 +210,62 @@ def test_worker_out_of_memory_is_exit_3_naming_the_worker(tmp_path, cranfield_in
     assert "HARNESS_JAVA_OPTS=-Xmx" in r.stderr and "on the workers" in r.stderr
     one_paragraph(r.stderr)
     check_rerun(cfg, clean)
+
+
+def test_worker_killed_while_indexing_a_shard_changes_nothing(tmp_path, cranfield_index, clean):
+    """SIGKILL to a worker while the shards are being indexed: its nanny restarts it, the shard
+    is indexed again (over what the killed one left), and the index and runs are the clean ones."""
+    from distributed import Client
+
+    cfg = project(tmp_path, cranfield_index)
+    shutil.rmtree(tmp_path / "proj" / "indexes" / "cran")
+    cfg.write_text(cfg.read_text() + "execution: {engine: dask, index_shards: 2}\n")
+    cluster = Cluster(tmp_path)
+    try:
+        with Client(cluster.address, timeout="60s") as c:
+            victim = sorted(c.run(os.getpid).values())[0]
+        log = tmp_path / "err.txt"
+        p = start(cfg, log, "--scheduler", cluster.address)
+        indexes = tmp_path / "proj" / "indexes"
+        deadline = time.monotonic() + DEADLINE
+        while not list(indexes.glob(".cran.building-*/shard-*/index/*")):  # Lucene is writing a shard
+            assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.02)
+        os.kill(victim, signal.SIGKILL)
+        p.wait(timeout=DEADLINE)
+    finally:
+        cluster.stop()
+    err = log.read_text()
+    assert p.returncode == 0, err
+    manifest = json.loads((indexes / "cran" / "harness-index.json").read_text())
+    assert manifest["shards"] == 2 and manifest["stats"] == cranfield_index.manifest["stats"]
+    assert manifest["counters"] == cranfield_index.manifest["counters"]
+    assert run_files(cfg) == clean[0] and cache(cfg) == clean[1]
+    assert hidden_leftovers(tmp_path / "proj") == []
+
+
+@pytest.mark.parametrize("index", ["built", "to build"])
+def test_workers_that_cannot_see_the_index_folder_are_exit_3_naming_them(tmp_path, cranfield_index, index):
+    """Driver and workers disagree on the index path: the workers' `indexes/` is another file
+    system (an empty one, mounted in their own mount namespace). Searching an index the driver
+    has, or building one the driver then cannot see, is exit 3 naming the worker or the path;
+    nothing is cached, no report written, nothing left behind."""
+    cfg = project(tmp_path, cranfield_index)
+    indexes = tmp_path / "proj" / "indexes"
+    if index == "to build":  # two shards, read from the corpus file (a path the workers see)
+        shutil.rmtree(indexes / "cran")
+        cfg.write_text(cfg.read_text() + "execution: {engine: dask, index_shards: 2}\n")
+    before = sorted(p.name for p in indexes.iterdir())
+    cluster = Cluster(tmp_path, workers=1, hide=indexes)
+    try:
+        r = run(cfg, "--scheduler", cluster.address)
+    finally:
+        cluster.stop()
+    assert r.returncode == 3, r.stderr
+    one_paragraph(r.stderr)
+    if index == "built":
+        assert "Dask worker tcp://127.0.0.1:" in r.stderr and f"cannot see the index {indexes / 'cran'}" in r.stderr
+    else:
+        assert f"the workers built the index in {indexes}" in r.stderr and "which this process cannot see" in r.stderr
+    assert cache(cfg) == {} and not (tmp_path / "proj" / "reports" / "cran").exists()
+    assert sorted(p.name for p in indexes.iterdir()) == before and hidden_leftovers(tmp_path / "proj") == []
