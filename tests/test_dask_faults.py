@@ -269,3 +269,63 @@ def test_workers_that_cannot_see_the_index_folder_are_exit_3_naming_them(tmp_pat
         assert f"the workers built the index in {indexes}" in r.stderr and "which this process cannot see" in r.stderr
     assert cache(cfg) == {} and not (tmp_path / "proj" / "reports" / "cran").exists()
     assert sorted(p.name for p in indexes.iterdir()) == before and hidden_leftovers(tmp_path / "proj") == []
+
+
+@pytest.mark.parametrize("phase", ["mid-index", "mid-search"])
+def test_sigterm_with_its_own_cluster_stops_the_workers_and_cleans_up(tmp_path, cranfield_index, clean, phase):
+    """`harness run --workers 2` stopped by SIGTERM (docker stop, Slurm): exit 143, its
+    LocalCluster's processes stopped with it, no temp folder or lock left; a re-run is clean."""
+    import psutil
+
+    cfg = project(tmp_path, cranfield_index)
+    indexes = tmp_path / "proj" / "indexes"
+    if phase == "mid-index":
+        shutil.rmtree(indexes / "cran")
+    log = tmp_path / "err.txt"
+    p = start(cfg, log, "--workers", "2")
+    deadline = time.monotonic() + DEADLINE
+    while not (
+        list(indexes.glob(".cran.building-*/shard-*/index/*"))
+        if phase == "mid-index"
+        else "searched" in log.read_text()
+    ):
+        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.02)
+    children = psutil.Process(p.pid).children(recursive=True)
+    assert len(children) >= 2  # the workers (and their nannies)
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=DEADLINE)
+    err = log.read_text()
+    assert p.returncode == 143, err
+    assert "harness: interrupted (SIGTERM)" in err
+    one_paragraph(err)
+    gone, alive = psutil.wait_procs(children, timeout=60)
+    assert alive == [], f"left running: {alive}"
+    assert hidden_leftovers(tmp_path) == []
+    if phase == "mid-index":
+        assert sorted(p.name for p in indexes.iterdir()) == []
+    check_rerun(cfg, clean)
+
+
+@pytest.mark.parametrize("driver", ["gave up", "waits"])
+def test_a_shard_task_of_an_abandoned_build_removes_what_it_wrote(tmp_path, driver):
+    """A running task on another cluster's worker cannot be stopped: when the driver has removed
+    its build folder meanwhile (interrupted), the task removes the shard folder Lucene re-created."""
+    from harness.experiment.executors.dask import BUILDING, _unless_abandoned
+
+    work = tmp_path / ".cran.building-1"
+    work.mkdir()
+    (work / BUILDING).touch()
+
+    def build_shard_task(collection_class, shard, folder, options):
+        if driver == "gave up":
+            shutil.rmtree(work)  # the driver, interrupted, removes its folder ...
+        (Path(folder) / "index").mkdir(parents=True, exist_ok=True)  # ... and Lucene makes it again
+        (Path(folder) / "index" / "segments_1").write_text("")
+        return {"indexed": 1}
+
+    assert _unless_abandoned(build_shard_task)("c", None, str(work / "shard-0000"), None) == {"indexed": 1}
+    if driver == "gave up":
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert (work / "shard-0000" / "index" / "segments_1").exists()

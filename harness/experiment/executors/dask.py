@@ -171,20 +171,34 @@ class DaskExecutor:
         shards = split_corpus(corpus, n, work / "staged")
         self.on(ShardsBuild(len(shards)))
         folders = [str(work / f"shard-{s.number:04d}") for s in shards]
+        work.mkdir(parents=True, exist_ok=True)
+        (work / BUILDING).touch()  # removed with `work` when the driver gives up: see _unless_abandoned
         futures = [
             client.submit(
                 build_shard_task, corpus.anserini_class, s, f, options, key=f"index-shard-{s.number}-{_tag()}"
             )
             for s, f in zip(shards, folders)
         ]
-        counters: dict[str, int] = {}
-        for c in self._gather(futures):
-            for k, v in c.items():
-                counters[k] = counters.get(k, 0) + v
-        indexes = [str(Path(f) / "index") for f in folders]
-        target = str(work / "index") if len(shards) > 1 else indexes[0]
-        merged = client.submit(merge_task, indexes, target, key=f"index-merge-{_tag()}")
-        stats, built_by = self._gather([merged])[0]
+        try:
+            counters: dict[str, int] = {}
+            for c in self._gather(futures):
+                for k, v in c.items():
+                    counters[k] = counters.get(k, 0) + v
+            indexes = [str(Path(f) / "index") for f in folders]
+            target = str(work / "index") if len(shards) > 1 else indexes[0]
+            futures = [client.submit(merge_task, indexes, target, key=f"index-merge-{_tag()}")]
+            stats, built_by = self._gather(futures)[0]
+        except BaseException:
+            # Interrupted or failed: the driver removes `work` next. Workers of our own LocalCluster
+            # are stopped first, or a shard still being indexed re-creates its folder there (Lucene
+            # makes its directory); a running task of another cluster cannot be stopped, and
+            # removes what it wrote when it ends (_unless_abandoned).
+            try:
+                client.cancel(futures)
+            finally:
+                if self._cluster is not None:
+                    self.close()
+            raise
         if not Path(target).is_dir():
             raise EngineError(
                 f"the workers built the index in {target}, which this process cannot see: the index must "
@@ -383,7 +397,39 @@ def search_task(path: str, fingerprint: str, options, sim, queries: list, depth:
     return counts, docs, scores, digest, time.perf_counter() - t, _where()
 
 
+# In the folder where the driver has the shards built, for as long as it waits for them
+BUILDING = ".harness-building"
+
+
+def _unless_abandoned(task):
+    """A shard task (its ``folder`` in the driver's build folder, which holds :data:`BUILDING`)
+    that removes what it wrote when the driver gave up meanwhile (the marker it saw at the start
+    has gone with the driver's folder: interrupted, or failed on another shard), so that a task
+    no one could stop leaves no hidden folder behind. A marker never seen (a folder this worker
+    does not share) changes nothing."""
+
+    @functools.wraps(task)
+    def run(collection_class, shard, folder, options):
+        folder = Path(folder)
+        marker = folder.parent / BUILDING
+        seen = marker.exists()
+        try:
+            return task(collection_class, shard, str(folder), options)
+        finally:
+            if seen and not marker.exists():
+                from harness.folders import remove_tree
+
+                remove_tree(folder)
+                try:
+                    folder.parent.rmdir()  # the last one out
+                except OSError:
+                    pass
+
+    return run
+
+
 @_on_worker
+@_unless_abandoned
 def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
     """One corpus shard indexed into ``folder/index``: Anserini's counters."""
     from harness.engine.shards import build_shard
