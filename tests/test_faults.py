@@ -426,7 +426,6 @@ def cranfield_done(tmp_path_factory):
     [
         (signal.SIGKILL, "mid-index"),
         (signal.SIGINT, "mid-index"),
-        (signal.SIGTERM, "mid-index"),  # docker stop, Slurm: cleaned up as Ctrl-C, exit 143
         (signal.SIGKILL, "mid-search"),
         (signal.SIGINT, "mid-search"),
         (signal.SIGTERM, "mid-search"),
