@@ -56,10 +56,20 @@ def to_stderr(event: Event) -> None:
 @dataclass(frozen=True)
 class Waiting(Event):
     target: str
-    holder: object  # the other process's pid, or "?"
+    holder: object  # the other process's pid ("4242", or "4242 on host h2" for another machine's), or "?"
 
     def __str__(self) -> str:
         return f"waiting for another harness process (pid {self.holder}) that is writing {self.target} ..."
+
+
+@dataclass(frozen=True)
+class InUse(Event):
+    """A rebuild waits for the harness processes still searching the index it replaces."""
+
+    target: str
+
+    def __str__(self) -> str:
+        return f"waiting for other harness processes still searching {self.target} before replacing it ..."
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,10 @@ The rules (docs/experiments.md "Safety"):
   systems), two renames with the old folder parked at ``.<name>.old-<pid>``; an interruption between
   them leaves no ``<name>`` at all (never a wrong one), and the next run renames the parked
   previous folder back.
+- **No swap under a reader.** A run searching an index holds a shared flock on
+  ``.<name>.in-use`` beside it (:func:`in_use`) from the moment it has built or reused it until
+  its runs are cached; a rebuild (another config's options at the same ``index.path``) takes it
+  exclusively for the swap, so it waits for them instead of replacing the index under them.
 - **One writer at a time.** ``.<name>.lock`` beside the folder (flock) serialises processes that
   write the same folder: the second waits and says for whom. The kernel releases a lock when its
   process dies, even by SIGKILL, so a hidden temp folder whose lock is free belongs to a dead run
@@ -31,18 +35,20 @@ import json
 import os
 import re
 import shutil
+import socket
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from harness.events import Cleaned, Emit, Waiting, ignore
+from harness.events import Cleaned, Emit, InUse, Waiting, ignore
 from harness.files import fsync_dir, write_json_atomic
 
 __all__ = [
     "OUTPUT_MARKER",
     "TEMP_KINDS",
     "locked",
+    "in_use",
     "temp_sibling",
     "replace_folder",
     "clean_interrupted",
@@ -122,15 +128,11 @@ def locked(target: Path, on: Emit = ignore, blocking: bool = True):
         if not blocking:
             yield False
             return
-        try:
-            holder = lock.read_text().strip() or "?"
-        except OSError:
-            holder = "?"
-        on(Waiting(str(target), holder))
+        on(Waiting(str(target), _holder(lock)))
         fd = _try_open_locked(lock, blocking=True)
     try:
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.pwrite(fd, f"{os.getpid()}\n{socket.gethostname()}\n".encode(), 0)  # for _holder, elsewhere
         with _held_guard:
             _held[key] = [fd, 1]
         yield True
@@ -144,9 +146,65 @@ def locked(target: Path, on: Emit = ignore, blocking: bool = True):
         os.close(fd)
 
 
+def _holder(lock: Path) -> str:
+    """Who holds ``lock``, as its file says: a pid, and the host when it is another machine's
+    (a folder shared over NFS, where the server keeps the lock), or "?"."""
+    try:
+        pid, _, host = lock.read_text().partition("\n")
+    except (OSError, UnicodeDecodeError):
+        return "?"
+    pid, host = pid.strip() or "?", host.strip()
+    return f"{pid} on host {host}" if host and host != socket.gethostname() else pid
+
+
 def _holds(target: Path) -> bool:
     with _held_guard:
         return str(_lock_path(target)) in _held
+
+
+@contextmanager
+def in_use(target: Path, exclusive: bool = False, on: Emit = ignore):
+    """Hold ``.<name>.in-use`` beside ``target`` shared (a run searching the index) or
+    exclusive (a rebuild swapping it; it waits for the searches, saying so once). The last one
+    out removes the file (the inode is re-checked after locking, as for :func:`locked`). Where
+    the folder cannot hold it (read-only), nothing is locked: nothing there can be rebuilt either."""
+    target = Path(target)
+    path = target.parent / f".{target.name}.in-use"
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    said = False
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError:
+            yield
+            return
+        try:
+            try:
+                fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if exclusive and not said:
+                    on(InUse(str(target)))
+                    said = True
+                fcntl.flock(fd, mode)
+            try:
+                same = os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino
+            except FileNotFoundError:
+                same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # nobody else holds it: remove it
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
 
 
 # ------------------------------------------------------------------------------ temp folders

@@ -24,6 +24,7 @@ MODULE_MARKS = {
     "test_accurate_bm25": ("java",),
     "test_api": ("java",),
     "test_dask": ("java", "dask"),
+    "test_dask_faults": ("java", "dask"),
     "test_docker": ("docker",),
     "test_disk_full": ("java",),
     "test_docker_image": ("docker",),

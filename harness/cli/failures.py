@@ -61,7 +61,10 @@ def handle_signals():
                 pass
 
 
-_JAVA_FRAME = re.compile(r"^\s*(at [\w$.<>/]+\(.*\)|\.\.\. \d+ more)\s*$")
+# a frame as Java prints it ("at a.B.c(B.java:1)") or as pyjnius lists them (tab, no "at")
+_JAVA_FRAME = re.compile(
+    r"^\s*(at [\w$.<>/]+\(.*\)|\.\.\. \d+ more)\s*$|^\s+[\w$.<>/]+\((.*\.java:\d+|Unknown Source|Native Method)\)\s*$"
+)
 
 
 def strip_java_trace(text: str) -> str:

@@ -31,6 +31,7 @@ from harness.folders import (
     check_writable,
     clean_interrupted,
     fsync_tree,
+    in_use,
     locked,
     remove_tree,
     replace_folder,
@@ -318,7 +319,8 @@ def _build(
             manifest["shards"] = built.shards  # merged from shards built apart (harness.engine.shards)
         fsync_tree(target)
         write_json_atomic(target / MANIFEST, manifest)  # last: its presence says the index is complete
-        previous = replace_folder(target, path)  # the old index (if any) now sits in `work`
+        with in_use(path, exclusive=True, on=on):  # not under a run still searching the old index
+            previous = replace_folder(target, path)  # the old index (if any) now sits in `work`
         return manifest
     except BaseException as e:
         clean_interrupted(path)  # a swap cut between the two renames of the fallback: the old index back

@@ -219,7 +219,10 @@ class Searcher:
                 int(depth if first is None else first),
             ).tostring()
         except Exception as e:
-            raise EngineError(f"search with {sim} failed: {e}") from e
+            text = str(e)
+            if "OutOfMemoryError" in text:  # its first line, without Java's frames, and what to do
+                text = text.strip().splitlines()[0] + "; give Java more memory with HARNESS_JAVA_OPTS=-Xmx8g"
+            raise EngineError(f"search with {sim} failed: {text}") from e
         return raw
 
     def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):

@@ -76,12 +76,18 @@ def run_experiment(cfg: Config, on: Emit = ignore, settle: bool = True) -> Exper
     searched and the runs are evaluated (Arrow assembles the text without the GIL). With
     ``settle`` (the default) every file is written before this returns; without it the caller
     must call ``result.settle()`` before reading a run's file: the run verb first gathers the
-    topic explorer's documents, so the writing overlaps that too."""
+    topic explorer's documents, so the writing overlaps that too. It must then call
+    ``result.release_indexes()`` once it has read the cached run files it needs (or
+    ``result.abandon()`` on the way out of an error): until then the indexes stay in use, and
+    another config's rebuild at the same path waits."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HarnessWarning)
         result = _run_experiment(cfg, on)
         if settle:
-            result.settle()
+            try:
+                result.settle()
+            finally:
+                result.release_indexes()
     for w in caught:
         if issubclass(w.category, HarnessWarning):
             result.warnings.append(str(w.message))
@@ -94,20 +100,45 @@ def run_experiment(cfg: Config, on: Emit = ignore, settle: bool = True) -> Exper
 
 def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
     from concurrent.futures import ThreadPoolExecutor
+    from contextlib import ExitStack
 
     writer = ThreadPoolExecutor(1, thread_name_prefix="harness-run-cache")
     writes: list = []
+    held = ExitStack()  # the indexes in use, until their runs are cached (result.settle/abandon)
     try:
-        result = _experiment(cfg, on, writer, writes)
+        result = _experiment(cfg, on, writer, writes, held)
     except BaseException:
-        writer.shutdown(wait=True, cancel_futures=True)  # nothing is left writing behind an error
+        try:
+            writer.shutdown(wait=True, cancel_futures=True)  # nothing is left writing behind an error
+        finally:
+            held.close()
         raise
     writer.shutdown(wait=False)
     result.writes = tuple(writes)
+    result.release = held.close
     return result
 
 
-def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult:
+def _hold(held, info: IndexInfo) -> IndexInfo:
+    """Hold ``info``'s index in use (harness.folders.in_use) while this run searches it and caches
+    its runs beside it: another config's rebuild at the same path waits instead of swapping the
+    index (and its run cache) away. Taken after the index lock was let go, so the index is checked
+    to be the one just built or reused."""
+    from harness.engine.index import open_manifest
+    from harness.folders import in_use
+
+    held.enter_context(in_use(info.path))
+    manifest = open_manifest(info.path)
+    if manifest is None or manifest.get("fingerprint") != info.fingerprint:
+        raise EngineError(
+            f"the index {info.path} was replaced by another harness process (a config with other index options "
+            "and the same index.path) as this one was about to search it; give each config its own index.path, "
+            "or run them one after the other"
+        )
+    return info
+
+
+def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run
     from harness.formats.qrels import read_qrels
@@ -136,16 +167,18 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list) -> ExperimentResult
         if p.existing:
             info = open_existing(p)
         else:
-            info = ensure_index(
-                p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build
+            info = _hold(
+                held,
+                ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build),
             )
         stats = info.manifest.get("stats", {})
         on(IndexReady(str(info.path), info.reused, stats.get("documents", "?"), stats.get("unique_terms", "?")))
         infos = {p.index_path: info}
         if p.exact is not None:  # the index with exact document lengths, for bm25 accurate=true
             x = p.exact
-            infos[x.index_path] = ensure_index(
-                x.corpus, x.options, x.index_path, threads=cfg.index_threads, on=on, build=executor.build
+            infos[x.index_path] = _hold(
+                held,
+                ensure_index(x.corpus, x.options, x.index_path, threads=cfg.index_threads, on=on, build=executor.build),
             )
             x_stats = infos[x.index_path].manifest.get("stats", {})
             on(

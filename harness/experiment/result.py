@@ -73,6 +73,17 @@ class ExperimentResult:
     versions: dict | None = None
     # the run cache files still being written (harness.experiment.execute); see settle()
     writes: tuple = field(default=(), compare=False, repr=False)
+    # lets go of the indexes held in use (harness.folders.in_use) while the run cache beside them
+    # is written and read: see release_indexes()
+    release: object = field(default=None, compare=False, repr=False)
+
+    def release_indexes(self) -> None:
+        """Let another config's rebuild replace the indexes (and their run caches) this result
+        was searched on: called by run_experiment when it settles, or else by its caller once it
+        has copied the cached run files it needs (and by abandon). Idempotent."""
+        release, self.release = self.release, None
+        if release is not None:
+            release()
 
     def settle(self) -> ExperimentResult:
         """Wait until every searched run's cache file is written; raise the first error of
@@ -93,7 +104,10 @@ class ExperimentResult:
         """On the way out of an error or an interruption: cancel the cache writes not yet begun
         and wait for the one under way (each is atomic: a run file is whole or absent)."""
         pending, self.writes = self.writes, ()
-        _stop(pending)
+        try:
+            _stop(pending)
+        finally:
+            self.release_indexes()
 
     @property
     def failed_checks(self) -> list[Check]:

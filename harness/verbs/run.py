@@ -223,12 +223,15 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
         # the searched runs are still being written to the run cache (settled before the report)
         result = relabel(run_experiment(cfg, on=on, settle=False))
         try:
-            attach(result)
-        except BaseException:
-            result.abandon()  # an interruption leaves nothing writing behind it
-            raise
-        result.settle()
-        out = write_report(result, cfg.output, on=on)
+            try:
+                attach(result)
+            except BaseException:
+                result.abandon()  # an interruption leaves nothing writing behind it
+                raise
+            result.settle()
+            out = write_report(result, cfg.output, on=on)  # copies the cached run files
+        finally:
+            result.release_indexes()
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
         summary = (out / "summary.md").read_text(encoding="utf-8")
@@ -280,41 +283,42 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     folder stays one the harness may replace."""
     from harness.experiment import run_experiment
     from harness.experiment.labels import relabel
-    from harness.files import remove_stale_temp_files
-    from harness.folders import (
-        OUTPUT_MARKER,
-        check_writable,
-        clean_interrupted,
-        is_legacy_report,
-        listed_entries,
-        locked,
-        read_marker,
-        write_marker,
-    )
+    from harness.folders import check_writable, clean_interrupted, locked
 
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
         check_writable(cfg.output)
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-        result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on))
-        out = cfg.output / "runs"
-        if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
-            from harness.config.paths import write_target_problems
+        result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
+        try:
+            return _copy_runs(cfg, result.settle(), on)
+        finally:
+            result.release_indexes()  # the cached run files are copied: the index may be replaced
 
-            problems = write_target_problems({"output": cfg.output}, {})
-            if problems:
-                raise DataError(cfg.output, "; ".join(m for _, m in problems))
-        marker = read_marker(cfg.output) or {
-            # a report of an earlier version: its files become the harness's in the new marker
-            "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
-        }
-        names = [f"runs/{r.name}.trec" for r in result.runs]
-        write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
-        remove_stale_temp_files(out, on)
-        written = []
-        for r in result.runs:
-            dst = out / f"{r.name}.trec"
-            _copy_atomic(r.path, dst)
-            written.append((r.name, r.reused, dst))
+
+def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
+    """The searched runs' cached files into OUTPUT/runs, under the output's lock."""
+    from harness.files import remove_stale_temp_files
+    from harness.folders import OUTPUT_MARKER, is_legacy_report, listed_entries, read_marker, write_marker
+
+    out = cfg.output / "runs"
+    if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
+        from harness.config.paths import write_target_problems
+
+        problems = write_target_problems({"output": cfg.output}, {})
+        if problems:
+            raise DataError(cfg.output, "; ".join(m for _, m in problems))
+    marker = read_marker(cfg.output) or {
+        # a report of an earlier version: its files become the harness's in the new marker
+        "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
+    }
+    names = [f"runs/{r.name}.trec" for r in result.runs]
+    write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
+    remove_stale_temp_files(out, on)
+    written = []
+    for r in result.runs:
+        dst = out / f"{r.name}.trec"
+        _copy_atomic(r.path, dst)
+        written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))

@@ -24,9 +24,12 @@ an EngineError (exit 3), as is a cluster where no worker joins within that time.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import logging
 import math
 import os
+import re
 import socket
 import threading
 import time
@@ -54,6 +57,7 @@ class DaskExecutor:
         self._client = None
         self._cluster = None
         self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
+        self._levels: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the cluster
     def _connect(self):
@@ -63,6 +67,7 @@ class DaskExecutor:
 
         from distributed import Client, LocalCluster
 
+        self._quiet()
         ex = self.execution
         timeout = ex.timeout
         if ex.scheduler:
@@ -92,6 +97,7 @@ class DaskExecutor:
                 self.close()
                 raise EngineError(f"cannot start a Dask LocalCluster of {n} workers: {e}") from e
         self._client = client
+        _quiet_loop(client)
         try:
             client.wait_for_workers(1, timeout=timeout)
         except TimeoutError:
@@ -117,6 +123,21 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+        for name, level in self._levels.items():
+            logging.getLogger(name).setLevel(level)
+        self._levels = {}
+
+    def _quiet(self) -> None:
+        """Silence Dask's own log while this client is open: a lost scheduler or a killed worker is
+        one `harness: error:` paragraph, not Dask's tracebacks of its reconnection attempts on
+        stderr besides (`--debug`, which sets HARNESS_JAVA_LOG=1, lets them through)."""
+        if self._levels or os.environ.get("HARNESS_JAVA_LOG") == "1":
+            return
+        names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        for name in names:
+            logger = logging.getLogger(name)
+            self._levels[name] = logger.level
+            logger.setLevel(logging.CRITICAL + 1)
 
     def _gather(self, futures):
         from concurrent.futures import CancelledError
@@ -128,7 +149,10 @@ class DaskExecutor:
         except HarnessError:
             raise
         except (CancelledError, OSError) as e:  # the scheduler went away (or cancelled our tasks)
-            raise EngineError(f"lost the Dask scheduler {self._client.scheduler.address} mid-run: {e!r}") from None
+            raise EngineError(
+                f"lost the Dask scheduler {self._client.scheduler.address} mid-run ({type(e).__name__}): it stopped "
+                "or became unreachable; the runs finished before are cached, run again once it is back"
+            ) from None
         except KilledWorker as e:
             raise EngineError(
                 f"Dask gave up on task {e.task!r}: the workers running it died again and again "
@@ -147,20 +171,34 @@ class DaskExecutor:
         shards = split_corpus(corpus, n, work / "staged")
         self.on(ShardsBuild(len(shards)))
         folders = [str(work / f"shard-{s.number:04d}") for s in shards]
+        work.mkdir(parents=True, exist_ok=True)
+        (work / BUILDING).touch()  # removed with `work` when the driver gives up: see _unless_abandoned
         futures = [
             client.submit(
                 build_shard_task, corpus.anserini_class, s, f, options, key=f"index-shard-{s.number}-{_tag()}"
             )
             for s, f in zip(shards, folders)
         ]
-        counters: dict[str, int] = {}
-        for c in self._gather(futures):
-            for k, v in c.items():
-                counters[k] = counters.get(k, 0) + v
-        indexes = [str(Path(f) / "index") for f in folders]
-        target = str(work / "index") if len(shards) > 1 else indexes[0]
-        merged = client.submit(merge_task, indexes, target, key=f"index-merge-{_tag()}")
-        stats, built_by = self._gather([merged])[0]
+        try:
+            counters: dict[str, int] = {}
+            for c in self._gather(futures):
+                for k, v in c.items():
+                    counters[k] = counters.get(k, 0) + v
+            indexes = [str(Path(f) / "index") for f in folders]
+            target = str(work / "index") if len(shards) > 1 else indexes[0]
+            futures = [client.submit(merge_task, indexes, target, key=f"index-merge-{_tag()}")]
+            stats, built_by = self._gather(futures)[0]
+        except BaseException:
+            # Interrupted or failed: the driver removes `work` next. Workers of our own LocalCluster
+            # are stopped first, or a shard still being indexed re-creates its folder there (Lucene
+            # makes its directory); a running task of another cluster cannot be stopped, and
+            # removes what it wrote when it ends (_unless_abandoned).
+            try:
+                client.cancel(futures)
+            finally:
+                if self._cluster is not None:
+                    self.close()
+            raise
         if not Path(target).is_dir():
             raise EngineError(
                 f"the workers built the index in {target}, which this process cannot see: the index must "
@@ -243,6 +281,29 @@ def _tag() -> str:
     return os.urandom(4).hex()
 
 
+def _quiet_loop(client) -> None:
+    """Drop distributed's AllExit from the client's event loop's "Task exception was never
+    retrieved" log: its internal signal to stop waiting, left unretrieved when a gather is cut
+    by Ctrl-C (a traceback on stderr after the one-line "interrupted")."""
+    loop = getattr(client.loop, "asyncio_loop", None)
+    if loop is None:
+        return
+    previous = loop.get_exception_handler()
+    if getattr(previous, "harness", False):
+        return
+
+    def handler(loop, context):
+        if type(context.get("exception")).__name__ == "AllExit":
+            return
+        if previous is None:
+            loop.default_exception_handler(context)
+        else:
+            previous(loop, context)
+
+    handler.harness = True
+    loop.set_exception_handler(handler)
+
+
 # ---------------------------------------------------------------------- on the workers
 _SEARCHERS: dict[tuple, tuple] = {}  # (path, fingerprint, options) -> (Searcher, id digest), per process
 _LOCK = threading.Lock()
@@ -256,6 +317,38 @@ def _where() -> str:
     except (ImportError, ValueError):
         name = f"pid {os.getpid()}"
     return f"Dask worker {name} on host {socket.gethostname()}"
+
+
+_JAVA_FRAME = re.compile(r"^\s+(at\s+)?[\w$.<>/]+\((.*\.java:\d+|Unknown Source|Native Method)\)\s*$")
+
+
+def _on_worker(task):
+    """A task whose failures name the worker: an EngineError or an exception of Java (which
+    reaches the driver as an unpicklable JavaException, or not at all) becomes an EngineError
+    saying where it happened, without Java's stack frames; a Java OutOfMemoryError says how to
+    give the workers' JVMs more memory. Errors in the user's data (DataError...) are left alone."""
+
+    @functools.wraps(task)
+    def named(*args, **kwargs):
+        try:
+            return task(*args, **kwargs)
+        except HarnessError as e:
+            if not isinstance(e, EngineError) or "Dask worker" in str(e):
+                raise
+            raise EngineError(_worker_message(str(e))) from None
+        except Exception as e:
+            raise EngineError(_worker_message(f"{type(e).__name__}: {e}")) from None
+
+    return named
+
+
+def _worker_message(text: str) -> str:
+    text = "\n".join(line for line in text.splitlines() if not _JAVA_FRAME.match(line)).strip()
+    if "OutOfMemoryError" in text:
+        if "HARNESS_JAVA_OPTS" not in text:
+            text += "; give Java more memory with HARNESS_JAVA_OPTS=-Xmx8g"
+        text += " in the environment the workers start in (it is read on the workers, where the JVMs run)"
+    return f"{_where()}: {text}"
 
 
 def _searcher(path: str, fingerprint: str, options):
@@ -286,12 +379,14 @@ def _searcher(path: str, fingerprint: str, options):
         return s
 
 
+@_on_worker
 def ids_task(path: str, fingerprint: str, options):
     """The index's external ids, '\n'-joined UTF-8 in Lucene docid order, and their digest."""
     searcher, digest = _searcher(path, fingerprint, options)
     return "\n".join(searcher.ids.tolist()).encode("utf-8", "surrogateescape"), digest
 
 
+@_on_worker
 def search_task(path: str, fingerprint: str, options, sim, queries: list, depth: int):
     """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
     table's digest, seconds, and who searched. ``queries`` are texts, or for a vectors index
@@ -302,6 +397,39 @@ def search_task(path: str, fingerprint: str, options, sim, queries: list, depth:
     return counts, docs, scores, digest, time.perf_counter() - t, _where()
 
 
+# In the folder where the driver has the shards built, for as long as it waits for them
+BUILDING = ".harness-building"
+
+
+def _unless_abandoned(task):
+    """A shard task (its ``folder`` in the driver's build folder, which holds :data:`BUILDING`)
+    that removes what it wrote when the driver gave up meanwhile (the marker it saw at the start
+    has gone with the driver's folder: interrupted, or failed on another shard), so that a task
+    no one could stop leaves no hidden folder behind. A marker never seen (a folder this worker
+    does not share) changes nothing."""
+
+    @functools.wraps(task)
+    def run(collection_class, shard, folder, options):
+        folder = Path(folder)
+        marker = folder.parent / BUILDING
+        seen = marker.exists()
+        try:
+            return task(collection_class, shard, str(folder), options)
+        finally:
+            if seen and not marker.exists():
+                from harness.folders import remove_tree
+
+                remove_tree(folder)
+                try:
+                    folder.parent.rmdir()  # the last one out
+                except OSError:
+                    pass
+
+    return run
+
+
+@_on_worker
+@_unless_abandoned
 def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
     """One corpus shard indexed into ``folder/index``: Anserini's counters."""
     from harness.engine.shards import build_shard
@@ -322,6 +450,7 @@ def build_shard_task(collection_class: str, shard, folder: str, options) -> dict
         raise EngineError(f"{_where()} cannot write the shard index in {folder}: {e}") from None
 
 
+@_on_worker
 def merge_task(indexes: list[str], target: str):
     """Merge the shard indexes into `target` (nothing to merge for one shard): (stats, versions)."""
     from harness.engine import lucene
