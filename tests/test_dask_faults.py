@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import CRANFIELD, REPO
-from .test_faults import hidden_leftovers
+from .test_faults import hidden_leftovers, wait_for
 
 PY = sys.executable
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -113,14 +113,6 @@ def start(cfg: Path, log: Path, *args: str) -> subprocess.Popen:
         stderr=log.open("w"),
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
-
-
-def wait_for(log: Path, text: str, p: subprocess.Popen) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while text not in log.read_text():
-        assert p.poll() is None, f"finished before {text!r}: {log.read_text()}"
-        assert time.monotonic() < deadline, f"no {text!r} in {DEADLINE} s: {log.read_text()}"
-        time.sleep(0.05)
 
 
 def run_files(cfg: Path) -> dict[str, bytes]:
