@@ -18,6 +18,7 @@ from harness.cli.notes import harness_warnings
 from harness.policies import (
     ALIGNMENTS,
     CORRECTIONS,
+    DEFAULT_MEASURES,
     DUPLICATES,
     FAMILIES,
     MAX_WORKERS,
@@ -119,9 +120,16 @@ def _execution_flags(p) -> None:
 
 
 def _measure_flag(p, help: str) -> None:
-    """-m/--measure, one or more measures, repeatable (evaluate, compare)."""
+    """-m/--measure, one or more measures, repeatable (evaluate, compare); without it, a config's
+    default measures (policies.DEFAULT_MEASURES), which the commands read when it is None."""
     p.add_argument(
-        "-m", "--measure", dest="measures", action="extend", nargs="+", required=True, metavar="MEASURE", help=help
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        metavar="MEASURE",
+        help=f"{help} (default: {' '.join(DEFAULT_MEASURES)}, a config's default measures)",
     )
 
 
@@ -215,13 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate a TREC run file against qrels, like trec_eval (values equal "
         "trec_eval -c's); prints 'measure<TAB>all<TAB>value' lines",
         "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
+        "  harness evaluate RUN QRELS                         a config's default measures\n"
         "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
         "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
         cmd_evaluate,
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
     e.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
-    _measure_flag(e, "measures, e.g. AP nDCG@10 P@10 RR R@1000 (repeatable)")
+    _measure_flag(e, "measures, e.g. AP nDCG@10 P@10 (repeatable)")
     e.add_argument(
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
