@@ -152,15 +152,24 @@ def test_search_writes_runs_and_no_report(searched):
     tmp, cfg, env, _, _, search = searched
     assert search.returncode == 0, search.stderr
     runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir())
+    # named without spaces (issue 36: `runs/dirichlet mu=500.trec` needed quotes in every command)
     assert runs == sorted(
         [
             "bm25.trec",
-            "dirichlet mu=500.trec",
-            "dirichlet mu=1000.trec",
-            "dirichlet mu=2000.trec",
+            "dirichlet_mu=500.trec",
+            "dirichlet_mu=1000.trec",
+            "dirichlet_mu=2000.trec",
             "jm.trec",
         ]
     )
+    printed = [line.split("\t") for line in search.stdout.splitlines()]
+    assert [(label, Path(path).name) for label, _, path in printed] == [
+        ("bm25", "bm25.trec"),
+        ("dirichlet mu=500", "dirichlet_mu=500.trec"),
+        ("dirichlet mu=1000", "dirichlet_mu=1000.trec"),
+        ("dirichlet mu=2000", "dirichlet_mu=2000.trec"),
+        ("jm", "jm.trec"),
+    ]
     assert not (tmp / "report" / "summary.json").exists()
     first = (tmp / "report" / "runs" / runs[0]).read_text().splitlines()[0].split()
     assert first[0] == "1" and first[1] == "Q0" and first[3] == "1" and first[5] == "bm25(k1=0.9,b=0.4)"
@@ -256,7 +265,7 @@ def test_compare_equals_scipy_and_counts(searched):
 
     tmp, *_ = searched
     runs = tmp / "report" / "runs"
-    files = [runs / "bm25.trec", runs / "dirichlet mu=1000.trec", runs / "jm.trec"]
+    files = [runs / "bm25.trec", runs / "dirichlet_mu=1000.trec", runs / "jm.trec"]
     r = harness(
         "compare",
         *map(str, files),
@@ -288,7 +297,7 @@ def test_compare_equals_scipy_and_counts(searched):
     base = ap(files[0])
     # columns are two spaces or more apart (a label may hold one space)
     rows = {re.split(r"\s{2,}", l)[1]: re.split(r"\s{2,}", l) for l in r.stdout.splitlines() if l.startswith("AP ")}
-    assert set(rows) == {"dirichlet mu=1000", "jm"}
+    assert set(rows) == {"dirichlet_mu=1000", "jm"}  # a run is named by its file
     for f in files[1:]:
         row, y = rows[f.stem], ap(f)
         assert row[2] == f"{y.mean():.4f}" and row[3] == f"{base.mean():.4f}"
@@ -302,7 +311,7 @@ def test_compare_equals_scipy_and_counts(searched):
 def test_compare_bad_input_is_exit_2(searched):
     tmp, *_ = searched
     run = str(tmp / "report" / "runs" / "jm.trec")
-    other = str(tmp / "report" / "runs" / "dirichlet mu=500.trec")
+    other = str(tmp / "report" / "runs" / "dirichlet_mu=500.trec")
     qrels = str(REPO / "qrels" / "demo.txt")
     for args, message in [
         ((run, "--qrels", qrels, "--baseline", "nope", "-m", "AP"), "'nope' is neither one of the runs"),

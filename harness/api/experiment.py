@@ -50,7 +50,8 @@ class Result:
     - ``per_topic``: long, ``run``, ``qid``, ``measure``, ``value`` (the config's measures);
     - ``comparisons``: one row per (measure, baseline, run), the columns of ``comparisons.csv``
       (empty without ``compare:``; ``attrs["policy"]`` states the policy);
-    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in ``runs/<name>.trec``;
+    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
+      (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks and whether each is ok;
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
     - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.

@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     _config_command(
         sub,
         "search",
-        "index and search (no evaluation); write each run to OUTPUT/runs/<run>.trec",
+        "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
+        "without spaces (dirichlet_mu=500.trec)",
         "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
         cmd_search,
         _PLAN_HELP,

@@ -145,6 +145,7 @@ def _sha256(path: Path) -> str:
 def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
+    files = result.run_files()
     return {
         "config": {
             "path": str(cfg.source),
@@ -164,7 +165,7 @@ def provenance(result: ExperimentResult) -> dict:
             {
                 "name": r.name,
                 "spec": str(r.similarity),  # the canonical name the label stands for
-                "file": f"runs/{r.name}.trec",
+                "file": f"runs/{files[r.name]}",
                 "sha256": _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),

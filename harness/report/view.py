@@ -114,6 +114,7 @@ class ReportView:
 
 def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     cfg = result.config
+    files = result.run_files()
     stats = result.index.manifest.get("stats", {})
     facts = Facts(
         index_path=str(result.index.path),
@@ -168,7 +169,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         coverage=audit(result),
         evaluations=result.evaluations,
         runs=tuple(
-            RunRow(r.name, f"runs/{r.name}.trec", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
+            RunRow(r.name, f"runs/{files[r.name]}", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
         ),
         checks=tuple(result.checks),
         manifest=manifest,

@@ -278,7 +278,8 @@ def _copy_atomic(src: Path, dst: Path) -> None:
 
 
 def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
-    """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<run>.trec``. The
+    """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
+    the report names it (:meth:`ExperimentResult.run_files`). The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
     from harness.experiment import run_experiment
@@ -313,12 +314,13 @@ def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
-    names = [f"runs/{r.name}.trec" for r in result.runs]
+    files = result.run_files()  # as the report names them (harness.engine.labels.run_file_names)
+    names = [f"runs/{files[r.name]}" for r in result.runs]
     write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
     remove_stale_temp_files(out, on)
     written = []
     for r in result.runs:
-        dst = out / f"{r.name}.trec"
+        dst = out / files[r.name]
         _copy_atomic(r.path, dst)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))
