@@ -46,6 +46,7 @@ EXAMPLES = (
   harness run configs/demo.yaml          build/reuse the index, search, evaluate, write the report
   harness run --dry-run configs/demo.yaml     what would be built, searched or reused
   harness run --workers 2 configs/demo.yaml   the same runs, searched on 2 Dask worker processes
+  harness run CONFIG --output DIR --set depth=100   a config varied (dotted keys, YAML values), written to DIR
   harness validate configs/demo.yaml     check a config without starting Java
   harness index configs/demo.yaml        build or reuse the index only
   harness search configs/demo.yaml       index + runs (no evaluation): OUTPUT/runs/*.trec
@@ -77,9 +78,36 @@ def _sub(sub, name: str, help: str, examples: str, func):
     return p
 
 
-def _config_command(sub, name, help, examples, func, dry_run: str | None):
+def _key_value(text: str) -> str:
+    from harness.verbs.run import parse_set
+
+    try:
+        parse_set(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _config_command(sub, name, help, examples, func, dry_run: str | None, output: bool = True):
     p = _sub(sub, name, help, examples, func)
     p.add_argument("config", help="the YAML config")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="replace a key of the config, dotted (index.stemmer=krovetz, runs.0.bm25.k1=1.2, 'runs=[bm25, qld]'); "
+        "the value is YAML; repeatable; checked like the file's keys and listed in manifest.json; "
+        "a path given here is relative to the current folder",
+    )
+    if output:
+        p.add_argument(
+            "--output",
+            metavar="DIR",
+            help="the report folder instead of the config's `output` (relative to the current folder)",
+        )
     if dry_run:
         p.add_argument("--dry-run", action="store_true", help=dry_run)
         _execution_flags(p)
@@ -187,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         "run an experiment config end to end: index, search, evaluate, report",
         "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
+        "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
         "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n",
         cmd_run,
         _PLAN_HELP,
@@ -204,9 +233,11 @@ def build_parser() -> argparse.ArgumentParser:
         "index",
         "build the config's index, or reuse it when its fingerprint matches; "
         "print its path, fingerprint and statistics",
-        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n",
+        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n"
+        "  harness index configs/demo.yaml --set index.stemmer=krovetz\n",
         cmd_index,
         _PLAN_HELP,
+        output=False,
     )
     _config_command(
         sub,

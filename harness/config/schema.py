@@ -575,6 +575,8 @@ class Config:
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()
     order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+    # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
+    overrides: tuple[str, ...] = ()
 
     @property
     def run_names(self) -> tuple[str, ...]:

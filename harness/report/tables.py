@@ -150,7 +150,8 @@ def provenance(result: ExperimentResult) -> dict:
         "config": {
             "path": str(cfg.source),
             "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
-            "parsed": cfg.raw,
+            "parsed": cfg.raw,  # with the overrides applied
+            **({"overrides": list(cfg.overrides)} if cfg.overrides else {}),
         },
         "versions": dict(result.versions or {}),  # gathered by the run verb
         "index": {

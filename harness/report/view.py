@@ -198,6 +198,11 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     v = manifest["versions"]
     lines = [
         ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
+        *(
+            [("overrides", " ".join(manifest["config"]["overrides"]))]  # --set, --output: what varied the file
+            if manifest["config"].get("overrides")
+            else []
+        ),
         ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
         (
             "index",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from harness.events import Emit, ignore
 
 __all__ = [
     "IN_MEMORY",
+    "parse_set",
     "load",
     "PlanReport",
     "plan_run",
@@ -43,20 +44,84 @@ def scheduler_problem(address: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------ load
-def load(config, *, scheduler: str | None = None, workers: int | None = None):
+def parse_set(text: str) -> tuple[str, str]:
+    """``--set KEY=VALUE`` as (dotted key, YAML text); ValueError saying what is expected."""
+    from harness.config.overrides import parse_set as parse
+
+    return parse(text)
+
+
+def _overrides(sets: Sequence[str], overrides: Mapping | None, output, flags: bool) -> list:
+    """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
+    (YAML text), the API's ``overrides`` (Python values, written as YAML), then ``output``."""
+    import yaml
+
+    from harness.config import LocatedProblem
+    from harness.config.overrides import Override
+
+    out = []
+    for text in sets:
+        try:
+            key, value = parse_set(text)
+        except ValueError as e:
+            raise ConfigError("--set", [LocatedProblem("", str(e), f"--set {text}")]) from None
+        out.append(Override(key, value, f"--set {text}"))
+    if overrides is not None and not isinstance(overrides, Mapping):
+        why = f"overrides is a dict of dotted keys and values, e.g. {{'index.stemmer': 'krovetz'}} (got {type(overrides).__name__})"
+        raise ConfigError("overrides", [LocatedProblem("", why)])
+    for key, value in (overrides or {}).items():
+        given = f"overrides[{key!r}]"
+        try:
+            parse_set(f"{key}=")
+        except ValueError:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"{key!r} is not a dotted key like index.stemmer", given)]
+            ) from None
+        try:
+            text = yaml.dump(value, Dumper=_dict_dumper(), allow_unicode=True)
+        except yaml.YAMLError as e:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
+            ) from None
+        out.append(Override(key, text, given))
+    if output is not None:
+        path = os.fspath(output)
+        out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
+    return out
+
+
+def load(
+    config,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    sets: Sequence[str] = (),
+    overrides: Mapping | None = None,
+    output: str | os.PathLike | None = None,
+    flags: bool = True,
+):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), with ``--scheduler`` / ``--workers`` applied to its
-    ``execution:`` (``workers`` wins). Starts no Java."""
+    ``execution:`` (``workers`` wins). Starts no Java.
+
+    ``sets`` (``--set KEY=VALUE``, the value YAML), ``overrides`` (the API's ``{dotted key:
+    value}``) and ``output`` (``--output DIR``) replace keys of the config before it is
+    validated (:mod:`harness.config.overrides`): checked as if written in it, named as given in
+    errors, listed in manifest.json; a path among them is relative to the current folder.
+    ``flags``: name ``output`` as the command line's flag (``--output DIR``), else as the API's
+    argument (``output='DIR'``)."""
     import yaml
 
     from harness.config import LocatedProblem, load_config
 
+    changes = _overrides(sets, overrides, output, flags)
+
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
-        cfg = load_config(config)
+        cfg = load_config(config, overrides=changes)
     elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
-        cfg = load_config(config)  # a path (a one-line YAML mapping has a colon and is no file)
+        cfg = load_config(config, overrides=changes)  # a path (a one-line YAML mapping has a colon and is no file)
     else:
         if isinstance(config, Mapping):
             try:
@@ -77,7 +142,7 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
         else:  # a ConfigError as every other bad config is, not a TypeError
             why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
             raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
-        cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
+        cfg = load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
     execution = cfg.execution.overridden(None if workers else scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
 
