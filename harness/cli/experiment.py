@@ -47,7 +47,10 @@ def print_plan(plan) -> None:
 
 # ------------------------------------------------------------------------------ commands
 def cmd_validate(args) -> int:
+    from harness.verbs.run import validate
+
     cfg = _load(args)
+    validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
     names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")

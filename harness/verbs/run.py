@@ -20,6 +20,7 @@ __all__ = [
     "IN_MEMORY",
     "parse_set",
     "load",
+    "validate",
     "PlanReport",
     "plan_run",
     "RunOutcome",
@@ -165,6 +166,40 @@ def _dict_dumper():
     return Dumper
 
 
+# ------------------------------------------------------------------------------ validate
+# topics formats read without Java (trec and anserini:<Reader> are read by Anserini)
+_PLAIN_TOPICS = ("tsv", "jsonl", "vectors")
+
+
+def validate(cfg) -> bool:
+    """``harness validate`` beyond the config's keys (:func:`load` checked those): the topics'
+    ids against the qrels' (harness.formats.topic_ids: none judged, or ids written two ways, is a
+    DataError; a partial overlap a warning), when the topics can be read without Java. Returns
+    whether they were checked."""
+    if cfg.qrels_path is None or cfg.topics_format not in _PLAIN_TOPICS:
+        return False
+    from harness.engine.topics import read_topics
+
+    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+    return True
+
+
+def _check_topic_ids(cfg, topics) -> None:
+    """The rule a run applies before it indexes anything (experiment.sanity), and its warnings."""
+    from harness.errors import warn
+    from harness.experiment.sanity import check_topics, refuse_unmatched_topics
+    from harness.formats.qrels import read_qrels
+
+    if cfg.qrels_path is None:
+        return
+    qrels = read_qrels(cfg.qrels_path)
+    if not qrels.topics():
+        raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
+    for note in check_topics(topics, qrels, cfg.topics_path, cfg.qrels_path, [], cfg.missing_topics):
+        warn(note)
+
+
 # ------------------------------------------------------------------------------ plan
 @dataclass(frozen=True)
 class PlanReport:
@@ -228,6 +263,7 @@ def plan_run(cfg, command: str) -> PlanReport:
     from harness.engine.topics import read_topics
 
     topics = read_topics(cfg.topics_path, cfg.topics_format)
+    _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
     for sim in cfg.runs:
         where = p.for_run(sim)
@@ -351,6 +387,10 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     from harness.experiment.labels import relabel
     from harness.folders import check_writable, clean_interrupted, locked
 
+    if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
+        from harness.engine.topics import read_topics
+
+        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
