@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.metrics import kernels, trec_loops, trec_segments
-from harness.metrics.c_numbers import atof, atol, c_add, c_int, sum_in_order
+from harness.metrics import kernels, trec_segments
+from harness.metrics.c_numbers import X86_NAN, atof, atol, c_add, c_int, sum_in_order
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
 from harness.metrics.trec_jg import JG_MEASURES
@@ -61,7 +61,6 @@ __all__ = [
 ]
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
-X86_NAN = -math.nan  # the NaN an x86 FPU makes of 0/0 (its sign bit set: glibc prints "-nan")
 
 
 @dataclass(frozen=True)
@@ -291,8 +290,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "gm_bpref":
         return [_kernel(rl, "bpref", None, level)]
     if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
-        at_once = trec_segments.segment_values(rl, name, level, p)
-        return [trec_loops.loop_values(rl, name, level, p) if at_once is None else at_once]
+        return [trec_segments.segment_values(rl, name, level, p)]
     if name == "ndcg_cut":
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
