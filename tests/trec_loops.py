@@ -18,11 +18,11 @@ import math
 
 import numpy as np
 
-from harness.metrics.c_numbers import c_log2, c_long, glibc_msort, log2_ranks
+from harness.metrics.c_numbers import X86_NAN, c_log2, c_long, glibc_msort, log2_ranks
 from harness.metrics.kernels import RankedLabels
 from harness.metrics.trec_segments import gain_cmp
 
-__all__ = ["LOOPS", "topic_lists", "loop_values"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "iprec_as_listed", "rprec_mult_as_listed", "utility"]
 
 
 def topic_lists(rl: RankedLabels, level: int):
@@ -237,3 +237,83 @@ def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.nd
     fn = LOOPS[name]
     values = [fn(ranked, levels, level, params, r) for ranked, levels, r in topic_lists(rl, level)]
     return np.array(values, dtype=object if name == "relstring" else np.float64)
+
+
+# iprec_at_recall (and 11pt_avg's terms) and Rprec_mult at a list of levels, topic by topic, as
+# trec_eval's loops take them: the oracle of harness.metrics.kernels.interpolated_precision and
+# rprec_mult, levels out of order and beyond a C long included.
+def _cuts(levels, R: np.ndarray) -> np.ndarray:
+    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
+    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
+
+
+def iprec_as_listed(rl: RankedLabels, level: int, levels) -> list[np.ndarray]:
+    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
+    topic by topic: from the last level to the first, a level takes the interpolated precision
+    when the relevant documents, counted down from the bottom of the ranking, reach its
+    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
+    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
+    counted from the last until one does not, stay 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    R, ret = rl.num_rel(level), rl.num_ret()
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
+        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_rr:
+            cur -= 1
+        for j in range(n_rr, 0, -1):
+            p = float(j) / float(ranks[j - 1])
+            if best < p:
+                best = p
+            while cur >= 0 and cuts[cur] == j:
+                out[cur, t] = best
+                cur -= 1
+        while cur >= 0:
+            out[cur, t] = best
+            cur -= 1
+    return list(out)
+
+
+def rprec_mult_as_listed(rl: RankedLabels, level: int, levels) -> list[np.ndarray]:
+    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
+    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
+    then, ranks counted down from the last while relevant documents remain above, a level
+    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    R, ret = rl.num_rel(level), rl.num_ret()
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_ret:
+            out[cur, t] = float(n_rr) / float(cuts[cur])
+            cur -= 1
+        rel_so_far, i = n_rr, n_ret
+        while i > 0 and rel_so_far > 0:
+            while cur >= 0 and i == cuts[cur]:
+                out[cur, t] = float(rel_so_far) / float(i)
+                cur -= 1
+            if i in relevant:
+                rel_so_far -= 1
+            i -= 1
+    return list(out)
+
+
+def utility(rl: RankedLabels, level: int, coefficients: tuple, num_docs: int) -> np.ndarray:
+    """trec_eval's utility a * rel_ret + b * nonrel_ret + c * rel_not_ret + d * nonrel_not_ret,
+    topic by topic, the counts in C long arithmetic (wrapping at 64 bits)."""
+    a, b, c, d = coefficients
+    ret, R, nrr = rl.num_ret(), rl.num_rel(level), rl.relevant(level)[3]
+    out = np.empty(len(rl.topics))
+    for i in range(len(rl.topics)):
+        n_ret, n_rel, n_rr = int(ret[i]), int(R[i]), int(nrr[i])
+        rest = (num_docs + n_rr - n_ret - n_rel + 2**63) % 2**64 - 2**63
+        out[i] = a * n_rr + b * (n_ret - n_rr) + c * (n_rel - n_rr) + d * rest
+    return out

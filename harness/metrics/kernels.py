@@ -15,12 +15,10 @@ counts every doc that has a qrels entry, -2 included.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    pass
+from harness.metrics.c_numbers import X86_NAN
 
 NOT_JUDGED, POOL_UNJUDGED = -1, -2
 _ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
@@ -155,28 +153,68 @@ def _ideal_dcg(rl, m, threshold, cutoff):
     return _per_topic(rl, topic, _gains(lab, m.gain) / np.log2(rank + 1.0))
 
 
-def interpolated_precision(rl, rel, levels):
-    """trec_eval 9.0.x iprec_at_recall: for level r, c = (long)(r * R + 0.9); 0 if c exceeds
-    the relevant retrieved, else the max of j / rank_j over relevant retrieved j >= max(c, 1).
-    (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
-    key = ("iprec", rel, tuple(levels))
+def level_cutoffs(rl: RankedLabels, rel: int, levels) -> np.ndarray:
+    """trec_eval's cut-off of each level (rows) for each topic (columns): ``(long)(x * R + 0.9)``,
+    R the topic's relevant judged documents; LONG_MIN where the product is beyond a C long or
+    NaN (``1e400``, ``nan``), as C's cast on x86-64."""
+    R = rl.num_rel(rel).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R) + 0.9).astype(np.int64)
+
+
+def trec_eval_loop_order(c: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which levels trec_eval's loops over a topic's ranks reach, for iprec_at_recall and
+    Rprec_mult: ``(tail, reached)`` masks over ``c`` (cut-offs, levels x topics). The loop takes
+    the levels from the last: first it passes those whose cut-off exceeds ``start`` (the
+    relevant retrieved, or the retrieved: ``tail``); then it walks down the ranks from
+    ``start`` and gives a level its value when the rank is the level's cut-off (``reached``).
+    A level whose cut-off is below 1, or above the previous level's (levels out of order:
+    ``11pt_avg.0.5,0.1``, or a cut-off beyond a C long), is never reached, and neither is any
+    level before it. With cut-offs in order, every level but the tail with a cut-off >= 1 is
+    reached."""
+    K, T = c.shape
+    tail = np.zeros((K, T), dtype=bool)
+    reached = np.zeros((K, T), dtype=bool)
+    passing = np.ones(T, dtype=bool)
+    going = np.ones(T, dtype=bool)
+    prev = np.asarray(start, dtype=np.int64)
+    for k in range(K - 1, -1, -1):
+        ck = c[k]
+        passing &= ck > start
+        tail[k] = passing
+        at = ~passing & going & (ck >= 1) & (ck <= prev)
+        going &= passing | at
+        reached[k] = at
+        prev = np.where(at, ck, prev)
+    return tail, reached
+
+
+def interpolated_precision(rl, rel, levels, nan: bool = False):
+    """trec_eval 9.0.x iprec_at_recall at each of ``levels``, as listed: for level r, with
+    cut-off c = (long)(r * R + 0.9), 0 if c exceeds the relevant retrieved, else the max of
+    j / rank_j over relevant retrieved j >= max(c, 1). (Later trec_eval versions use
+    lround(r * R); pytrec_eval and 9.0.x use + 0.9.) Levels out of order follow trec_eval's
+    loop (:func:`trec_eval_loop_order`): a level it never reaches takes the max over every j.
+    ``nan``: a topic without a document retrieved (trec_eval -J, -M 0) takes trec_eval's 0/0,
+    X86_NAN, at the levels the loop does not pass (the loop's starting precision)."""
+    key = ("iprec", rel, tuple(levels), nan)
     if key not in rl._cache:  # trec_eval's iprec_at_recall and 11pt_avg read the same levels
-        rl._cache[key] = _interpolated_precision(rl, rel, levels)
+        rl._cache[key] = _interpolated_precision(rl, rel, levels, nan)
     return list(rl._cache[key])
 
 
-def _interpolated_precision(rl, rel, levels):
+def _interpolated_precision(rl, rel, levels, nan):
     topic, rank, j, nrr, first = rl.relevant(rel)
-    R = rl.num_rel(rel)
+    c = level_cutoffs(rl, rel, levels)
+    tail, reached = trec_eval_loop_order(c, nrr)
     prec = np.append(j / rank, 0.0)  # sentinel: reduceat needs indices < len
     T = len(rl.topics)
+    none = rl.num_ret() == 0
     out = []
-    for level in levels:
-        with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
-            c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-        lo = first[:-1] + np.maximum(c, 1) - 1
+    for k in range(len(levels)):
+        lo = first[:-1] + np.where(reached[k], c[k], 1) - 1  # a level not reached: from the first
         hi = first[1:]
-        valid = (c <= nrr) & (lo < hi)
+        valid = ~tail[k] & (lo < hi)
         idx = np.empty(2 * T, dtype=np.int64)
         idx[0::2] = np.where(valid, lo, 0)
         idx[1::2] = np.where(valid, hi, 0)
@@ -184,7 +222,34 @@ def _interpolated_precision(rl, rel, levels):
             best = np.maximum.reduceat(prec, np.minimum(idx, len(prec) - 1))[0::2]
         else:
             best = np.zeros(0)
-        out.append(np.where(valid, best, 0.0))
+        v = np.where(valid, best, 0.0)
+        out.append(np.where(none & ~tail[k], X86_NAN, v) if nan else v)
+    return out
+
+
+def sum_levels(values: list[np.ndarray]) -> np.ndarray:
+    """The sum of per-level values, from the last level to the first (trec_eval's 11pt_avg
+    loop), as its compiled ``+=`` adds them: of two NaNs the one added (c_numbers.c_add)."""
+    total = np.zeros(len(values[0]) if values else 0)
+    for v in reversed(values):
+        total = np.where(v != v, v, total + v)
+    return total
+
+
+def rprec_mult(rl: RankedLabels, rel: int, levels) -> list[np.ndarray]:
+    """trec_eval's Rprec_mult at each of ``levels``, as listed: precision at the cut-off c =
+    (long)(x * R + 0.9), relevant retrieved / c beyond the retrieved, 0 for c < 1; levels out
+    of order follow trec_eval's loop (:func:`trec_eval_loop_order`), a level it never reaches
+    is 0."""
+    topic, rank, _, nrr, _ = rl.relevant(rel)
+    c = level_cutoffs(rl, rel, levels)
+    tail, reached = trec_eval_loop_order(c, rl.num_ret())
+    out = []
+    for k in range(len(levels)):
+        ck = c[k]
+        hits = np.bincount(topic[rank <= ck[topic]], minlength=len(rl.topics)).astype(np.float64)
+        use = tail[k] | reached[k]
+        out.append(np.where(use, hits / np.where(use, ck, 1), 0.0))
     return out
 
 
@@ -236,11 +301,7 @@ def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
 
 
 def eleven_point(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    vals = interpolated_precision(rl, m.rel, _ELEVEN)
-    total = np.zeros(len(rl.topics))
-    for v in reversed(vals):  # trec_eval adds from the top level down
-        total += v
-    return total / len(_ELEVEN)
+    return sum_levels(interpolated_precision(rl, m.rel, _ELEVEN)) / len(_ELEVEN)
 
 
 def ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:

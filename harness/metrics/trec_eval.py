@@ -278,10 +278,7 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
     if name == "recip_rank":
         return [_kernel(rl, "RR", None, level)]
     if name == "iprec_at_recall":
-        if not _cuts_in_order(p, R):
-            return list(_iprec_as_listed(rl, level, p, R, ret))
-        vals = kernels.interpolated_precision(rl, level, list(p))
-        return [np.where(_nan_at(rl, R, ret, x), X86_NAN, v) for x, v in zip(p, vals)]
+        return kernels.interpolated_precision(rl, level, list(p), nan=True)
     if name in ("P", "recall", "success"):
         family = {"P": "P", "recall": "R", "success": "Success"}[name]
         return [_kernel(rl, family, k, level) for k in p]
@@ -295,27 +292,10 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         return [_kernel(rl, "nDCG", k) for k in p]
     if name == "map_cut":
         return [_kernel(rl, "AP", k, level) for k in p]
-    if name == "11pt_avg":
-        if not _cuts_in_order(p, R):
-            total = np.zeros(len(rl.topics))
-            for v in reversed(_iprec_as_listed(rl, level, p, R, ret)):  # trec_eval's order: the last level first
-                total = np.array([c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
-            return [total / len(p)]
-        nan = np.zeros(len(rl.topics), dtype=bool)
-        for x in p:
-            nan |= _nan_at(rl, R, ret, x)
-        return [np.where(nan, X86_NAN, _eleven_point(rl, level, p))]
+    if name == "11pt_avg":  # the levels' values added from the last level to the first
+        return [kernels.sum_levels(kernels.interpolated_precision(rl, level, list(p), nan=True)) / len(p)]
     if name == "Rprec_mult":
-        if not _cuts_in_order(p, R):
-            return list(_rprec_mult_as_listed(rl, level, p, R, ret))
-        topic, rank, _, _, _ = rl.relevant(level)
-        out = []
-        for x in p:
-            with np.errstate(invalid="ignore"):  # beyond int64 (Rprec_mult.1e400): LONG_MIN, as C's cast on x86-64
-                c = np.trunc(x * R.astype(f) + 0.9).astype(np.int64)  # (long)(x * R + 0.9)
-            hits = np.bincount(topic[rank <= c[topic]], minlength=len(rl.topics)).astype(f)
-            out.append(np.where(c > 0, hits / np.where(c > 0, c, 1), 0.0))
-        return out
+        return kernels.rprec_mult(rl, level, p)
     if name == "relative_P":
         out = []
         for k in p:
@@ -331,107 +311,15 @@ def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int)
         return [kernels.set_f(rl, Measure("SetF", rel=level), beta=p[0])]
     if name == "utility":
         a, b, c, d = p
-        out = np.empty(len(rl.topics))
-        for i in range(len(rl.topics)):
-            n_ret, n_rel, n_rr = int(ret[i]), int(R[i]), int(rel_ret[i])
-            rest = (num_docs + n_rr - n_ret - n_rel + 2**63) % 2**64 - 2**63  # C long arithmetic
-            out[i] = a * n_rr + b * (n_ret - n_rr) + c * (n_rel - n_rr) + d * rest
-        return [out]
+        rest = np.int64(num_docs) + rel_ret - ret - R  # C long arithmetic: int64 arrays wrap as it does
+        with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in C
+            return [
+                a * rel_ret.astype(f) + b * (ret - rel_ret).astype(f) + c * (R - rel_ret).astype(f) + d * rest.astype(f)
+            ]
     if name == "num_nonrel_judged_ret":
         topic, _, _ = rl.rows(0, level)
         return [np.bincount(topic, minlength=len(rl.topics)).astype(f)]
     raise AssertionError(name)  # every name of TREC_MEASURES but runid and num_q is above
-
-
-def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
-    """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
-    retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
-    (long)(level * R + 0.9) of 0 or less, which takes that starting value. trec_eval prints "-nan"."""
-    with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
-        c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-    return (ret == 0) & (c <= 0)  # LONG_MIN too: a level below 0, -inf, NaN
-
-
-def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
-    """11pt_avg over ``levels`` in their given order: interpolated precision at each level
-    (trec_eval's cut-off (long)(r * R + 0.9); 0 above the relevant retrieved), added from the
-    last level to the first, then divided by the number of levels."""
-    vals = kernels.interpolated_precision(rl, level, list(levels))
-    total = np.zeros(len(rl.topics))
-    for v in reversed(vals):
-        total += v
-    return total / len(levels)
-
-
-def _cuts(levels, R: np.ndarray) -> np.ndarray:
-    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
-    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
-        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
-
-
-def _cuts_in_order(levels, R: np.ndarray) -> bool:
-    """Whether every topic's cut-offs increase (or stay) from level to level, as the loops of
-    iprec_at_recall, 11pt_avg and Rprec_mult assume. They do not for levels out of order
-    (``11pt_avg.0.5,0.1``) or beyond a C long after the cast (``iprec_at_recall.0.5,1e400``:
-    LONG_MIN after 0.5's cut-off): the loops themselves are run then (``*_as_listed``)."""
-    c = _cuts(levels, R)
-    return bool((c[1:] >= c[:-1]).all())  # compared, not subtracted: LONG_MIN - c wraps
-
-
-def _iprec_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
-    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
-    topic by topic: from the last level to the first, a level takes the interpolated precision
-    when the relevant documents, counted down from the bottom of the ranking, reach its
-    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
-    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
-    counted from the last until one does not, stay 0."""
-    _, rank, _, nrr, first = rl.relevant(level)
-    cuts_all = _cuts(levels, R)
-    out = np.zeros((len(levels), len(rl.topics)))
-    for t in range(len(rl.topics)):
-        cuts = cuts_all[:, t].tolist()
-        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
-        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
-        cur = len(cuts) - 1
-        while cur >= 0 and cuts[cur] > n_rr:
-            cur -= 1
-        for j in range(n_rr, 0, -1):
-            p = float(j) / float(ranks[j - 1])
-            if best < p:
-                best = p
-            while cur >= 0 and cuts[cur] == j:
-                out[cur, t] = best
-                cur -= 1
-        while cur >= 0:
-            out[cur, t] = best
-            cur -= 1
-    return list(out)
-
-
-def _rprec_mult_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
-    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
-    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
-    then, ranks counted down from the last while relevant documents remain above, a level
-    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
-    _, rank, _, nrr, first = rl.relevant(level)
-    cuts_all = _cuts(levels, R)
-    out = np.zeros((len(levels), len(rl.topics)))
-    for t in range(len(rl.topics)):
-        cuts = cuts_all[:, t].tolist()
-        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
-        cur = len(cuts) - 1
-        while cur >= 0 and cuts[cur] > n_ret:
-            out[cur, t] = float(n_rr) / float(cuts[cur])
-            cur -= 1
-        rel_so_far, i = n_rr, n_ret
-        while i > 0 and rel_so_far > 0:
-            while cur >= 0 and i == cuts[cur]:
-                out[cur, t] = float(rel_so_far) / float(i)
-                cur -= 1
-            if i in relevant:
-                rel_so_far -= 1
-            i -= 1
-    return list(out)
 
 
 def compute(
