@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.metrics import trec_segments
-from harness.metrics.kernels import RankedLabels
+from harness.metrics.ranked import RankedLabels
 
 from . import trec_loops
 

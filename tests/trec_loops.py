@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from harness.metrics.c_numbers import X86_NAN, c_log2, c_long, glibc_msort, log2_ranks
-from harness.metrics.kernels import RankedLabels
+from harness.metrics.ranked import RankedLabels
 from harness.metrics.trec_segments import gain_cmp
 
 __all__ = ["LOOPS", "topic_lists", "loop_values", "iprec_as_listed", "rprec_mult_as_listed", "utility"]

@@ -14,8 +14,8 @@ import numpy as np
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.formats.tokenizer import worker_threads
-from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.metrics.measures import Measure, parse_measure, parse_measures
+from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.policies import EvalPolicy
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels"]

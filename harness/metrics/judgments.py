@@ -30,7 +30,7 @@ from harness.errors import DataError, read_error
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate_labels
-from harness.metrics.kernels import NOT_JUDGED, RankedLabels
+from harness.metrics.ranked import NOT_JUDGED, RankedLabels
 
 __all__ = ["RankJudgments", "parse_judgments", "read_judgments", "to_ranked_labels", "to_qrels", "evaluate_judgments"]
 

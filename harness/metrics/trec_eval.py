@@ -38,8 +38,8 @@ import numpy as np
 
 from harness.metrics import kernels, trec_segments
 from harness.metrics.c_numbers import X86_NAN, atof, atol, c_add, c_int, sum_in_order
-from harness.metrics.kernels import RankedLabels
 from harness.metrics.measures import Measure
+from harness.metrics.ranked import RankedLabels
 from harness.metrics.trec_jg import JG_MEASURES
 from harness.metrics.trec_prefs import PREFS_MEASURES
 

@@ -20,7 +20,7 @@ import numpy as np
 from harness.errors import DataError
 from harness.metrics.c_numbers import X86_NAN, c_int_of, c_long, glibc_msort, log2_ranks
 from harness.metrics.c_numbers import c_log2 as _c_log2_one
-from harness.metrics.kernels import RankedLabels
+from harness.metrics.ranked import RankedLabels
 
 __all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel", "gain_cmp"]
 
