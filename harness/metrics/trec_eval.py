@@ -37,28 +37,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.metrics import kernels, trec_segments
-from harness.metrics.c_numbers import X86_NAN, atof, atol, c_add, c_int, sum_in_order
+from harness.metrics.c_numbers import atof, atol, c_add, c_int, sum_in_order
 from harness.metrics.measures import Measure
 from harness.metrics.ranked import RankedLabels
 from harness.metrics.trec_jg import JG_MEASURES
+from harness.metrics.trec_output import Line
 from harness.metrics.trec_prefs import PREFS_MEASURES
+from harness.metrics.trec_zscores import zscore
 
-__all__ = [
-    "TrecMeasure",
-    "TREC_MEASURES",
-    "GROUPS",
-    "Request",
-    "parse_requests",
-    "Line",
-    "compute",
-    "format_line",
-    "format_output",
-    "MIN_GEO_MEAN",
-    "MISSING_ZSCORE",
-    "X86_NAN",
-    "parse_zscores",
-    "zscore",
-]
+__all__ = ["TrecMeasure", "TREC_MEASURES", "GROUPS", "Request", "parse_requests", "compute", "MIN_GEO_MEAN"]
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
 
@@ -239,17 +226,6 @@ def parse_requests(items: list[str]) -> list[Request]:
 
 
 # ------------------------------------------------------------------------------ computation
-@dataclass
-class Line:
-    """One output line's values: per evaluated topic (``per_topic``, None when trec_eval does
-    not print it per topic) and the "all" value."""
-
-    name: str
-    kind: str
-    per_topic: np.ndarray | list | None  # values (floats; relstring: strings), in the topics' order
-    summary: float | int | str
-
-
 def _kernel(rl: RankedLabels, name: str, cutoff=None, level: int = 1) -> np.ndarray:
     # nDCG takes its gains from every label >= 1, whatever -l, as trec_eval's ndcg does
     m = Measure(name, cutoff) if name == "nDCG" else Measure(name, cutoff, rel=level)
@@ -395,108 +371,3 @@ def compute(
                 summary = total / denominator if denominator else total
             lines.append(Line(name, m.kind, arr if m.per_query else None, summary))
     return topics, lines
-
-
-MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
-
-
-def parse_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
-    """-Z's file: lines ``qid measure mean stddev`` (trec_eval's measure names with their
-    cut-offs: ``P_10``, ``map``) -> {(qid, measure): (mean, stddev)}, read with the harness's
-    line reader (a regular UTF-8 file, a leading BOM dropped, lines of bounded length). A line
-    with another number of fields, or a mean or stddev that is not a number, is a DataError
-    naming the line (trec_eval reads such numbers with atof, as 0); an empty file too. Of a
-    pair given twice the first counts (trec_eval finds one of them by binary search)."""
-    from harness.errors import DataError
-    from harness.formats.hygiene import numbered_lines
-
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    for n, line in numbered_lines(path):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 4:
-            raise DataError(f"{path}:{n}", f"expected 'qid measure mean stddev', got {len(fields)} field(s)")
-        try:
-            mean, std = float(fields[2]), float(fields[3])
-        except ValueError:
-            raise DataError(
-                f"{path}:{n}", f"mean and stddev must be numbers (got {fields[2]!r} {fields[3]!r})"
-            ) from None
-        out.setdefault((fields[0], fields[1]), (mean, std))
-    if not out:
-        raise DataError(path, "the z-score file has no lines")
-    return out
-
-
-def zscore(zscores: dict, qid: str, name: str, value: float) -> float:
-    """trec_eval's te_convert_to_zscore for one value: (value - mean) / stddev; with a stddev
-    of 0, 0 when the value is the mean; MISSING_ZSCORE for a topic, or a measure of a topic,
-    the file lacks, or a value off a stddev of 0."""
-    ms = zscores.get((qid, name))
-    if ms is None:
-        return MISSING_ZSCORE
-    mean, std = ms
-    if std:
-        return (value - mean) / std
-    return 0.0 if value == mean else MISSING_ZSCORE
-
-
-def format_line(name: str, qid: str, kind: str, value, z: bool = False) -> str:
-    """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``); under -Z
-    (``z``) every measure but runid and relstring as ``Z%-22s\\t%s\\t%6.4f``, counts too."""
-    if kind == "runid":
-        text = str(value)
-    elif kind == "relstring":
-        text = f"'{value}'"
-    elif z:
-        return f"Z{name:<22}\t{qid}\t{_number(value)}"
-    elif kind in ("long", "num_q"):
-        text = str(int(value))
-    else:
-        text = _number(value)
-    return f"{name:<22}\t{qid}\t{text}"
-
-
-def _number(value: float) -> str:
-    """%6.4f as glibc prints it: a NaN as "-nan" or "nan" by its sign bit (x86's NaN of 0/0,
-    X86_NAN, has it set; atof("nan") of a -Z file has not)."""
-    if value != value:
-        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
-    return f"{value:6.4f}"
-
-
-def format_output(topics: list[str], lines: list[Line], per_query: bool, summary: bool, z: bool = False) -> str:
-    """Everything trec_eval prints: with ``per_query`` (-q) each topic's lines, topic by topic,
-    then with ``summary`` the "all" lines; each line ended by a newline (:func:`format_line`'s
-    text). A topic's lines are one %-format of the values of all its lines (a template built
-    once; CPython's %6.4f is C's), not a format call per line: 910,000 lines (10M run lines,
-    all_trec) in 0.3 s instead of 0.8 s on a loaded 2-core machine."""
-    out = []
-    columns = [ln for ln in lines if ln.per_topic is not None] if per_query else []
-    if columns and z:
-        for i, qid in enumerate(topics):
-            out += [format_line(ln.name, qid, ln.kind, ln.per_topic[i], True) + "\n" for ln in columns]
-    elif columns:
-        parts, values = [], []
-        for ln in columns:
-            name = f"{ln.name:<22}".replace("%", "%%")
-            if ln.kind == "relstring":
-                parts.append(f"{name}\t\0\t'%s'\n")
-                values.append(list(ln.per_topic))
-            elif ln.kind in ("long", "num_q"):
-                parts.append(f"{name}\t\0\t%d\n")
-                values.append(np.asarray(ln.per_topic, dtype=np.float64).tolist())
-            else:
-                v = np.asarray(ln.per_topic, dtype=np.float64)
-                if np.isnan(v).any():  # Python prints either NaN as "nan": glibc prints the sign
-                    parts.append(f"{name}\t\0\t%s\n")
-                    values.append([_number(x) for x in v.tolist()])
-                else:
-                    parts.append(f"{name}\t\0\t%6.4f\n")
-                    values.append(v.tolist())
-        template = "".join(parts)
-        out += [template.replace("\0", qid.replace("%", "%%")) % row for qid, row in zip(topics, zip(*values))]
-    if summary:
-        out += [format_line(ln.name, "all", ln.kind, ln.summary, z) + "\n" for ln in lines if ln.kind != "relstring"]
-    return "".join(out)

@@ -42,7 +42,7 @@ class TrecEvalOptions:
 @dataclass(frozen=True)
 class TrecEvalResult:
     topics: tuple[str, ...]  # the evaluated topics, in trec_eval's order
-    lines: tuple = ()  # harness.metrics.trec_eval.Line, in trec_eval's order
+    lines: tuple = ()  # harness.metrics.trec_output.Line, in trec_eval's order
     options: TrecEvalOptions = field(default_factory=TrecEvalOptions)
 
     def text(self) -> list[str]:
@@ -51,7 +51,7 @@ class TrecEvalResult:
 
     def output(self) -> str:
         """What trec_eval prints: its lines, each ended by a line break."""
-        from harness.metrics.trec_eval import format_output
+        from harness.metrics.trec_output import format_output
 
         o = self.options
         return format_output(list(self.topics), list(self.lines), o.per_query, o.summary, o.zscores is not None)
@@ -100,7 +100,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         raise DataError("-M", f"the number of documents per topic must be positive (got {options.max_docs})")
     zscores = None
     if options.zscores is not None:
-        from harness.metrics.trec_eval import parse_zscores
+        from harness.metrics.trec_zscores import parse_zscores
 
         zscores = parse_zscores(Path(options.zscores))
     if options.rel_info != "qrels":
