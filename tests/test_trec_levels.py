@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from harness.metrics import kernels
 from harness.metrics.c_numbers import c_add
-from harness.metrics.trec_eval import compute, parse_requests
+from harness.metrics.trec_eval import compute
+from harness.metrics.trec_names import parse_requests
 
 from . import trec_loops
 from .test_trec_segments import ranked_topics
@@ -53,6 +54,7 @@ coefficients = st.tuples(*[st.sampled_from([1.0, -1.0, 0.0, 2.5, 1e300, math.inf
 def test_utility_equals_the_loop(rl, level, abcd, num_docs):
     text = ",".join(repr(v) for v in abcd)
     (request,) = parse_requests([f"utility.{text}"])
-    topics, (line,) = compute(rl, [request], level=level, num_docs=num_docs)
+    rl.num_docs = num_docs
+    topics, (line,) = compute(rl, [request], level=level)
     want = dict(zip(rl.topics, trec_loops.utility(rl, level, abcd, num_docs).tolist()))
     assert _same(list(line.per_topic.tolist()), [want[t] for t in topics])

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.metrics import trec_segments
 from harness.metrics.c_numbers import X86_NAN
 from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
-
-_ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
 
 
 def _per_topic(rl: RankedLabels, topic, weights=None):
@@ -136,6 +135,13 @@ def _interpolated_precision(rl, rel, levels, nan):
     return out
 
 
+def eleven_point_at(rl: RankedLabels, rel: int, levels, nan: bool = False) -> list[np.ndarray]:
+    """trec_eval's 11pt_avg over ``levels`` (its parameters, as listed): the interpolated
+    precision at each (:func:`interpolated_precision`), added from the last level to the first,
+    over the number of levels; one array, in a list as the listed kernels return them."""
+    return [sum_levels(interpolated_precision(rl, rel, levels, nan)) / len(levels)]
+
+
 def sum_levels(values: list[np.ndarray]) -> np.ndarray:
     """The sum of per-level values, from the last level to the first (trec_eval's 11pt_avg
     loop), as its compiled ``+=`` adds them: of two NaNs the one added (c_numbers.c_add)."""
@@ -183,6 +189,8 @@ def num_rel_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray
 
 
 def ndcg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    if m.params:  # trec_eval's ndcg with gains by level: its gain table, sorted as it sorts it
+        return trec_segments.segment_values(rl, "ndcg", m.rel, m.params)
     dcg_, _ = _dcg(rl, m, nDCG_threshold, m.cutoff)
     return _div(dcg_, _ideal_dcg(rl, m, nDCG_threshold, m.cutoff))
 
@@ -210,7 +218,7 @@ def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
 
 
 def eleven_point(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return sum_levels(interpolated_precision(rl, m.rel, _ELEVEN)) / len(_ELEVEN)
+    return eleven_point_at(rl, m.rel, m.params or m.info.trec_defaults)[0]
 
 
 def ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
@@ -290,11 +298,11 @@ def set_recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)
 
 
-def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False, beta: float | None = None) -> np.ndarray:
-    """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta as trec_eval's
-    parameter (1.0: the harmonic mean; default the measure's), 0 when nothing relevant is returned."""
-    if beta is None:
-        beta = m.beta
+def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta the measure's (1.0:
+    the harmonic mean), or trec_eval's parameter when given (set_F.0.5; any number atof reads),
+    0 when nothing relevant is returned."""
+    beta = m.params[0] if m.params else m.beta
     ret, R, rel_ret = _set_counts(rl, m)
     P = rel_ret / np.maximum(ret, 1)
     Rc = rel_ret / np.maximum(R, 1)
@@ -309,3 +317,33 @@ def set_ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     f = np.float64
     ok = (ret > 0) & (R > 0)
     return np.where(ok, rel_ret.astype(f) * rel_ret.astype(f) / np.maximum(ret.astype(f) * R.astype(f), 1.0), 0.0)
+
+
+# trec_eval's measures that only `harness trec_eval` computes (harness.metrics.families: not offered)
+def relative_precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's relative_P@k: relevant in the top k / min(k, R), 0 without a relevant judged."""
+    R = rl.num_rel(m.rel).astype(np.int64)
+    return np.where(R > 0, hits_at(rl, m) / np.minimum(m.cutoff, np.maximum(R, 1)), 0.0)
+
+
+def set_relative_precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's set_relative_P: relevant retrieved / min(retrieved, R)."""
+    ret, R, rel_ret = _set_counts(rl, m)
+    return np.where((ret > 0) & (R > 0), rel_ret / np.maximum(np.minimum(ret, R), 1), 0.0)
+
+
+def num_nonrel_judged_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    topic, _, _ = rl.rows(0, m.rel)
+    return _per_topic(rl, topic)
+
+
+def utility(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret, the
+    coefficients its parameters, the counts in C long arithmetic (the collection's size,
+    ``rl.num_docs``, less the rest: int64 arrays wrap as a C long does)."""
+    a, b, c, d = m.params or m.info.trec_defaults
+    ret, R, rel_ret = _set_counts(rl, m)
+    rest = np.int64(rl.num_docs) + rel_ret - ret - R
+    f = np.float64
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in C
+        return a * rel_ret.astype(f) + b * (ret - rel_ret).astype(f) + c * (R - rel_ret).astype(f) + d * rest.astype(f)

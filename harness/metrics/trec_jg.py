@@ -1,6 +1,6 @@
 """trec_eval 9.0.8's judgment-group measures (``-R qrels_jg``, ``-m qrels_jg``): map_avgjg,
-P_avgjg and Rprec_mult_avgjg, topic by topic in its arithmetic order (harness.metrics.trec_eval
-prints them).
+P_avgjg and Rprec_mult_avgjg, topic by topic in its arithmetic order: the provider of those
+families (harness.metrics.providers; `harness trec_eval` prints them).
 
 A qrels_jg file holds one set of qrels per judgment group (jg: a user, say) of a topic. Each
 group ranks the run's documents as trec_eval's qrels code does (score as float32 descending,
@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["JG_MEASURES", "jg_values", "jg_provider"]
+from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED
+from harness.metrics.trec_prefs import ranking
+
+__all__ = ["JG_MEASURES", "jg_values", "GroupsData", "map_avgjg", "listed"]
 
 JG_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
-_NONPOOL, _UNJUDGED = -1, -2
+_NONPOOL, _UNJUDGED = NOT_JUDGED, POOL_UNJUDGED
 
 
 def _labels(ranked: list[str], judged: dict[str, int], judged_only: bool) -> list[int]:
@@ -68,17 +71,32 @@ def jg_values(name: str, params: tuple, ranked: list[str], groups: dict, level: 
     return values
 
 
-def jg_provider(run, judgments, topics: list[str], max_docs: int | None, level: int, judged_only: bool):
-    """``values(request)`` for harness.metrics.trec_eval.compute: each topic's values of a
-    judgment-group measure (``judgments``: harness.formats.prefs.JudgmentGroups)."""
-    from harness.metrics.trec_prefs import ranking
+class GroupsData:
+    """A run's topics ranked as trec_eval's qrels code ranks them (after -M) and their judgment
+    groups, what the judgment-group measures read (``judgments``:
+    harness.formats.prefs.JudgmentGroups; ``judged_only``: -J)."""
 
-    ranked = {q: ranking(run, q, max_docs, ids_ascending=False) for q in topics}
+    def __init__(self, run, judgments, topics: list[str], max_docs: int | None, judged_only: bool):
+        self.topics, self.judgments, self.judged_only = list(topics), judgments, judged_only
+        self.ranked = {q: ranking(run, q, max_docs, ids_ascending=False) for q in self.topics}
 
-    def values(req) -> list[np.ndarray]:
+    def values(self, name: str, params: tuple, level: int) -> list[np.ndarray]:
         per_topic = [
-            jg_values(req.measure.name, req.params, ranked[q], judgments.topics[q], level, judged_only) for q in topics
+            jg_values(name, params, self.ranked[q], self.judgments.topics[q], level, self.judged_only)
+            for q in self.topics
         ]
         return [np.array(col, dtype=np.float64) for col in zip(*per_topic)]
+
+
+def map_avgjg(data: GroupsData, m, nDCG_threshold: bool = False) -> np.ndarray:
+    return data.values("map_avgjg", (), m.rel)[0]
+
+
+def listed(name: str):
+    """P_avgjg's or Rprec_mult_avgjg's kernel over a list of cut-offs: (data, rel, cut-offs) ->
+    one array per cut-off."""
+
+    def values(data: GroupsData, rel: int, cuts) -> list[np.ndarray]:
+        return data.values(name, tuple(cuts), rel)
 
     return values

@@ -22,7 +22,7 @@ from harness.metrics.c_numbers import X86_NAN, c_int_of, c_long, glibc_msort, lo
 from harness.metrics.c_numbers import c_log2 as _c_log2_one
 from harness.metrics.ranked import RankedLabels
 
-__all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel", "gain_cmp"]
+__all__ = ["VECTORISED", "segment_values", "seg_cumsum", "kernel", "gain_cmp"]
 
 _BUDGET = 1 << 22  # padded cells per block of seg_cumsum (32 MB of float64)
 # Counters of judged documents per topic and level 0..highest label (1 GiB of int64): trec_eval
@@ -496,11 +496,12 @@ def segment_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np
     return VECTORISED[name](rows, level, params, R)
 
 
-def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return segment_values(rl, name, m.rel, ())
+def _kernel_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    return segment_values(rl, name, m.rel, m.params or m.info.trec_defaults)
 
 
-def registry_kernel(name: str):
-    """The measure registry's kernel (rl, measure, nDCG_threshold) for ``name``, with
-    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
-    return partial(_registry_values, name)
+def kernel(name: str):
+    """The kernel (rl, measure, nDCG_threshold) -> values of :data:`VECTORISED`'s ``name``, at
+    the measure's relevance level, with its trec_eval parameters (its family's when it has
+    none: gains = labels, relstring's 10 documents)."""
+    return partial(_kernel_values, name)
