@@ -7,13 +7,14 @@ implementation at run time (tests/test_registry.py checks it):
   family and trec_eval's other qrels measures), harness.metrics.kernels and, for the measures
   built on running sums, harness.metrics.trec_segments;
 - :data:`PREFERENCES`: trec_eval's preference measures (harness.metrics.trec_prefs);
-- :data:`JUDGMENT_GROUPS`: trec_eval's judgment-group measures (harness.metrics.trec_jg).
+- :data:`JUDGMENT_GROUPS`: trec_eval's judgment-group measures (harness.metrics.trec_jg: the
+  ranked-label kernels over each judgment group, averaged over a topic's groups).
 
 A kernel is ``(data, measure, nDCG_threshold) -> float64 per topic`` (``data``: the provider's
 shape of the judged run, :class:`harness.metrics.ranked.RankedLabels` for RANKED). A family
 whose trec_eval measure computes its whole parameter list in one loop, where a level's value
-depends on the levels after it (iprec_at_recall, Rprec_mult, 11pt_avg's levels, the
-judgment-group cut-offs), also has a listed kernel ``(data, rel, levels) -> one array per
+depends on the levels after it (iprec_at_recall, Rprec_mult, 11pt_avg's levels,
+Rprec_mult_avgjg), also has a listed kernel ``(data, rel, levels) -> one array per
 level`` with trec_eval's C arithmetic (0/0 is X86_NAN), which `harness trec_eval` calls.
 ``num_q`` needs none: its value is the number of topics.
 """
@@ -92,8 +93,8 @@ PREFERENCES = Provider(
 JUDGMENT_GROUPS = Provider(
     "trec_eval's judgment groups",
     "qrels_jg",
-    {"map_avgjg": trec_jg.map_avgjg},
-    {"P_avgjg": trec_jg.listed("P_avgjg"), "Rprec_mult_avgjg": trec_jg.listed("Rprec_mult_avgjg")},
+    {"map_avgjg": trec_jg.map_avgjg, "P_avgjg": trec_jg.p_avgjg},
+    {"Rprec_mult_avgjg": trec_jg.rprec_mult_avgjg},
 )
 PROVIDERS = (RANKED, PREFERENCES, JUDGMENT_GROUPS)
 
