@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from harness.report.tables import fmt_d, fmt_p
+from harness.policies import format_p
+from harness.report.tables import fmt_d
 from harness.report.view import ReportView
 
 __all__ = ["render"]
@@ -31,7 +32,7 @@ def _environment():
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,  # a misspelt name in a template fails, never renders as ""
     )
-    env.filters.update(fmt_p=fmt_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
+    env.filters.update(fmt_p=format_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
     env.globals.update(
         judgment=_judgment,
         snippet_html=_snippet_html,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 
-from harness.report.tables import fmt_d, fmt_p
+from harness.policies import format_p
+from harness.report.tables import fmt_d
 from harness.report.view import ReportView
 
 __all__ = ["render", "md"]
@@ -101,8 +102,8 @@ def _comparisons(view: ReportView, w) -> None:
     for r in c.rows:
         w(
             f"| {md(r.measure)} | {md(r.baseline)} | {md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
-            f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {fmt_p(r.p)} | "
-            f"{fmt_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n"
+            f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {format_p(r.p)} | "
+            f"{format_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n"
         )
     w("\n")
     for sw in view.sweeps:

@@ -39,6 +39,7 @@ from markupsafe import Markup
 from harness.engine.similarity import format_value
 from harness.engine.similarity import sweeps as sweeps_of
 from harness.experiment.result import RECALL_LEVELS
+from harness.policies import format_p
 from harness.report.svg import (
     PALETTE,
     Series,
@@ -50,7 +51,6 @@ from harness.report.svg import (
     shade,
     text_width,
 )
-from harness.report.tables import fmt_p
 from harness.stats import CORRECTIONS
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
@@ -305,7 +305,7 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
             label = f"{r.run} − {r.baseline}" if several else r.run
             tip = (
                 f"{r.run} − {r.baseline}: {r.diff:+.4f}, {level} CI [{r.ci_low:+.4f}, {r.ci_high:+.4f}] (uncorrected), "
-                f"p={fmt_p(r.p)}, corrected p={fmt_p(r.p_corrected)}{' (significant)' if r.reject else ''}"
+                f"p={format_p(r.p)}, corrected p={format_p(r.p_corrected)}{' (significant)' if r.reject else ''}"
             )
             rows.append((label, r.diff, r.ci_low, r.ci_high, kind, tip))
         if not rows:
@@ -335,7 +335,7 @@ def _topic_plots(result: ExperimentResult) -> list[str]:
             (q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})") for d, q in diffs
         ]
         row = c.row(m, base, run)
-        note = f" (p={fmt_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
+        note = f" (p={format_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
         out.append(bar_chart(f"{run} − {base}{note}", f"Δ {m}", bars, width=580, height=240, symmetric=True))
     return out
 

@@ -26,7 +26,6 @@ __all__ = [
     "stats_policy",
     "audit",
     "fmt",
-    "fmt_p",
     "fmt_d",
 ]
 
@@ -36,11 +35,6 @@ SYMBOLS = ("†", "‡", "§", "¶")
 
 def fmt(x) -> str:
     return "" if x is None else f"{x:.4f}"
-
-
-def fmt_p(p: float) -> str:
-    """p-values: 4 significant digits, scientific below 0.001."""
-    return f"{p:.3e}" if 0 < p < 1e-3 else f"{p:.4f}"
 
 
 def fmt_d(d: float) -> str:
