@@ -14,7 +14,7 @@ import json
 from functools import cache
 
 from harness.policies import format_p
-from harness.report.tables import fmt_d
+from harness.report.tables import fmt_d, significance
 from harness.report.view import ReportView
 
 __all__ = ["render"]
@@ -35,6 +35,7 @@ def _environment():
     env.filters.update(fmt_p=format_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
     env.globals.update(
         judgment=_judgment,
+        significance=significance,
         snippet_html=_snippet_html,
         sweep_rows=lambda sw: [
             [r.measure, r.best, f"{r.best_mean:.4f}", f"{len(r.kept)} of {r.total}", ", ".join(r.kept)] for r in sw.rows

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 
 from harness.policies import format_p
-from harness.report.tables import fmt_d
+from harness.report.tables import fmt_d, significance
 from harness.report.view import ReportView
 
 __all__ = ["render", "md"]
@@ -90,20 +90,21 @@ def _comparisons(view: ReportView, w) -> None:
     level = f"{c.policy.ci_level * 100:g}%"
     w(
         f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
-        f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
+        f"*significant*: the run is significantly better (▲) or worse (▼) than the baseline "
+        f"(corrected p < {c.policy.alpha:g}); "
         "W/T/L: topics where the run wins, ties, loses against the baseline. The CI is each difference's own "
         "percentile bootstrap interval, not corrected for multiple comparisons.\n\n"
     )
     w(
         f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI (uncorrected) | d | p | "
-        "corrected p | | W/T/L |\n"
+        "corrected p | significant | W/T/L |\n"
     )
     w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
     for r in c.rows:
         w(
             f"| {md(r.measure)} | {md(r.baseline)} | {md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
             f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {format_p(r.p)} | "
-            f"{format_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n"
+            f"{format_p(r.p_corrected)} | {significance(r)} | {r.wins}/{r.ties}/{r.losses} |\n"
         )
     w("\n")
     for sw in view.sweeps:
