@@ -29,10 +29,11 @@ def render(view: ReportView) -> str:
         f"Index `{f.index_path}` ({'reused' if f.index_reused else 'built'}; "
         f"{f.documents} documents, {f.unique_terms} unique terms; "
         + (
-            f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}). "
+            f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}"
             if f.language == "en"
-            else f"language {f.language}). "
+            else f"language {f.language}"
         )
+        + (f"; {md(f.not_indexed)}). " if f.not_indexed else "). ")
         + f"{f.topics} topics, depth {f.depth}.\n\n"
     )
     if view.warnings:

@@ -176,6 +176,7 @@ def provenance(result: ExperimentResult) -> dict:
             "fingerprint": result.index.fingerprint,
             "reused": result.index.reused,
             **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
+            **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
         "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
         "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
