@@ -16,6 +16,7 @@ from .conftest import demo_config, tiny_report, write_full_report
 
 
 def _demo(tmp, extra: str):
+    tmp.mkdir(parents=True, exist_ok=True)
     cfg = load_config(demo_config(tmp, extra))
     result = run_experiment(cfg)
     write_full_report(result, cfg.output)
@@ -196,3 +197,27 @@ def test_snippet_markup_escapes_every_piece_as_markupsafe_does():
     assert (
         str(html._snippet_html(Hit(1, "d1", 1.0, None, None, None))) == '<span class="muted">(not in the index)</span>'
     )
+
+
+ONLY_RELEVANT = "The qrels judge only relevant documents (no label 0 or below)"
+
+
+def test_qrels_of_relevant_documents_only_say_why_the_rest_is_unjudged(tmp_path):
+    from harness.config import load_config
+
+    (tmp_path / "corpus.jsonl").write_text(
+        '{"id": "d1", "contents": "wing flow"}\n{"id": "d2", "contents": "flow of heat"}\n'
+    )
+    (tmp_path / "topics.tsv").write_text("q1\tflow\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 2\n")  # as Cranfield's: no label 0
+    (tmp_path / "c.yaml").write_text(
+        "name: rel\ncollection: {path: corpus.jsonl, format: jsonl}\nindex: {path: index}\n"
+        "topics: topics.tsv\nqrels: qrels.txt\nruns: [bm25]\nmeasures: [AP]\noutput: report\n"
+    )
+    cfg = load_config(tmp_path / "c.yaml")
+    write_full_report(run_experiment(cfg), cfg.output)
+    page = (cfg.output / "report.html").read_text()
+    assert ONLY_RELEVANT in page and "unjudged" in page  # d2 is shown as unjudged, and why
+    # the demo's qrels judge documents 0 too: no such sentence
+    cfg, _ = _demo(tmp_path / "demo", "")
+    assert ONLY_RELEVANT not in (cfg.output / "report.html").read_text()

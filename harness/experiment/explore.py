@@ -68,6 +68,9 @@ class ExplorerData:
     topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
     by_difference: bool  # sorted by the difference of the first two shown runs
     topics: tuple[TopicView, ...]
+    # the qrels judge only relevant documents (no label <= 0, as Cranfield's): every other
+    # document is "unjudged", and the page says why
+    only_relevant_judged: bool = False
 
 
 def _shown_runs(result: ExperimentResult, measure: str | None) -> list[str]:
@@ -209,7 +212,8 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                 hits,
             )
         )
-    return ExplorerData(depth, measure, tuple(shown), len(runs), n_topics, bool(diffs), tuple(views))
+    only_relevant = qrels is not None and qrels.labels.size > 0 and bool((qrels.labels > 0).all())
+    return ExplorerData(depth, measure, tuple(shown), len(runs), n_topics, bool(diffs), tuple(views), only_relevant)
 
 
 def attach(result: ExperimentResult) -> ExperimentResult:
