@@ -17,8 +17,9 @@ query's terms highlighted) with the rank changes between the first two runs show
   largest difference either way (the first ones in topic order without a difference), and the
   page says so. Every topic of a 2,250-topic run made a 21 MB report.html and took 5 s of a
   7-second `harness run`; per-topic values of every topic stay in per_topic.csv.
-* **Keyboard.** No script: every topic is a ``<details>`` whose summary takes the focus with Tab
-  and opens with Enter; links (the table, previous/next) jump between topics.
+* **Keyboard.** Every topic is a ``<details>`` whose summary takes the focus with Tab and opens
+  with Enter; links (the table, previous/next) jump between topics. How the page stores and draws
+  a topic's results, within its byte budget: :mod:`harness.report.explorer`.
 * **Documents.** Only the shown runs' top ``depth`` of the shown topics are read from the index,
   with their analyzer tokens in one Java call.
 """
