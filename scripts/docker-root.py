@@ -6,7 +6,7 @@ PACKAGES (scripts/docker-packages) names the Debian packages the image runs, one
 TARGET gets, from this stage's installed system (packages installed by apt, maintainer scripts
 run), exactly:
   - the files of those packages (dpkg -L), and of every package that owns a shared library
-    something in the image links, found by the dynamic loader itself (`ld.so --list`) over every
+    something in the image links, found by the dynamic loader itself (as ldd finds them) over every
     program and library of those packages and of /opt (the venv and Java the Dockerfile copied
     here), repeated until nothing new is needed;
   - the bytecode of those of their Python modules that are listed in LOADED (the standard
@@ -103,11 +103,16 @@ def elf(path: str) -> bool:
 
 
 def linked(path: str, root: str | None = None) -> list[tuple[str, str | None]]:
-    """(name, the path the loader finds it at, or None) for each library `path` links."""
-    argv = ["chroot", root, LOADER, "--list", path] if root else [LOADER, "--list", path]
-    r = subprocess.run(argv, capture_output=True, text=True)
-    if r.returncode != 0:  # a static program, or no dynamic section: links nothing
-        return []
+    """(name, the path the loader finds it at, or None) for each library `path` links: what
+    ldd prints, from the loader itself (LD_TRACE_LOADED_OBJECTS), in `root` when given."""
+    chroot = (lambda: os.chroot(root)) if root else None  # noqa: E731  (the loader of `root`, in it)
+    r = subprocess.run(
+        [LOADER, path], capture_output=True, text=True, env={"LD_TRACE_LOADED_OBJECTS": "1"}, preexec_fn=chroot
+    )
+    if r.returncode != 0:
+        if "not a dynamic executable" in r.stderr:  # a static program: links nothing
+            return []
+        fail(f"the loader cannot read {path}{' in ' + root if root else ''}: {r.stderr.strip()}")
     out = []
     for line in r.stdout.splitlines():
         if m := LISTED.match(line):
