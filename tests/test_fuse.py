@@ -22,9 +22,9 @@ METHODS = ("rrf", "interpolation", "average", "normalize")
 def sorting(request, monkeypatch):
     """harness.fusion sorts all rows at once or topic by topic (by rows per topic): every test
     here runs both ways, so both are held to the oracle."""
-    import harness.fusion
+    import harness.fusion.order
 
-    monkeypatch.setattr(harness.fusion, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
+    monkeypatch.setattr(harness.fusion.order, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
     return request.param
 
 
@@ -102,7 +102,7 @@ def test_equal_to_pyserini(tmp_path, method, seed, topics, n_runs, depth, k, shu
 
 # pandas 3.1 sums pyserini's groups with numpy's add.reduceat when each (topic, doc)'s rows
 # follow one another in the runs read one after the other, and with its compensated sum from
-# 0.0 otherwise (harness.fusion._pandas_sums_by_reduceat): the sign of a zero, and the last bit
+# 0.0 otherwise (harness.fusion.sums._pandas_sums_by_reduceat): the sign of a zero, and the last bit
 # of a three-run sum, follow the layout.
 LAYOUTS = {
     # runs that share no document: a lone -0.0 (alpha 1.0 times a negative score) stays -0.0
@@ -303,3 +303,18 @@ def test_api_takes_tables_and_dicts(tmp_path):
     pd.testing.assert_frame_equal(from_files, from_tables, check_like=False)
     assert from_files["docno"].tolist() == ["y", "x", "z", "w"]
     assert from_files["score"].tolist() == [2.0, 1.0, 0.5, 0.0]
+
+
+# ------------------------------------------------------------- the stage's tables
+def test_the_dispatch_tables_implement_the_registry_and_the_doctests_hold():
+    """harness.fusion's dispatch tables are the registry's methods and normalisations, in its
+    order (CLI choices, config checks, the JSON Schema and the docs read the registry)."""
+    import doctest
+    import importlib
+
+    from harness.fusion import METHODS, NORMS
+    from harness.policies import FUSION_METHODS, NORMALIZATIONS
+
+    assert list(METHODS) == list(FUSION_METHODS)
+    assert list(NORMS) == list(NORMALIZATIONS)
+    assert doctest.testmod(importlib.import_module("harness.fusion.fused")).failed == 0
