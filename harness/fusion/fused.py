@@ -31,12 +31,10 @@ def fuse(runs: Sequence[Run], policy: FusionPolicy | None = None) -> Run:
     policy = policy or FusionPolicy()
     runs = list(runs)
     n = len(runs)
-    if n < 2:
-        raise ValueError(f"fusion needs at least two runs (got {n})")
-    if policy.method == "interpolation" and n != 2:
-        raise ValueError(f"interpolation fuses exactly two runs (got {n})")
-    if policy.weights is not None and len(policy.weights) != n:
-        raise ValueError(f"weights: one per run ({n} runs, {len(policy.weights)} weights)")
+    problem = policy.runs_problem(n)
+    if problem is not None:
+        key, message = problem
+        raise ValueError(message if key == "runs" else f"{key}: {message}")
     method = METHODS[policy.method]
     names = topic_order({t for r in runs for t in r.topics()})
     code = {t: i for i, t in enumerate(names)}
