@@ -118,3 +118,38 @@ def test_verbs_package_lists_every_verb_module():
     assert listed == modules, (
         f"verbs/__init__.py lists {sorted(listed - modules)} that do not exist, misses {sorted(modules - listed)}"
     )
+
+
+# The adapters' modules that are no verb's: the command line's parts and the API's conversions.
+ADAPTER_PARTS = {"cli": {"flags", "failures", "notes", "progress"}, "api": {"frames"}}
+
+
+def test_every_adapter_module_is_named_by_its_verb():
+    """One word per verb in every layer: cli/X.py and api/X.py adapt verbs/X.py (issue 38, item 6)."""
+    verbs = {p.stem for p in (PACKAGE / "verbs").glob("*.py")} - {"__init__"}
+    strays = [
+        f"harness/{layer}/{p.name}"
+        for layer, parts in ADAPTER_PARTS.items()
+        for p in sorted((PACKAGE / layer).glob("*.py"))
+        if p.stem not in verbs | parts | {"__init__"}
+    ]
+    assert not strays, f"adapter modules named by no verb (verbs: {', '.join(sorted(verbs))}): {', '.join(strays)}"
+
+
+def test_every_subcommand_is_registered_by_its_module_add_parser():
+    """cli.COMMANDS holds every cli module with an add_parser and nothing else registers one."""
+    import argparse
+
+    from harness import cli
+
+    with_parser = {
+        p.stem for p in (PACKAGE / "cli").glob("*.py") if "\ndef add_parser(sub, make)" in p.read_text(encoding="utf-8")
+    }
+    assert {m.__name__.rpartition(".")[2] for m in cli.COMMANDS} == with_parser
+    verbs = {p.stem for p in (PACKAGE / "verbs").glob("*.py")}
+    assert with_parser <= verbs
+    sub = next(a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    registered = {name: parser.get_default("func").__module__ for name, parser in sub.choices.items()}
+    assert set(registered.values()) == {m.__name__ for m in cli.COMMANDS}, registered
+    source = (PACKAGE / "cli" / "__init__.py").read_text(encoding="utf-8")
+    assert ".add_parser(" not in source.replace("module.add_parser(sub, command)", ""), "one registration loop"

@@ -31,7 +31,7 @@ def _cut(text: str) -> int | None:
 
 
 def add_parser(sub, make) -> None:
-    """The subcommand, made by ``make`` (harness.cli._sub)."""
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
 
     p = make(
         sub,

@@ -1,13 +1,138 @@
-"""The commands that take a config: validate, run, index, search (and their dry runs)."""
+"""The commands that take a config: validate, run, index, search (and their dry runs), over the run
+verb (harness.verbs.run)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
 from harness.events import ReportWritten, not_indexed, to_stderr
+from harness.policies import MAX_WORKERS
+
+# ------------------------------------------------------------------------------ the parsers
+_PLAN_HELP = (
+    "print the plan instead: the index path and whether a built index matches its "
+    "fingerprint, each run and whether its cached file exists. Starts no Java, except "
+    "that topics of format trec or anserini:<Reader> are read by Anserini"
+)
+
+
+def add_parser(sub, make) -> None:
+    """The subcommands, made by ``make`` (harness.cli.flags.command)."""
+    _config_command(
+        make,
+        sub,
+        "run",
+        "run an experiment config end to end: index, search, evaluate, report",
+        "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
+        "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
+        "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n",
+        cmd_run,
+        _PLAN_HELP,
+    )
+    _config_command(
+        make,
+        sub,
+        "validate",
+        "check a config without starting Java",
+        "  harness validate configs/demo.yaml\n",
+        cmd_validate,
+        None,
+    )
+    _config_command(
+        make,
+        sub,
+        "index",
+        "build the config's index, or reuse it when its fingerprint matches; "
+        "print its path, fingerprint and statistics",
+        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n"
+        "  harness index configs/demo.yaml --set index.stemmer=krovetz\n",
+        cmd_index,
+        _PLAN_HELP,
+        output=False,
+    )
+    _config_command(
+        make,
+        sub,
+        "search",
+        "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
+        "without spaces (dirichlet_mu=500.trec)",
+        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
+        cmd_search,
+        _PLAN_HELP,
+    )
+
+
+def _key_value(text: str) -> str:
+    from harness.verbs.run import parse_set
+
+    try:
+        parse_set(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _config_command(make, sub, name, help, examples, func, dry_run: str | None, output: bool = True):
+    p = make(sub, name, help, examples, func)
+    p.add_argument("config", help="the YAML config")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="replace a key of the config, dotted (index.stemmer=krovetz, runs.0.bm25.k1=1.2, 'runs=[bm25, qld]'); "
+        "the value is YAML; repeatable; checked like the file's keys and listed in manifest.json; "
+        "a path given here is relative to the current folder",
+    )
+    if output:
+        p.add_argument(
+            "--output",
+            metavar="DIR",
+            help="the report folder instead of the config's `output` (relative to the current folder)",
+        )
+    if dry_run:
+        p.add_argument("--dry-run", action="store_true", help=dry_run)
+        _execution_flags(p)
+    return p
+
+
+def _scheduler(text: str) -> str:
+    from harness.verbs.run import scheduler_problem
+
+    if why := scheduler_problem(text):
+        raise argparse.ArgumentTypeError(why)
+    return text
+
+
+def _workers(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {MAX_WORKERS:,}] (got {text!r})")
+    return int(text)
+
+
+def _execution_flags(p) -> None:
+    """--scheduler / --workers: override the config's `execution:` (docs/deployment.md "Clusters")."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--scheduler",
+        type=_scheduler,
+        metavar="ADDRESS",
+        default=os.environ.get("HARNESS_SCHEDULER") or None,
+        help="index and search on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
+        "(default: $HARNESS_SCHEDULER, else the config's `execution`)",
+    )
+    g.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="index and search on a Dask LocalCluster of N single-threaded worker processes",
+    )
 
 
 # ------------------------------------------------------------------------------ the plan
@@ -54,15 +179,6 @@ def cmd_validate(args) -> int:
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
     names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
-    return 0
-
-
-def cmd_schema(args) -> int:
-    import json
-
-    from harness.verbs.system import schema
-
-    print(json.dumps(schema(), indent=2))
     return 0
 
 
