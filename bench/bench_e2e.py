@@ -35,7 +35,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +51,6 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 
 from bench_eval import MEASURES, PYTREC, SIZES  # noqa: E402  the same measures, names and runs
-
 
 # ----------------------------------------------------------------------------- processes
 # Peak memory from a small parent. Linux starts a child's ru_maxrss at the size of the process it

@@ -258,7 +258,7 @@ def rung(name: str, n: int, args, bm25s_peak: tuple[int, float] | None) -> dict:
             (d / "bm25s.run").unlink(missing_ok=True)
         print(f"[{name}] bm25s {r['bm25s'].get('seconds', r['bm25s'].get('skipped'))}", flush=True)
     r["load_end"] = os.getloadavg()[0]
-    for k, v in list(r.items()):
+    for v in list(r.values()):
         if isinstance(v, dict):
             v.pop("out", None)
     (d / "result.json").write_text(json.dumps(r, indent=1))
@@ -378,7 +378,7 @@ def main() -> int:
     if unknown := [x for x in names if x not in RUNGS]:
         raise SystemExit(f"unknown rung(s) {unknown}: the rungs are {', '.join(RUNGS)}")
     OUT.mkdir(parents=True, exist_ok=True)
-    start = datetime.datetime.now(datetime.timezone.utc)
+    start = datetime.datetime.now(datetime.UTC)
     print(f"{machine()}; load {os.getloadavg()[0]:.1f}; threads {args.threads}", flush=True)
     rows, peak = [], None
     for name in names:
