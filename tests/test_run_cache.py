@@ -144,8 +144,7 @@ def test_cache_lists_sizes_and_prunes_only_its_own_files(tmp_path, capsys):
     index = fake_index(tmp_path / "indexes")
     cache_dir = index / "harness-runs"
     old = dt.datetime(2026, 1, 1).timestamp()
-    for f in cache_dir.glob("bm25.*"):
-        os.utime(f, (old, old))
+    os.utime(next(cache_dir.glob("bm25.*.parquet")), (old, old))  # last used long ago
     stranger = cache_dir / "notes.txt"  # not the harness's
     stranger.write_text("mine")
     lookalike = tmp_path / "indexes" / "not-an-index" / "harness-runs"  # no manifest: not the harness's
@@ -178,8 +177,7 @@ def test_cache_counts_a_use_when_a_run_is_reused(tmp_path):
     index = fake_index(tmp_path, runs=("bm25",))
     trec = next((index / "harness-runs").glob("*.trec"))
     old = dt.datetime(2026, 1, 1).timestamp()
-    for f in trec.parent.iterdir():
-        os.utime(f, (old, old))
+    os.utime(binary_path(trec), (old, old))
     load_run(trec)
     (run,) = cache(index).indexes[0].runs
     assert run.last_used > dt.datetime(2026, 6, 1).timestamp()

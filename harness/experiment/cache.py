@@ -76,7 +76,7 @@ def _drop_legacy(trec: Path) -> None:
 
 def _float32_exact(run: Run) -> np.ndarray | None:
     """The run's scores as float32 when strictly_decreasing gives back every float64 bit."""
-    from harness.engine.search import strictly_decreasing
+    from harness.engine.ties import strictly_decreasing
 
     with np.errstate(over="ignore", invalid="ignore"):
         s32 = run.scores.astype(np.float32)
@@ -155,7 +155,7 @@ def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     if kind == "float32":
-        from harness.engine.search import strictly_decreasing
+        from harness.engine.ties import strictly_decreasing
 
         scores = strictly_decreasing(scores, offsets[:-1])
     else:

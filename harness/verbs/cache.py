@@ -167,7 +167,11 @@ def _scan(folder: Path) -> CachedIndex:
                 key,
                 tuple(files),
                 sum(s.st_blocks * 512 for s in stats.values()),
-                max(s.st_mtime for s in stats.values()),
+                # the binary copy's time (set on each reuse), else the text's (an earlier version's cache)
+                next(
+                    (s.st_mtime for f, s in stats.items() if f.suffix == ".parquet"),
+                    max(s.st_mtime for s in stats.values()),
+                ),
                 (text.st_nlink - 1) if text is not None else 0,
             )
         )
