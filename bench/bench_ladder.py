@@ -369,7 +369,7 @@ def write_docs(rows: list[dict], text: str, note: str) -> None:
     svg.write_text(plot(rows))
     doc = REPO / "docs" / "performance.md"
     s = doc.read_text()
-    block = f"<!-- BEGIN ladder -->\n{note}\n\n{text}\n\n![time and peak memory against passages](ladder.svg)\n<!-- END ladder -->"
+    block = f"<!-- BEGIN ladder -->\n### Scale ladder\n\n{note}\n\n{text}\n\n![time and peak memory against passages](ladder.svg)\n<!-- END ladder -->"
     if "<!-- BEGIN ladder -->" in s:
         head, rest = s.split("<!-- BEGIN ladder -->", 1)
         s = head + block + rest.split("<!-- END ladder -->", 1)[1]
