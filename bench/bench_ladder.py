@@ -275,12 +275,17 @@ def rung(name: str, n: int, args, bm25s_peak: tuple[int, float] | None) -> dict:
                 ok=None,
             )
             if m["rc"] != 0:
-                r["bm25s"] = {"skipped": f"failed (exit {m['rc']}): {m['out'].strip().splitlines()[-1][:200]}"}
+                last = (m["out"].strip().splitlines() or ["no output"])[-1][:200]
+                r["bm25s"] = {"skipped": f"failed (exit {m['rc']}): {last}"}
             else:
                 m.update(json.loads(m["out"].strip().splitlines()[-1]))
                 r["bm25s"] = m
             (d / "bm25s.run").unlink(missing_ok=True)
         print(f"[{name}] bm25s {r['bm25s'].get('seconds', r['bm25s'].get('skipped'))}", flush=True)
+    if args.reuse_index and saved.exists():  # peers not run again keep their figures
+        for key, value in json.loads(saved.read_text()).items():
+            if key in ("simple", "bm25s") and key not in r:
+                r[key] = value
     r["load_end"] = os.getloadavg()[0]
     for v in list(r.values()):
         if isinstance(v, dict):
