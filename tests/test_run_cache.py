@@ -217,3 +217,22 @@ def test_harness_run_stores_each_hit_once_and_a_pruned_cache_leaves_the_report_v
     assert {r.name: r.read_bytes() for r in runs} == before
     assert main(["run", str(cfg)]) == 0  # searched again, the same runs
     assert {r.name: r.read_bytes() for r in sorted((tmp_path / "report" / "runs").glob("*.trec"))} == before
+
+
+def test_the_python_api_gives_the_same_cache_as_the_command_line(tmp_path, capsys):
+    import harness
+
+    index = fake_index(tmp_path / "indexes")
+    old = dt.datetime(2026, 1, 1).timestamp()
+    os.utime(next((index / "harness-runs").glob("qld.*.parquet")), (old, old))
+    frame = harness.cache(tmp_path / "indexes", unused_since="2026-06-01", dry_run=True)
+    assert list(frame.columns) == ["index", "run", "key", "bytes", "last_used", "linked", "removed"]
+    assert sorted(frame["run"]) == ["bm25", "qld"]
+    assert frame.set_index("run")["removed"].to_dict() == {"bm25": False, "qld": True}
+    assert (index / "harness-runs" / "qld.0000000000000001.trec").exists()  # a dry run
+    assert main(["cache", str(tmp_path / "indexes"), "--runs"]) == 0
+    out = capsys.readouterr().out
+    for row in frame.itertuples():
+        assert f"  {row.run} [{row.key}] {row.bytes / 1e6:,.1f} MB" in out
+    harness.cache(tmp_path / "indexes", unused_since=dt.datetime(2026, 6, 1))
+    assert sorted(p.name.split(".")[0] for p in (index / "harness-runs").iterdir()) == ["bm25", "bm25"]
