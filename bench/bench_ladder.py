@@ -38,6 +38,8 @@ import math
 import os
 import platform
 import shutil
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -187,6 +189,105 @@ def mem_gb() -> float:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
 
 
+# ----------------------------------------------------------------------------- Ctrl-C at this size
+def _leftovers(folder: Path) -> list[str]:
+    """The harness's temp folders, temp files and locks below ``folder`` (tests/test_faults.py's rule)."""
+    out = []
+    for dirpath, dirs, files in os.walk(folder):
+        for n in dirs + files:
+            if n.startswith(".") and any(k in n for k in (".building-", ".writing-", ".old-", ".tmp", ".lock")):
+                out.append(str(Path(dirpath, n).relative_to(folder)))
+    return out
+
+
+def _snapshot(folder: Path, skip: str = "") -> dict:
+    return {
+        str(f.relative_to(folder)): (f.stat().st_size, f.stat().st_mtime_ns)
+        for f in folder.rglob("*")
+        if f.is_file() and not (skip and skip in f.parts)
+    }
+
+
+def _interrupt(cmd: list, log: Path, ready, at: float) -> dict:
+    """Start ``cmd``, wait until ``ready()`` and ``at`` seconds from its start, send SIGINT (Ctrl-C):
+    its exit code, the seconds it took to exit after the signal, and whether stderr shows a traceback."""
+    t0 = time.perf_counter()
+    with log.open("w") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
+        while not ready() or time.perf_counter() - t0 < at:
+            if p.poll() is not None:
+                return {"rc": p.returncode, "finished": "before the signal", "log": log.read_text()[-500:]}
+            time.sleep(0.02)
+        sent = time.perf_counter()
+        p.send_signal(signal.SIGINT)
+        rc = p.wait(timeout=600)
+    text = log.read_text()
+    return {
+        "rc": rc,
+        "signal_at_s": round(sent - t0, 2),
+        "exit_after_s": round(time.perf_counter() - sent, 2),
+        "traceback": "Traceback" in text,
+        "said": "harness: interrupted (SIGINT)" in text,
+    }
+
+
+def _clean(m: dict) -> bool:
+    """Exit 130, no traceback, nothing left, what was there unchanged, the next run as a clean one."""
+    return (
+        m.get("rc") == 130
+        and not m.get("traceback")
+        and not m.get("left")
+        and all(m.get(k, True) for k in ("report_unchanged", "index_unchanged", "next_run_equal"))
+    )
+
+
+def interrupts(d: Path, cfg: Path, r: dict) -> dict:
+    """Ctrl-C in the middle of indexing (a second index beside the rung's, at a quarter of its
+    build time) and in the middle of `harness run`'s search (the run cache emptied): exit 130 at
+    once, nothing of the harness's left below the rung's folder, the report and index as they
+    were; then a whole `harness run` whose run equals the timed run's (issue 37 item 4)."""
+    out = {}
+    other = d / "config-ctrlc.yaml"
+    other.write_text(
+        cfg.read_text()
+        .replace(f"path: {d / 'index'},", f"path: {d / 'index-ctrlc'},")
+        .replace(f"output: {d / 'report'}", f"output: {d / 'report-ctrlc'}")
+    )
+    before = sorted(os.listdir(d))
+    m = _interrupt(
+        HARNESS + ["run", other],
+        d / "ctrlc-index.log",
+        lambda: any(".index-ctrlc.building-" in n for n in os.listdir(d)),
+        0.25 * r["index"]["seconds"],
+    )
+    m["left"] = sorted(set(os.listdir(d)) - set(before) - {"ctrlc-index.log"}) + _leftovers(d)
+    out["mid-index"] = m
+    other.unlink()
+
+    report, index = _snapshot(d / "report"), _snapshot(d / "index", skip="harness-runs")
+    (ours,) = (d / "report" / "runs").glob("*.trec")
+    text = ours.read_bytes()
+    shutil.rmtree(d / "index" / "harness-runs")
+    log = d / "ctrlc-search.log"
+    # half-way through the search: it starts after the JVM, the index's open and the topics
+    start = r["run"]["seconds"] - r["search_s"] * 1.5
+    m = _interrupt(
+        HARNESS + ["run", cfg], log, lambda: "index reused" in log.read_text(), max(start, 0) + r["search_s"] / 2
+    )
+    m["searched_before_signal"] = "run bm25" in log.read_text().split("harness: interrupted")[0]
+    m["left"] = _leftovers(d)
+    m["report_unchanged"] = _snapshot(d / "report") == report
+    m["index_unchanged"] = _snapshot(d / "index", skip="harness-runs") == index
+    whole = measure(HARNESS + ["run", cfg])
+    m["next_run_rc"] = whole["rc"]
+    m["next_run_equal"] = ours.read_bytes() == text
+    out["mid-search"] = m
+    for k, v in out.items():
+        ok = _clean(v)
+        print(f"[{r['rung']}] Ctrl-C {k}: {'nothing left' if ok else 'FAILED'} {v}", flush=True)
+    return out
+
+
 # ----------------------------------------------------------------------------- one rung
 def rung(name: str, n: int, args, bm25s_peak: tuple[int, float] | None) -> dict:
     d = OUT / f"ladder-run-{n}"
@@ -245,6 +346,7 @@ def rung(name: str, n: int, args, bm25s_peak: tuple[int, float] | None) -> dict:
     same_runs(ours_run, d / "floor.trec")
     r["cache_mb"] = tree_bytes(d / "index" / "harness-runs") / 1e6
     r["output_mb"] = tree_bytes(d / "report") / 1e6
+    r["report_html_mb"] = (d / "report" / "report.html").stat().st_size / 1e6  # issue 37: <= 3 MB at any size
     seen: set = set()
     r["stored_mb"] = (tree_bytes(d / "index" / "harness-runs", seen) + tree_bytes(d / "report", seen)) / 1e6
     (d / "floor.trec").unlink()
@@ -282,6 +384,8 @@ def rung(name: str, n: int, args, bm25s_peak: tuple[int, float] | None) -> dict:
                 r["bm25s"] = m
             (d / "bm25s.run").unlink(missing_ok=True)
         print(f"[{name}] bm25s {r['bm25s'].get('seconds', r['bm25s'].get('skipped'))}", flush=True)
+    if "ctrl-c" in args.peers:
+        r["ctrl_c"] = interrupts(d, cfg, r)
     if args.reuse_index and saved.exists():  # peers not run again keep their figures
         for key, value in json.loads(saved.read_text()).items():
             if key in ("simple", "bm25s") and key not in r:
@@ -310,8 +414,9 @@ def table(rows: list[dict]) -> str:
     out = [
         "| passages | hits | index: harness / IndexCollection (docs/s) | ratio | `harness run` | floor | run / floor "
         "| SimpleSearcher script | bm25s (index + search) | peak MB: index harness / IndexCollection, run / floor / Simple / bm25s "
-        "| disk MB: index, run cache, output; TREC text | (cache + output) / text |",
-        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|",
+        "| disk MB: index, run cache, output; TREC text | (cache + output) / text | report.html MB "
+        "| Ctrl-C mid-index / mid-search: exit after |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|",
     ]
     for r in rows:
         n = r["docs"]
@@ -332,9 +437,19 @@ def table(rows: list[dict]) -> str:
             f"| {r['index']['rss_mb']:.0f} / {r['index_anserini']['rss_mb']:.0f}, {r['run']['rss_mb']:.0f} / "
             f"{r['floor']['rss_mb']:.0f} / {s['rss_mb'] if s else float('nan'):.0f} / {b.get('rss_mb', float('nan')):.0f} "
             f"| {r['index_mb']:,.0f}, {r['cache_mb']:,.0f}, {r['output_mb']:,.0f}; {r['text_mb']:,.0f} "
-            f"| {r['stored_mb'] / r['text_mb']:.2f} |"
+            f"| {r['stored_mb'] / r['text_mb']:.2f} | {f'{r["report_html_mb"]:.1f}' if 'report_html_mb' in r else '—'} "
+            f"| {_ctrl_c_cell(r.get('ctrl_c'))} |"
         )
     return "\n".join(out)
+
+
+def _ctrl_c_cell(c: dict | None) -> str:
+    if not c:
+        return "—"
+    cells = [
+        f"{c[k]['exit_after_s']:.1f} s" if _clean(c[k]) else f"FAILED ({c[k]})" for k in ("mid-index", "mid-search")
+    ]
+    return " / ".join(cells) + (", nothing left" if all(_clean(v) for v in c.values()) else "")
 
 
 def plot(rows: list[dict]) -> str:
@@ -398,7 +513,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=1, help="`harness run` and floor processes per rung (median)")
     ap.add_argument("--index-repeats", type=int, default=1)
-    ap.add_argument("--peers", default="simple,bm25s")
+    ap.add_argument("--peers", default="simple,bm25s,ctrl-c", help="and ctrl-c: the interruption checks")
     ap.add_argument("--keep-data", action="store_true", help="keep the indexes and the report of each rung")
     ap.add_argument(
         "--reuse-index", action="store_true", help="a rung whose index was kept: time the rest, keep its index figures"
