@@ -122,6 +122,14 @@ SCHEMA = Key(
             "How the collection is indexed; the defaults follow Anserini.",
             keys=(
                 Key(
+                    "prebuilt",
+                    "string",
+                    "A Pyserini prebuilt index by name (`msmarco-v1-passage`, or an alias Pyserini accepts), "
+                    "found in Pyserini's cache (`$PYSERINI_CACHE` or `~/.cache/pyserini`, `indexes/`; never "
+                    "downloaded) and only read, like an `index.path` without `collection`.",
+                    pattern=r"\S+",
+                ),
+                Key(
                     "path",
                     "path",
                     "Where the index lives. By default `indexes/<collection name>-<fingerprint>` "
@@ -186,11 +194,34 @@ SCHEMA = Key(
         Key(
             "topics",
             "section",
-            "The queries; a plain string is a path to a tsv file.",
+            "The queries; a plain string is a path to a tsv file. Instead of `path`: `pyserini` or `irds`, "
+            "data named in a local cache (docs/data.md, *Named data*; never downloaded).",
             required=True,
             shorthand="path",
             keys=(
-                Key("path", "path", "The topics file.", required=True, path_kind="file", must_exist=True),
+                Key("path", "path", "The topics file.", path_kind="file", must_exist=True),
+                Key(
+                    "pyserini",
+                    "string",
+                    "A Pyserini topic set by name (`msmarco-passage-dev-subset`), read from Pyserini's cache "
+                    "(`$PYSERINI_CACHE` or `~/.cache/pyserini`, `topics/`) with the Anserini reader its registry "
+                    "names; the query is the `title` field, as Pyserini searches it.",
+                    pattern=r"\S+",
+                ),
+                Key(
+                    "irds",
+                    "string",
+                    "An ir_datasets id (`msmarco-passage/dev/small`), read through the optional ir_datasets "
+                    "package from its cache (`$IR_DATASETS_HOME` or `~/.ir_datasets`).",
+                    pattern=r"\S+",
+                ),
+                Key(
+                    "field",
+                    "string",
+                    "With `irds`: the query field to search (`title`, `description`...).",
+                    default_text="the only text field, else ir_datasets' `default_text()`",
+                    pattern=r"[A-Za-z_][A-Za-z0-9_]*",
+                ),
                 Key(
                     "format",
                     "topic-format",
@@ -204,11 +235,21 @@ SCHEMA = Key(
         ),
         Key(
             "qrels",
-            "path",
-            "Relevance judgments (TREC qrels). Without them only runs are written, "
+            "section",
+            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` "
+            "judgments named in a local cache. Without them only runs are written, "
             "and `measures` and `expect` are errors.",
-            path_kind="file",
-            must_exist=True,
+            shorthand="path",
+            keys=(
+                Key("path", "path", "The TREC qrels file.", path_kind="file", must_exist=True),
+                Key(
+                    "pyserini",
+                    "string",
+                    "Pyserini's qrels by name (`msmarco-passage-dev-subset`), from its cache's `qrels/`.",
+                    pattern=r"\S+",
+                ),
+                Key("irds", "string", "An ir_datasets id whose judgments are read from its cache.", pattern=r"\S+"),
+            ),
         ),
         Key(
             "runs",
@@ -570,6 +611,8 @@ class Config:
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
     quantize: str | None = None  # index.quantize of a vectors index: int8
+    # trec (a file), or irds:ID (qrels_path: the folder ir_datasets keeps it in; harness.formats.named)
+    qrels_format: str = "trec"
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()
