@@ -86,6 +86,26 @@ ENGINES = ("local", "dask")
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
 
 
+_PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
+
+
+def _named(what: str, how: str) -> tuple[Key, Key]:
+    """`pyserini` and `irds`: topics or qrels named in a local cache (harness.formats.named)."""
+    return (
+        Key("pyserini", "string", f"Pyserini's {what} by name (`msmarco-passage-dev-subset`) in its cache "
+            f"({_PYSERINI_CACHE}), {how}.", pattern=r"\S+"),
+        Key("irds", "string", "An ir_datasets id (`msmarco-passage/dev/small`) read through the optional ir_datasets "
+            "package from its cache (`$IR_DATASETS_HOME` or `~/.ir_datasets`).", pattern=r"\S+"),
+    )  # fmt: skip
+
+
+_FIELD = Key("field", "string", "With `irds`: the query field to search (`title`, `description`...).",
+             default_text="the only text field, else ir_datasets' `default_text()`", pattern=r"[A-Za-z_]\w*")  # fmt: skip
+_PREBUILT = Key("prebuilt", "string", "A Pyserini prebuilt index by name (`msmarco-v1-passage`, or an alias Pyserini "
+                f"accepts) in Pyserini's cache ({_PYSERINI_CACHE}, `indexes/`), only read, like `path` without "
+                "`collection`.", pattern=r"\S+")  # fmt: skip
+
+
 def _registry(reg: dict[str, str]) -> str:
     return "; ".join(f"`{k}`: {v}" for k, v in reg.items())
 
@@ -121,14 +141,6 @@ SCHEMA = Key(
             "section",
             "How the collection is indexed; the defaults follow Anserini.",
             keys=(
-                Key(
-                    "prebuilt",
-                    "string",
-                    "A Pyserini prebuilt index by name (`msmarco-v1-passage`, or an alias Pyserini accepts), "
-                    "found in Pyserini's cache (`$PYSERINI_CACHE` or `~/.cache/pyserini`, `indexes/`; never "
-                    "downloaded) and only read, like an `index.path` without `collection`.",
-                    pattern=r"\S+",
-                ),
                 Key(
                     "path",
                     "path",
@@ -189,39 +201,24 @@ SCHEMA = Key(
                     maximum=MAX_THREADS,
                     default_text="the number of CPU cores (at most 4 x cores are used)",
                 ),
+                _PREBUILT,
             ),
         ),
         Key(
             "topics",
             "section",
             "The queries; a plain string is a path to a tsv file. Instead of `path`: `pyserini` or `irds`, "
-            "data named in a local cache (docs/data.md, *Named data*; never downloaded).",
+            "data named in a local cache (docs/semantics.md, *Named data*; never downloaded).",
             required=True,
             shorthand="path",
             keys=(
                 Key("path", "path", "The topics file.", path_kind="file", must_exist=True),
-                Key(
-                    "pyserini",
-                    "string",
-                    "A Pyserini topic set by name (`msmarco-passage-dev-subset`), read from Pyserini's cache "
-                    "(`$PYSERINI_CACHE` or `~/.cache/pyserini`, `topics/`) with the Anserini reader its registry "
-                    "names; the query is the `title` field, as Pyserini searches it.",
-                    pattern=r"\S+",
+                *_named(
+                    "topic set",
+                    "read with the Anserini reader its registry names; the query is the "
+                    "`title` field, as Pyserini searches it",
                 ),
-                Key(
-                    "irds",
-                    "string",
-                    "An ir_datasets id (`msmarco-passage/dev/small`), read through the optional ir_datasets "
-                    "package from its cache (`$IR_DATASETS_HOME` or `~/.ir_datasets`).",
-                    pattern=r"\S+",
-                ),
-                Key(
-                    "field",
-                    "string",
-                    "With `irds`: the query field to search (`title`, `description`...).",
-                    default_text="the only text field, else ir_datasets' `default_text()`",
-                    pattern=r"[A-Za-z_][A-Za-z0-9_]*",
-                ),
+                _FIELD,
                 Key(
                     "format",
                     "topic-format",
@@ -236,19 +233,12 @@ SCHEMA = Key(
         Key(
             "qrels",
             "section",
-            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` "
-            "judgments named in a local cache. Without them only runs are written, "
-            "and `measures` and `expect` are errors.",
+            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` judgments "
+            "named in a local cache. Without them only runs are written, and `measures` and `expect` are errors.",
             shorthand="path",
             keys=(
                 Key("path", "path", "The TREC qrels file.", path_kind="file", must_exist=True),
-                Key(
-                    "pyserini",
-                    "string",
-                    "Pyserini's qrels by name (`msmarco-passage-dev-subset`), from its cache's `qrels/`.",
-                    pattern=r"\S+",
-                ),
-                Key("irds", "string", "An ir_datasets id whose judgments are read from its cache.", pattern=r"\S+"),
+                *_named("qrels", "TREC qrels"),
             ),
         ),
         Key(
