@@ -283,6 +283,13 @@ def test_readme_command_line_section_runs(tmp_path):
     cache = next(c for c in cmds if " cache " in c)  # the demo's 5 runs, each its text in the report
     assert outputs[cache].count("its text also in 1 report file(s)") == 5, outputs[cache]
     assert "total: 1 index(es)" in outputs[cache] and "5 cached run(s)" in outputs[cache]
+    # and `make demo` once more: an example that left a file of its own in reports/demo (issue 36:
+    # fuse -o reports/demo/fused.trec) made the harness refuse to replace the folder
+    r = subprocess.run(
+        [".venv/bin/harness", "run", "configs/demo.yaml"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert "reused" in r.stderr
 
 
 def test_lab_on_an_anserini_index_without_a_manifest(indexes, tmp_path):

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
@@ -37,11 +39,13 @@ from harness.config.nodes import (
     expected,
     is_null,
     mapping_items,
+    problem_order,
     read_number,
     read_string,
     suggest,
     unknown_message,
 )
+from harness.config.overrides import Override, apply_overrides
 from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
@@ -540,10 +544,10 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     default); under `drop` only those a run answers, which is checked again when they are known."""
     if not isinstance(v.get("qrels"), Path):
         return
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
 
     try:
-        judged = len(read_qrels(v["qrels"]).topics())
+        judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
     except HarnessError:
         return  # the qrels file's own problem is reported when it is read
     if folds > judged:
@@ -558,11 +562,12 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
+def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = ()) -> Config:
     """Read and validate an experiment config; raise ConfigError listing every problem.
 
     ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
-    ``path`` then only names it and places it: relative paths resolve against its folder."""
+    ``path`` then only names it and places it: relative paths resolve against its folder.
+    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`)."""
     source = str(path)
     file = Path(path).expanduser().resolve()
     in_memory = text is not None
@@ -575,6 +580,8 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         text = config_text(file, source)
     loader, root = parse(text, source)
     try:
+        if overrides and isinstance(root, MappingNode):
+            apply_overrides(root, overrides, source, Path.cwd())
         top = ", ".join(k.name for k in SCHEMA.keys)
         if is_null(root):
             fail(f"the config is empty; expected a mapping with keys {top}", 1)
@@ -586,11 +593,11 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
             )
         check_keys(ctx, root, "", set())
         values = check_section(ctx, SCHEMA, root, "")
+        resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:
-            line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
-            raise ConfigError(source, sorted(ctx.problems, key=line))
+            raise ConfigError(source, sorted(ctx.problems, key=problem_order))
         try:
             raw = loader.construct_document(root)
         except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
@@ -624,6 +631,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],
+        qrels_format=ctx.found["qrels_format"],
         runs=v["runs"],
         depth=v["depth"],
         measures=v["measures"],
@@ -638,4 +646,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         explorer_topics=v["report"]["explorer_topics"],
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
+        overrides=tuple(o.given for o in overrides),
     )

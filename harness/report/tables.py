@@ -166,11 +166,13 @@ def _sha256(path: Path) -> str:
 def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
+    files = result.run_files()
     return {
         "config": {
             "path": str(cfg.source),
             "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
-            "parsed": cfg.raw,
+            "parsed": cfg.raw,  # with the overrides applied
+            **({"overrides": list(cfg.overrides)} if cfg.overrides else {}),
         },
         "versions": dict(result.versions or {}),  # gathered by the run verb
         "index": {
@@ -181,12 +183,19 @@ def provenance(result: ExperimentResult) -> dict:
             **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
         "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
-        "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
+        "qrels": None
+        if cfg.qrels_path is None
+        else {
+            "path": str(cfg.qrels_path),
+            "sha256": _sha256(cfg.qrels_path) if cfg.qrels_path.is_file() else None,
+            # irds:ID: judgments read through ir_datasets from the folder `path` (a file's format, trec, goes unsaid)
+            **({"format": cfg.qrels_format} if cfg.qrels_format != "trec" else {}),
+        },
         "runs": [
             {
                 "name": r.name,
                 "spec": str(r.similarity),  # the canonical name the label stands for
-                "file": f"runs/{r.name}.trec",
+                "file": f"runs/{files[r.name]}",
                 "sha256": _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),
