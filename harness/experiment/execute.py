@@ -140,7 +140,7 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
-    from harness.experiment.cache import load_run
+    from harness.experiment.cache import cached, load_run
     from harness.formats.named import read_qrels_as
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
@@ -233,9 +233,9 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
 
         pending = []
         for sim in cfg.runs:
-            if paths[str(sim)].exists():
-                t = time.perf_counter()
-                run = load_run(paths[str(sim)])
+            t = time.perf_counter()
+            run = load_run(paths[str(sim)]) if cached(paths[str(sim)]) else None
+            if run is not None:
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)

@@ -158,7 +158,9 @@ def audit(result: ExperimentResult) -> dict:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    # streamed: a run's text is 400 MB at MS MARCO's size (read whole, it added that to the peak)
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def provenance(result: ExperimentResult) -> dict:

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -136,6 +137,7 @@ public final class BatchSearcher implements AutoCloseable {
   private final IndexReader reader;
   private final Analyzer analyzer;
   private int[] idRank; // Lucene docid -> rank of its external id; null: sort as Anserini does
+  private final AtomicInteger done = new AtomicInteger(); // queries of the running search done (progress)
 
   public BatchSearcher(String indexPath, Analyzer analyzer) throws Exception {
     this.reader = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)));
@@ -459,9 +461,16 @@ public final class BatchSearcher implements AutoCloseable {
     int n = queries.length;
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
-    forEach(n, threads, i -> one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth));
+    done.set(0);
+    forEach(n, threads, i -> {
+      one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth);
+      done.incrementAndGet();
+    });
     return pack(docs, scores);
   }
+
+  /** How many queries of the search running now are done (read from another thread: progress). */
+  public int done() { return done.get(); }
 
   private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores, boolean indri,
       Reranker<Object> reranker, int firstDepth) throws Exception {
