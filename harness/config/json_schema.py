@@ -180,6 +180,18 @@ def _key(key: Key) -> dict:
         out.update(type="array", items={"type": "string", "pattern": _measure_pattern()}, minItems=1)
     elif t == "expect":
         out.update(type="object", additionalProperties={"type": "object", "additionalProperties": {"type": "number"}})
+    elif t == "fields":
+        weight = {"type": "number", "minimum": 0}
+        names = ("contents", "title")
+        out["anyOf"] = [
+            {"type": "boolean"},
+            {
+                "type": "object",
+                "properties": dict.fromkeys(names, weight),
+                "required": list(names),
+                "additionalProperties": False,
+            },
+        ]
     elif t == "scheduler":
         out.update(type="string", pattern=f"^({SCHEDULER_PATTERN})$")
     elif t == "baseline":

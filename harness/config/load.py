@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.beir import beir_fields, check_beir, check_fields
 from harness.config.dense import check_dense, dense_fields
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
@@ -265,15 +266,14 @@ def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 CHECKS = {
     **BASE_CHECKS,
-    **{
-        "scheduler": _check_scheduler,
-        "topic-format": _check_topic_format,
-        "runs": check_runs,
-        "measures": _check_measures,
-        "expect": _check_expect,
-        "baseline": _check_baseline,
-        "compare-measures": _check_measures,
-    },
+    "scheduler": _check_scheduler,
+    "topic-format": _check_topic_format,
+    "fields": check_fields,
+    "runs": check_runs,
+    "measures": _check_measures,
+    "expect": _check_expect,
+    "baseline": _check_baseline,
+    "compare-measures": _check_measures,
 }
 
 
@@ -306,7 +306,8 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
-    check_dense(ctx, v)
+    for check in (check_dense, check_beir):  # the keys of a dense, of a BEIR experiment together
+        check(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
     for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
         if f"index.{key}" in ctx.present:
@@ -625,6 +626,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         stopwords=v["index"]["stopwords"],
         language=v["index"]["language"],
         **dense_fields(v),
+        **beir_fields(v),
         index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],

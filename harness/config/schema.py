@@ -80,7 +80,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
 ENGINES = ("local", "dask")
 # A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
@@ -110,9 +110,19 @@ SCHEMA = Key(
                     "How the documents are stored (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
-                    "`knn` runs).",
+                    "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
+                    "indexed as Anserini's BeirFlatCollection: title, a line break, text).",
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors"),
+                    choices=("jsonl", "trec", "html", "text-folder", "vectors", "beir"),
+                ),
+                Key(
+                    "fields",
+                    "fields",
+                    "A `beir` corpus with its title as a field of its own (Anserini's BeirMultifieldCollection, "
+                    "IndexCollection `-fields title`), searched over both fields as Anserini's SearchCollection "
+                    "`-fields contents=1.0 title=1.0` (its BEIR multifield regressions): `true` for those weights, "
+                    "or `{contents: W, title: W}`. Named after Anserini's `-fields`.",
+                    default_text="false: one field, title and text together",
                 ),
             ),
         ),
@@ -195,6 +205,8 @@ SCHEMA = Key(
                     "format",
                     "topic-format",
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+                    "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
+                    "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
                     "`anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
@@ -571,6 +583,11 @@ class Config:
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
     quantize: str | None = None  # index.quantize of a vectors index: int8
+    # collection.fields of a beir collection: (("contents", w), ("title", w)); (): one field
+    search_fields: tuple = ()
+    # the qrels that choose which queries of `beir` topics are searched (engine.topics.judged_queries):
+    # the config's `qrels`, kept when a verb evaluates nothing (harness search)
+    topics_split: Path | None = None
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

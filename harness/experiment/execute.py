@@ -147,7 +147,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     p = plan(cfg)
-    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
@@ -218,7 +218,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
 
         paths = {
             str(sim): p.for_run(sim).runs_folder
-            / f"{sim}.{run_key(index_of(sim).fingerprint, sim, topics, cfg.depth)[:16]}.trec"
+            / f"{sim}.{run_key(index_of(sim).fingerprint, sim, topics, cfg.depth, cfg.search_fields)[:16]}.trec"
             for sim in cfg.runs
         }
 
