@@ -11,13 +11,16 @@ twice is an error naming both lines (trec_eval refuses it too).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.formats.hygiene import field_count_hint
+from harness.formats.hygiene import field_count_hint, regular_file
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
@@ -30,7 +33,7 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
 )
 
-__all__ = ["Qrels", "read_qrels"]
+__all__ = ["Qrels", "read_qrels", "read_qrels_file", "judgments_named"]
 
 
 class Qrels:
@@ -188,3 +191,26 @@ def read_qrels(path) -> Qrels:
     qrels = Qrels(names, offsets, docids, lab, source)
     dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
     return qrels
+
+
+def read_qrels_file(path: str | os.PathLike) -> Qrels:
+    """A qrels file a user names (``harness evaluate``, ``compare``, ``trec_eval``, the API): a
+    regular file (a folder, FIFO or device is named as such, not "not found") that holds
+    judgments."""
+    regular_file(Path(path), "qrels file")
+    qrels = read_qrels(path)
+    if not qrels.topics():
+        raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
+    return qrels
+
+
+@contextlib.contextmanager
+def judgments_named(name: str | None):
+    """A DataError about the judgments (source ``qrels``, raised while measuring: e.g. a label
+    too large for the per-level measures) names the qrels file instead, when there is one."""
+    try:
+        yield
+    except DataError as e:
+        if name is None or e.source != "qrels" or e.line is not None:
+            raise
+        raise DataError(name, str(e)[len(e.source) + 2 :]) from None
