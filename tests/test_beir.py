@@ -176,7 +176,15 @@ def test_flat_index_and_runs_equal_anserinis(tmp_path, gz):
     assert "café" in mine["d2"][0] and mine["d2"][1] == []  # empty title: the text alone; no title field
     assert json.loads(mine["d1"][2])["metadata"] == {"u": 1}  # raw: the whole JSON object, pretty-printed
 
-    _, runs = harness_runs(tmp_path, data, "[bm25, {dirichlet: {mu: 100}, name: qld}]")
+    # BEIR's own qrels TSV, read by the config: it also chooses the queries (q3 is not searched)
+    result, runs = harness_runs(tmp_path, data, "[bm25, {dirichlet: {mu: 100}, name: qld}]", qrels="qrels/test.tsv")
+    import pytrec_eval
+
+    qrels = beirs_loader(data / "qrels" / "test.tsv")
+    run = {q: {d: score for d, score in hits} for q, hits in runs["bm25"].items()}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10"}).evaluate(run)
+    mean = sum(m["ndcg_cut_10"] for m in ref.values()) / len(qrels)  # trec_eval -c: every judged query
+    assert result.means.loc["bm25", "nDCG@10"] == pytest.approx(mean, abs=1e-12)
     texts = [q["text"] for q in QUERIES if q["_id"] in JUDGED]
     for label, oracle in (
         ("bm25", simple_searcher(theirs, texts, 1000)),
@@ -348,3 +356,117 @@ def test_fields_give_anserinis_weights_or_the_users(tmp_path):
     assert fields("") == () and fields(", fields: false") == ()
     assert fields(", fields: true") == (("contents", 1.0), ("title", 1.0))  # Anserini's BEIR regressions
     assert fields(", fields: {title: 0.5, contents: 2}") == (("contents", 2.0), ("title", 0.5))
+
+
+# BEIR's qrels: read as BEIR's GenericDataLoader reads qrels/<split>.tsv (csv.reader with a tab
+# delimiter, the first line skipped, qrels[query-id][corpus-id] = int(score)), written here with
+# the standard library as the oracle; evaluated, every door equals pytrec_eval on that dict
+# (what BEIR's EvaluateRetrieval runs).
+BEIR_QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t2\nq2\td3\t1\nq2\td4\t0\nq2\t9\t0\nq4\td4\t0\nq4\td8\t1\n"
+RUN = "q1 Q0 d2 1 3.5 r\nq1 Q0 d4 2 2.0 r\nq1 Q0 d1 3 1.0 r\nq2 Q0 d4 1 2.5 r\nq2 Q0 d3 2 2.0 r\nq4 Q0 d1 1 1.0 r\n"
+RUN_B = "q1 Q0 d1 1 3.5 s\nq1 Q0 d2 2 2.0 s\nq2 Q0 d3 1 2.5 s\nq4 Q0 d8 1 1.0 s\nq4 Q0 d1 2 0.5 s\n"
+
+
+def beirs_loader(path: Path) -> dict:
+    import csv
+
+    with open(path, encoding="utf-8") as fh:
+        reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_MINIMAL)
+        next(reader)
+        qrels: dict = {}
+        for query_id, corpus_id, score in reader:
+            qrels.setdefault(query_id, {})[corpus_id] = int(score)
+    return qrels
+
+
+@pytest.mark.parametrize("variant", ["lf", "crlf", "bom", "no final newline"])
+def test_beir_qrels_are_read_as_beirs_loader_reads_them(tmp_path, variant):
+    from harness.formats.qrels import read_qrels
+
+    text = {
+        "lf": BEIR_QRELS,
+        "crlf": BEIR_QRELS.replace("\n", "\r\n"),
+        "bom": "\ufeff" + BEIR_QRELS,
+        "no final newline": BEIR_QRELS.rstrip("\n"),
+    }[variant]
+    f = tmp_path / "test.tsv"
+    f.write_bytes(text.encode("utf-8"))
+    (tmp_path / "plain.tsv").write_text(BEIR_QRELS)
+    expected = beirs_loader(tmp_path / "plain.tsv")
+    assert read_qrels(f).to_dict() == expected
+    assert expected["q4"] == {"d4": 0, "d8": 1}
+
+
+def _pytrec(qrels: dict, run_text: str, measures: set) -> dict:
+    import pytrec_eval
+
+    run: dict = {}
+    for line in run_text.splitlines():
+        q, _, d, _, s, _ = line.split()
+        run.setdefault(q, {})[d] = float(s)
+    return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+
+
+def test_every_door_reads_beir_qrels_with_pytrec_evals_numbers(tmp_path, capsys):
+    import harness
+    from harness.cli import main
+
+    qrels = tmp_path / "test.tsv"
+    qrels.write_text(BEIR_QRELS)
+    run, run_b = tmp_path / "a.trec", tmp_path / "b.trec"
+    run.write_text(RUN)
+    run_b.write_text(RUN_B)
+    ref = _pytrec(beirs_loader(qrels), RUN, {"ndcg_cut_10", "P_5", "recall_100"})
+    per_topic, means = harness.evaluate(run, qrels, ["ndcg_cut_10", "P_5", "recall_100"])
+    names = {"nDCG@10": "ndcg_cut_10", "P@5": "P_5", "R@100": "recall_100"}
+    got = {(r.qid, names[r.measure]): r.value for r in per_topic.itertuples()}
+    assert got == pytest.approx({(q, m): v for q, ms in ref.items() for m, v in ms.items()}, abs=1e-12)
+
+    assert main(["evaluate", str(run), str(qrels), "-m", "ndcg_cut_10"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("nDCG@10\tall"))
+    assert float(line.split("\t")[2]) == pytest.approx(means.loc["a", "nDCG@10"], abs=5e-5)
+
+    assert (
+        main(["compare", "--qrels", str(qrels), "--baseline", str(run), str(run), str(run_b), "-m", "ndcg_cut_10"]) == 0
+    )
+    out = capsys.readouterr().out
+    ref_b = _pytrec(beirs_loader(qrels), RUN_B, {"ndcg_cut_10"})
+    mean_b = sum(ms["ndcg_cut_10"] for ms in ref_b.values()) / 3  # q1, q2, q4 judged (trec_eval -c)
+    assert f"{mean_b:.4f}" in out
+
+
+def test_trec_eval_keeps_its_four_fields(tmp_path, capsys):
+    from harness.cli import main
+
+    qrels, run = tmp_path / "test.tsv", tmp_path / "a.trec"
+    qrels.write_text(BEIR_QRELS)
+    run.write_text(RUN)
+    assert main(["trec_eval", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{qrels}:1: expected 4 whitespace-separated fields" in err
+    assert "harness evaluate and compare read BEIR's qrels with its header as they are" in err
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\n", 3, "expected 3 whitespace-separated fields"),
+        ("query-id\tcorpus-id\tscore\nq1\td1\tyes\n", 2, "score (field 3) must be an integer, got 'yes'"),
+        (
+            "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td1\t0\n",
+            3,
+            "duplicate judgment for topic 'q1', document 'd1' (first seen on line 2)",
+        ),
+        ("q1\td1\t1\nq1\td2\t0\n", 1, "when it starts with BEIR's header line"),  # no header: refused
+        ("query-id\tcorpus-id\tscore\n", None, "'query-id corpus-id score' after the header"),
+    ],
+)
+def test_bad_beir_qrels_are_named(tmp_path, text, line, message):
+    from harness.formats.qrels import read_qrels
+
+    f = tmp_path / "test.tsv"
+    f.write_text(text)
+    with pytest.raises(DataError) as e:
+        read_qrels(f)
+    assert message in str(e.value)
+    assert e.value.line == line

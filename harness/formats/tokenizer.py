@@ -103,11 +103,12 @@ class _Block:
         return bytes(self.body[int(self.start(f)[i]) : int(self.end(f)[i])])
 
 
-def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Iterator[tuple]:
+def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: bool = False) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed. A leading BOM is skipped; a compressed file,
-    or a line longer than MAX_LINE, is an error (found here, before the buffer grows further)."""
+    or a line longer than MAX_LINE, is an error (found here, before the buffer grows further).
+    ``header``: the first line is a header, blanked (so skipped, the line numbers kept)."""
     try:
         f = open(path, "rb", buffering=0)
     except OSError as e:
@@ -142,6 +143,10 @@ def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Itera
                     buffers.put(None)  # keep growing: read the rest of the line
                     continue
                 carry = bytes(buf[_FRONT + cut : _FRONT + total])
+            if header:
+                end = buf.find(b"\n", _FRONT, _FRONT + cut)
+                buf[_FRONT:end] = b" " * (end - _FRONT)
+                header = False
             yield buf, cut
             if len(carry) > MAX_LINE:
                 yield None, 0
@@ -161,12 +166,13 @@ def worker_threads() -> int:
     return max(1, min(n, os.cpu_count() or 1))
 
 
-def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False) -> Iterator:
+def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: bool = False) -> Iterator:
     """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
     line0 is the number of lines before the block. Blocks are tokenised and processed on a few
     threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
     once its block is done; errors are reported with absolute line numbers. Lines need exactly
-    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored)."""
+    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored).
+    ``header``: the file's first line is a header the caller recognised, skipped."""
     source = str(path)
     threads = worker_threads()
     # small files get small blocks: the threads still share the work, memory stays low
@@ -202,7 +208,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False)
         return before, r
 
     if threads == 1:
-        for chunk in _chunks(path, what, buffers, block):
+        for chunk in _chunks(path, what, buffers, block, header):
             before, r = absolute(lambda chunk=chunk: work(*chunk))
             if r is not None:
                 yield before, r
@@ -210,7 +216,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False)
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         try:
-            for chunk in _chunks(path, what, buffers, block):
+            for chunk in _chunks(path, what, buffers, block, header):
                 pending.append(pool.submit(work, *chunk))
                 while pending and (pending[0].done() or len(pending) > threads):
                     before, r = absolute(pending.popleft().result)

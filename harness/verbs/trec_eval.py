@@ -107,7 +107,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         zscores = parse_zscores(Path(options.zscores))
     if options.rel_info != "qrels":
         return _other_judgments(qrels, run, options, requests, zscores)
-    q = read_qrels_file(qrels)
+    q = read_qrels_file(qrels, beir=False)  # trec_eval's four fields, as trec_eval reads them
     r = read_run_file(run)
     rl, _, zero = rank_labels(
         r, q, EvalPolicy(missing_topics="drop"), max_docs=options.max_docs, judged_only=options.judged_only
