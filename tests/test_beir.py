@@ -137,14 +137,23 @@ def simple_searcher(index: Path, queries: list[str], k: int, fields=None, bm25=(
     return out
 
 
-def harness_runs(tmp_path: Path, data: Path, runs: str, fields: str = "", qrels: str = "qrels/test.trec"):
+def harness_runs(
+    tmp_path: Path,
+    data: Path,
+    runs: str,
+    fields: str = "",
+    qrels: str = "qrels/test.trec",
+    topics: str = "",
+    depth=1000,
+):
     """Each run's hits per topic, read back from the run files `harness run` wrote."""
     import harness
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     cfg = tmp_path / "beir.yaml"
     cfg.write_text(
         f"name: beir\ncollection: {{path: {data}, format: beir{fields}}}\n"
-        f"topics: {{path: {data / 'queries.jsonl'}, format: beir}}\nqrels: {data / qrels}\n"
+        f"topics: {{path: {data / 'queries.jsonl'}, format: beir{topics}}}\nqrels: {data / qrels}\ndepth: {depth}\n"
         f"runs: {runs}\nmeasures: [ndcg_cut_10]\noutput: {tmp_path / 'out'}\nindex: {{path: {tmp_path / 'idx'}}}\n"
     )
     result = harness.run(cfg)
@@ -159,6 +168,12 @@ def harness_runs(tmp_path: Path, data: Path, runs: str, fields: str = "", qrels:
 
 
 JUDGED = ["q1", "q2", "q4"]  # the queries of the test qrels, in queries.jsonl's order
+
+
+def removed(qid: str, hits: list) -> list:
+    """Anserini's -removeQuery (BaseSearcher.processScoredDocs in 2.3.0's bytecode): the hit whose
+    docid equals the query id is skipped after the search, the others kept as they are."""
+    return [(d, s) for d, s in hits if d != qid]
 
 
 @pytest.mark.java
@@ -193,8 +208,25 @@ def test_flat_index_and_runs_equal_anserinis(tmp_path, gz):
         run = runs[label]
         assert sorted(run) == sorted(q for q, hits in zip(JUDGED, oracle) if hits)
         for qid, hits in zip(JUDGED, oracle):
-            assert run.get(qid, []) == hits, (label, qid)
-    assert "q2" in {d for hits in runs["bm25"].values() for d, _ in hits}  # the query's own id stays
+            assert run.get(qid, []) == removed(qid, hits), (label, qid)
+    assert "q2" in dict(simple_searcher(theirs, ["tea house"], 10)[0])  # the query's own document is found...
+    assert "q2" not in dict(runs["bm25"]["q2"])  # ...and left out, as by Anserini's BEIR runs (-removeQuery)
+
+
+@pytest.mark.java
+def test_remove_query_cuts_as_anserini_and_can_be_turned_off(tmp_path):
+    data = dataset(tmp_path / "ds")
+    theirs = anserini_index(data / "corpus.jsonl", tmp_path / "theirs", fields=False)
+    texts = [q["text"] for q in QUERIES if q["_id"] in JUDGED]
+    # depth k, q2's own document k-th: Anserini searches k hits, then removes it: that ranking holds k - 1
+    k = [d for d, _ in simple_searcher(theirs, ["tea house"], 1000)[0]].index("q2") + 1
+    assert k > 1
+    _, runs = harness_runs(tmp_path / "a", data, "[bm25]", depth=k)
+    oracle = simple_searcher(theirs, texts, k)
+    assert {q: removed(q, h) for q, h in zip(JUDGED, oracle)} == runs["bm25"]
+    assert len(runs["bm25"]["q2"]) == k - 1
+    _, runs = harness_runs(tmp_path / "b", data, "[bm25]", topics=", remove_query: false", depth=k)
+    assert dict(zip(JUDGED, oracle)) == runs["bm25"]
 
 
 @pytest.mark.java
@@ -219,7 +251,7 @@ def test_multifield_index_and_runs_equal_anserinis(tmp_path, given, weights):
     texts = [q["text"] for q in QUERIES if q["_id"] in JUDGED]
     oracle = simple_searcher(theirs, texts, 1000, fields=weights)
     for qid, hits in zip(JUDGED, oracle):
-        assert runs["bm25"].get(qid, []) == hits, qid
+        assert runs["bm25"].get(qid, []) == removed(qid, hits), qid
     # differs from a search of the text alone: the title field counts
     assert oracle != simple_searcher(theirs, texts, 1000)
 
@@ -240,7 +272,7 @@ def test_multifield_rm3_equals_simple_searchers(tmp_path):
     (run,) = runs.values()
     for qid, text in ((q["_id"], q["text"]) for q in QUERIES if q["_id"] in JUDGED):
         hits = [(str(h.docid), float(h.score)) for h in s.search_fields(text, m, 1000)]
-        assert run.get(qid, []) == hits, qid
+        assert run.get(qid, []) == removed(qid, hits), qid
     s.close()
 
 
@@ -470,3 +502,16 @@ def test_bad_beir_qrels_are_named(tmp_path, text, line, message):
         read_qrels(f)
     assert message in str(e.value)
     assert e.value.line == line
+
+
+def test_without_query_drops_only_the_querys_own_document():
+    from harness.engine.beir import without_query
+    from harness.formats.runs import Run
+
+    run = Run.from_ranked({"a": (["x", "a", "y"], [3.0, 2.0, 1.0]), "b": (["b"], [1.0]), "c": (["a"], [1.0])})
+    out = without_query(run)
+    assert out.topics() == ["a", "c"]  # b found only itself: left out, as a topic that finds nothing
+    assert out.ranked("a")[0] == ["x", "y"] and out.ranked("a")[1].tolist() == [3.0, 1.0]
+    assert out.ranked("c")[0] == ["a"]  # another topic's id is just a document
+    kept = Run.from_ranked({"a": (["x"], [1.0])})
+    assert without_query(kept) is kept

@@ -60,10 +60,14 @@ def check_fields(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 
 def beir_fields(v: dict) -> dict[str, Any]:
-    """The Config's search_fields (the weights of a multifield beir collection, else ()) and
-    topics_split (the qrels that choose the queries of `beir` topics: the config's qrels)."""
-    collection = v["collection"]
-    split = {"topics_split": v["qrels"]}
+    """The Config's search_fields (the weights of a multifield beir collection, else ()),
+    topics_split (the qrels that choose the queries of `beir` topics: the config's qrels) and
+    remove_query (topics.remove_query; by default, true for `beir` topics)."""
+    collection, topics = v["collection"], v["topics"]
+    remove = topics.get("remove_query") if topics and topics is not INVALID else None
+    if remove is None or remove is INVALID:
+        remove = bool(topics) and topics is not INVALID and topics.get("format") == "beir"
+    split = {"topics_split": v["qrels"], "remove_query": remove}
     if not collection or collection is INVALID or collection.get("fields") in (None, INVALID):
         return {"search_fields": (), **split}
     return {"search_fields": collection["fields"], **split}

@@ -212,6 +212,15 @@ SCHEMA = Key(
                     default="tsv",
                     choices=TOPIC_FORMATS,
                 ),
+                Key(
+                    "remove_query",
+                    "bool",
+                    "Leave out of each ranking the document whose id is the query's id (Anserini's "
+                    "SearchCollection `-removeQuery`, Pyserini's `--remove-query`, BEIR's evaluation "
+                    "`ignore_identical_ids`): in ArguAna and Quora a query is also a document. The rest "
+                    "keep their scores; a ranking so cut holds one document fewer, as Anserini's.",
+                    default_text="true for beir topics (as Anserini's BEIR regressions), else false",
+                ),
             ),
         ),
         Key(
@@ -588,6 +597,7 @@ class Config:
     # the qrels that choose which queries of `beir` topics are searched (engine.topics.judged_queries):
     # the config's `qrels`, kept when a verb evaluates nothing (harness search)
     topics_split: Path | None = None
+    remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

@@ -22,11 +22,15 @@ which its JsonCollection discovery would index too.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.errors import DataError
 from harness.formats.hygiene import check_id
 
-__all__ = ["CORPUS_NAMES", "corpus_file", "check_document", "anserini_class", "DEFAULT_FIELDS"]
+if TYPE_CHECKING:
+    from harness.formats.runs import Run
+
+__all__ = ["CORPUS_NAMES", "corpus_file", "check_document", "anserini_class", "DEFAULT_FIELDS", "without_query"]
 
 CORPUS_NAMES = ("corpus.jsonl", "corpus.jsonl.gz")
 # The weights of Anserini's BEIR multifield regressions (SearchCollection
@@ -91,3 +95,26 @@ def check_document(f: Path, doc, lineno: int | None, where: str, limit: int) -> 
                 f"(Jackson) refuses strings over {limit:,} characters and then drops the whole file",
                 line=lineno,
             )
+
+
+def without_query(run: Run) -> Run:
+    """``run`` without the document whose id is its topic's id, as Anserini's -removeQuery does
+    (BaseSearcher.processScoredDocs, read in 2.3.0's bytecode): after the search and the tie
+    adjustment, so every other hit keeps its score and order, and a ranking loses one hit
+    (none is searched in its place). A topic left without hits is left out, as a search leaves
+    out a topic that finds nothing. The same run when nothing is removed."""
+    import numpy as np  # lazily: the config reads this module, and `harness validate` loads no numpy
+
+    from harness.formats.runs import Run
+
+    topics = run.topics()
+    seg = np.repeat(np.arange(len(topics)), np.diff(run.offsets))
+    own = np.array([t.encode("utf-8", "surrogateescape") for t in topics] or [b""], dtype="S")
+    keep = run.docids != own[seg]
+    if keep.all():
+        return run
+    counts = np.bincount(seg[keep], minlength=len(topics))
+    kept = [t for t, c in zip(topics, counts.tolist(), strict=True) if c]
+    offsets = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(counts[counts > 0], out=offsets[1:])
+    return Run(kept, offsets, run.docids[keep], run.scores[keep], run.source)

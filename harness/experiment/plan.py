@@ -140,11 +140,21 @@ def _check_default_index(cfg: Config, path: Path) -> None:
         raise ConfigError(str(cfg.source), [ConfigProblem(where, m) for _, m in problems])
 
 
-def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int, fields: tuple = ()) -> str:
-    """``fields``: the weights of a multifield index's fields (IndexOptions.fields), keyed only
-    when given, so every other run keeps the key it had."""
+def run_key(
+    fingerprint: str,
+    sim: Similarity,
+    topics: list[tuple[str, str]],
+    depth: int,
+    fields: tuple = (),
+    remove_query: bool = False,
+) -> str:
+    """``fields``: the weights of a multifield index's fields (IndexOptions.fields);
+    ``remove_query``: the query's own document left out (topics.remove_query). Each is keyed
+    only when given, so every other run keeps the key it had."""
     key = {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS}
     if fields:
         key["fields"] = [list(f) for f in fields]
+    if remove_query:
+        key["remove_query"] = True
     blob = json.dumps(key, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()

@@ -267,7 +267,7 @@ def plan_run(cfg, command: str) -> PlanReport:
     runs = []
     for sim in cfg.runs:
         where = p.for_run(sim)
-        key = run_key(where.fingerprint, sim, topics, cfg.depth, cfg.search_fields)
+        key = run_key(where.fingerprint, sim, topics, cfg.depth, cfg.search_fields, cfg.remove_query)
         path = where.runs_folder / f"{sim}.{key[:16]}.trec"
         exact = " on the exact-lengths index" if where is not p else ""
         runs.append(
