@@ -515,3 +515,20 @@ def test_without_query_drops_only_the_querys_own_document():
     assert out.ranked("c")[0] == ["a"]  # another topic's id is just a document
     kept = Run.from_ranked({"a": (["x"], [1.0])})
     assert without_query(kept) is kept
+
+
+@pytest.mark.java
+def test_the_docs_example_runs(tmp_path, monkeypatch):
+    """docs/config.md's *BEIR datasets* config, as written, on a BEIR folder named as it names it."""
+    import re
+
+    import harness
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "config.md").read_text()
+    block = re.search(r"## BEIR datasets\n.*?```yaml\n(.*?)```", doc, re.S).group(1)
+    dataset(tmp_path / "scifact")
+    (tmp_path / "scifact.yaml").write_text(block)
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))
+    result = harness.run(tmp_path / "scifact.yaml")
+    assert list(result.means.columns) == ["nDCG@10", "R@100", "R@1000"]
+    assert (tmp_path / "reports" / "scifact" / "runs" / "bm25.trec").exists()
