@@ -287,7 +287,7 @@ def test_topics_are_the_queries_the_qrels_judge(tmp_path):
         ("q3", "unjudged drink"),
         ("q4", "green drink history"),
     ]
-    judged = read_topics(data / "queries.jsonl", "beir", data / "qrels" / "test.trec")
+    judged = read_topics(data / "queries.jsonl", "beir", (data / "qrels" / "test.tsv", "trec"))
     assert [q for q, _ in judged] == JUDGED  # a score-0 line (q4) judges its query too
 
 

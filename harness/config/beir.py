@@ -59,15 +59,16 @@ def check_fields(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return tuple((n, weights[n]) for n in _FIELD_NAMES)
 
 
-def beir_fields(v: dict) -> dict[str, Any]:
+def beir_fields(v: dict, qrels_format: str = "trec") -> dict[str, Any]:
     """The Config's search_fields (the weights of a multifield beir collection, else ()),
-    topics_split (the qrels that choose the queries of `beir` topics: the config's qrels) and
+    topics_split (the qrels that choose the queries of `beir` topics: the config's qrels, as
+    (path, format)) and
     remove_query (topics.remove_query; by default, true for `beir` topics)."""
     collection, topics = v["collection"], v["topics"]
     remove = topics.get("remove_query") if topics and topics is not INVALID else None
     if remove is None or remove is INVALID:
         remove = bool(topics) and topics is not INVALID and topics.get("format") == "beir"
-    split = {"topics_split": v["qrels"], "remove_query": remove}
+    split = {"topics_split": None if v["qrels"] is None else (v["qrels"], qrels_format), "remove_query": remove}
     if not collection or collection is INVALID or collection.get("fields") in (None, INVALID):
         return {"search_fields": (), **split}
     return {"search_fields": collection["fields"], **split}

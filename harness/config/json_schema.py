@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 import re
 
-from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
+from harness.config.execution import SCHEDULER_PATTERN
+from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
 from harness.config.sources import FILE_KEY, FUSE_KEY
 from harness.engine.similarity import ALIASES as MODEL_ALIASES
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value

@@ -18,7 +18,6 @@ jar's entries with ``zipfile``.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,9 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.beir import beir_fields, check_beir, check_fields
+from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
+from harness.config.execution import scheduler_problem
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -50,7 +51,6 @@ from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
     DEFAULT_MEASURES,
-    SCHEDULER_PATTERN,
     SCHEMA,
     CompareSpec,
     Config,
@@ -242,19 +242,6 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 measures[m] = (float(v), mp, mknode)
         out.append((run, rp, knode, measures))
     return out
-
-
-_SCHEDULER = re.compile(SCHEDULER_PATTERN)
-
-
-def scheduler_problem(address: str) -> str | None:
-    """Why `address` is not a Dask scheduler address, or None (also used for --scheduler)."""
-    if not _SCHEDULER.fullmatch(address) or address.endswith("://"):
-        return (
-            f"must be a Dask scheduler address like tcp://host:8786 "
-            f"(tcp, tls, ucx, ws, wss or inproc; or host:port) (got {address!r})"
-        )
-    return None
 
 
 def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
@@ -544,10 +531,10 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     default); under `drop` only those a run answers, which is checked again when they are known."""
     if not isinstance(v.get("qrels"), Path):
         return
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
 
     try:
-        judged = len(read_qrels(v["qrels"]).topics())
+        judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
     except HarnessError:
         return  # the qrels file's own problem is reported when it is read
     if folds > judged:
@@ -593,6 +580,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
             )
         check_keys(ctx, root, "", set())
         values = check_section(ctx, SCHEMA, root, "")
+        resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:
@@ -626,11 +614,12 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         stopwords=v["index"]["stopwords"],
         language=v["index"]["language"],
         **dense_fields(v),
-        **beir_fields(v),
+        **beir_fields(v, ctx.found.get("qrels_format", "trec")),
         index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],
+        qrels_format=ctx.found["qrels_format"],
         runs=v["runs"],
         depth=v["depth"],
         measures=v["measures"],

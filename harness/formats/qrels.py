@@ -228,9 +228,15 @@ def read_qrels(path, *, beir: bool = True) -> Qrels:
 def read_qrels_file(path: str | os.PathLike, *, beir: bool = True) -> Qrels:
     """A qrels file a user names (``harness evaluate``, ``compare``, ``trec_eval``, the API): a
     regular file (a folder, FIFO or device is named as such, not "not found") that holds
-    judgments. ``beir``: BEIR's qrels TSV is read too (not by ``harness trec_eval``)."""
-    regular_file(Path(path), "qrels file")
-    qrels = read_qrels(path, beir=beir)
+    judgments, or judgments named in a local cache (``pyserini:NAME``, ``irds:ID``;
+    harness.formats.named). ``beir``: BEIR's qrels TSV is read too (not by ``harness trec_eval``)."""
+    from harness.formats.named import is_named, read_named_qrels
+
+    if is_named(path):
+        qrels = read_named_qrels(path)
+    else:
+        regular_file(Path(path), "qrels file")
+        qrels = read_qrels(path, beir=beir)
     if not qrels.topics():
         raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
     return qrels

@@ -187,7 +187,14 @@ def provenance(result: ExperimentResult) -> dict:
             # a query's own document left out of its ranking (topics.remove_query): said when it is
             **({"remove_query": True} if getattr(cfg, "remove_query", False) else {}),
         },
-        "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
+        "qrels": None
+        if cfg.qrels_path is None
+        else {
+            "path": str(cfg.qrels_path),
+            "sha256": _sha256(cfg.qrels_path) if cfg.qrels_path.is_file() else None,
+            # irds:ID: judgments read through ir_datasets from the folder `path` (a file's format, trec, goes unsaid)
+            **({"format": cfg.qrels_format} if cfg.qrels_format != "trec" else {}),
+        },
         "runs": [
             {
                 "name": r.name,

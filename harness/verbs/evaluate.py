@@ -63,12 +63,16 @@ def evaluate(
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
     file is an error. A run sharing no doc id with the qrels gets a warning."""
+    from harness.formats.named import is_named
     from harness.metrics import Measure
     from harness.metrics import evaluate as evaluate_run
 
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
+    if is_named(qrels):  # pyserini:NAME, irds:ID: read from a local cache
+        qrels_name = qrels_name or qrels
+        qrels = read_qrels_file(qrels)
     if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
         regular_file(Path(run), "run file")
         regular_file(Path(qrels), "qrels file")
