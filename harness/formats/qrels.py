@@ -166,16 +166,20 @@ def _atol(tok: bytes) -> str:
     return f" (trec_eval would read it as {value}, the digits before any '.' or 'e': write the label meant)"
 
 
-def is_beir(path) -> bool:
-    """Whether the file starts with BEIR's qrels header (``query-id<TAB>corpus-id<TAB>score``,
-    after a byte-order mark, before CR LF or LF). False when it cannot be read: the reader says why."""
+def beir_header(path) -> int:
+    """The length in bytes of BEIR's qrels header (``query-id<TAB>corpus-id<TAB>score``, after a
+    byte-order mark, with its CR LF or LF) when the file starts with it, else 0 (also when it
+    cannot be read: the reader says why). The tokenizer starts after it, counting it as line 1."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(256)
     except OSError:
-        return False
-    first = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
-    return tuple(first.split(b"\t")) == tuple(f.encode() for f in BEIR_HEADER)
+        return 0
+    bom = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    first, newline, _ = head[bom:].partition(b"\n")
+    if tuple(first.rstrip(b"\r").split(b"\t")) != tuple(f.encode() for f in BEIR_HEADER):
+        return 0
+    return bom + len(first) + len(newline)
 
 
 def read_qrels(path, *, beir: bool = True) -> Qrels:
@@ -188,7 +192,7 @@ def read_qrels(path, *, beir: bool = True) -> Qrels:
     source = str(path)
     topics = TopicColumn()
     ids, labels, lines = [], [], LineMap()
-    header = beir and is_beir(path)
+    header = beir_header(path) if beir else 0
     doc, label, what = (1, 2, "score (field 3)") if header else (2, 3, _LABEL)
 
     def columns(block):
@@ -228,15 +232,10 @@ def read_qrels(path, *, beir: bool = True) -> Qrels:
 def read_qrels_file(path: str | os.PathLike, *, beir: bool = True) -> Qrels:
     """A qrels file a user names (``harness evaluate``, ``compare``, ``trec_eval``, the API): a
     regular file (a folder, FIFO or device is named as such, not "not found") that holds
-    judgments, or judgments named in a local cache (``pyserini:NAME``, ``irds:ID``;
-    harness.formats.named). ``beir``: BEIR's qrels TSV is read too (not by ``harness trec_eval``)."""
-    from harness.formats.named import is_named, read_named_qrels
-
-    if is_named(path):
-        qrels = read_named_qrels(path)
-    else:
-        regular_file(Path(path), "qrels file")
-        qrels = read_qrels(path, beir=beir)
+    judgments (harness.formats.named.read_user_qrels also takes judgments named in a cache).
+    ``beir``: BEIR's qrels TSV is read too (not by ``harness trec_eval``)."""
+    regular_file(Path(path), "qrels file")
+    qrels = read_qrels(path, beir=beir)
     if not qrels.topics():
         raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
     return qrels

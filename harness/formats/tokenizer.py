@@ -103,12 +103,11 @@ class _Block:
         return bytes(self.body[int(self.start(f)[i]) : int(self.end(f)[i])])
 
 
-def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: bool = False) -> Iterator[tuple]:
+def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: int = 0) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed. A leading BOM is skipped; a compressed file,
-    or a line longer than MAX_LINE, is an error (found here, before the buffer grows further).
-    ``header``: the first line is a header, blanked (so skipped, the line numbers kept)."""
+    or a line longer than MAX_LINE, is an error (found here, before the buffer grows further)."""
     try:
         f = open(path, "rb", buffering=0)
     except OSError as e:
@@ -116,7 +115,7 @@ def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: 
     with f:
         head = f.read(16)
         refuse_compressed(path, head, what.split(":")[0])
-        f.seek(3 if head.startswith(_BOM) else 0)
+        f.seek(header or (3 if head.startswith(_BOM) else 0))  # header: its bytes (BOM and line end too)
         carry = b""
         while True:
             buf = buffers.get()
@@ -143,10 +142,6 @@ def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: 
                     buffers.put(None)  # keep growing: read the rest of the line
                     continue
                 carry = bytes(buf[_FRONT + cut : _FRONT + total])
-            if header:
-                end = buf.find(b"\n", _FRONT, _FRONT + cut)
-                buf[_FRONT:end] = b" " * (end - _FRONT)
-                header = False
             yield buf, cut
             if len(carry) > MAX_LINE:
                 yield None, 0
@@ -166,13 +161,12 @@ def worker_threads() -> int:
     return max(1, min(n, os.cpu_count() or 1))
 
 
-def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: bool = False) -> Iterator:
+def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: int = 0) -> Iterator:
     """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
     line0 is the number of lines before the block. Blocks are tokenised and processed on a few
     threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
     once its block is done; errors are reported with absolute line numbers. Lines need exactly
-    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored).
-    ``header``: the file's first line is a header the caller recognised, skipped."""
+    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored)."""
     source = str(path)
     threads = worker_threads()
     # small files get small blocks: the threads still share the work, memory stays low
@@ -191,7 +185,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False,
         finally:
             buffers.put(buf)
 
-    line0 = 0
+    line0 = int(header > 0)  # a header's line (its bytes skipped by _chunks) counts as line 1
 
     def absolute(get):
         nonlocal line0

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
-from harness.formats.qrels import Qrels, judgments_named, read_qrels_file
+from harness.formats.named import read_user_qrels
+from harness.formats.qrels import Qrels, judgments_named
 from harness.formats.runs import Run, read_run_file
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.policies import EvalPolicy, ReadPolicy
@@ -72,7 +73,7 @@ def evaluate(
     )
     if is_named(qrels):  # pyserini:NAME, irds:ID: read from a local cache
         qrels_name = qrels_name or qrels
-        qrels = read_qrels_file(qrels)
+        qrels = read_user_qrels(qrels)
     if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
         regular_file(Path(run), "run file")
         regular_file(Path(qrels), "qrels file")
@@ -86,7 +87,7 @@ def evaluate(
         run = read_run_file(run, read)
     if isinstance(qrels, (str, os.PathLike)):
         qrels_name = qrels_name or str(qrels)
-        qrels = read_qrels_file(qrels)
+        qrels = read_user_qrels(qrels)
     elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
