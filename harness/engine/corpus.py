@@ -8,6 +8,7 @@
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
+| beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
@@ -30,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine import beir
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -65,6 +67,7 @@ FORMATS = {
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
+    "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -89,6 +92,7 @@ _SUFFIXES = {
     "html": None,
     "text-folder": (".txt",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
+    "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
 }
 
 
@@ -117,11 +121,14 @@ class Corpus:
 
     path: Path
     format: str
+    fields: bool = False  # a beir corpus with its title as a field of its own (BeirMultifieldCollection)
 
     @property
     def anserini_class(self) -> str:
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
+        if self.format == "beir":
+            return beir.anserini_class(self.fields)
         return FORMATS[self.format]
 
     @property
@@ -145,6 +152,9 @@ class Corpus:
         Linked folders are followed (each real folder once)."""
         p = self.path
         mode = _mode(p, "collection path")
+        if self.format == "beir" and stat.S_ISDIR(mode):  # the folder's corpus file, nothing else
+            p = beir.corpus_file(p)
+            mode = _mode(p, "corpus file")
         if stat.S_ISREG(mode):
             return [p]
         if not stat.S_ISDIR(mode):
@@ -275,6 +285,7 @@ class Corpus:
         """Every document of one file as JsonCollection reads it (one JSON array of documents,
         or JSON objects one after another: one per line, or pretty-printed over several lines,
         one or more per file); DataError naming the first bad one. Returns how many there are."""
+        check = _check_doc if self.format != "beir" else _check_beir_doc
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -288,12 +299,12 @@ class Corpus:
             if not isinstance(docs, list):
                 raise DataError(f, "expected a JSON array of documents or one JSON object per line")
             for i, doc in enumerate(docs):
-                _check_doc(f, doc, None, f"document {i}: ")
+                check(f, doc, None, f"document {i}: ")
             return len(docs)
         count = 0
         with _open_binary(f) as fh:
             for lineno, doc in json_documents(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT), DOC_LINE_LIMIT):
-                _check_doc(f, doc, lineno, "")
+                check(f, doc, lineno, "")
                 count += 1
         return count
 
@@ -312,6 +323,13 @@ class Corpus:
         the total of the indexing's progress), or None where a file holds one JSON array."""
         if self.format == "vectors":
             return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
+        if self.format == "beir":  # every line parsed: "_id", "title" and "text" are all needed
+            for f in self.files():
+                with _open_binary(f) as fh:
+                    if _read(f, fh, len(BOM)) == BOM:
+                        raise DataError(f, _BOM_MESSAGE, line=1)
+            self.check_jsonl()
+            return None
         if self.format != "jsonl":
             return None
         total: int | None = 0
@@ -323,12 +341,7 @@ class Corpus:
                 while chunk := _read(f, fh, 1 << 22):
                     if not first and not lines and not rest and chunk.startswith(BOM):
                         # Jackson, reading text through a Reader, stops at it: the whole file is lost
-                        raise DataError(
-                            f,
-                            "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
-                            "read (it would index nothing from this file): save the file without it",
-                            line=1,
-                        )
+                        raise DataError(f, _BOM_MESSAGE, line=1)
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
@@ -423,18 +436,20 @@ class Corpus:
                         raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
-        if self.path.is_file():
+        if self.path.is_file() or self.format == "beir":  # a BEIR folder: its corpus file alone
+            source = self.files()[0] if self.format == "beir" else self.path
             staging.mkdir(parents=True, exist_ok=True)
-            name = self.path.name
-            if self.format in _ANSERINI_NAMES and not name.endswith(_ANSERINI_NAMES[self.format]):
+            name = source.name
+            names = _ANSERINI_NAMES.get("jsonl" if self.format == "beir" else self.format)
+            if names and not name.endswith(names):
                 # a file the user named (corpus.ndjson): staged under a name Anserini reads
-                name += _ANSERINI_NAMES[self.format][0]
+                name += names[0]
             target = staging / name
             target.unlink(missing_ok=True)
             try:
-                os.link(self.path, target)
+                os.link(source, target)
             except OSError:
-                shutil.copyfile(self.path, target)
+                shutil.copyfile(source, target)
             return staging
         return self.path
 
@@ -447,7 +462,7 @@ class Corpus:
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format not in ("jsonl", "vectors"):
+        if self.format not in ("jsonl", "vectors", "beir"):
             return
         seen = sum(counters.values())
         if self.format == "vectors" and documents is not None:  # every line or row already checked
@@ -464,7 +479,7 @@ class Corpus:
         bound = documents if self.format == "jsonl" and documents is not None else self._max_json_lines()
         if bound is None or seen >= bound:
             return
-        if self.format == "jsonl":
+        if self.format in ("jsonl", "beir"):
             # Blank lines, and documents written over several lines, make the bound loose: count
             # the documents as JsonCollection reads them (raises DataError at a bad one).
             expected = self.check_jsonl()
@@ -475,6 +490,12 @@ class Corpus:
         if seen < expected:
             self.check_vectors()  # raises DataError naming the file and line
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
+
+
+_BOM_MESSAGE = (
+    "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
+    "read (it would index nothing from this file): save the file without it"
+)
 
 
 def _row_id(f: Path, what: str, value: str, row: int) -> str:
@@ -562,6 +583,10 @@ def _json_type(value) -> str:
     if isinstance(value, (int, float)):
         return f"the number {json.dumps(value)}"
     return {dict: "an object", list: "an array", str: "a string"}[type(value)]
+
+
+def _check_beir_doc(f: Path, doc, lineno: int | None, where: str) -> None:
+    beir.check_document(f, doc, lineno, where, JSON_STRING_LIMIT)
 
 
 def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:

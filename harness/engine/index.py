@@ -88,6 +88,10 @@ class IndexOptions:
     # "int8": the vectors also stored scalar-quantised to a byte each (Anserini's -quantize.sqv,
     # Lucene's scalar-quantised formats); None: float32 only.
     quantize: str | None = None
+    # A multifield index (a beir collection with fields): the fields searched and their weights,
+    # ("contents", w), ("title", w)...; the fields besides "contents" are indexed apart
+    # (IndexCollection -fields). The weights change runs, not the index: they are not in anserini().
+    fields: tuple[tuple[str, float], ...] = ()
 
     @property
     def indexer(self) -> str:
@@ -115,6 +119,8 @@ class IndexOptions:
         if self.language != DEFAULT_LANGUAGE:
             # Only then: English indexes keep the fingerprints they had before languages existed.
             args["language"] = self.language
+        if self.fields:  # only then, likewise
+            args["fields"] = [name for name, _ in self.fields if name != "contents"]
         return args
 
     def recorded(self) -> dict:
@@ -125,6 +131,10 @@ class IndexOptions:
             del out["language"]
         if self.quantize is None:
             del out["quantize"]
+        if not self.fields:
+            del out["fields"]
+        else:
+            out["fields"] = dict(self.fields)
         if self.vectors is None:  # a text index's manifest reads as before dense indexes existed
             del out["vectors"], out["M"], out["efC"]
             return out
@@ -468,7 +478,9 @@ def _indexer_args(collection_class: str, source: Path, target: Path, options: In
     args.threads = int(threads)
     args.quiet = True
     for key, value in options.anserini().items():
-        if key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
+        if isinstance(value, list):  # a String[] (-fields title), which pyjnius cannot assign
+            lucene.jclass("harness.BatchSearcher").setStrings(args, key, value)
+        elif key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
             setattr(args, key, value)
     return args
 

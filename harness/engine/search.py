@@ -63,6 +63,12 @@ class Searcher:
                 IndexSearcher.setMaxClauseCount(MAX_CLAUSES)
             analyzer = make_analyzer(options)
             self._java = Batch(str(index_path), analyzer)
+            if options.fields:  # a multifield index (engine.beir): every field, weighted
+                weights = lucene.jclass("java.util.HashMap")()
+                Float = lucene.jclass("java.lang.Float")
+                for name, weight in options.fields:
+                    weights.put(name, Float(float(weight)))
+                self._java.setFields(weights)
             raw = self._java.externalIds().tostring()
             self._run_text = lucene.jclass("harness.RunText")  # resolved here, used by the run cache's writer thread
         except HarnessError:

@@ -38,7 +38,7 @@ IN_MEMORY = "<config>"
 
 def scheduler_problem(address: str) -> str | None:
     """Why ``address`` is not a Dask scheduler address, or None (``--scheduler``)."""
-    from harness.config.load import scheduler_problem as problem
+    from harness.config.execution import scheduler_problem as problem
 
     return problem(address)
 
@@ -167,7 +167,7 @@ def _dict_dumper():
 
 # ------------------------------------------------------------------------------ validate
 # topics formats read without Java (trec and anserini:<Reader> are read by Anserini)
-_PLAIN_TOPICS = ("tsv", "jsonl", "vectors")
+_PLAIN_TOPICS = ("tsv", "jsonl", "vectors", "beir")
 
 
 def validate(cfg) -> bool:
@@ -179,7 +179,7 @@ def validate(cfg) -> bool:
         return False
     from harness.engine.topics import read_topics
 
-    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     return True
 
 
@@ -262,12 +262,12 @@ def plan_run(cfg, command: str) -> PlanReport:
         return report
     from harness.engine.topics import read_topics
 
-    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
     for sim in cfg.runs:
         where = p.for_run(sim)
-        key = run_key(where.fingerprint, sim, topics, cfg.depth)
+        key = run_key(where.fingerprint, sim, topics, cfg.depth, cfg.search_fields, cfg.remove_query)
         path = where.runs_folder / f"{sim}.{key[:16]}.trec"
         exact = " on the exact-lengths index" if where is not p else ""
         runs.append(
@@ -407,7 +407,7 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
         from harness.engine.topics import read_topics
 
-        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
