@@ -3,10 +3,14 @@ repository as ../shared, in CI too; a test that needs it fails loudly when it is
 
 from __future__ import annotations
 
+import contextvars
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+from _pytest.tmpdir import TempPathFactory
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -54,6 +58,23 @@ MODULE_MARKS = {
 JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
 
 
+# The modules that take longest start first (`make test` hands whole modules to the workers,
+# pytest-xdist's --dist loadfile), so that the two workers finish together; the rest follow in
+# file order. A module missing here only starts later.
+LONGEST_FIRST = (
+    "test_kill_points",
+    "test_faults",
+    "test_dask_faults",
+    "test_models_exact",
+    "test_concurrency",
+    "test_trec_eval_binary",
+    "test_fresh_clone",
+    "test_dask",
+    "test_hostile_inputs",
+    "test_search",
+)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
@@ -61,6 +82,68 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(mark)
         if JAVA_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("java")
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank)))  # stable
+
+
+# ------------------------------------------------------------------------------ temporary folders
+# A run leaves nothing behind and holds little at a time (pyproject.toml: a passing test's tmp_path
+# is removed when it ends, the base folder when the session passes):
+# - a folder a fixture made with tmp_path_factory.mktemp is removed when that fixture is torn
+#   down (a module's fixture: when the module's tests are done), not at the end of the session;
+# - tempfile's folder (TMPDIR) is the worker's base folder, so what the harness, Dask, Chromium,
+#   pip or a subprocess write there is removed with it and counted with it.
+_SETTING_UP: contextvars.ContextVar = contextvars.ContextVar("fixture being set up", default=None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    token = _SETTING_UP.set(request)
+    try:
+        return (yield)
+    finally:
+        _SETTING_UP.reset(token)
+
+
+_mktemp = TempPathFactory.mktemp
+
+
+def _mktemp_removed_with_its_fixture(self, basename: str, numbered: bool = True) -> Path:
+    path = _mktemp(self, basename, numbered)
+    request = _SETTING_UP.get()
+    if request is not None and request.fixturename != "tmp_path":  # tmp_path: pytest's retention policy
+        request.addfinalizer(lambda: shutil.rmtree(path, ignore_errors=True))
+    return path
+
+
+TempPathFactory.mktemp = _mktemp_removed_with_its_fixture
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_folder_inside_the_base_folder(tmp_path_factory):
+    tmp = tmp_path_factory.getbasetemp() / "tmp"
+    tmp.mkdir(exist_ok=True)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(tmp)
+    tempfile.tempdir = None
+    yield tmp
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+    tempfile.tempdir = None
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A folder every worker of this session sees (pytest-xdist gives each worker a base folder
+    of its own inside the session's): for what is built once and read by all, such as an index
+    that ensure_index builds under its lock and the other workers then reuse."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "shared" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def shared_path(*parts: str) -> Path:
@@ -72,12 +155,13 @@ def shared_path(*parts: str) -> Path:
 
 @pytest.fixture(scope="session")
 def cranfield_index(tmp_path_factory):
-    """Cranfield indexed once per test session with Anserini's defaults."""
+    """Cranfield indexed once per test session with Anserini's defaults (one worker builds it,
+    the others wait for it and reuse it)."""
     from harness.engine.corpus import Corpus
     from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
-    return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield")
+    return ensure_index(corpus, IndexOptions(), shared_folder(tmp_path_factory, "idx") / "cranfield")
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +172,9 @@ def cranfield_exact_index(tmp_path_factory):
     from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
-    return ensure_index(corpus, IndexOptions(lengths="exact"), tmp_path_factory.mktemp("idx") / "cranfield-exact")
+    return ensure_index(
+        corpus, IndexOptions(lengths="exact"), shared_folder(tmp_path_factory, "idx") / "cranfield-exact"
+    )
 
 
 @pytest.fixture(scope="session")
