@@ -426,6 +426,7 @@ def cranfield_done(tmp_path_factory):
     [
         (signal.SIGKILL, "mid-index"),
         (signal.SIGINT, "mid-index"),
+        (signal.SIGTERM, "mid-index"),  # docker stop, Slurm: cleaned up as Ctrl-C, exit 143
         (signal.SIGKILL, "mid-search"),
         (signal.SIGINT, "mid-search"),
         (signal.SIGTERM, "mid-search"),
@@ -492,6 +493,66 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
     assert hidden_leftovers(proj) == []
     summary = json.loads((proj / "reports" / "cran" / "summary.json").read_text())
     assert [(row["run"], row["spec"]) for row in summary["runs"]][0] == ("bm25", "bm25(k1=0.9,b=0.4)")
+
+
+def jvm_threads(pid: int) -> set[str]:
+    """The names of the process's threads that are the JVM's own."""
+    names = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            names.add((task / "comm").read_text().strip())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return names & {"Reference Handl", "Signal Dispatch", "Finalizer", "Common-Cleaner"}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_while_the_jvm_starts_is_cleaned_up_as_any_other(tmp_path, cranfield_done, sig):
+    """The signal lands while the JVM starts (its Reference Handler thread is up, the JVM is not
+    yet back in Python): the run exits 130/143 and removes its build folder. The JVM used to own
+    SIGINT and SIGTERM then (Java's Runtime.exit: the build folder left; or the signal lost and
+    the run went on to exit 0), every time at this point; the mid-index kills above met it once
+    in a few runs."""
+    proj = tmp_path / "proj"
+    shutil.copytree(cranfield_done.parent.parent, proj)
+    cfg = proj / "configs" / "cran.yaml"
+    cfg.write_text(
+        cfg.read_text().replace("index: {path: ../indexes/cran}", "index: {path: ../indexes/cran, stemmer: krovetz}")
+    )
+    index = snapshot(proj / "indexes" / "cran")
+    log = tmp_path / "err.txt"
+    p = subprocess.Popen(
+        [PY, "-m", "harness", "index", str(cfg)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("w")
+    )
+    deadline = time.monotonic() + DEADLINE
+    while not jvm_threads(p.pid):
+        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+    p.send_signal(sig)
+    p.communicate(timeout=DEADLINE)
+    err = log.read_text()
+    assert p.returncode == 128 + sig, err
+    assert f"harness: interrupted ({sig.name})" in err and "Traceback" not in err
+    assert hidden_leftovers(proj) == []
+    assert snapshot(proj / "indexes" / "cran") == index
+
+
+def test_java_temp_files_are_the_process_s_own_and_leave_with_it(tmp_path):
+    """Java's temporary folder is one of the process's own under $TMPDIR, removed at exit: the
+    JVM embedded here never runs its shutdown hooks, so what Java deletes "on exit" stayed, such
+    as Snappy's native library (Parquet collections) in /tmp after every run."""
+    code = (
+        "from harness.engine.lucene import jclass\n"
+        "import os\n"
+        "folder = jclass('java.lang.System').getProperty('java.io.tmpdir')\n"
+        "jclass('org.xerial.snappy.Snappy').maxCompressedLength(10)\n"
+        "print(folder); print(' '.join(os.listdir(folder)))\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    r = subprocess.run([PY, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=DEADLINE)
+    assert r.returncode == 0, r.stderr
+    folder, files = r.stdout.splitlines()
+    assert Path(folder).parent == tmp_path and files.endswith("-libsnappyjava.so"), r.stdout
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
