@@ -444,12 +444,13 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
             )
         )
         marker = "indexing "
-    else:  # new runs, killed while searching: 40 copies of the topics keep the search going for
+    else:  # new runs, killed while searching: 24 copies of the topics keep the search going for
         # seconds (with Cranfield's 225 all five runs took 1.3 s, and a fast machine finished
-        # them before the signal arrived)
+        # them before the signal arrived); at depth 10, as searching is what takes the time: at
+        # depth 1000 the runs, cached and in the report, filled 4.8 GB of the disk
         shutil.rmtree(proj / "indexes" / "cran" / "harness-runs")
         lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
-        (proj / "many-topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(40) for line in lines))
+        (proj / "many-topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(24) for line in lines))
         text = cfg.read_text()
         assert f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}" in text
         cfg.write_text(
@@ -457,6 +458,7 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
                 f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}",
                 f"topics: {{path: {proj / 'many-topics.tsv'}, format: tsv}}",
             )
+            + "depth: 10\n"
         )
         marker = "index reused"
     report = snapshot(proj / "reports" / "cran")
@@ -567,6 +569,7 @@ def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
     cfg.write_text(
         f"name: long\ncollection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
         "index: {path: index}\ntopics: topics.tsv\nruns: [{bm25: {}}]\noutput: out\n"
+        "depth: 10\n"  # searching takes the time; at depth 1000 the run filled 2 GB of the disk
     )
     log = tmp_path / "err.txt"
     p = start(cfg, log)
