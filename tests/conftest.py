@@ -135,6 +135,32 @@ def _temp_folder_inside_the_base_folder(tmp_path_factory):
     shutil.rmtree(tmp, ignore_errors=True)
 
 
+# What a test writes goes into its temporary folders, never into the checkout: the session (under
+# pytest-xdist, the controller's) fails when indexes/, reports/ or tests/output/ gained an entry
+# while it ran (tests/output/ may, when $HARNESS_SCREENSHOTS asks for the screenshots there).
+_REPO_BEFORE = pytest.StashKey[set]()
+
+
+def _repo_outputs() -> set[str]:
+    folders = [REPO / "indexes", REPO / "reports"]
+    if not os.environ.get("HARNESS_SCREENSHOTS"):
+        folders.append(REPO / "tests" / "output")
+    return {str(p) for folder in folders if folder.is_dir() for p in folder.iterdir()}
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_REPO_BEFORE] = _repo_outputs()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    new = sorted(_repo_outputs() - session.config.stash.get(_REPO_BEFORE, set()))
+    if new:
+        session.config.get_terminal_writer().line(f"tests wrote into the checkout: {', '.join(new)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def shared_folder(tmp_path_factory, name: str) -> Path:
     """A folder every worker of this session sees (pytest-xdist gives each worker a base folder
     of its own inside the session's): for what is built once and read by all, such as an index
@@ -175,6 +201,17 @@ def cranfield_exact_index(tmp_path_factory):
     return ensure_index(
         corpus, IndexOptions(lengths="exact"), shared_folder(tmp_path_factory, "idx") / "cranfield-exact"
     )
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """Where the browser tests put their screenshots: the folder $HARNESS_SCREENSHOTS names, for a
+    person to look at (`HARNESS_SCREENSHOTS=tests/output make test`), else a temporary folder."""
+    if os.environ.get("HARNESS_SCREENSHOTS"):
+        folder = Path(os.environ["HARNESS_SCREENSHOTS"]).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,12 @@ def test_validation_example_is_what_validate_prints():
     assert r.stderr == block.group(2)
 
 
-def test_experiment_commands_run():
+def test_experiment_commands_run(tmp_path):
+    """In a folder laid out like the repository (its configs and data, ../shared beside it), so
+    that the indexes and reports they make go there, not into the checkout."""
+    from .golden import lay_out
+
+    lay_out(tmp_path)
     commands = []
     for title in ("Running experiments", "Reproducing Cranfield"):
         for block in re.findall(r"```sh\n(.*?)```", section(title), re.S):
@@ -39,13 +44,15 @@ def test_experiment_commands_run():
     for argv in commands:
         r = subprocess.run(
             [sys.executable, "-m", "harness", *argv[1:]],
-            cwd=REPO,
+            cwd=tmp_path / "repo",
             capture_output=True,
             text=True,
-            env=os.environ.copy(),
+            env={k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"},
             timeout=900,
         )
         assert r.returncode == 0, (argv, r.stderr[-2000:])
+    assert (tmp_path / "repo" / "reports" / "demo" / "summary.json").exists()
+    assert (tmp_path / "repo" / "reports" / "cranfield" / "summary.json").exists()
 
 
 def _repo_copy(tmp_path):
