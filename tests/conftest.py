@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextvars
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 
@@ -54,6 +55,7 @@ MODULE_MARKS = {
     "test_report_plots": ("java", "browser"),
     "test_report_width": ("java", "browser"),
     "test_search": ("java",),
+    "test_trec_eval_binary": ("slow",),  # some 560 processes: the binary's and `harness trec_eval`'s
 }
 JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
 
@@ -84,6 +86,14 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("java")
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank)))  # stable
+
+
+def pytest_configure(config):
+    # Started in the background by a shell without job control (`make test &` in a script, nohup),
+    # the suite inherits SIGINT ignored, and so would every harness it starts: the tests that send
+    # Ctrl-C to one would wait forever. Its default comes back (the harnesses started get SIG_DFL).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 # ------------------------------------------------------------------------------ temporary folders
