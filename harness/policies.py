@@ -40,6 +40,8 @@ __all__ = [
     "FusionPolicy",
     "FUSE_RUNTAG",
     "one_of",
+    "P_FLOOR",
+    "format_p",
 ]
 
 # ------------------------------------------------------------------------------ choice tables
@@ -142,6 +144,28 @@ LANGUAGES: dict[str, str] = {
     "zh": "org.apache.lucene.analysis.cjk.CJKAnalyzer",
     **dict.fromkeys(WHITESPACE_LANGUAGES, "org.apache.lucene.analysis.core.WhitespaceAnalyzer"),
 }
+
+
+# ------------------------------------------------------------------------------ p-values, as written
+# Below this a p-value is written "<2.2e-16", as R's format.pval does (.Machine$double.eps): a p
+# that small is at the noise of the floating-point tail areas it comes from, and a p of 0.0 (the
+# t-test of constant non-zero differences, or an underflow) is no probability anyone should read.
+P_FLOOR = 2.220446049250313e-16
+
+
+def format_p(p: float) -> str:
+    """A p-value as every output writes it (``harness compare``, summary.md, report.html, the API's
+    HTML tables): 4 decimals from 0.001 up, 4 significant digits in scientific notation below,
+    and never 0: below :data:`P_FLOOR`, ``<2.2e-16``. docs/experiments.md states the rule.
+
+    >>> [format_p(p) for p in (0.5, 0.0132, 0.001, 0.00099996, 4.508e-06, 3e-17, 0.0, 1.0)]
+    ['0.5000', '0.0132', '0.0010', '1.000e-03', '4.508e-06', '<2.2e-16', '<2.2e-16', '1.0000']
+    """
+    if p != p:  # NaN: said as such, never as a number
+        return "nan"
+    if p < P_FLOOR:
+        return "<2.2e-16"
+    return f"{p:.3e}" if p < 1e-3 else f"{p:.4f}"
 
 
 def one_of(name: str, value: object, allowed) -> str:

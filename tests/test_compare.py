@@ -254,13 +254,19 @@ def test_markdown_and_latex_mark_significant_differences(sweep):
     assert str(first.comparisons.policy) in md
     significant = [c for c in first.comparisons.rows if c.reject]
     assert significant
+    assert "| p | corrected p | significant | W/T/L |" in md  # the column is named
     for c in significant:
+        way, word = ("▲", "better") if c.diff > 0 else ("▼", "worse")
         line = next(l for l in md.splitlines() if l.startswith(f"| {c.measure} | {c.baseline} | {c.run} |"))
-        assert "| † |" in line
+        assert f"| {way} {word} |" in line
         row = next(l for l in md.splitlines() if l.startswith(f"| {c.run} | "))
-        assert f"{first.evaluations[c.run].means[c.measure]:.4f}†" in row
+        assert f"{first.evaluations[c.run].means[c.measure]:.4f}†{way}" in row
+    # every significant difference of this sweep is worse than BM25; the legend says both ways
+    assert {c.diff < 0 for c in significant} == {True}
+    assert "†▲: significantly better than bm25 (corrected p < 0.05)  \n" in md
+    assert "†▼: significantly worse than bm25 (corrected p < 0.05)  \n" in md
     tex = (out1 / "report.tex").read_text()
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
-    assert r"$^{\dagger}$" in tex and "Holm-Bonferroni" in tex
+    assert r"$^{\dagger\downarrow}$" in tex and r"\uparrow" in tex and "Holm-Bonferroni" in tex
     rows = list(csv.DictReader(open(out1 / "comparisons.csv", newline="")))
     assert len(rows) == len(first.comparisons.rows) and float(rows[0]["p"]) == first.comparisons.rows[0].p

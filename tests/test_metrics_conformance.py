@@ -16,7 +16,7 @@ from harness.errors import DataError
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics import EvalPolicy, evaluate, parse_measure
-from harness.metrics.measures import trec_eval_name
+from harness.metrics.trec_names import trec_eval_name
 
 MEASURES = [
     "P@1",

@@ -3,7 +3,7 @@
 import pytest
 
 from harness.metrics import MEASURES, EvalPolicy, Measure, parse_measure
-from harness.metrics.measures import trec_eval_name
+from harness.metrics.trec_names import trec_eval_name
 
 
 @pytest.mark.parametrize(

@@ -168,3 +168,20 @@ def test_the_front_page_example_prints_what_it_shows(tmp_path, monkeypatch, caps
     monkeypatch.delenv("HARNESS_INDEXES", raising=False)
     exec(compile(code, "README.md In Python", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_demo_block_is_what_make_demo_prints(tmp_path):
+    """The generated demo block (scripts/gen_docs.py) shows the lines `make demo` prints, run labels
+    and all: rendered through the verb the command line runs, not a path of its own."""
+    block = re.search(r"<!-- BEGIN demo-output -->\n```\n\$ make demo\n\.\.\.\n(.*?)\n\.\.\.\n", README, re.S)
+    shown = block.group(1).splitlines()
+    assert len(shown) >= 7 and shown[0].startswith("| run |")
+    tmp = _repo_copy(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "configs/demo.yaml"], cwd=tmp, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    printed = r.stdout.splitlines()
+    start = printed.index(shown[0])
+    assert printed[start : start + len(shown)] == shown
+    assert printed[start + len(shown)] == ""  # the whole table: it ends there

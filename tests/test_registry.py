@@ -11,6 +11,8 @@ import pytest
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics import MEASURES, EvalPolicy, evaluate, parse_measure
+from harness.metrics.families import FAMILIES
+from harness.metrics.providers import PROVIDERS, kernel
 
 from . import test_metrics_conformance as conformance
 
@@ -26,13 +28,27 @@ ORACLES = {
 
 def test_every_family_has_a_kernel_a_summary_and_a_missing_topic_rule():
     for name, info in MEASURES.items():
-        assert callable(info.compute), name
+        assert callable(kernel(name)), name
         assert info.summary in ("mean", "sum") and info.on_missing in ("zero", "keep"), name
     # trec_eval sums exactly its num_* counts over topics ("summary figure is sum of individual topics")
     assert {n for n, i in MEASURES.items() if i.summary == "sum"} == {"NumRet", "NumRel", "NumRelRet"}
     assert {i.trec for i in MEASURES.values() if i.summary == "sum"} == {"num_ret", "num_rel", "num_rel_ret"}
     # trec_eval -c: a missing topic keeps its judged relevant count and scores 0 on the rest
     assert {n for n, i in MEASURES.items() if i.on_missing == "keep"} == {"NumRel"}
+
+
+def test_every_family_has_one_provider_that_reads_its_judgments():
+    """One implementation of each measure at run time: each family of the table is computed by
+    exactly one provider, of the judgments the family reads; num_q (the number of topics) by none."""
+    for name, info in FAMILIES.items():
+        owners = [p for p in PROVIDERS if name in p.families]
+        if name == "num_q":
+            assert not owners and info.summary == "count"
+            continue
+        assert len(owners) == 1, (name, [p.name for p in owners])
+        assert owners[0].judgments == info.judgments, name
+    assert set().union(*(p.families for p in PROVIDERS)) <= set(FAMILIES)
+    assert set(MEASURES) <= set(FAMILIES) and all(info.offered for info in MEASURES.values())
 
 
 def test_every_family_meets_an_oracle():

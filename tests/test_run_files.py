@@ -21,7 +21,7 @@ from harness.formats.qrels import read_qrels
 from harness.formats.runs import Run, read_run, write_run
 from harness.formats.tokenizer import MAX_ID, MAX_LINE
 from harness.metrics import evaluate, parse_measure
-from harness.metrics.measures import trec_eval_name
+from harness.metrics.trec_names import trec_eval_name
 
 
 def write(tmp_path, data, name="f.txt"):

@@ -19,7 +19,8 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.metrics.trec_eval import TREC_MEASURES, format_line
+from harness.metrics.trec_names import TREC_NAMES as TREC_MEASURES
+from harness.metrics.trec_output import format_line
 
 from .conftest import REPO
 

@@ -563,6 +563,28 @@ def test_the_binary_prints_trec_eval_s_own_prefs_and_jg_outputs(trec_eval, args,
     assert r.returncode == 0 and r.stdout == (suite / out).read_text()
 
 
+@pytest.mark.parametrize(
+    "measure", ["Rprec_mult_avgjg.0.5,1e400", "Rprec_mult_avgjg.nan,0.5", "Rprec_mult_avgjg.-inf,0.4,1e30"]
+)
+@pytest.mark.parametrize("flags", [[], ["-J"], ["-l2", "-c"]])
+def test_judgment_group_levels_beyond_a_c_long_print_what_trec_eval_prints(trec_eval, measure, flags):
+    """Rprec_mult_avgjg at a level whose cut-off is beyond a C long (1e400, nan, -inf) stopped
+    with an internal error (OverflowError): the judgment groups had a loop of their own. They
+    are Rprec_mult's kernel now, which follows trec_eval's loop over the levels."""
+    suite = Path(__file__).parent / "data" / "trec_eval-9.0.8"
+    args = ["-q", *flags, "-R", "qrels_jg", "-m", measure, "qrels.123", "results.test"]
+    ref = subprocess.run([trec_eval, *args], cwd=suite, capture_output=True, text=True)
+    got = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", *args],
+        cwd=suite,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+    )
+    assert ref.returncode == 0 and got.returncode == 0, got.stderr
+    assert got.stdout == ref.stdout
+
+
 # harness measure -> trec_eval's name, for the per-topic comparison of harness.evaluate
 EVALUATE_NAMES = {
     "AP": "map", "AP@10": "map_cut_10", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "P@5": "P_5",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.api.frames import long_per_topic, means_frame, run_frame
+from harness.policies import format_p
 from harness.verbs.compare import COMPARISON_FIELDS
 
 __all__ = ["run", "Result"]
@@ -100,7 +101,10 @@ class Result:
         if len(self.comparisons):
             shown = self.comparisons[["measure", "baseline", "run", "diff", "p", "p_corrected", "reject"]]
             parts.append(f"<p>{html.escape(self.comparisons.attrs.get('policy', ''))}</p>")
-            parts.append(shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", escape=True))
+            p_columns = {c: format_p for c in ("p", "p_corrected")}  # the report's rule (harness.policies)
+            parts.append(
+                shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", formatters=p_columns, escape=True)
+            )
         failed = self.experiment.failed_checks
         if failed:
             parts.append("<pre>" + html.escape("\n".join(str(c) for c in failed)) + "</pre>")

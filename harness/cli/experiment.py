@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
-from harness.events import ReportWritten, to_stderr
+from harness.events import ReportWritten, not_indexed, to_stderr
 
 
 # ------------------------------------------------------------------------------ the plan
@@ -111,6 +111,9 @@ def cmd_index(args) -> int:
     for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
         value = stats.get(key)
         print(f"{key.replace('_', ' '):20} {'not counted' if value is None else value}")
+    left = not_indexed(info.manifest)
+    if left:  # what IndexCollection counted and left out: the empty documents, by id
+        print(f"{'not indexed':20} {left.removeprefix('not indexed: ')}")
     return 0
 
 

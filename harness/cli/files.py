@@ -46,7 +46,7 @@ def cmd_evaluate(args) -> int:
 
 def cmd_compare(args) -> int:
     from harness.cli.progress import Progress
-    from harness.policies import ComparePolicy, ReadPolicy, StatsPolicy
+    from harness.policies import ComparePolicy, ReadPolicy, StatsPolicy, format_p
     from harness.verbs.compare import compare_files
 
     try:
@@ -103,8 +103,8 @@ def cmd_compare(args) -> int:
                 f"{c.mean_baseline:.4f}",
                 f"{c.diff:+.4f}",
                 f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]",
-                f"{c.p:.4f}",
-                f"{c.p_corrected:.4f}",
+                format_p(c.p),
+                format_p(c.p_corrected),
                 f"{c.wins}/{c.ties}/{c.losses}",
                 "*" if c.reject else "",
             ]

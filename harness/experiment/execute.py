@@ -14,7 +14,7 @@ from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
-from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore
+from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
 from harness.experiment.plan import Plan, plan, run_key
 from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
 from harness.experiment.tuning import add_tuned_runs
@@ -172,7 +172,15 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
                 ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build),
             )
         stats = info.manifest.get("stats", {})
-        on(IndexReady(str(info.path), info.reused, stats.get("documents", "?"), stats.get("unique_terms", "?")))
+        on(
+            IndexReady(
+                str(info.path),
+                info.reused,
+                stats.get("documents", "?"),
+                stats.get("unique_terms", "?"),
+                not_indexed(info.manifest),
+            )
+        )
         infos = {p.index_path: info}
         if p.exact is not None:  # the index with exact document lengths, for bm25 accurate=true
             x = p.exact

@@ -1,5 +1,5 @@
-"""Numbers as trec_eval's C code reads, compares, adds and logs them (glibc on x86-64), for
-the drop-in's byte-identical output (harness.metrics.trec_eval, trec_loops, trec_segments)."""
+"""Numbers as trec_eval's C code reads, casts, compares, adds, logs and sorts them (glibc on
+x86-64), for the drop-in's byte-identical output (harness.metrics.trec_eval, trec_segments)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,24 @@ import re
 
 import numpy as np
 
-__all__ = ["MAX_LONG", "atof", "atol", "c_add", "c_int", "c_log2", "sum_in_order"]
+__all__ = [
+    "MAX_LONG",
+    "X86_NAN",
+    "atof",
+    "atol",
+    "c_add",
+    "c_int",
+    "c_int_of",
+    "c_long",
+    "c_log2",
+    "glibc_msort",
+    "log2_ranks",
+    "sum_in_order",
+]
 
 # C's LONG_MAX on x86-64 (also trec_eval's default -M; its -N defaults to 0, whatever its help says)
 MAX_LONG = 2**63 - 1
+X86_NAN = -math.nan  # the NaN an x86 FPU makes of 0/0 (its sign bit set: glibc prints "-nan")
 
 
 def atol(text: str) -> int:
@@ -75,3 +89,49 @@ def c_log2(x: float) -> float:
     if x > 0.0:
         return math.log2(x)
     return -math.inf if x == 0.0 else x if x != x else math.nan
+
+
+def c_long(x: float) -> int:
+    """C's (long) cast of a double on x86-64: a NaN, or a value beyond a long, is LONG_MIN."""
+    return int(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
+
+
+def c_int_of(x: float) -> int:
+    """C's ``(int) x`` for a double on x86-64 (cvttsd2si): truncated toward zero, and INT_MIN
+    for a value an int cannot hold (beyond 2**31, infinity, NaN), as trec_eval's gain
+    comparison returns it for gains given as ``ndcg.1=3e9`` or ``ndcg.1=1e400``."""
+    return int(x) if -2147483649.0 < x < 2147483648.0 else -2147483648
+
+
+_LOG2 = np.zeros(0)
+
+
+def log2_ranks(n: int) -> np.ndarray:
+    """math.log2(i + 2) for i < n: the discount of rank i + 1, from the C library's log2 as
+    trec_eval's loops take it (numpy's own log2 may differ in the last bit)."""
+    global _LOG2
+    if len(_LOG2) < n:
+        _LOG2 = np.array([math.log2(i + 2) for i in range(max(n, 2 * len(_LOG2), 1024))])
+    return _LOG2[:n]
+
+
+def glibc_msort(items: list, cmp) -> list:
+    """glibc's qsort as trec_eval 9.0.8 was built and tested with it (msort.c: a top-down merge
+    sort, the first half of n // 2 items, taking from the first run while cmp <= 0). With a
+    comparison that is not a total order, its result is this algorithm's, so it is followed
+    step by step. (glibc 2.37 moved qsort to introsort; trec_eval's gain-ordering then differs
+    for gains less than 1 apart, which none of its tests use.)"""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    a, b = glibc_msort(items[:n1], cmp), glibc_msort(items[n1:], cmp)
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if cmp(a[i], b[j]) <= 0:
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out + a[i:] + b[j:]

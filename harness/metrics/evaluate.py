@@ -14,8 +14,9 @@ import numpy as np
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.formats.tokenizer import worker_threads
-from harness.metrics.kernels import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.metrics.measures import Measure, parse_measure, parse_measures
+from harness.metrics.providers import kernel
+from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.policies import EvalPolicy
 
 __all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels"]
@@ -60,7 +61,7 @@ def evaluate_labels(
     measures = _as_measures(measures)
     per_topic, means = {}, {}
     for m in measures:
-        vals = m.info.compute(rl, m, policy.nDCG_threshold)
+        vals = kernel(m.name)(rl, m, policy.nDCG_threshold)
         if zero is not None and m.info.on_missing == "zero":
             # trec_eval -c scores a missing topic on an empty ranking: every measure is 0
             # except num_rel, which still counts the topic's judged relevant documents.

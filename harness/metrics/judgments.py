@@ -30,9 +30,17 @@ from harness.errors import DataError, read_error
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate_labels
-from harness.metrics.kernels import NOT_JUDGED, RankedLabels
+from harness.metrics.ranked import NOT_JUDGED, RankedLabels
 
-__all__ = ["RankJudgments", "parse_judgments", "read_judgments", "to_ranked_labels", "to_qrels", "evaluate_judgments"]
+__all__ = [
+    "RankJudgments",
+    "parse_judgment",
+    "parse_judgments",
+    "read_judgments",
+    "to_ranked_labels",
+    "to_qrels",
+    "evaluate_judgments",
+]
 
 _UNJUDGED = "?"
 
@@ -136,25 +144,40 @@ def parse_judgments(data, *, source: str = "<judgments>") -> RankJudgments:
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        topic, colon, rest = line.rpartition(":")
-        topic = topic.strip()
-        if not colon or not topic:
-            raise DataError(source, f"expected 'topic: labels' (e.g. 'q1: 1,0,2; R=4'), got {raw.strip()!r}", line=n)
+        topic, topic_labels, R = parse_judgment(line, source=source, line=n)
         if topic in labels:
             raise DataError(source, f"topic {topic!r} is judged twice", line=n)
-        body, semi, extra = rest.partition(";")
-        R = None
-        if semi:
-            key, eq, val = extra.strip().partition("=")
-            if key.strip() != "R" or not eq:
-                raise DataError(
-                    source, f"topic {topic!r}: after ';' expected 'R=<number>', got {extra.strip()!r}", line=n
-                )
-            R = _parse_R(val, topic, source, n)
-        labels[topic] = _parse_labels(body, topic, source, n)
-        Rs[topic] = R
-        _check(labels[topic], R, topic, source, n)
+        labels[topic], Rs[topic] = topic_labels, R
     return RankJudgments(labels, Rs, source)
+
+
+_EXPECTED = "expected 'topic: labels' (e.g. 'q1: 1,0,2; R=4')"
+
+
+def parse_judgment(
+    text: str, *, source: str, line: int | None = None, expected: str = _EXPECTED
+) -> tuple[str, np.ndarray, int | None]:
+    """One judgment ``topic: labels[; R=N]`` -> (topic, labels of ranks 1..n, R or None): the
+    one parser of that form (a judgments file's lines; the lab's ``--relevance``). The topic is
+    everything before the last ``:``; labels are integers >= 0, or ``?`` (unjudged), separated
+    by commas or spaces. A malformed judgment is a DataError naming ``source`` (and ``line``);
+    ``expected`` is what it says the form is."""
+    topic, colon, rest = text.rpartition(":")
+    topic = topic.strip()
+    if not colon or not topic:
+        raise DataError(source, f"{expected}, got {text.strip()!r}", line=line)
+    body, semi, extra = rest.partition(";")
+    R = None
+    if semi:
+        key, eq, val = extra.strip().partition("=")
+        if key.strip() != "R" or not eq:
+            raise DataError(
+                source, f"topic {topic!r}: after ';' expected 'R=<number>', got {extra.strip()!r}", line=line
+            )
+        R = _parse_R(val, topic, source, line)
+    labels = _parse_labels(body, topic, source, line)
+    _check(labels, R, topic, source, line)
+    return topic, labels, R
 
 
 def read_judgments(path) -> RankJudgments:

@@ -1,114 +1,20 @@
-"""Pure numpy kernels: every measure of every topic at once, from ranked label arrays.
+"""Pure numpy kernels: every measure of every topic at once, from ranked label arrays
+(:class:`harness.metrics.ranked.RankedLabels`, the one internal shape both judgment kinds build).
 
-The one internal shape, :class:`RankedLabels`, is what both the doc-id path (run + qrels,
-:func:`harness.metrics.evaluate`) and rank-position judgments (:mod:`harness.metrics.judgments`) build.
 Kernels never loop per document: they pick the few rows that matter (relevant, judged) with
 ``flatnonzero`` and aggregate them per topic with ``bincount``, whose sums run in rank order,
-like trec_eval's loops.
-
-Label codes in ``labels`` follow trec_eval's ``form_res_rels``: a judged label >= 0, ``-1``
-for a doc not in the qrels, ``-2`` for a doc judged with a negative label ("in the pool but
-unjudged"). Both negatives are non-relevant; bpref skips them; Judged@k (like ir_measures)
-counts every doc that has a qrels entry, -2 included.
+like trec_eval's loops. Label codes follow trec_eval's ``form_res_rels`` (harness.metrics.ranked):
+both negatives are non-relevant; bpref skips them; Judged@k (like ir_measures) counts every doc
+that has a qrels entry, -2 included.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    pass
-
-NOT_JUDGED, POOL_UNJUDGED = -1, -2
-_ELEVEN = tuple(i / 10 for i in range(11))  # 0.0, 0.1, ..., 1.0 as trec_eval's literals
-
-
-@dataclass
-class RankedLabels:
-    """Ranked label lists of the evaluated topics, plus every topic's judgments.
-
-    ``labels`` is split into segments ``seg_offsets``; segment s holds topic ``seg_topic[s]``'s
-    ranked list (-1: rows to ignore, e.g. a run topic without judgments). A topic has at most
-    one segment, or none (a judged topic missing from the run), and the topics of the used
-    segments increase along the rows (the kernels rely on rows being in topic order).
-    ``pool`` holds all judgment labels of topic t in ``pool[pool_offsets[t]:pool_offsets[t+1]]``,
-    in any order; it is where R, the judged non-relevant count and the ideal DCG come from.
-    """
-
-    topics: list[str]
-    seg_offsets: np.ndarray
-    seg_topic: np.ndarray
-    labels: np.ndarray
-    pool_offsets: np.ndarray
-    pool: np.ndarray
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def contiguous(cls, topics, offsets, labels, pool_offsets, pool) -> RankedLabels:
-        """One segment per topic, in topic order."""
-        return cls(
-            list(topics),
-            np.asarray(offsets, dtype=np.int64),
-            np.arange(len(topics), dtype=np.int64),
-            np.asarray(labels, dtype=np.int64),
-            np.asarray(pool_offsets, dtype=np.int64),
-            np.asarray(pool, dtype=np.int64),
-        )
-
-    # -- per-topic counts ----------------------------------------------------------------
-    def _pool_topic(self):
-        if "pool_topic" not in self._cache:
-            self._cache["pool_topic"] = np.repeat(np.arange(len(self.topics)), np.diff(self.pool_offsets))
-        return self._cache["pool_topic"]
-
-    def num_rel(self, rel: int) -> np.ndarray:
-        key = ("R", rel)
-        if key not in self._cache:
-            pt = self._pool_topic()
-            self._cache[key] = np.bincount(pt[self.pool >= rel], minlength=len(self.topics))
-        return self._cache[key]
-
-    def num_nonrel(self, rel: int) -> np.ndarray:
-        pt = self._pool_topic()
-        return np.bincount(pt[(self.pool >= 0) & (self.pool < rel)], minlength=len(self.topics))
-
-    def num_ret(self) -> np.ndarray:
-        if "ret" not in self._cache:
-            ok = self.seg_topic >= 0
-            self._cache["ret"] = np.bincount(
-                self.seg_topic[ok], weights=np.diff(self.seg_offsets)[ok], minlength=len(self.topics)
-            ).astype(np.int64)
-        return self._cache["ret"]
-
-    def rows(self, lo: int, hi: int | None = None):
-        """Rows whose label is in [lo, hi): (topic, 1-based rank, row index), in row order,
-        which is topic order then rank order."""
-        key = ("rows", lo, hi)
-        if key not in self._cache:
-            mask = self.labels >= lo
-            if hi is not None:
-                mask &= self.labels < hi
-            r = np.flatnonzero(mask)
-            seg = np.searchsorted(self.seg_offsets, r, side="right") - 1
-            topic = self.seg_topic[seg]
-            keep = topic >= 0
-            self._cache[key] = (topic[keep], (r - self.seg_offsets[seg] + 1)[keep], r[keep])
-        return self._cache[key]
-
-    def relevant(self, rel: int):
-        """Relevant rows (topic, rank, j) with j = 1-based count of relevant so far."""
-        key = ("relj", rel)
-        if key not in self._cache:
-            topic, rank, _ = self.rows(rel)
-            nrr = np.bincount(topic, minlength=len(self.topics))
-            first = np.zeros(len(self.topics) + 1, dtype=np.int64)
-            np.cumsum(nrr, out=first[1:])
-            j = np.arange(len(topic)) - first[topic] + 1
-            self._cache[key] = (topic, rank, j, nrr, first)
-        return self._cache[key]
+from harness.metrics import trec_segments
+from harness.metrics.c_numbers import X86_NAN
+from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 
 
 def _per_topic(rl: RankedLabels, topic, weights=None):
@@ -155,28 +61,68 @@ def _ideal_dcg(rl, m, threshold, cutoff):
     return _per_topic(rl, topic, _gains(lab, m.gain) / np.log2(rank + 1.0))
 
 
-def interpolated_precision(rl, rel, levels):
-    """trec_eval 9.0.x iprec_at_recall: for level r, c = (long)(r * R + 0.9); 0 if c exceeds
-    the relevant retrieved, else the max of j / rank_j over relevant retrieved j >= max(c, 1).
-    (Later trec_eval versions use lround(r * R); pytrec_eval and 9.0.x use + 0.9.)"""
-    key = ("iprec", rel, tuple(levels))
+def level_cutoffs(rl: RankedLabels, rel: int, levels) -> np.ndarray:
+    """trec_eval's cut-off of each level (rows) for each topic (columns): ``(long)(x * R + 0.9)``,
+    R the topic's relevant judged documents; LONG_MIN where the product is beyond a C long or
+    NaN (``1e400``, ``nan``), as C's cast on x86-64."""
+    R = rl.num_rel(rel).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R) + 0.9).astype(np.int64)
+
+
+def trec_eval_loop_order(c: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which levels trec_eval's loops over a topic's ranks reach, for iprec_at_recall and
+    Rprec_mult: ``(tail, reached)`` masks over ``c`` (cut-offs, levels x topics). The loop takes
+    the levels from the last: first it passes those whose cut-off exceeds ``start`` (the
+    relevant retrieved, or the retrieved: ``tail``); then it walks down the ranks from
+    ``start`` and gives a level its value when the rank is the level's cut-off (``reached``).
+    A level whose cut-off is below 1, or above the previous level's (levels out of order:
+    ``11pt_avg.0.5,0.1``, or a cut-off beyond a C long), is never reached, and neither is any
+    level before it. With cut-offs in order, every level but the tail with a cut-off >= 1 is
+    reached."""
+    K, T = c.shape
+    tail = np.zeros((K, T), dtype=bool)
+    reached = np.zeros((K, T), dtype=bool)
+    passing = np.ones(T, dtype=bool)
+    going = np.ones(T, dtype=bool)
+    prev = np.asarray(start, dtype=np.int64)
+    for k in range(K - 1, -1, -1):
+        ck = c[k]
+        passing &= ck > start
+        tail[k] = passing
+        at = ~passing & going & (ck >= 1) & (ck <= prev)
+        going &= passing | at
+        reached[k] = at
+        prev = np.where(at, ck, prev)
+    return tail, reached
+
+
+def interpolated_precision(rl, rel, levels, nan: bool = False):
+    """trec_eval 9.0.x iprec_at_recall at each of ``levels``, as listed: for level r, with
+    cut-off c = (long)(r * R + 0.9), 0 if c exceeds the relevant retrieved, else the max of
+    j / rank_j over relevant retrieved j >= max(c, 1). (Later trec_eval versions use
+    lround(r * R); pytrec_eval and 9.0.x use + 0.9.) Levels out of order follow trec_eval's
+    loop (:func:`trec_eval_loop_order`): a level it never reaches takes the max over every j.
+    ``nan``: a topic without a document retrieved (trec_eval -J, -M 0) takes trec_eval's 0/0,
+    X86_NAN, at the levels the loop does not pass (the loop's starting precision)."""
+    key = ("iprec", rel, tuple(levels), nan)
     if key not in rl._cache:  # trec_eval's iprec_at_recall and 11pt_avg read the same levels
-        rl._cache[key] = _interpolated_precision(rl, rel, levels)
+        rl._cache[key] = _interpolated_precision(rl, rel, levels, nan)
     return list(rl._cache[key])
 
 
-def _interpolated_precision(rl, rel, levels):
+def _interpolated_precision(rl, rel, levels, nan):
     topic, rank, j, nrr, first = rl.relevant(rel)
-    R = rl.num_rel(rel)
+    c = level_cutoffs(rl, rel, levels)
+    tail, reached = trec_eval_loop_order(c, nrr)
     prec = np.append(j / rank, 0.0)  # sentinel: reduceat needs indices < len
     T = len(rl.topics)
+    none = rl.num_ret() == 0
     out = []
-    for level in levels:
-        with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
-            c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-        lo = first[:-1] + np.maximum(c, 1) - 1
+    for k in range(len(levels)):
+        lo = first[:-1] + np.where(reached[k], c[k], 1) - 1  # a level not reached: from the first
         hi = first[1:]
-        valid = (c <= nrr) & (lo < hi)
+        valid = ~tail[k] & (lo < hi)
         idx = np.empty(2 * T, dtype=np.int64)
         idx[0::2] = np.where(valid, lo, 0)
         idx[1::2] = np.where(valid, hi, 0)
@@ -184,7 +130,41 @@ def _interpolated_precision(rl, rel, levels):
             best = np.maximum.reduceat(prec, np.minimum(idx, len(prec) - 1))[0::2]
         else:
             best = np.zeros(0)
-        out.append(np.where(valid, best, 0.0))
+        v = np.where(valid, best, 0.0)
+        out.append(np.where(none & ~tail[k], X86_NAN, v) if nan else v)
+    return out
+
+
+def eleven_point_at(rl: RankedLabels, rel: int, levels, nan: bool = False) -> list[np.ndarray]:
+    """trec_eval's 11pt_avg over ``levels`` (its parameters, as listed): the interpolated
+    precision at each (:func:`interpolated_precision`), added from the last level to the first,
+    over the number of levels; one array, in a list as the listed kernels return them."""
+    return [sum_levels(interpolated_precision(rl, rel, levels, nan)) / len(levels)]
+
+
+def sum_levels(values: list[np.ndarray]) -> np.ndarray:
+    """The sum of per-level values, from the last level to the first (trec_eval's 11pt_avg
+    loop), as its compiled ``+=`` adds them: of two NaNs the one added (c_numbers.c_add)."""
+    total = np.zeros(len(values[0]) if values else 0)
+    for v in reversed(values):
+        total = np.where(v != v, v, total + v)
+    return total
+
+
+def rprec_mult(rl: RankedLabels, rel: int, levels) -> list[np.ndarray]:
+    """trec_eval's Rprec_mult at each of ``levels``, as listed: precision at the cut-off c =
+    (long)(x * R + 0.9), relevant retrieved / c beyond the retrieved, 0 for c < 1; levels out
+    of order follow trec_eval's loop (:func:`trec_eval_loop_order`), a level it never reaches
+    is 0."""
+    topic, rank, _, nrr, _ = rl.relevant(rel)
+    c = level_cutoffs(rl, rel, levels)
+    tail, reached = trec_eval_loop_order(c, rl.num_ret())
+    out = []
+    for k in range(len(levels)):
+        ck = c[k]
+        hits = np.bincount(topic[rank <= ck[topic]], minlength=len(rl.topics)).astype(np.float64)
+        use = tail[k] | reached[k]
+        out.append(np.where(use, hits / np.where(use, ck, 1), 0.0))
     return out
 
 
@@ -209,6 +189,8 @@ def num_rel_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray
 
 
 def ndcg(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    if m.params:  # trec_eval's ndcg with gains by level: its gain table, sorted as it sorts it
+        return trec_segments.segment_values(rl, "ndcg", m.rel, m.params)
     dcg_, _ = _dcg(rl, m, nDCG_threshold, m.cutoff)
     return _div(dcg_, _ideal_dcg(rl, m, nDCG_threshold, m.cutoff))
 
@@ -236,11 +218,7 @@ def iprec(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
 
 
 def eleven_point(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    vals = interpolated_precision(rl, m.rel, _ELEVEN)
-    total = np.zeros(len(rl.topics))
-    for v in reversed(vals):  # trec_eval adds from the top level down
-        total += v
-    return total / len(_ELEVEN)
+    return eleven_point_at(rl, m.rel, m.params or m.info.trec_defaults)[0]
 
 
 def ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
@@ -320,11 +298,11 @@ def set_recall(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     return np.where(R > 0, rel_ret / np.maximum(R, 1), 0.0)
 
 
-def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False, beta: float | None = None) -> np.ndarray:
-    """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta as trec_eval's
-    parameter (1.0: the harmonic mean; default the measure's), 0 when nothing relevant is returned."""
-    if beta is None:
-        beta = m.beta
+def set_f(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's set_F: (beta + 1) P R / (beta P + R) over the set, beta the measure's (1.0:
+    the harmonic mean), or trec_eval's parameter when given (set_F.0.5; any number atof reads),
+    0 when nothing relevant is returned."""
+    beta = m.params[0] if m.params else m.beta
     ret, R, rel_ret = _set_counts(rl, m)
     P = rel_ret / np.maximum(ret, 1)
     Rc = rel_ret / np.maximum(R, 1)
@@ -339,3 +317,33 @@ def set_ap(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
     f = np.float64
     ok = (ret > 0) & (R > 0)
     return np.where(ok, rel_ret.astype(f) * rel_ret.astype(f) / np.maximum(ret.astype(f) * R.astype(f), 1.0), 0.0)
+
+
+# trec_eval's measures that only `harness trec_eval` computes (harness.metrics.families: not offered)
+def relative_precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's relative_P@k: relevant in the top k / min(k, R), 0 without a relevant judged."""
+    R = rl.num_rel(m.rel).astype(np.int64)
+    return np.where(R > 0, hits_at(rl, m) / np.minimum(m.cutoff, np.maximum(R, 1)), 0.0)
+
+
+def set_relative_precision(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's set_relative_P: relevant retrieved / min(retrieved, R)."""
+    ret, R, rel_ret = _set_counts(rl, m)
+    return np.where((ret > 0) & (R > 0), rel_ret / np.maximum(np.minimum(ret, R), 1), 0.0)
+
+
+def num_nonrel_judged_ret(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    topic, _, _ = rl.rows(0, m.rel)
+    return _per_topic(rl, topic)
+
+
+def utility(rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """trec_eval's utility: a rel_ret + b nonrel_ret + c rel_not_ret + d nonrel_not_ret, the
+    coefficients its parameters, the counts in C long arithmetic (the collection's size,
+    ``rl.num_docs``, less the rest: int64 arrays wrap as a C long does)."""
+    a, b, c, d = m.params or m.info.trec_defaults
+    ret, R, rel_ret = _set_counts(rl, m)
+    rest = np.int64(rl.num_docs) + rel_ret - ret - R
+    f = np.float64
+    with np.errstate(invalid="ignore", over="ignore"):  # inf * 0 is NaN, as in C
+        return a * rel_ret.astype(f) + b * (ret - rel_ret).astype(f) + c * (R - rel_ret).astype(f) + d * rest.astype(f)

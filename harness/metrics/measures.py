@@ -1,7 +1,7 @@
-"""The measure registry: names, parameters, canonical text, and the trec_eval equivalents.
-
-A measure is a frozen value with one canonical text form (ir_measures style) that parses back
-to itself: ``P@10``, ``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``.
+"""Measures as values: a family of the one table (harness.metrics.families) with its cut-off and
+options, one canonical text form (ir_measures style) that parses back to itself: ``P@10``,
+``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``; the parser of that text and of the
+names people type (trec_eval's, ``MRR``, ``recall@100``).
 
 >>> m = parse_measure("ndcg@10")
 >>> str(m), parse_measure(str(m)) == m
@@ -14,267 +14,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.metrics import kernels, trec_segments
+from harness.metrics.families import FAMILIES, MEASURES, MeasureInfo
 
-__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures", "trec_eval_name"]
+__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures"]
 
-
-@dataclass(frozen=True)
-class MeasureInfo:
-    """One registry entry: what the family takes and what it means."""
-
-    name: str
-    cutoff: str  # "required", "optional" or "none"
-    options: tuple[str, ...]  # subset of ("rel", "gain", "beta")
-    doc: str
-    trec: str | None = None  # trec_eval measure without cutoff (e.g. "map")
-    trec_cut: str | None = None  # trec_eval measure with cutoff (e.g. "map_cut")
-    float_cutoff: bool = False
-    # (RankedLabels, Measure, nDCG_threshold) -> float64 per topic (harness.metrics.kernels)
-    compute: Callable | None = None
-    summary: str = "mean"  # trec_eval's "all" line: the mean over topics, or (counts) their sum
-    on_missing: str = "zero"  # a judged topic the run lacks (missing_topics=zero): 0, or "keep" its value
-    # ir_measures' spelling with an explicit rel= that names another family: its NumRet(rel=N)
-    # counts the returned docs with label >= N, i.e. NumRelRet(rel=N) (pytrec_eval's num_rel_ret)
-    with_rel: str | None = None
-
-
-MEASURES: dict[str, MeasureInfo] = {
-    m.name: m
-    for m in [
-        MeasureInfo(
-            "P",
-            "required",
-            ("rel",),
-            "Precision at k: relevant in the top k / k (k even when fewer are returned, as trec_eval P_k).",
-            trec_cut="P",
-            compute=kernels.precision,
-        ),
-        MeasureInfo(
-            "R",
-            "required",
-            ("rel",),
-            "Recall at k: relevant in the top k / relevant judged (0 when none; trec_eval recall_k).",
-            trec_cut="recall",
-            compute=kernels.recall,
-        ),
-        MeasureInfo(
-            "F1",
-            "required",
-            ("rel",),
-            "Harmonic mean of P@k and R@k (0 when both are 0). trec_eval has no cut-off F; "
-            "equals its set_F on the run truncated at k when k docs are returned.",
-            compute=kernels.f1,
-        ),
-        MeasureInfo(
-            "AP",
-            "optional",
-            ("rel",),
-            "Average precision (trec_eval map); AP@k sums only the top k but still divides "
-            "by all relevant (trec_eval map_cut_k).",
-            trec="map",
-            trec_cut="map_cut",
-            compute=kernels.ap,
-        ),
-        MeasureInfo(
-            "nDCG",
-            "optional",
-            ("rel", "gain"),
-            "Normalised DCG, gain/log2(rank+1), linear gain = label (trec_eval ndcg, "
-            "ndcg_cut_k; the ideal ranks all judged docs, cut at k). Ignores rel= unless "
-            "EvalPolicy(nDCG_threshold=True). gain=exp uses 2**label-1.",
-            trec="ndcg",
-            trec_cut="ndcg_cut",
-            compute=kernels.ndcg,
-        ),
-        MeasureInfo(
-            "RR",
-            "optional",
-            ("rel",),
-            "Reciprocal rank of the first relevant doc, 0 if none (in the top k for RR@k); trec_eval recip_rank.",
-            trec="recip_rank",
-            compute=kernels.rr,
-        ),
-        MeasureInfo(
-            "Rprec",
-            "none",
-            ("rel",),
-            "Precision at rank R, R = relevant judged (trec_eval Rprec).",
-            trec="Rprec",
-            compute=kernels.rprec,
-        ),
-        MeasureInfo(
-            "bpref",
-            "none",
-            ("rel",),
-            "Binary preference, trec_eval 9 definition: each retrieved relevant doc scores "
-            "1 - min(n, R)/min(N, R), n = judged non-relevant above it, N = judged "
-            "non-relevant; summed / R.",
-            trec="bpref",
-            compute=kernels.bpref,
-        ),
-        MeasureInfo(
-            "Success",
-            "required",
-            ("rel",),
-            "1 if a relevant doc is in the top k, else 0 (trec_eval success_k).",
-            trec_cut="success",
-            compute=kernels.success,
-        ),
-        MeasureInfo(
-            "IPrec",
-            "required",
-            ("rel",),
-            "Interpolated precision at recall level r in [0, 1]: the best precision at or "
-            "after the c-th relevant doc, c = int(r*R + 0.9) (trec_eval 9.0.x "
-            "iprec_at_recall_r; 0 if fewer than c relevant are returned).",
-            trec_cut="iprec_at_recall",
-            float_cutoff=True,
-            compute=kernels.iprec,
-        ),
-        MeasureInfo(
-            "11pt",
-            "none",
-            ("rel",),
-            "Mean of IPrec at recall 0.0, 0.1, ..., 1.0 (trec_eval 11pt_avg).",
-            trec="11pt_avg",
-            compute=kernels.eleven_point,
-        ),
-        MeasureInfo(
-            "NumRet",
-            "none",
-            (),
-            "Number of docs returned (trec_eval num_ret). ir_measures' NumRet(rel=N) is NumRelRet(rel=N).",
-            trec="num_ret",
-            compute=kernels.num_ret,
-            summary="sum",
-            with_rel="NumRelRet",
-        ),
-        MeasureInfo(
-            "NumRel",
-            "none",
-            ("rel",),
-            "Number of relevant judged docs (trec_eval num_rel).",
-            trec="num_rel",
-            compute=kernels.num_rel,
-            summary="sum",
-            on_missing="keep",
-        ),
-        MeasureInfo(
-            "NumRelRet",
-            "none",
-            ("rel",),
-            "Number of relevant docs returned (trec_eval num_rel_ret).",
-            trec="num_rel_ret",
-            compute=kernels.num_rel_ret,
-            summary="sum",
-        ),
-        MeasureInfo(
-            "infAP",
-            "none",
-            ("rel",),
-            "Inferred AP (Yilmaz & Aslam), trec_eval 9.0.8's infAP: judged documents with a "
-            "negative label count as in the pool but unjudged; = AP when every returned document is judged.",
-            trec="infAP",
-            compute=trec_segments.registry_kernel("infAP"),
-        ),
-        MeasureInfo(
-            "SetP",
-            "none",
-            ("rel",),
-            "Precision of the whole returned list: relevant returned / returned (trec_eval set_P).",
-            trec="set_P",
-            compute=kernels.set_precision,
-        ),
-        MeasureInfo(
-            "SetR",
-            "none",
-            ("rel",),
-            "Recall of the whole returned list: relevant returned / relevant judged (trec_eval set_recall).",
-            trec="set_recall",
-            compute=kernels.set_recall,
-        ),
-        MeasureInfo(
-            "SetF",
-            "none",
-            ("rel", "beta"),
-            "trec_eval's set_F: (beta + 1) SetP SetR / (beta SetP + SetR), 0 when nothing relevant "
-            "is returned; beta defaults to 1 (the harmonic mean); SetF(beta=0.5) is trec_eval's "
-            "set_F.0.5 and ir_measures' SetF(beta=0.5) (beta, not its square, as trec_eval).",
-            trec="set_F",
-            compute=kernels.set_f,
-        ),
-        MeasureInfo(
-            "SetAP",
-            "none",
-            ("rel",),
-            "SetP x SetR, trec_eval's set_map (not AP: no ranks are used).",
-            trec="set_map",
-            compute=kernels.set_ap,
-        ),
-        MeasureInfo(
-            "binG",
-            "none",
-            ("rel",),
-            "trec_eval's binG: binary gain with a discount by the non-relevant documents above "
-            "(sum over relevant returned of 1/log2(2 + non-relevant above)) / relevant judged.",
-            trec="binG",
-            compute=trec_segments.registry_kernel("binG"),
-        ),
-        MeasureInfo(
-            "G",
-            "none",
-            (),
-            "trec_eval's G (gain = label, discounted by the cost of reaching each document; "
-            "`harness trec_eval -m G.1=g1,2=g2` takes other gains).",
-            trec="G",
-            compute=trec_segments.registry_kernel("G"),
-        ),
-        MeasureInfo(
-            "ndcg_rel",
-            "none",
-            (),
-            "trec_eval's ndcg_rel: nDCG (gain = label) averaged over the ranks of the relevant "
-            "documents (those not returned at the final value).",
-            trec="ndcg_rel",
-            compute=trec_segments.registry_kernel("ndcg_rel"),
-        ),
-        MeasureInfo(
-            "Rndcg",
-            "none",
-            ("rel",),
-            "trec_eval's Rndcg: nDCG (gain = label) averaged over the ranks where the ideal "
-            "ranking's gain changes; 0 when nothing is relevant at rel.",
-            trec="Rndcg",
-            compute=trec_segments.registry_kernel("Rndcg"),
-        ),
-        MeasureInfo(
-            "Judged",
-            "optional",
-            (),
-            "Judgment rate: docs of the top k with a qrels entry / min(k, returned), as "
-            "ir_measures' Judged@k (0 for an empty list; Judged: the whole list). Not in trec_eval.",
-            compute=kernels.judged,
-        ),
-        MeasureInfo(
-            "DCG",
-            "optional",
-            ("rel", "gain"),
-            "Discounted cumulative gain, sum of gain/log2(rank+1) over the top k (not normalised; same gains as nDCG).",
-            compute=kernels.dcg,
-        ),
-        MeasureInfo(
-            "CG",
-            "optional",
-            ("rel", "gain"),
-            "Cumulative gain: sum of gains over the top k (same gains as nDCG).",
-            compute=kernels.cg,
-        ),
-    ]
-}
 
 _GAINS = ("linear", "exp")
 _LOWER = {k.lower(): k for k in MEASURES}
@@ -289,9 +34,14 @@ class Measure:
     rel: int = 1
     gain: str = "linear"
     beta: float = 1.0  # SetF's (trec_eval set_F's parameter)
+    # trec_eval's parameter list, for a family whose trec_eval name takes one (the table's
+    # trec_params: gains by level, 11pt_avg's levels, set_F's beta, utility's coefficients,
+    # relstring's length), as `harness trec_eval` reads it (harness.metrics.trec_names); the
+    # canonical syntax has no place for it, and () means the family's own
+    params: tuple = ()
 
     def __post_init__(self):
-        info = MEASURES.get(self.name)
+        info = FAMILIES.get(self.name)
         if info is None:
             raise ValueError(f"unknown measure {self.name!r}; valid measures: {_valid()}")
         c = self.cutoff
@@ -320,6 +70,10 @@ class Measure:
         object.__setattr__(self, "beta", float(b))
         if self.beta != 1.0 and "beta" not in info.options:
             raise ValueError(f"{self.name} takes no beta= option (only SetF)")
+        if not isinstance(self.params, tuple):
+            raise ValueError(f"{self.name}: params must be a tuple (got {self.params!r})")
+        if self.params and (info.trec_params == "none" or c is not None):
+            raise ValueError(f"{self.name}{'@k' if c is not None else ''} takes no trec_eval parameter list")
 
     def __str__(self) -> str:
         opts = []
@@ -329,6 +83,10 @@ class Measure:
             opts.append(f"rel={self.rel}")
         if self.beta != 1.0:
             opts.append(f"beta={self.beta!r}")
+        if self.params:  # trec_eval's list, as its -m writes it after the name's '.'
+            opts.append(
+                "params=" + ";".join(f"{p[0]}={p[1]!r}" if isinstance(p, tuple) else repr(p) for p in self.params)
+            )
         s = self.name + (f"({','.join(sorted(opts))})" if opts else "")
         if self.cutoff is not None:
             s += f"@{self.cutoff!r}"
@@ -336,7 +94,7 @@ class Measure:
 
     @property
     def info(self) -> MeasureInfo:
-        return MEASURES[self.name]
+        return FAMILIES[self.name]
 
 
 def _valid() -> str:
@@ -358,39 +116,30 @@ _SYNTAX = re.compile(
 _DECIMAL = re.compile(r"\d+(?:\.\d*)?|\.\d+")  # beta=: plain decimals (the JSON Schema's pattern too)
 
 
-# Names people type, lower-cased -> registry family. trec_eval's names (``map``, ``ndcg_cut``,
-# ``recip_rank``...; its cut-off follows ``_`` or ``.``: ``P_5``, ``P.5``, ``ndcg_cut_10``) and
-# common spellings (``MAP``, ``MRR``, ``recall@100``). ir_measures' names are the canonical ones.
-# Only names whose values are *equal* to the family's are listed (trec_eval's ``set_F`` is SetF,
-# not F1@k). trec_eval's measures with another summary than the mean (gm_map, gm_bpref), with
-# parameters the registry's Measure has no place for (Rprec_mult, utility, relative_P, gains by
-# level; set_F.BETA is SetF(beta=BETA)), and relstring are computed by `harness trec_eval` only; so are its preference and
-# judgment-group measures (prefs_*, *_avgjg): they need judgments (trec_eval -R prefs, qrels_jg)
-# that nothing else in the harness reads.
-ALIASES: dict[str, str] = {
-    "map": "AP",
-    "map_cut": "AP",
-    "ndcg_cut": "nDCG",
-    "recip_rank": "RR",
+# Names people type, lower-cased -> family of MEASURES: trec_eval's names of those families (the
+# table's ``trec`` and ``trec_cut``: ``map``, ``ndcg_cut``, ``recip_rank``...; its cut-off follows
+# ``_`` or ``.``: ``P_5``, ``P.5``, ``ndcg_cut_10``; ``set_F.BETA`` is SetF(beta=BETA)), then common
+# spellings (``MAP``, ``MRR``, ``recall@100``). ir_measures' names are the canonical ones. A
+# trec_eval name belongs to the family whose values *equal* its own (trec_eval's ``set_F`` is SetF,
+# not F1@k). trec_eval's measures that only `harness trec_eval` computes (FAMILIES beyond MEASURES:
+# gm_map, utility, Rprec_mult, relstring, prefs_*, *_avgjg ...) are unknown here.
+_SPELLINGS = {
     "mrr": "RR",
-    "recall": "R",
     "precision": "P",
     "prec": "P",
     "r-prec": "Rprec",
     "r_prec": "Rprec",
     "rprecision": "Rprec",
     "r-precision": "Rprec",
-    "success": "Success",
-    "iprec_at_recall": "IPrec",
-    "11pt_avg": "11pt",
-    "num_ret": "NumRet",
-    "num_rel": "NumRel",
-    "num_rel_ret": "NumRelRet",
-    "infap": "infAP",
-    "set_p": "SetP",
-    "set_recall": "SetR",
-    "set_f": "SetF",
-    "set_map": "SetAP",
+}
+ALIASES: dict[str, str] = {
+    **{
+        trec.lower(): name
+        for name, info in MEASURES.items()
+        for trec in (info.trec, info.trec_cut)
+        if trec and trec.lower() != name.lower()
+    },
+    **_SPELLINGS,
 }
 # trec_eval style: a family, then "_" or "." and the cut-off (the shortest family that fits).
 _TREC_STYLE = re.compile(r"(?P<name>[A-Za-z0-9_-]+?)(?:[_.](?P<cut>\d+(?:\.\d+)?))?")
@@ -450,6 +199,10 @@ def parse_measure(text: str | Measure) -> Measure:
     ['AP', 'nDCG@10', 'P@5', 'RR', 'R@100']
     """
     if isinstance(text, Measure):
+        if not text.info.offered:
+            raise ValueError(
+                f"{text.name} is computed by `harness trec_eval` only (its trec_eval measure); valid measures: {_valid()}"
+            )
         return text
     compact = str(text).replace(" ", "")
     t = _TREC_STYLE.fullmatch(compact)
@@ -504,23 +257,3 @@ def parse_measure(text: str | Measure) -> Measure:
     if "rel" in kw and info.with_rel:  # ir_measures: NumRet(rel=N) is NumRelRet(rel=N)
         name = info.with_rel
     return Measure(name, cutoff, **kw)
-
-
-def trec_eval_name(m: Measure) -> tuple[str, str] | None:
-    """(pytrec_eval measure request, result key) computing the same value, or None.
-
-    >>> trec_eval_name(parse_measure("nDCG@10"))
-    ('ndcg_cut.10', 'ndcg_cut_10')
-    """
-    info = m.info
-    if m.gain != "linear":
-        return None  # trec_eval's gain = label; tests map exp gains onto the qrels
-    if m.beta != 1.0:
-        return f"{info.trec}.{m.beta!r}", info.trec  # set_F.0.5, reported as set_F
-    if m.cutoff is None:
-        return (info.trec, info.trec) if info.trec else None
-    if info.trec_cut is None:
-        return None
-    if info.float_cutoff:
-        return f"{info.trec_cut}.{m.cutoff!r}", f"{info.trec_cut}_{m.cutoff:.2f}"
-    return f"{info.trec_cut}.{m.cutoff}", f"{info.trec_cut}_{m.cutoff}"

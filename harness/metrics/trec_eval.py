@@ -1,469 +1,67 @@
-"""trec_eval 9.0.8's measures under their own names, parameters and summary rules, for
-`harness trec_eval` (a drop-in for its command line; the verb is harness.verbs.trec_eval).
+"""trec_eval 9.0.8's computation, for `harness trec_eval` (a drop-in for its command line; the
+verb is harness.verbs.trec_eval; its names are harness.metrics.trec_names, its output
+harness.metrics.trec_output, its -Z harness.metrics.trec_zscores).
 
-trec_eval prints its measures in one fixed order (its measure table), whatever the order of
-the ``-m`` flags; a measure with parameters (``-m P.5,7,3``) takes them in its own form:
-
-- cut-offs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ``success``, ``relative_P``): read as
-  C's ``atol`` reads them (``23.4`` is 23, ``99999999999999999999`` LONG_MAX), sorted,
-  positive, no duplicates, none 2**31 or more apart (trec_eval sorts those out of order);
-  one line each, ``P_3``;
-- recall levels and multiples of R (``iprec_at_recall``, ``Rprec_mult``): C's ``atof``, sorted,
-  no duplicates; lines ``iprec_at_recall_0.25`` (``%3.2f``, cut to 8 characters as trec_eval
-  cuts it: ``Rprec_mult.1e30`` prints ``Rprec_mult_10000000``);
-- a parameter list (``utility``, ``set_F``, ``11pt_avg``, ``relstring``) or gains by relevance
-  level (``ndcg.1=3,2=9``, also ``G``, ``ndcg_rel``, ``Rndcg``): kept in its order; the line's
-  name is the measure's, followed by ``_`` and the parameters as written when any were given.
-
-A measure's per-topic values are the registry's kernels (harness.metrics.kernels) where the
-registry has the measure, computed here from the same ranked labels otherwise. The "all" line
-is the mean over the evaluated topics (over every judged topic with ``-c``), summed in
-trec_eval's order (topic ids sorted as strings); counts are summed; ``gm_map`` is the geometric
-mean of AP (bpref for ``gm_bpref``) floored at 0.00001; ``num_q`` counts topics;
-``relstring`` has per-topic lines only.
-
-Each measure reads one kind of judgments (``rel_info``: trec_eval's ``-R``): qrels, preferences
-(``prefs`` or ``qrels_prefs``; harness.metrics.trec_prefs) or judgment groups (``qrels_jg``;
-harness.metrics.trec_jg); ``runid`` and ``num_q`` any. trec_eval stops ("Can't calculate
-measure") on a measure over judgments of another kind; the verb refuses it by name first.
-``yaap`` (Robertson's) is in no group.
+A measure's per-topic values come from its family's provider (harness.metrics.providers): the
+same kernels every door uses, or, for a family whose trec_eval measure computes its parameter
+list in one loop (iprec_at_recall, Rprec_mult, 11pt_avg, the judgment groups' cut-offs), the
+provider's listed kernel. The "all" line follows the family's summary: the mean over the
+evaluated topics (over every judged topic with ``-c``), summed in trec_eval's order (topic ids
+sorted as strings); counts are summed; ``gm_map`` and ``gm_bpref`` are geometric means floored
+at 0.00001; ``num_q`` counts topics; ``relstring`` has per-topic lines only.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from harness.metrics import kernels, trec_loops, trec_segments
-from harness.metrics.c_numbers import atof, atol, c_add, c_int, sum_in_order
-from harness.metrics.kernels import RankedLabels
-from harness.metrics.measures import Measure
-from harness.metrics.trec_jg import JG_MEASURES
-from harness.metrics.trec_prefs import PREFS_MEASURES
+from harness.metrics import providers
+from harness.metrics.c_numbers import c_add, sum_in_order
+from harness.metrics.trec_names import Request
+from harness.metrics.trec_output import Line
+from harness.metrics.trec_zscores import zscore
 
-__all__ = [
-    "TrecMeasure",
-    "TREC_MEASURES",
-    "GROUPS",
-    "Request",
-    "parse_requests",
-    "Line",
-    "compute",
-    "format_line",
-    "format_output",
-    "MIN_GEO_MEAN",
-    "MISSING_ZSCORE",
-    "X86_NAN",
-    "parse_zscores",
-    "zscore",
-]
+__all__ = ["compute", "MIN_GEO_MEAN"]
 
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric mean
-X86_NAN = -math.nan  # the NaN an x86 FPU makes of 0/0 (its sign bit set: glibc prints "-nan")
 
 
-@dataclass(frozen=True)
-class TrecMeasure:
-    """One measure of trec_eval's table."""
-
-    name: str
-    params: str  # "none", "cut_long", "cut_float", "floats" or "pairs" (level=gain)
-    defaults: tuple = ()
-    kind: str = "float"  # how a value prints: "float" (%6.4f), "long" (%ld), "runid", "num_q"
-    per_query: bool = True  # printed for each topic with -q
-    summary: str = "mean"  # the "all" line: "mean", "sum", "gm", "count" or "num_rel"
-    rel_info: str = "qrels"  # the judgments it reads: "qrels", "prefs", "qrels_jg" or "any"
+def _values(data, req: Request, level: int) -> list[np.ndarray]:
+    """The request's values for each topic of ``data`` (one array per output line)."""
+    family = req.trec.family
+    provider = providers.provider(family.name)
+    listed = provider.listed.get(family.name)
+    if listed is not None:
+        return listed(data, level if "rel" in family.options else 1, req.params)
+    kernel = provider.kernels[family.name]
+    return [kernel(data, m, False) for m in req.measures(level)]
 
 
-@dataclass(frozen=True)
-class Request:
-    """A measure to compute, with its parameters (its defaults unless given) and, for a
-    parameter list given on the command line, the text printed after its name."""
-
-    measure: TrecMeasure
-    params: tuple
-    printable: str | None = None
-
-    def names(self) -> list[str]:
-        m = self.measure
-        if m.params == "cut_long":
-            return [f"{m.name}_{k}" for k in self.params]
-        if m.params == "cut_float":  # trec_eval's name buffer holds 8 characters of the value
-            return [f"{m.name}_{v:3.2f}"[: len(m.name) + 9] for v in self.params]
-        return [m.name + (f"_{self.printable}" if self.printable is not None else "")]
-
-
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_ELEVEN = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-_RPREC_MULT = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
-
-# trec_eval 9.0.8's measure table, in its order (measures.c), for the measures computed here
-TREC_MEASURES: dict[str, TrecMeasure] = {
-    m.name: m
-    for m in (
-        TrecMeasure("runid", "none", kind="runid", per_query=False, summary="runid", rel_info="any"),
-        TrecMeasure("num_q", "none", kind="num_q", per_query=False, summary="count", rel_info="any"),
-        TrecMeasure("num_ret", "none", kind="long", summary="sum"),
-        TrecMeasure("num_rel", "none", kind="long", summary="num_rel"),
-        TrecMeasure("num_rel_ret", "none", kind="long", summary="sum"),
-        TrecMeasure("map", "none"),
-        TrecMeasure("gm_map", "none", per_query=False, summary="gm"),
-        TrecMeasure("Rprec", "none"),
-        TrecMeasure("bpref", "none"),
-        TrecMeasure("recip_rank", "none"),
-        TrecMeasure("iprec_at_recall", "cut_float", _ELEVEN),
-        TrecMeasure("P", "cut_long", _CUTS),
-        TrecMeasure("relstring", "floats", (10.0,), kind="relstring", summary="none"),
-        TrecMeasure("recall", "cut_long", _CUTS),
-        TrecMeasure("infAP", "none"),
-        TrecMeasure("gm_bpref", "none", per_query=False, summary="gm"),
-        TrecMeasure("Rprec_mult", "cut_float", _RPREC_MULT),
-        TrecMeasure("utility", "floats", (1.0, -1.0, 0.0, 0.0)),
-        TrecMeasure("11pt_avg", "floats", _ELEVEN),
-        TrecMeasure("binG", "none"),
-        TrecMeasure("G", "pairs"),
-        TrecMeasure("ndcg", "pairs"),
-        TrecMeasure("ndcg_rel", "pairs"),
-        TrecMeasure("Rndcg", "pairs"),
-        TrecMeasure("ndcg_cut", "cut_long", _CUTS),
-        TrecMeasure("map_cut", "cut_long", _CUTS),
-        TrecMeasure("relative_P", "cut_long", _CUTS),
-        TrecMeasure("success", "cut_long", (1, 5, 10)),
-        TrecMeasure("set_P", "none"),
-        TrecMeasure("set_relative_P", "none"),
-        TrecMeasure("set_recall", "none"),
-        TrecMeasure("set_map", "none"),
-        TrecMeasure("set_F", "floats", (1.0,)),
-        TrecMeasure("num_nonrel_judged_ret", "none", kind="long", summary="sum"),
-        *(
-            TrecMeasure(name, "none", kind="long", summary="sum", rel_info="prefs")
-            if name.startswith("prefs_num_")
-            else TrecMeasure(name, "none", rel_info="prefs")
-            for name in PREFS_MEASURES
-        ),
-        TrecMeasure("map_avgjg", "none", rel_info="qrels_jg"),
-        TrecMeasure("P_avgjg", "cut_long", _CUTS, rel_info="qrels_jg"),
-        TrecMeasure("Rprec_mult_avgjg", "cut_float", _RPREC_MULT, rel_info="qrels_jg"),
-        TrecMeasure("yaap", "none"),
-    )
-}
-# trec_eval's table order of every measure it has (the ones above keep their places in it): its
-# qrels measures (all_trec), then the preference and judgment-group ones
-_ALL_TREC = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
-    "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
-    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret"
-).split()
-_TABLE_ORDER = [*_ALL_TREC, *PREFS_MEASURES, *JG_MEASURES, "yaap"]  # yaap: in no group
-GROUPS: dict[str, tuple[str, ...]] = {
-    "official": tuple(
-        "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P".split()
-    ),
-    "all_trec": tuple(_ALL_TREC),
-    "set": tuple(
-        "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P set_map set_F".split()
-    ),
-    "all_prefs": ("runid", "num_q", *PREFS_MEASURES),
-    "prefs": ("runid", "num_q", *PREFS_MEASURES[:6]),
-    "qrels_jg": ("runid", "num_q", *JG_MEASURES),
-}
-
-
-def _params(m: TrecMeasure, text: str) -> tuple[tuple, str | None]:
-    items = text.split(",")
-    if m.params == "none":
-        raise ValueError(f"measure {m.name!r} takes no parameters (got {text!r})")
-    if m.params == "cut_long":
-        cuts = sorted(atol(t) for t in items)
-        if any(c <= 0 for c in cuts):
-            raise ValueError(f"{m.name}: cut-offs must be positive (got {text!r})")
-        if len(set(cuts)) != len(cuts):
-            raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
-        if any(c_int(b - a) <= 0 for i, a in enumerate(cuts) for b in cuts[i + 1 :]):
-            # trec_eval compares cut-offs by their difference cast to an int: 2**31 or more
-            # apart, it may sort them out of order and then prints wrong values (-m P.1,3000000000:
-            # P_1 2.0000); cut-offs nearer each other, or alone, are read as it reads them
-            raise ValueError(
-                f"{m.name}: cut-offs 2**31 or more apart are sorted out of order by trec_eval, which then "
-                f"prints wrong values (got {text!r}); give them in separate runs"
-            )
-        return tuple(cuts), None
-    if m.params == "cut_float":
-        cuts = sorted(atof(t) for t in items)
-        if len(set(cuts)) != len(cuts):
-            raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
-        return tuple(cuts), None
-    if m.params == "pairs":
-        pairs = []
-        for t in items:
-            level, eq, gain = t.partition("=")
-            if not eq or not level or not gain:
-                raise ValueError(f"{m.name}: gains are level=gain pairs, e.g. {m.name}.1=3,2=9 (got {text!r})")
-            pairs.append((atol(level), atof(gain)))
-        return tuple(pairs), text
-    values = tuple(atof(t) for t in items)
-    if m.name == "utility" and len(values) != 4:
-        raise ValueError(f"utility takes 4 coefficients, a,b,c,d (got {text!r})")
-    return values, text
-
-
-def parse_requests(items: list[str]) -> list[Request]:
-    """The measures of trec_eval ``-m`` arguments (``official`` without any), in trec_eval's
-    table order. A measure named with parameters more than once takes the first parameters
-    (``-m P.5 -m P.10``: P_5), the others unread, as trec_eval does, whatever the order of
-    the ``-m`` naming it (or a group holding it) without parameters. A group ignores any
-    parameters (``-m official.5`` is ``-m official``), as trec_eval does. ValueError, naming
-    the argument, for a measure it does not have or malformed parameters."""
-    chosen: dict[str, Request] = {}
-    given: set[str] = set()  # measures whose parameters came with an -m: the first such -m's count
-    for item in items or ["official"]:
-        name, dot, text = item.partition(".")
-        if dot and text == "":
-            raise ValueError(f"-m {item}: empty parameters after the '.'")
-        if name in GROUPS:  # parameters after a group's name are unread, as trec_eval reads them
-            for member in GROUPS[name]:
-                chosen.setdefault(member, Request(TREC_MEASURES[member], TREC_MEASURES[member].defaults))
-            continue
-        m = TREC_MEASURES.get(name)
-        if m is None:
-            known = ", ".join([*GROUPS, *TREC_MEASURES])
-            raise ValueError(f"-m {item}: trec_eval has no measure {name!r} (measures and groups: {known})")
-        if dot and name not in given:  # trec_eval reads the first -m giving NAME's parameters, no other
-            params, printable = _params(m, text)
-            chosen[name] = Request(m, params, printable)
-            given.add(name)
-        elif not dot:
-            chosen.setdefault(name, Request(m, m.defaults))
-    return [chosen[n] for n in _TABLE_ORDER if n in chosen]
-
-
-# ------------------------------------------------------------------------------ computation
-@dataclass
-class Line:
-    """One output line's values: per evaluated topic (``per_topic``, None when trec_eval does
-    not print it per topic) and the "all" value."""
-
-    name: str
-    kind: str
-    per_topic: np.ndarray | list | None  # values (floats; relstring: strings), in the topics' order
-    summary: float | int | str
-
-
-def _kernel(rl: RankedLabels, name: str, cutoff=None, level: int = 1) -> np.ndarray:
-    # nDCG takes its gains from every label >= 1, whatever -l, as trec_eval's ndcg does
-    m = Measure(name, cutoff) if name == "nDCG" else Measure(name, cutoff, rel=level)
-    return m.info.compute(rl, m, False)
-
-
-def _per_topic_values(rl: RankedLabels, req: Request, level: int, num_docs: int) -> list[np.ndarray]:
-    """The request's values for each topic of ``rl`` (one array per output line)."""
-    name, p = req.measure.name, req.params
-    ret = rl.num_ret().astype(np.int64)
-    R = rl.num_rel(level).astype(np.int64)
-    rel_ret = rl.relevant(level)[3].astype(np.int64)
-    f = np.float64
-    if name == "num_ret":
-        return [ret.astype(f)]
-    if name == "num_rel":
-        return [R.astype(f)]
-    if name == "num_rel_ret":
-        return [rel_ret.astype(f)]
-    if name in ("map", "gm_map"):
-        return [_kernel(rl, "AP", None, level)]
-    if name == "Rprec":
-        return [_kernel(rl, "Rprec", None, level)]
-    if name == "bpref":
-        return [_kernel(rl, "bpref", None, level)]
-    if name == "recip_rank":
-        return [_kernel(rl, "RR", None, level)]
-    if name == "iprec_at_recall":
-        if not _cuts_in_order(p, R):
-            return list(_iprec_as_listed(rl, level, p, R, ret))
-        vals = kernels.interpolated_precision(rl, level, list(p))
-        return [np.where(_nan_at(rl, R, ret, x), X86_NAN, v) for x, v in zip(p, vals)]
-    if name in ("P", "recall", "success"):
-        family = {"P": "P", "recall": "R", "success": "Success"}[name]
-        return [_kernel(rl, family, k, level) for k in p]
-    if name == "ndcg" and not p:
-        return [_kernel(rl, "nDCG")]  # the registry's nDCG is trec_eval's with the default gains
-    if name == "gm_bpref":
-        return [_kernel(rl, "bpref", None, level)]
-    if name in ("ndcg", "G", "ndcg_rel", "Rndcg", "infAP", "binG", "relstring", "yaap"):
-        at_once = trec_segments.segment_values(rl, name, level, p)
-        return [trec_loops.loop_values(rl, name, level, p) if at_once is None else at_once]
-    if name == "ndcg_cut":
-        return [_kernel(rl, "nDCG", k) for k in p]
-    if name == "map_cut":
-        return [_kernel(rl, "AP", k, level) for k in p]
-    if name == "11pt_avg":
-        if not _cuts_in_order(p, R):
-            total = np.zeros(len(rl.topics))
-            for v in reversed(_iprec_as_listed(rl, level, p, R, ret)):  # trec_eval's order: the last level first
-                total = np.array([c_add(a, b) for a, b in zip(total.tolist(), v.tolist())])
-            return [total / len(p)]
-        nan = np.zeros(len(rl.topics), dtype=bool)
-        for x in p:
-            nan |= _nan_at(rl, R, ret, x)
-        return [np.where(nan, X86_NAN, _eleven_point(rl, level, p))]
-    if name == "Rprec_mult":
-        if not _cuts_in_order(p, R):
-            return list(_rprec_mult_as_listed(rl, level, p, R, ret))
-        topic, rank, _, _, _ = rl.relevant(level)
-        out = []
-        for x in p:
-            with np.errstate(invalid="ignore"):  # beyond int64 (Rprec_mult.1e400): LONG_MIN, as C's cast on x86-64
-                c = np.trunc(x * R.astype(f) + 0.9).astype(np.int64)  # (long)(x * R + 0.9)
-            hits = np.bincount(topic[rank <= c[topic]], minlength=len(rl.topics)).astype(f)
-            out.append(np.where(c > 0, hits / np.where(c > 0, c, 1), 0.0))
-        return out
-    if name == "relative_P":
-        out = []
-        for k in p:
-            hits = kernels.hits_at(rl, Measure("P", k, rel=level))  # relevant in the top k
-            out.append(np.where(R > 0, hits / np.minimum(k, np.maximum(R, 1)), 0.0))
-        return out
-    if name in ("set_P", "set_recall", "set_map"):
-        return [_kernel(rl, {"set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP"}[name], None, level)]
-    if name == "set_relative_P":
-        ok = (ret > 0) & (R > 0)
-        return [np.where(ok, rel_ret / np.maximum(np.minimum(ret, R), 1), 0.0)]
-    if name == "set_F":
-        return [kernels.set_f(rl, Measure("SetF", rel=level), beta=p[0])]
-    if name == "utility":
-        a, b, c, d = p
-        out = np.empty(len(rl.topics))
-        for i in range(len(rl.topics)):
-            n_ret, n_rel, n_rr = int(ret[i]), int(R[i]), int(rel_ret[i])
-            rest = (num_docs + n_rr - n_ret - n_rel + 2**63) % 2**64 - 2**63  # C long arithmetic
-            out[i] = a * n_rr + b * (n_ret - n_rr) + c * (n_rel - n_rr) + d * rest
-        return [out]
-    if name == "num_nonrel_judged_ret":
-        topic, _, _ = rl.rows(0, level)
-        return [np.bincount(topic, minlength=len(rl.topics)).astype(f)]
-    raise AssertionError(name)  # every name of TREC_MEASURES but runid and num_q is above
-
-
-def _nan_at(rl: RankedLabels, R: np.ndarray, ret: np.ndarray, level: float) -> np.ndarray:
-    """Topics where trec_eval's interpolated precision at recall ``level`` is NaN: no document
-    retrieved (possible with -J or -M 0), so its starting precision is 0/0, and a cut-off
-    (long)(level * R + 0.9) of 0 or less, which takes that starting value. trec_eval prints "-nan"."""
-    with np.errstate(invalid="ignore"):  # beyond int64 (a level of 1e400): LONG_MIN, as C's cast on x86-64
-        c = np.trunc(level * R.astype(np.float64) + 0.9).astype(np.int64)
-    return (ret == 0) & (c <= 0)  # LONG_MIN too: a level below 0, -inf, NaN
-
-
-def _eleven_point(rl: RankedLabels, level: int, levels: tuple) -> np.ndarray:
-    """11pt_avg over ``levels`` in their given order: interpolated precision at each level
-    (trec_eval's cut-off (long)(r * R + 0.9); 0 above the relevant retrieved), added from the
-    last level to the first, then divided by the number of levels."""
-    vals = kernels.interpolated_precision(rl, level, list(levels))
-    total = np.zeros(len(rl.topics))
-    for v in reversed(vals):
-        total += v
-    return total / len(levels)
-
-
-def _cuts(levels, R: np.ndarray) -> np.ndarray:
-    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
-    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
-        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
-
-
-def _cuts_in_order(levels, R: np.ndarray) -> bool:
-    """Whether every topic's cut-offs increase (or stay) from level to level, as the loops of
-    iprec_at_recall, 11pt_avg and Rprec_mult assume. They do not for levels out of order
-    (``11pt_avg.0.5,0.1``) or beyond a C long after the cast (``iprec_at_recall.0.5,1e400``:
-    LONG_MIN after 0.5's cut-off): the loops themselves are run then (``*_as_listed``)."""
-    c = _cuts(levels, R)
-    return bool((c[1:] >= c[:-1]).all())  # compared, not subtracted: LONG_MIN - c wraps
-
-
-def _iprec_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
-    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
-    topic by topic: from the last level to the first, a level takes the interpolated precision
-    when the relevant documents, counted down from the bottom of the ranking, reach its
-    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
-    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
-    counted from the last until one does not, stay 0."""
-    _, rank, _, nrr, first = rl.relevant(level)
-    cuts_all = _cuts(levels, R)
-    out = np.zeros((len(levels), len(rl.topics)))
-    for t in range(len(rl.topics)):
-        cuts = cuts_all[:, t].tolist()
-        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
-        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
-        cur = len(cuts) - 1
-        while cur >= 0 and cuts[cur] > n_rr:
-            cur -= 1
-        for j in range(n_rr, 0, -1):
-            p = float(j) / float(ranks[j - 1])
-            if best < p:
-                best = p
-            while cur >= 0 and cuts[cur] == j:
-                out[cur, t] = best
-                cur -= 1
-        while cur >= 0:
-            out[cur, t] = best
-            cur -= 1
-    return list(out)
-
-
-def _rprec_mult_as_listed(rl: RankedLabels, level: int, levels, R: np.ndarray, ret: np.ndarray) -> list[np.ndarray]:
-    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
-    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
-    then, ranks counted down from the last while relevant documents remain above, a level
-    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
-    _, rank, _, nrr, first = rl.relevant(level)
-    cuts_all = _cuts(levels, R)
-    out = np.zeros((len(levels), len(rl.topics)))
-    for t in range(len(rl.topics)):
-        cuts = cuts_all[:, t].tolist()
-        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
-        cur = len(cuts) - 1
-        while cur >= 0 and cuts[cur] > n_ret:
-            out[cur, t] = float(n_rr) / float(cuts[cur])
-            cur -= 1
-        rel_so_far, i = n_rr, n_ret
-        while i > 0 and rel_so_far > 0:
-            while cur >= 0 and i == cuts[cur]:
-                out[cur, t] = float(rel_so_far) / float(i)
-                cur -= 1
-            if i in relevant:
-                rel_so_far -= 1
-            i -= 1
-    return list(out)
-
-
+# C's arithmetic, quietly: infinite parameters (ndcg.1=1e400, utility.inf) make inf and NaN,
+# which trec_eval prints
+@np.errstate(divide="ignore", invalid="ignore", over="ignore")
 def compute(
-    rl: RankedLabels,
+    data,
     requests: list[Request],
     *,
     level: int = 1,
-    num_docs: int = 0,
     complete: bool = False,
     judged_topics: int = 0,
     num_rel_complete: int = 0,
     runid: str = "",
     zscores: dict | None = None,
-    topics: list[str] | None = None,
-    values=None,
 ) -> tuple[list[str], list[Line]]:
-    """(evaluated topics in trec_eval's order, lines). ``rl`` holds the evaluated topics only
-    (no missing-topic segments); ``complete`` is ``-c``: means over ``judged_topics`` topics,
-    and num_rel's "all" is ``num_rel_complete`` (every judgment above 0, as trec_eval counts
-    it under -c, whatever -l). ``zscores`` (-Z, :func:`parse_zscores`): each topic's values
-    become z-scores before they are summed (:func:`zscore`), counts included. For judgments
-    other than qrels, ``rl`` is None and ``values(request)`` gives the request's per-topic
-    arrays (one per output line) over ``topics``."""
-    if values is None:
-        topics = rl.topics
-
-        def values(req):
-            return _per_topic_values(rl, req, level, num_docs)
-
-    ids = list(topics)
+    """(evaluated topics in trec_eval's order, lines). ``data`` is what the requests' provider
+    reads (harness.metrics.providers), over the evaluated topics only (``data.topics``;
+    qrels: a :class:`harness.metrics.ranked.RankedLabels` without missing-topic segments);
+    ``complete`` is ``-c``: means over ``judged_topics`` topics, and num_rel's "all" (a family
+    whose missing topics keep their value) is ``num_rel_complete`` (every judgment above 0, as
+    trec_eval counts it under -c, whatever -l). ``zscores`` (-Z,
+    harness.metrics.trec_zscores.parse_zscores): each topic's values become z-scores before
+    they are summed, counts included."""
+    ids = list(data.topics)
     order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"))
     order_arr = np.array(order, dtype=np.int64)
     topics = [ids[i] for i in order]
@@ -471,33 +69,32 @@ def compute(
     denominator = judged_topics if complete else n
     lines = []
     for req in requests:
-        m = req.measure
-        if m.kind == "runid":
+        t = req.trec
+        if t.kind == "runid":
             lines.append(Line("runid", "runid", None, runid))
             continue
-        if m.kind == "num_q":
+        if t.kind == "num_q":
             lines.append(Line("num_q", "num_q", None, denominator))
             continue
-        for name, vals in zip(req.names(), values(req)):
-            if m.kind == "relstring":
+        family = t.family
+        kept = complete and family.on_missing == "keep"  # num_rel under -c
+        for name, vals in zip(req.names(), _values(data, req, level)):
+            if t.kind == "relstring":
                 lines.append(Line(name, "relstring", [vals[i] for i in order], None))
                 continue
             arr = np.asarray(vals, dtype=np.float64)[order_arr]
             if zscores is not None:
                 seq = [zscore(zscores, qid, name, v) for qid, v in zip(topics, arr.tolist())]
-                if m.summary in ("sum", "num_rel"):  # counts summed as doubles, printed as such
+                if family.summary == "sum":  # counts summed as doubles, printed as such
                     total = 0.0
                     for v in seq:
                         total = c_add(total, v)
-                    summary = num_rel_complete if complete and m.summary == "num_rel" else total
-                    lines.append(Line(name, m.kind, seq if m.per_query else None, summary))
+                    lines.append(Line(name, t.kind, seq if t.per_query else None, num_rel_complete if kept else total))
                     continue
                 arr = np.array(seq, dtype=np.float64)
-            if m.summary == "sum":
-                summary: float | int = int(arr.astype(np.int64).sum())
-            elif m.summary == "num_rel":
-                summary = num_rel_complete if complete else int(arr.astype(np.int64).sum())
-            elif m.summary == "gm":
+            if family.summary == "sum":
+                summary: float | int = num_rel_complete if kept else int(arr.astype(np.int64).sum())
+            elif family.summary == "gm":
                 total = 0.0
                 for v in arr.tolist():
                     total += math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN)  # C's MAX: NaN -> the floor
@@ -507,110 +104,5 @@ def compute(
             else:
                 total = sum_in_order(arr)
                 summary = total / denominator if denominator else total
-            lines.append(Line(name, m.kind, arr if m.per_query else None, summary))
+            lines.append(Line(name, t.kind, arr if t.per_query else None, summary))
     return topics, lines
-
-
-MISSING_ZSCORE = -1000000.0  # trec_eval's MISSING_ZSCORE_VALUE
-
-
-def parse_zscores(path) -> dict[tuple[str, str], tuple[float, float]]:
-    """-Z's file: lines ``qid measure mean stddev`` (trec_eval's measure names with their
-    cut-offs: ``P_10``, ``map``) -> {(qid, measure): (mean, stddev)}, read with the harness's
-    line reader (a regular UTF-8 file, a leading BOM dropped, lines of bounded length). A line
-    with another number of fields, or a mean or stddev that is not a number, is a DataError
-    naming the line (trec_eval reads such numbers with atof, as 0); an empty file too. Of a
-    pair given twice the first counts (trec_eval finds one of them by binary search)."""
-    from harness.errors import DataError
-    from harness.formats.hygiene import numbered_lines
-
-    out: dict[tuple[str, str], tuple[float, float]] = {}
-    for n, line in numbered_lines(path):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 4:
-            raise DataError(f"{path}:{n}", f"expected 'qid measure mean stddev', got {len(fields)} field(s)")
-        try:
-            mean, std = float(fields[2]), float(fields[3])
-        except ValueError:
-            raise DataError(
-                f"{path}:{n}", f"mean and stddev must be numbers (got {fields[2]!r} {fields[3]!r})"
-            ) from None
-        out.setdefault((fields[0], fields[1]), (mean, std))
-    if not out:
-        raise DataError(path, "the z-score file has no lines")
-    return out
-
-
-def zscore(zscores: dict, qid: str, name: str, value: float) -> float:
-    """trec_eval's te_convert_to_zscore for one value: (value - mean) / stddev; with a stddev
-    of 0, 0 when the value is the mean; MISSING_ZSCORE for a topic, or a measure of a topic,
-    the file lacks, or a value off a stddev of 0."""
-    ms = zscores.get((qid, name))
-    if ms is None:
-        return MISSING_ZSCORE
-    mean, std = ms
-    if std:
-        return (value - mean) / std
-    return 0.0 if value == mean else MISSING_ZSCORE
-
-
-def format_line(name: str, qid: str, kind: str, value, z: bool = False) -> str:
-    """One line as trec_eval prints it (``%-22s\\t%s\\t%6.4f``, counts ``%ld``); under -Z
-    (``z``) every measure but runid and relstring as ``Z%-22s\\t%s\\t%6.4f``, counts too."""
-    if kind == "runid":
-        text = str(value)
-    elif kind == "relstring":
-        text = f"'{value}'"
-    elif z:
-        return f"Z{name:<22}\t{qid}\t{_number(value)}"
-    elif kind in ("long", "num_q"):
-        text = str(int(value))
-    else:
-        text = _number(value)
-    return f"{name:<22}\t{qid}\t{text}"
-
-
-def _number(value: float) -> str:
-    """%6.4f as glibc prints it: a NaN as "-nan" or "nan" by its sign bit (x86's NaN of 0/0,
-    X86_NAN, has it set; atof("nan") of a -Z file has not)."""
-    if value != value:
-        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
-    return f"{value:6.4f}"
-
-
-def format_output(topics: list[str], lines: list[Line], per_query: bool, summary: bool, z: bool = False) -> str:
-    """Everything trec_eval prints: with ``per_query`` (-q) each topic's lines, topic by topic,
-    then with ``summary`` the "all" lines; each line ended by a newline (:func:`format_line`'s
-    text). A topic's lines are one %-format of the values of all its lines (a template built
-    once; CPython's %6.4f is C's), not a format call per line: 910,000 lines (10M run lines,
-    all_trec) in 0.3 s instead of 0.8 s on a loaded 2-core machine."""
-    out = []
-    columns = [ln for ln in lines if ln.per_topic is not None] if per_query else []
-    if columns and z:
-        for i, qid in enumerate(topics):
-            out += [format_line(ln.name, qid, ln.kind, ln.per_topic[i], True) + "\n" for ln in columns]
-    elif columns:
-        parts, values = [], []
-        for ln in columns:
-            name = f"{ln.name:<22}".replace("%", "%%")
-            if ln.kind == "relstring":
-                parts.append(f"{name}\t\0\t'%s'\n")
-                values.append(list(ln.per_topic))
-            elif ln.kind in ("long", "num_q"):
-                parts.append(f"{name}\t\0\t%d\n")
-                values.append(np.asarray(ln.per_topic, dtype=np.float64).tolist())
-            else:
-                v = np.asarray(ln.per_topic, dtype=np.float64)
-                if np.isnan(v).any():  # Python prints either NaN as "nan": glibc prints the sign
-                    parts.append(f"{name}\t\0\t%s\n")
-                    values.append([_number(x) for x in v.tolist()])
-                else:
-                    parts.append(f"{name}\t\0\t%6.4f\n")
-                    values.append(v.tolist())
-        template = "".join(parts)
-        out += [template.replace("\0", qid.replace("%", "%%")) % row for qid, row in zip(topics, zip(*values))]
-    if summary:
-        out += [format_line(ln.name, "all", ln.kind, ln.summary, z) + "\n" for ln in lines if ln.kind != "relstring"]
-    return "".join(out)

@@ -1,5 +1,6 @@
 """trec_eval 9.0.8's preference measures (``-R prefs`` or ``-R qrels_prefs``, ``-m all_prefs``),
-topic by topic, in its arithmetic order (harness.metrics.trec_eval prints them).
+topic by topic, in its arithmetic order: the provider of those families (harness.metrics.providers;
+`harness trec_eval` prints them).
 
 For one topic: the run's documents sorted by score (float32) descending, then doc id
 *ascending* (trec_eval's preference code breaks ties the other way round from its qrels code),
@@ -21,7 +22,7 @@ import numpy as np
 
 from harness.errors import DataError
 
-__all__ = ["PREFS_MEASURES", "TopicPrefs", "topic_prefs", "prefs_value", "ranking", "prefs_values"]
+__all__ = ["PREFS_MEASURES", "TopicPrefs", "topic_prefs", "prefs_value", "ranking", "PrefsData", "kernel"]
 
 PREFS_MEASURES = (
     "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
@@ -355,18 +356,22 @@ def ranking(run, qid: str, max_docs: int | None, ids_ascending: bool) -> list[st
     return [docs[i] for i in order]
 
 
-def prefs_values(run, judgments, topics: list[str], max_docs: int | None):
-    """``values(request)`` for harness.metrics.trec_eval.compute: each topic's value of a
-    preference measure (``judgments``: harness.formats.prefs.PrefsJudgments)."""
-    cache: dict[str, TopicPrefs] = {}
+class PrefsData:
+    """A run's topics and their preference judgments, what the preference measures read: each
+    topic's counts (:func:`topic_prefs`) computed once, when a measure first asks
+    (``judgments``: harness.formats.prefs.PrefsJudgments)."""
 
-    def counts(qid: str) -> TopicPrefs:
-        if qid not in cache:
-            ranked = ranking(run, qid, max_docs, ids_ascending=True)
-            cache[qid] = topic_prefs(qid, ranked, judgments.topics[qid], judgments.source)
-        return cache[qid]
+    def __init__(self, run, judgments, topics: list[str], max_docs: int | None):
+        self.run, self.judgments, self.topics, self.max_docs = run, judgments, list(topics), max_docs
+        self._counts: dict[str, TopicPrefs] = {}
 
-    def values(req) -> list[np.ndarray]:
-        return [np.array([prefs_value(counts(q), req.measure.name) for q in topics], dtype=np.float64)]
+    def counts(self, qid: str) -> TopicPrefs:
+        if qid not in self._counts:
+            ranked = ranking(self.run, qid, self.max_docs, ids_ascending=True)
+            self._counts[qid] = topic_prefs(qid, ranked, self.judgments.topics[qid], self.judgments.source)
+        return self._counts[qid]
 
-    return values
+
+def kernel(data: PrefsData, m, nDCG_threshold: bool = False) -> np.ndarray:
+    """The preference measure ``m`` (a family of :data:`PREFS_MEASURES`) of every topic of ``data``."""
+    return np.array([prefs_value(data.counts(q), m.name) for q in data.topics], dtype=np.float64)

@@ -1,13 +1,13 @@
-"""trec_eval's per-topic loops of harness.metrics.trec_loops (infAP, binG, G, ndcg with gains by
-level, ndcg_rel, Rndcg, yaap, relstring), computed for every topic at once.
+"""trec_eval 9.0.8's measures built on running sums over each topic's ranks (infAP, binG, G,
+ndcg with gains by level, ndcg_rel, Rndcg, yaap, relstring), computed for every topic at once.
 
-trec_loops holds the measures one topic at a time, as trec_eval's loops read; this module holds
-the same arithmetic over all topics' rows at once (a few numpy calls per measure, not per topic).
-Every elementwise expression is the one of trec_loops; every running sum (trec_eval's ``+=``
-over a topic's ranks) is :func:`seg_cumsum`, which adds each topic's terms one after the other
-from 0.0, so every value is the same double as trec_loops' (tests/test_trec_segments.py).
-Measured on 10M run lines (10,000 topics, all_trec's defaults, 2 cores at load ~2.5-3.3):
-G, infAP, ndcg_rel, Rndcg, binG and relstring took 2.35 s topic by topic, 0.23 s here.
+trec_eval adds each topic's terms in a loop (``+=`` over its ranks). Here every running sum is
+:func:`seg_cumsum`, which adds each topic's terms one after the other from 0.0, and every
+elementwise expression is the loop's own, so each value is the same double as the loop's: the
+loops, topic by topic, are the tests' oracle (tests/trec_loops.py; tests/test_trec_segments.py
+compares every value). Measured on 10M run lines (10,000 topics, all_trec's defaults, 2 cores at
+load ~2.5-3.3): G, infAP, ndcg_rel, Rndcg, binG and relstring took 2.35 s topic by topic, 0.23 s
+here.
 """
 
 from __future__ import annotations
@@ -18,18 +18,17 @@ from functools import partial
 import numpy as np
 
 from harness.errors import DataError
+from harness.metrics.c_numbers import X86_NAN, c_int_of, c_long, glibc_msort, log2_ranks
 from harness.metrics.c_numbers import c_log2 as _c_log2_one
-from harness.metrics.kernels import RankedLabels
-from harness.metrics.trec_loops import c_long, gain_cmp, glibc_msort, log2_ranks
+from harness.metrics.ranked import RankedLabels
 
-__all__ = ["VECTORISED", "segment_values", "seg_cumsum", "registry_kernel"]
+__all__ = ["VECTORISED", "segment_values", "seg_cumsum", "kernel", "gain_cmp"]
 
 _BUDGET = 1 << 22  # padded cells per block of seg_cumsum (32 MB of float64)
 # Counters of judged documents per topic and level 0..highest label (1 GiB of int64): trec_eval
 # allocates the same per topic, and with a label of 2**40 refuses every measure ("Can't calculate
 # measure"); numpy would ask for terabytes. Beyond this, the measures that need them are refused.
 _LEVEL_COUNTERS = 1 << 27
-_X86_NAN = -math.nan  # the NaN of 0/0 on x86 (its sign bit set)
 
 
 def seg_cumsum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
@@ -71,8 +70,8 @@ def seg_cumsum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
 
 
 def _seg_sum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Each segment's sum, added in order from 0.0 (0.0 for an empty segment; never -0.0,
-    as trec_loops._last)."""
+    """Each segment's sum, added in order from 0.0 (0.0 for an empty segment; never -0.0: the
+    loop's sum starts at 0.0, and 0.0 + -0.0 is 0.0)."""
     cs = seg_cumsum(x, off)
     out = np.zeros(len(off) - 1)
     ne = off[1:] > off[:-1]
@@ -87,14 +86,14 @@ def _offsets(tid: np.ndarray, T: int) -> np.ndarray:
 
 
 def _div(a, b) -> np.ndarray:
-    """a / b elementwise as C divides doubles on x86 (trec_loops' _div): inf, and for 0/0 the
-    NaN with its sign bit set."""
+    """a / b elementwise as C divides doubles on x86: inf, and for 0/0 the NaN with its sign
+    bit set."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     zero = b == 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
         q = a / np.where(zero, 1.0, b)
-        special = np.where(a != a, a, np.where(a == 0.0, _X86_NAN, np.copysign(np.inf, a) * np.copysign(1.0, b)))
+        special = np.where(a != a, a, np.where(a == 0.0, X86_NAN, np.copysign(np.inf, a) * np.copysign(1.0, b)))
     return np.where(zero, special, q)
 
 
@@ -130,7 +129,7 @@ class _Rows:
                 "judgments (e.g. to 0-4) or leave these measures out",
             )
         counts = np.bincount(pool_topic[judged] * width + rl.pool[judged], minlength=T * width).reshape(T, width)
-        # L: the topic's levels 0..its highest judged level (trec_loops' np.bincount(pool))
+        # L: the topic's levels 0..its highest judged level (np.bincount of its judged labels)
         nz = counts > 0
         self.L = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0) if width else np.zeros(T, np.int64)
         self.counts = counts
@@ -148,9 +147,19 @@ def _rows(rl: RankedLabels) -> _Rows:
     return rl._cache["trec_rows"]
 
 
-def _gain_order(L: int, pairs: tuple) -> list[tuple[float, int]]:
-    """trec_loops' _gains for a topic with levels 0..L-1, as (gain, level whose judged count
-    the entry holds, -1 for none), in the sorted order (it depends on L, not on the counts)."""
+def gain_cmp(a, b) -> int:
+    """trec_eval's comp_gain: the difference of two entries' gains (their item 1), cast to a
+    C int, so gains less than 1 apart compare equal (and the comparison is not transitive:
+    0 = 0.5 = 1 > 0)."""
+    return c_int_of(a[1] - b[1])
+
+
+def _gain_order(L: int, pairs: tuple) -> list[tuple[int, float, int]]:
+    """trec_eval's gain table for a topic with judged levels 0..L-1: the ``pairs`` (level,
+    gain) as given, then each level without one at a gain of itself, in the order trec_eval's
+    qsort leaves them (:func:`gain_cmp` is no total order, so the order is glibc's merge sort's,
+    and depends on L, not on the counts). Each entry is (level, gain, level whose judged
+    documents it counts, -1 for none: a level given twice counts them at its first entry)."""
     entries = [[lv, g, -1] for lv, g in pairs]
     for i in range(L):
         for e in entries:
@@ -159,43 +168,44 @@ def _gain_order(L: int, pairs: tuple) -> list[tuple[float, int]]:
                 break
         else:
             entries.append([i, float(i), i])
-    return [(g, c) for _, g, c in glibc_msort(entries, gain_cmp)]
+    return [(lv, g, c) for lv, g, c in glibc_msort(entries, gain_cmp)]
 
 
 def _gains(rows: _Rows, pairs: tuple):
     """(the rows whose gain is not 0.0, their gains, the ideal gains flat, their offsets per
-    topic, each topic's gain held before the first step): trec_loops' _ranked_gains and _ideal
-    for every topic."""
+    topic, each topic's gain held before the first step). A ranked document gains what the
+    first entry of its level in the topic's gain table gives (0.0 without one); the ideal
+    ranking takes the table's gains from the highest down, each as many times as its level
+    has judged documents, up to and including the first gain that is not positive."""
     key = ("gains", pairs)
     if key in rows.cache:
         return rows.cache[key]
-    table: dict = {}
-    for lv, g in pairs:
-        table.setdefault(lv, g)
+    orders = {L: _gain_order(L, pairs) for L in set(rows.L.tolist())}
     lab = rows.labels
     lo, hi = min(int(lab.min(initial=0)), 0), max(int(lab.max(initial=0)), 0)
-    lut = np.zeros(hi - lo + 1)  # over the labels' range: no row holds a level outside it
-    lut[-lo:] = np.arange(hi + 1, dtype=np.float64)  # a level >= 0 without a pair gains itself
-    for lv, g in table.items():
-        if lo <= lv <= hi:
-            lut[lv - lo] = g
-    if not pairs:  # the gains are the levels: the non-zero ones are the labels above 0
-        nz = np.flatnonzero(lab > 0)
+    levels = [lv for lv, _ in pairs]
+    if len(set(levels)) == len(levels):  # one entry per level: the same lookup for every topic
+        lut = np.zeros(hi - lo + 1)  # over the labels' range: no row holds a level outside it
+        lut[-lo:] = np.arange(hi + 1, dtype=np.float64)  # a level >= 0 without a pair gains itself
+        for lv, g in pairs:
+            if lo <= lv <= hi:
+                lut[lv - lo] = g
+        if not pairs:  # the gains are the levels: the non-zero ones are the labels above 0
+            nz = np.flatnonzero(lab > 0)
+        else:
+            nz = np.flatnonzero((lut != 0.0)[lab.astype(np.int64) - lo])
+        g_nz = lut[lab[nz].astype(np.int64) - lo]
     else:
-        nz = np.flatnonzero((lut != 0.0)[lab.astype(np.int64) - lo])
-    g_nz = lut[lab[nz].astype(np.int64) - lo]
-    orders: dict = {}
+        nz, g_nz = _gains_by_table(rows, orders, lo, hi)
     run_g, run_n, first = [], [], np.zeros(rows.T)
     counts = rows.counts.tolist()
     for t, L in enumerate(rows.L.tolist()):
-        order = orders.get(L)
-        if order is None:
-            order = orders[L] = _gain_order(L, pairs)
-        f = first[t] = order[-1][0] if order else 0.0
+        order = orders[L]
+        f = first[t] = order[-1][1] if order else 0.0
         gs, ns = [], []
         if f > 0.0:
             c_t = counts[t]
-            for g, c in reversed(order):
+            for _, g, c in reversed(order):
                 n = c_t[c] if c >= 0 else 0
                 if not n:
                     continue
@@ -219,6 +229,25 @@ def _gains(rows: _Rows, pairs: tuple):
     np.cumsum(lens, out=ioff[1:])
     rows.cache[key] = out = (nz, g_nz, ideal, ioff, first)
     return out
+
+
+def _gains_by_table(rows: _Rows, orders: dict, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows of non-zero gain, their gains) when a level was given two gains: the one that
+    counts is its first in the sorted table, whose order depends on the topic's levels (L), so
+    each row looks its gain up in the table of its topic's L (one lookup table per L)."""
+    Ls = sorted(orders)
+    luts = np.zeros((len(Ls), hi - lo + 1))
+    for i, L in enumerate(Ls):
+        table: dict = {}
+        for lv, g, _ in orders[L]:
+            table.setdefault(lv, g)
+        for lv, g in table.items():
+            if lo <= lv <= hi:
+                luts[i, lv - lo] = g
+    which = np.searchsorted(np.array(Ls, dtype=np.int64), rows.L)
+    gain = luts[np.repeat(which, rows.lens), rows.labels.astype(np.int64) - lo]
+    nz = np.flatnonzero(gain != 0.0)
+    return nz, gain[nz]
 
 
 def _ideal_pos(ioff: np.ndarray):
@@ -458,24 +487,21 @@ VECTORISED = {
 
 # C's arithmetic, quietly: infinite gains (ndcg.1=1e400) make inf and NaN, which trec_eval prints
 @np.errstate(divide="ignore", invalid="ignore", over="ignore")
-def segment_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.ndarray | None:
-    """trec_loops.LOOPS[name] of every topic of ``rl``, computed at once; None where this
-    module does not follow trec_loops (gains given twice for one level: their order is then
-    the sort's, topic by topic)."""
-    if name in ("ndcg", "G", "ndcg_rel", "Rndcg"):
-        levels = [lv for lv, _ in params]
-        if len(set(levels)) != len(levels):
-            return None
+def segment_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.ndarray:
+    """The measure ``name`` of :data:`VECTORISED` for every topic of ``rl`` at relevance level
+    ``level``, with trec_eval's parameters ``params`` (gains by level, or relstring's length):
+    float64 values (relstring: strings)."""
     rows = _rows(rl)
     R = rl.num_rel(level).astype(np.int64)
     return VECTORISED[name](rows, level, params, R)
 
 
-def _registry_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
-    return segment_values(rl, name, m.rel, ())
+def _kernel_values(name: str, rl: RankedLabels, m, nDCG_threshold: bool = False) -> np.ndarray:
+    return segment_values(rl, name, m.rel, m.params or m.info.trec_defaults)
 
 
-def registry_kernel(name: str):
-    """The measure registry's kernel (rl, measure, nDCG_threshold) for ``name``, with
-    trec_eval's default parameters (gains = labels) at the measure's relevance level."""
-    return partial(_registry_values, name)
+def kernel(name: str):
+    """The kernel (rl, measure, nDCG_threshold) -> values of :data:`VECTORISED`'s ``name``, at
+    the measure's relevance level, with its trec_eval parameters (its family's when it has
+    none: gains = labels, relstring's 10 documents)."""
+    return partial(_kernel_values, name)

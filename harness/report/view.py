@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from harness.events import not_indexed
 from harness.report.plots import plot_groups
 from harness.report.tables import (
     Marks,
@@ -44,6 +45,7 @@ class Facts:
     runs: int
     runs_reused: int
     language: str = "en"  # index.language: other than English, stemmer and stopwords do not apply
+    not_indexed: str = ""  # what IndexCollection left out (harness.events.not_indexed), "" when nothing
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         depth=cfg.depth,
         runs=len(result.runs),
         runs_reused=sum(r.reused for r in result.runs),
+        not_indexed=not_indexed(result.index.manifest),
     )
     rows = summary_rows(result)
     marks = significance_marks(result)

@@ -18,7 +18,6 @@ query and the bad token.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,43 +64,26 @@ def check_queries(queries: list[str]) -> list[str]:
 
 def parse_relevance(items: list[str], queries: list[str]):
     """``["QUERY:1,0,1[; R=N]", ...]`` -> :class:`harness.metrics.judgments.RankJudgments` keyed
-    by query text. Every query named must be one of ``queries``; each at most once."""
-    from harness.metrics.judgments import parse_judgments
+    by query text, each item read by the judgments' parser (harness.metrics.judgments.
+    parse_judgment, as a judgments file's line). Every query named must be one of ``queries``,
+    each at most once, with at least one label (it was searched)."""
+    from harness.metrics.judgments import RankJudgments, parse_judgment
 
-    mapping: dict[str, dict] = {}
+    expected = f"expected 'QUERY:LABELS', e.g. '{queries[0]}:1,0,1,0,0'"
+    labels, Rs = {}, {}
     for item in items:
-        query, colon, rest = item.rpartition(":")
-        query = query.strip()
-        if not colon or not query:
-            raise DataError("--relevance", f"{item!r}: expected 'QUERY:LABELS', e.g. '{queries[0]}:1,0,1,0,0'")
+        query, query_labels, R = parse_judgment(item, source="--relevance", expected=expected)
         if query not in queries:
             raise DataError(
                 "--relevance",
                 f"{item!r} judges query {query!r}, which is not one of --queries: {', '.join(map(repr, queries))}",
             )
-        if query in mapping:
+        if query in labels:
             raise DataError("--relevance", f"query {query!r} is judged twice")
-        body, semi, extra = rest.partition(";")
-        R = None
-        if semi:
-            key, eq, val = extra.strip().partition("=")
-            if key.strip() != "R" or not eq:
-                raise DataError(
-                    "--relevance", f"query {query!r}: after ';' expected 'R=<number>' (got {extra.strip()!r})"
-                )
-            R = val.strip()
-        if not body.strip():
+        if not len(query_labels):
             raise DataError("--relevance", f"query {query!r}: no labels after ':' (expected e.g. 1,0,1)")
-        # harness.metrics.judgments reads the text "-1" as its internal "unjudged" code; refuse it here
-        for rank, token in enumerate((t for t in re.split(r"[,\s]+", body.strip()) if t), start=1):
-            if token.startswith("-"):
-                raise DataError(
-                    "--relevance",
-                    f"topic {query!r}: bad relevance label {token!r} at rank "
-                    f"{rank}; labels are integers >= 0, or '?' for an unjudged doc",
-                )
-        mapping[query] = {"labels": body, "R": R}
-    return parse_judgments(mapping, source="--relevance")
+        labels[query], Rs[query] = query_labels, R
+    return RankJudgments(labels, Rs, "--relevance")
 
 
 def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[str, int]]:

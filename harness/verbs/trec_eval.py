@@ -6,7 +6,8 @@ topic's documents re-sorted by score (held as a float32) descending, then doc id
 ``-M`` keeps the first N of them, then ``-J`` drops those without a judgment; topics of the run
 without judgments are skipped; the run id is the last line's; per-topic lines (``-q``) go topic
 by topic in the order of their ids sorted as strings, each topic's measures in trec_eval's table
-order, then the "all" lines (unless ``-n``). Measures: harness.metrics.trec_eval."""
+order, then the "all" lines (unless ``-n``). Measures: harness.metrics.trec_names (trec_eval's
+names of the one measure table), harness.metrics.trec_eval (their computation)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ class TrecEvalOptions:
 @dataclass(frozen=True)
 class TrecEvalResult:
     topics: tuple[str, ...]  # the evaluated topics, in trec_eval's order
-    lines: tuple = ()  # harness.metrics.trec_eval.Line, in trec_eval's order
+    lines: tuple = ()  # harness.metrics.trec_output.Line, in trec_eval's order
     options: TrecEvalOptions = field(default_factory=TrecEvalOptions)
 
     def text(self) -> list[str]:
@@ -51,7 +52,7 @@ class TrecEvalResult:
 
     def output(self) -> str:
         """What trec_eval prints: its lines, each ended by a line break."""
-        from harness.metrics.trec_eval import format_output
+        from harness.metrics.trec_output import format_output
 
         o = self.options
         return format_output(list(self.topics), list(self.lines), o.per_query, o.summary, o.zscores is not None)
@@ -81,7 +82,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     options = options or TrecEvalOptions()
     from harness.formats.prefs import REL_INFO_FORMATS
     from harness.metrics.evaluate import rank_labels
-    from harness.metrics.trec_eval import parse_requests
+    from harness.metrics.trec_names import parse_requests
     from harness.policies import EvalPolicy
     from harness.verbs.evaluate import judgments_named, read_qrels_file, read_run_file
 
@@ -100,7 +101,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         raise DataError("-M", f"the number of documents per topic must be positive (got {options.max_docs})")
     zscores = None
     if options.zscores is not None:
-        from harness.metrics.trec_eval import parse_zscores
+        from harness.metrics.trec_zscores import parse_zscores
 
         zscores = parse_zscores(Path(options.zscores))
     if options.rel_info != "qrels":
@@ -111,6 +112,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         r, q, EvalPolicy(missing_topics="drop"), max_docs=options.max_docs, judged_only=options.judged_only
     )
     assert not zero.any()
+    rl.num_docs = 0 if options.num_docs is None else options.num_docs  # trec_eval's default
     if not rl.topics:
         raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
     with judgments_named(str(qrels)):
@@ -125,7 +127,6 @@ def _compute(rl, requests, options: TrecEvalOptions, q, run: PathLike, zscores):
         rl,
         requests,
         level=options.level,
-        num_docs=0 if options.num_docs is None else options.num_docs,  # trec_eval's default
         complete=options.complete,
         judged_topics=len(q.topics()),
         num_rel_complete=int((q.labels > 0).sum()),
@@ -142,9 +143,9 @@ def _check_formats(requests, options: TrecEvalOptions) -> None:
     """Each measure reads one kind of judgments; trec_eval stops on another ("Can't calculate
     measure"): refused by name here, before any file is read."""
     kind = _KIND[options.rel_info]
-    wrong = [r.measure.name for r in requests if r.measure.rel_info not in ("any", kind)]
+    wrong = [r.trec.name for r in requests if r.trec.rel_info not in ("any", kind)]
     if wrong:
-        needs = {r.measure.rel_info for r in requests if r.measure.name in wrong}
+        needs = {r.trec.rel_info for r in requests if r.trec.name in wrong}
         fmt = " or ".join(f"-R {k}" + (" (or -R qrels_prefs)" if k == "prefs" else "") for k in sorted(needs))
         given = "" if options.measures else " (the default, official)"
         raise DataError(
@@ -158,8 +159,8 @@ def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, r
     """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
     from harness.formats.prefs import read_prefs, read_qrels_jg
     from harness.metrics.trec_eval import compute
-    from harness.metrics.trec_jg import jg_provider
-    from harness.metrics.trec_prefs import prefs_values
+    from harness.metrics.trec_jg import GroupsData
+    from harness.metrics.trec_prefs import PrefsData
     from harness.verbs.evaluate import read_run_file
 
     if options.rel_info == "qrels_jg":
@@ -171,17 +172,16 @@ def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, r
     if not topics:
         raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
     if options.rel_info == "qrels_jg":
-        values = jg_provider(r, judgments, topics, options.max_docs, options.level, options.judged_only)
+        data = GroupsData(r, judgments, topics, options.max_docs, options.judged_only)
     else:
-        values = prefs_values(r, judgments, topics, options.max_docs)
+        data = PrefsData(r, judgments, topics, options.max_docs)
     topics, lines = compute(
-        None,
+        data,
         requests,
+        level=options.level,
         complete=options.complete,
         judged_topics=len(judgments.topics),
         runid=_last_run_id(Path(run)),
         zscores=zscores,
-        topics=topics,
-        values=values,
     )
     return TrecEvalResult(tuple(topics), tuple(lines), options)

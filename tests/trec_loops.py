@@ -1,11 +1,16 @@
-"""trec_eval 9.0.8's measures that the registry has no kernel for, computed topic by topic in
-trec_eval's arithmetic order: relstring, infAP, binG, G,
-ndcg with gains by level, ndcg_rel, Rndcg, yaap. Each is a function of one topic's ranked labels (-1:
-not in the qrels, -2: judged negative, "in the pool but unjudged"), the number of judged
-documents at each relevance level >= 0, the relevance level (-l), the measure's parameters and
-R; :data:`LOOPS` names them. They are the reference: harness.metrics.trec_segments computes the
-same values for every topic at once (what `harness trec_eval` and the registry use), and
-tests/test_trec_segments.py checks that each is the same double as here."""
+"""The tests' oracle for harness.metrics.trec_segments: trec_eval 9.0.8's measures with running
+sums (relstring, infAP, binG, G, ndcg with gains by level, ndcg_rel, Rndcg, yaap), computed
+topic by topic in trec_eval's arithmetic order, as its loops read. Each is a function of one
+topic's ranked labels (-1: not in the qrels, -2: judged negative, "in the pool but unjudged"),
+the number of judged documents at each relevance level >= 0, the relevance level (-l), the
+measure's parameters and R; :data:`LOOPS` names them.
+
+The harness computes these measures once, for every topic at once (trec_segments);
+tests/test_trec_segments.py checks that each value is the same double as here. This module was
+the harness's own implementation before that (harness/metrics/trec_loops.py): it runs in tests
+only. It shares with the harness only C's primitives (harness.metrics.c_numbers: casts, log2,
+glibc's merge sort) and trec_eval's gain comparison.
+"""
 
 from __future__ import annotations
 
@@ -13,16 +18,13 @@ import math
 
 import numpy as np
 
-from harness.metrics.c_numbers import c_log2
-from harness.metrics.kernels import RankedLabels
+from harness.metrics.c_numbers import X86_NAN, c_log2, c_long, glibc_msort, log2_ranks
+from harness.metrics.ranked import RankedLabels
+from harness.metrics.trec_segments import gain_cmp
 
-__all__ = ["LOOPS", "topic_lists", "loop_values", "glibc_msort", "log2_ranks", "c_long"]
+__all__ = ["LOOPS", "topic_lists", "loop_values", "iprec_as_listed", "rprec_mult_as_listed", "utility"]
 
 
-# trec_eval's loops for the measures the registry has no kernel for, each over one topic's
-# ranked labels (-1: not in the qrels, -2: judged negative, "in the pool but unjudged") and the
-# count of judged documents at each relevance level >= 0. Arithmetic in the same order as
-# trec_eval's, so that every value is the same double.
 def topic_lists(rl: RankedLabels, level: int):
     """(ranked labels as an int64 array, counts per level, R) of each topic of ``rl``, in its
     order."""
@@ -40,27 +42,13 @@ def topic_lists(rl: RankedLabels, level: int):
         yield ranked, levels, int(R[t])
 
 
-# The loops below are trec_eval's, vectorised: each running sum of trec_eval (dcg, the ideal
-# dcg, the sums of G, the total of ndcg_rel) is a cumulative sum here, which numpy adds in the
-# same order, one element after the other (np.cumsum, never np.sum's pairwise sum or Python
-# 3.12's compensated sum()); a term trec_eval skips (a zero gain) adds 0.0, which changes no
-# double. log2 of the rank comes from a table of math.log2 (the C library's, as trec_eval's).
-# Against the loops written element by element (the previous version of this module), every
-# value of 20,000 generated topics was the same double (but where the loops raised Python's
-# ZeroDivisionError and C gives inf or NaN, as trec_eval prints them). `harness trec_eval -m
-# all_trec -q` as a whole process, the loops before and after, same machine and load: 1M lines
-# 0.99 -> 0.83 s, 10M lines 7.9-8.8 -> 5.3-6.3 s (trec_eval 9.0.8: 0.95 s, 10.9 s).
-_LOG2 = np.zeros(0)
-
-
-def log2_ranks(n: int) -> np.ndarray:
-    """math.log2(i + 2) for i < n."""
-    global _LOG2
-    if len(_LOG2) < n:
-        _LOG2 = np.array([math.log2(i + 2) for i in range(max(n, 2 * len(_LOG2), 1024))])
-    return _LOG2[:n]
-
-
+# Within a topic, each running sum of trec_eval (dcg, the ideal dcg, the sums of G, the total of
+# ndcg_rel) is a cumulative sum, which numpy adds in the same order, one element after the other
+# (np.cumsum, never np.sum's pairwise sum or Python 3.12's compensated sum()); a term trec_eval
+# skips (a zero gain) adds 0.0, which changes no double. log2 of the rank comes from a table of
+# math.log2 (the C library's, as trec_eval's). Against loops written element by element, every
+# value of 20,000 generated topics was the same double (but where those raised Python's
+# ZeroDivisionError and C gives inf or NaN, as trec_eval prints them).
 def _last(x: np.ndarray) -> float:
     """The running sum's final value (0.0 when nothing was added), from 0.0 as trec_eval's
     loops start it: 0.0 + -0.0 is 0.0, so such a sum is never -0.0 (G's gain over log2(0),
@@ -118,40 +106,6 @@ def _gains(levels: list[int], pairs: tuple) -> list[tuple[int, float, int]]:
         else:
             gains.append([i, float(i), n])
     return [tuple(g) for g in glibc_msort(gains, gain_cmp)]
-
-
-def c_int(x: float) -> int:
-    """C's ``(int) x`` for a double on x86-64 (cvttsd2si): truncated toward zero, and INT_MIN
-    for a value an int cannot hold (beyond 2**31, infinity, NaN), as trec_eval's gain
-    comparison returns it for gains given as ``ndcg.1=3e9`` or ``ndcg.1=1e400``."""
-    return int(x) if -2147483649.0 < x < 2147483648.0 else -2147483648
-
-
-def gain_cmp(a, b) -> int:
-    """trec_eval's comp_gain: the difference of two entries' gains (their item 1), as an int."""
-    return c_int(a[1] - b[1])
-
-
-def glibc_msort(items: list, cmp) -> list:
-    """glibc's qsort as trec_eval 9.0.8 was built and tested with it (msort.c: a top-down merge
-    sort, the first half of n // 2 items, taking from the first run while cmp <= 0). With a
-    comparison that is not a total order, its result is this algorithm's, so it is followed
-    step by step. (glibc 2.37 moved qsort to introsort; trec_eval's gain-ordering then differs
-    for gains less than 1 apart, which none of its tests use.)"""
-    n = len(items)
-    if n <= 1:
-        return list(items)
-    n1 = n // 2
-    a, b = glibc_msort(items[:n1], cmp), glibc_msort(items[n1:], cmp)
-    out, i, j = [], 0, 0
-    while i < len(a) and j < len(b):
-        if cmp(a[i], b[j]) <= 0:
-            out.append(a[i])
-            i += 1
-        else:
-            out.append(b[j])
-            j += 1
-    return out + a[i:] + b[j:]
 
 
 def _gain_table(gains) -> dict:
@@ -257,11 +211,6 @@ def _yaap(ranked, levels, level, params, R) -> float:
     return math.log((1.0 + s) / (1.0 + float(R) - s))
 
 
-def c_long(x: float) -> int:
-    """C's (long) cast of a double on x86-64: a NaN, or a value beyond a long, is LONG_MIN."""
-    return int(x) if -(2.0**63) <= x < 2.0**63 else -(2**63)
-
-
 def _relstring(ranked, levels, level, params, R) -> str:
     n = max(0, min(c_long(params[0]), len(ranked)))
     return "".join(
@@ -288,3 +237,83 @@ def loop_values(rl: RankedLabels, name: str, level: int, params: tuple) -> np.nd
     fn = LOOPS[name]
     values = [fn(ranked, levels, level, params, r) for ranked, levels, r in topic_lists(rl, level)]
     return np.array(values, dtype=object if name == "relstring" else np.float64)
+
+
+# iprec_at_recall (and 11pt_avg's terms) and Rprec_mult at a list of levels, topic by topic, as
+# trec_eval's loops take them: the oracle of harness.metrics.kernels.interpolated_precision and
+# rprec_mult, levels out of order and beyond a C long included.
+def _cuts(levels, R: np.ndarray) -> np.ndarray:
+    """trec_eval's cut-off (long)(x * R + 0.9) of each level (rows) for each topic (columns)."""
+    with np.errstate(invalid="ignore"):  # beyond int64, or NaN: LONG_MIN, as C's cast on x86-64
+        return np.trunc(np.outer(np.asarray(levels, dtype=np.float64), R.astype(np.float64)) + 0.9).astype(np.int64)
+
+
+def iprec_as_listed(rl: RankedLabels, level: int, levels) -> list[np.ndarray]:
+    """iprec_at_recall's values (one array per level, 11pt_avg's terms) by trec_eval's loop,
+    topic by topic: from the last level to the first, a level takes the interpolated precision
+    when the relevant documents, counted down from the bottom of the ranking, reach its
+    cut-off; a level passed over that way (its cut-off above the next one's), or left at the
+    end, takes the precision at the top; levels whose cut-off exceeds the relevant retrieved,
+    counted from the last until one does not, stay 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    R, ret = rl.num_rel(level), rl.num_ret()
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, ranks = int(nrr[t]), rank[first[t] : first[t + 1]].tolist()
+        best = float(n_rr) / float(ret[t]) if ret[t] else X86_NAN  # 0/0 without a document retrieved
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_rr:
+            cur -= 1
+        for j in range(n_rr, 0, -1):
+            p = float(j) / float(ranks[j - 1])
+            if best < p:
+                best = p
+            while cur >= 0 and cuts[cur] == j:
+                out[cur, t] = best
+                cur -= 1
+        while cur >= 0:
+            out[cur, t] = best
+            cur -= 1
+    return list(out)
+
+
+def rprec_mult_as_listed(rl: RankedLabels, level: int, levels) -> list[np.ndarray]:
+    """Rprec_mult's values by trec_eval's loop, topic by topic: from the last level down,
+    those whose cut-off exceeds the retrieved get the relevant retrieved over the cut-off;
+    then, ranks counted down from the last while relevant documents remain above, a level
+    whose cut-off is the rank takes the precision there; a level passed over stays 0."""
+    _, rank, _, nrr, first = rl.relevant(level)
+    R, ret = rl.num_rel(level), rl.num_ret()
+    cuts_all = _cuts(levels, R)
+    out = np.zeros((len(levels), len(rl.topics)))
+    for t in range(len(rl.topics)):
+        cuts = cuts_all[:, t].tolist()
+        n_rr, n_ret, relevant = int(nrr[t]), int(ret[t]), set(rank[first[t] : first[t + 1]].tolist())
+        cur = len(cuts) - 1
+        while cur >= 0 and cuts[cur] > n_ret:
+            out[cur, t] = float(n_rr) / float(cuts[cur])
+            cur -= 1
+        rel_so_far, i = n_rr, n_ret
+        while i > 0 and rel_so_far > 0:
+            while cur >= 0 and i == cuts[cur]:
+                out[cur, t] = float(rel_so_far) / float(i)
+                cur -= 1
+            if i in relevant:
+                rel_so_far -= 1
+            i -= 1
+    return list(out)
+
+
+def utility(rl: RankedLabels, level: int, coefficients: tuple, num_docs: int) -> np.ndarray:
+    """trec_eval's utility a * rel_ret + b * nonrel_ret + c * rel_not_ret + d * nonrel_not_ret,
+    topic by topic, the counts in C long arithmetic (wrapping at 64 bits)."""
+    a, b, c, d = coefficients
+    ret, R, nrr = rl.num_ret(), rl.num_rel(level), rl.relevant(level)[3]
+    out = np.empty(len(rl.topics))
+    for i in range(len(rl.topics)):
+        n_ret, n_rel, n_rr = int(ret[i]), int(R[i]), int(nrr[i])
+        rest = (num_docs + n_rr - n_ret - n_rel + 2**63) % 2**64 - 2**63
+        out[i] = a * n_rr + b * (n_ret - n_rr) + c * (n_rel - n_rr) + d * rest
+    return out
