@@ -64,16 +64,18 @@ JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfie
 # pytest-xdist's --dist loadfile), so that the two workers finish together; the rest follow in
 # file order. A module missing here only starts later.
 LONGEST_FIRST = (
+    "test_models_exact",
     "test_kill_points",
+    "test_trec_eval_binary",
     "test_faults",
     "test_dask_faults",
-    "test_models_exact",
-    "test_concurrency",
-    "test_trec_eval_binary",
-    "test_fresh_clone",
     "test_dask",
+    "test_concurrency",
     "test_hostile_inputs",
     "test_search",
+    "test_fresh_clone",
+    "test_permissions",
+    "test_golden",
 )
 
 
