@@ -244,6 +244,15 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
     return tmp / "demo.yaml"
 
 
+def report_run(report: Path, label: str) -> Path:
+    """The file of the run labelled ``label`` in a report folder, as its manifest.json maps it
+    (run files are named by harness.engine.labels.run_file_names, not by the label itself)."""
+    import json
+
+    runs = json.loads((report / "manifest.json").read_text(encoding="utf-8"))["runs"]
+    return report / next(r["file"] for r in runs if r["name"] == label)
+
+
 def write_full_report(result, out):
     """What the run verb does after an experiment: runs by their labels, then what the report
     shows from Lucene (the explorer's documents, the versions), then the report."""

@@ -24,7 +24,7 @@ from harness.experiment.labels import relabel
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
 
-from .conftest import REPO, write_full_report
+from .conftest import REPO, report_run, write_full_report
 
 BM25 = "bm25(k1=0.9,b=0.4)"
 MUS = (100, 250, 500, 1000, 2000, 4000)
@@ -145,9 +145,11 @@ def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
     assert [r["sha256"] for r in m1["runs"]] == [r["sha256"] for r in m2["runs"]]
     md = (out2 / "summary.md").read_text()
     for r in second.runs:
-        assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[
-            0
-        ].endswith("| yes |")
+        file = report_run(out2, r.name).relative_to(out2).as_posix()
+        assert file == "runs/" + r.name.replace(" ", "_") + ".trec"  # dirichlet_mu=100.trec
+        assert f"| {r.name} | {file} | 225 |" in md and md.split(f"| {r.name} | {file}")[1].split("\n")[0].endswith(
+            "| yes |"
+        )
     assert "8 runs (8 reused from the cache)" in (out2 / "report.html").read_text()
     # the same numbers both times
     assert (

@@ -51,7 +51,8 @@ class Result:
     - ``per_topic``: long, ``run``, ``qid``, ``measure``, ``value`` (the config's measures);
     - ``comparisons``: one row per (measure, baseline, run), the columns of ``comparisons.csv``
       (empty without ``compare:``; ``attrs["policy"]`` states the policy);
-    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in ``runs/<name>.trec``;
+    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
+      (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks and whether each is ok;
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
     - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.
@@ -117,7 +118,7 @@ def _no_means(names) -> pd.DataFrame:
     return df
 
 
-def run(config, *, verbose: bool = False) -> Result:
+def run(config, *, output=None, overrides: Mapping | None = None, verbose: bool = False) -> Result:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
     return its tables as a :class:`Result`.
@@ -128,11 +129,17 @@ def run(config, *, verbose: bool = False) -> Result:
     indexes go to the nearest ``indexes/`` folder above it, as for a file there). A config is
     validated in full before anything runs (:class:`~harness.errors.ConfigError` lists every
     problem). Unmet ``expect:`` checks do not raise: see ``Result.ok`` and ``Result.checks``.
+
+    ``output`` (``--output``) is the report folder instead of the config's, and ``overrides``
+    (``--set``) replaces keys of the config, dotted, with Python values:
+    ``harness.run("configs/demo.yaml", output="out", overrides={"depth": 100, "runs.0.bm25.k1": 1.2})``.
+    Both are checked as the config's own keys are, and listed in ``Result.manifest["config"]``;
+    a path among them is relative to the current folder.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
     from harness.events import ignore, to_stderr
     from harness.verbs import run as verb
 
-    cfg = verb.load(config)
+    cfg = verb.load(config, overrides=overrides, output=output, flags=False)
     out = verb.run(cfg, on=to_stderr if verbose else ignore)
     return Result(out.result, out.output)

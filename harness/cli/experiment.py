@@ -47,9 +47,10 @@ def print_plan(plan) -> None:
 
 # ------------------------------------------------------------------------------ commands
 def cmd_validate(args) -> int:
-    from harness.verbs.run import load
+    from harness.verbs.run import validate
 
-    cfg = load(args.config)
+    cfg = _load(args)
+    validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
     names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
@@ -69,7 +70,13 @@ def _load(args):
     """The config, with --scheduler / --workers applied to its `execution:`."""
     from harness.verbs.run import load
 
-    return load(Path(args.config), scheduler=getattr(args, "scheduler", None), workers=getattr(args, "workers", None))
+    return load(
+        Path(args.config),
+        scheduler=getattr(args, "scheduler", None),
+        workers=getattr(args, "workers", None),
+        sets=args.sets,
+        output=getattr(args, "output", None),
+    )
 
 
 def cmd_run(args) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,13 @@ from harness.config.nodes import (
     expected,
     is_null,
     mapping_items,
+    problem_order,
     read_number,
     read_string,
     suggest,
     unknown_message,
 )
+from harness.config.overrides import Override, apply_overrides
 from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
@@ -558,11 +561,12 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
+def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = ()) -> Config:
     """Read and validate an experiment config; raise ConfigError listing every problem.
 
     ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
-    ``path`` then only names it and places it: relative paths resolve against its folder."""
+    ``path`` then only names it and places it: relative paths resolve against its folder.
+    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`)."""
     source = str(path)
     file = Path(path).expanduser().resolve()
     in_memory = text is not None
@@ -575,6 +579,8 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         text = config_text(file, source)
     loader, root = parse(text, source)
     try:
+        if overrides and isinstance(root, MappingNode):
+            apply_overrides(root, overrides, source, Path.cwd())
         top = ", ".join(k.name for k in SCHEMA.keys)
         if is_null(root):
             fail(f"the config is empty; expected a mapping with keys {top}", 1)
@@ -589,8 +595,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:
-            line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
-            raise ConfigError(source, sorted(ctx.problems, key=line))
+            raise ConfigError(source, sorted(ctx.problems, key=problem_order))
         try:
             raw = loader.construct_document(root)
         except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
@@ -638,4 +643,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         explorer_topics=v["report"]["explorer_topics"],
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
+        overrides=tuple(o.given for o in overrides),
     )

@@ -218,7 +218,8 @@ SCHEMA = Key(
             "model's bare name (`runs: [bm25, dirichlet]`). An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
             "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
-            "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`): a name may "
+            "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`, spaces "
+            "and other characters a shell needs quoted as `_`: docs/experiments.md, *Run labels*): a name may "
             "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
             "contain `/`, `\\` or a control character (NUL included). "
             "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
@@ -574,6 +575,8 @@ class Config:
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()
     order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+    # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
+    overrides: tuple[str, ...] = ()
 
     @property
     def run_names(self) -> tuple[str, ...]:

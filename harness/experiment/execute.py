@@ -151,6 +151,10 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
     qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    if qrels is not None:  # no topic judged, or ids written two ways: refused before anything is indexed
+        from harness.experiment.sanity import refuse_unmatched_topics
+
+        refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
     files = {}
     if cfg.sources:  # runs from files: read (and checked) before anything is indexed or searched
         from harness.experiment.sources import read_file_runs

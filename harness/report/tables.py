@@ -164,11 +164,13 @@ def _sha256(path: Path) -> str:
 def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
+    files = result.run_files()
     return {
         "config": {
             "path": str(cfg.source),
             "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
-            "parsed": cfg.raw,
+            "parsed": cfg.raw,  # with the overrides applied
+            **({"overrides": list(cfg.overrides)} if cfg.overrides else {}),
         },
         "versions": dict(result.versions or {}),  # gathered by the run verb
         "index": {
@@ -184,7 +186,7 @@ def provenance(result: ExperimentResult) -> dict:
             {
                 "name": r.name,
                 "spec": str(r.similarity),  # the canonical name the label stands for
-                "file": f"runs/{r.name}.trec",
+                "file": f"runs/{files[r.name]}",
                 "sha256": _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),

@@ -116,6 +116,7 @@ class ReportView:
 
 def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     cfg = result.config
+    files = result.run_files()
     stats = result.index.manifest.get("stats", {})
     facts = Facts(
         index_path=str(result.index.path),
@@ -171,7 +172,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         coverage=audit(result),
         evaluations=result.evaluations,
         runs=tuple(
-            RunRow(r.name, f"runs/{r.name}.trec", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
+            RunRow(r.name, f"runs/{files[r.name]}", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
         ),
         checks=tuple(result.checks),
         manifest=manifest,
@@ -200,6 +201,11 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     v = manifest["versions"]
     lines = [
         ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
+        *(
+            [("overrides", " ".join(manifest["config"]["overrides"]))]  # --set, --output: what varied the file
+            if manifest["config"].get("overrides")
+            else []
+        ),
         ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
         (
             "index",
