@@ -143,8 +143,15 @@ def _start():
                 # and SIGHUP to Python (-Xrs): with its own handlers in place while it starts, a
                 # signal landing then ran Java's Runtime.exit (no clean-up: the build folder was
                 # left) or was lost (the run went on and exited 0), tests/test_faults.py.
-                # Elsewhere (Dask workers) Java's handlers stay, as before.
-                reduce_signals = ["-Xrs"] if threading.current_thread() is threading.main_thread() else []
+                # Elsewhere (Dask workers) Java's handlers stay, as before. Under -Xrs HotSpot opens
+                # its attach socket at start (/tmp/.java_pid<pid>, no SIGQUIT to open it later) and
+                # removes it only at a normal exit: every harness killed (SIGKILL, the OOM killer)
+                # left one in /tmp. Attaching (jcmd, jstack) is off instead.
+                reduce_signals = (
+                    ["-Xrs", "-XX:+DisableAttachMechanism"]
+                    if threading.current_thread() is threading.main_thread()
+                    else []
+                )
                 jnius_config.add_options(
                     f"-Dlog4j2.level={_java_log_level()}",
                     f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
