@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import CRANFIELD, REPO
-from .test_faults import hidden_leftovers, wait_for
+from .test_faults import hidden_leftovers, topic_copies, wait_for
 
 PY = sys.executable
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -83,15 +83,14 @@ def project(tmp: Path, index) -> Path:
     (proj / "configs").mkdir(parents=True)
     (proj / "indexes").mkdir()
     shutil.copytree(index.path, proj / "indexes" / "cran", ignore=shutil.ignore_patterns("harness-runs"))
-    lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
-    (proj / "topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(COPIES) for line in lines))
+    topic_copies(proj, COPIES)  # topics.tsv, qrels.txt
     cfg = proj / "configs" / "cran.yaml"
     cfg.write_text(
         "name: cran\n"
         f"collection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
         "index: {path: ../indexes/cran}\n"
         "topics: {path: ../topics.tsv, format: tsv}\n"
-        f"qrels: {CRANFIELD / 'qrels.txt'}\n"
+        "qrels: ../qrels.txt\n"
         "runs:\n  - bm25: {k1: 0.9, b: 0.4}\n  - dirichlet: {mu: [500, 1000]}\n  - jm: {lambda: 0.5}\n"
         "measures: [AP, nDCG@10]\n"
         "output: ../reports/cran\n"
