@@ -344,3 +344,23 @@ def test_a_shard_task_of_an_abandoned_build_removes_what_it_wrote(tmp_path, driv
         assert list(tmp_path.iterdir()) == []
     else:
         assert (work / "shard-0000" / "index" / "segments_1").exists()
+
+
+def test_tornado_s_log_is_quiet_while_the_client_is_open():
+    """Ctrl-C landing in distributed.utils.sync before its future existed made tornado log the
+    callback's NameError ("tornado.application - ERROR" and a traceback) above `harness:
+    interrupted` (test_client_interrupted_mid_sweep_is_exit_130, one run in a few). Off while
+    the client is open, as Dask's own log; back as it was after."""
+    import logging
+
+    from harness.config import Execution
+    from harness.experiment.executors.dask import DaskExecutor
+
+    tornado = logging.getLogger("tornado.application")
+    executor = DaskExecutor(Execution(engine="dask", workers=1))
+    executor._quiet()
+    try:
+        assert not tornado.isEnabledFor(logging.ERROR)
+    finally:
+        executor.close()
+    assert tornado.isEnabledFor(logging.ERROR)

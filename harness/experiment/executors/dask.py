@@ -136,6 +136,10 @@ class DaskExecutor:
         if self._levels or os.environ.get("HARNESS_JAVA_LOG") == "1":
             return
         names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        # and tornado's, which logs an exception in a callback of Dask's: Ctrl-C landing in
+        # distributed.utils.sync before its future exists printed "tornado.application - ERROR"
+        # and a NameError's traceback above `harness: interrupted` (test_dask_faults, one run in a few)
+        names.append("tornado.application")
         for name in names:
             logger = logging.getLogger(name)
             self._levels[name] = logger.level
