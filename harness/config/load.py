@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
@@ -543,10 +544,10 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     default); under `drop` only those a run answers, which is checked again when they are known."""
     if not isinstance(v.get("qrels"), Path):
         return
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
 
     try:
-        judged = len(read_qrels(v["qrels"]).topics())
+        judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
     except HarnessError:
         return  # the qrels file's own problem is reported when it is read
     if folds > judged:
@@ -592,6 +593,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
             )
         check_keys(ctx, root, "", set())
         values = check_section(ctx, SCHEMA, root, "")
+        resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:
@@ -629,6 +631,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],
+        qrels_format=ctx.found["qrels_format"],
         runs=v["runs"],
         depth=v["depth"],
         measures=v["measures"],

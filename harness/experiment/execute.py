@@ -141,14 +141,14 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     p = plan(cfg)
     topics = read_topics(cfg.topics_path, cfg.topics_format)
-    qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
+    qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
     if qrels is not None:  # no topic judged, or ids written two ways: refused before anything is indexed

@@ -181,7 +181,14 @@ def provenance(result: ExperimentResult) -> dict:
             **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
         "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
-        "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
+        "qrels": None
+        if cfg.qrels_path is None
+        else {
+            "path": str(cfg.qrels_path),
+            "sha256": _sha256(cfg.qrels_path) if cfg.qrels_path.is_file() else None,
+            # irds:ID: judgments read through ir_datasets from the folder `path` (a file's format, trec, goes unsaid)
+            **({"format": cfg.qrels_format} if cfg.qrels_format != "trec" else {}),
+        },
         "runs": [
             {
                 "name": r.name,

@@ -52,11 +52,16 @@ def _exists(path: PathLike, what: str) -> None:
 
 
 def read_qrels_file(path: PathLike) -> Qrels:
-    """A qrels file, which must hold judgments."""
+    """A qrels file, or judgments named in a local cache (``pyserini:NAME``, ``irds:ID``;
+    harness.formats.named), which must hold judgments."""
+    from harness.formats.named import is_named, read_named_qrels
     from harness.formats.qrels import read_qrels
 
-    _exists(path, "qrels")
-    qrels = read_qrels(path)
+    if is_named(path):
+        qrels = read_named_qrels(path)
+    else:
+        _exists(path, "qrels")
+        qrels = read_qrels(path)
     if not qrels.topics():
         raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
     return qrels
@@ -141,12 +146,16 @@ def evaluate(
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
     file is an error. A run sharing no doc id with the qrels gets a warning."""
+    from harness.formats.named import is_named
     from harness.metrics import Measure
     from harness.metrics import evaluate as evaluate_run
 
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
+    if is_named(qrels):  # pyserini:NAME, irds:ID: read from a local cache
+        qrels_name = qrels_name or qrels
+        qrels = read_qrels_file(qrels)
     if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
         _exists(run, "run")
         _exists(qrels, "qrels")

@@ -176,7 +176,7 @@ def validate(cfg) -> bool:
     ids against the qrels' (harness.formats.topic_ids: none judged, or ids written two ways, is a
     DataError; a partial overlap a warning), when the topics can be read without Java. Returns
     whether they were checked."""
-    if cfg.qrels_path is None or cfg.topics_format not in _PLAIN_TOPICS:
+    if cfg.qrels_path is None or not (cfg.topics_format in _PLAIN_TOPICS or cfg.topics_format.startswith("irds:")):
         return False
     from harness.engine.topics import read_topics
 
@@ -188,11 +188,11 @@ def _check_topic_ids(cfg, topics) -> None:
     """The rule a run applies before it indexes anything (experiment.sanity), and its warnings."""
     from harness.errors import warn
     from harness.experiment.sanity import check_topics, refuse_unmatched_topics
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
 
     if cfg.qrels_path is None:
         return
-    qrels = read_qrels(cfg.qrels_path)
+    qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format)
     if not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
     refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
