@@ -18,6 +18,7 @@ __all__ = [
     "TIES",
     "MISSING_TOPICS",
     "DUPLICATES",
+    "RUN_FORMATS",
     "ALIGNMENTS",
     "TESTS",
     "CORRECTIONS",
@@ -56,6 +57,11 @@ MISSING_TOPICS: dict[str, str] = {
 DUPLICATES: dict[str, str] = {
     "error": "a document listed twice for one topic is an error naming both lines",
     "drop": "a document listed twice for one topic keeps its first row",
+}
+# The layouts of run files the harness reads and writes (harness.formats.runs, harness.formats.msmarco)
+RUN_FORMATS: dict[str, str] = {
+    "trec": "TREC: qid Q0 docid rank score tag (trec_eval's)",
+    "msmarco": "MS MARCO: qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)",
 }
 ALIGNMENTS: dict[str, str] = {
     "strict": "every run must be scored on the same topics, else an error naming the runs and topics",
@@ -229,12 +235,15 @@ class EvalPolicy:
 
 @dataclass(frozen=True)
 class ReadPolicy:
-    """How run files and tables are read: ``duplicates`` (a key of DUPLICATES)."""
+    """How run files and tables are read: ``duplicates`` (a key of DUPLICATES) and the run
+    files' ``run_format`` (a key of RUN_FORMATS)."""
 
     duplicates: str = "error"
+    run_format: str = "trec"
 
     def __post_init__(self):
         one_of("duplicates", self.duplicates, DUPLICATES)
+        one_of("run_format", self.run_format, RUN_FORMATS)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ def evaluate(
     missing_topics: str = EvalPolicy.missing_topics,
     nDCG_threshold: bool = EvalPolicy.nDCG_threshold,
     duplicates: str = ReadPolicy.duplicates,
+    run_format: str = ReadPolicy.run_format,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
 
@@ -36,7 +37,8 @@ def evaluate(
     ``label``/``relevance``) or ``{qid: {docno: label}}``. ``measures``: harness names
     (``AP``, ``nDCG@10``, ``P@10``, ...). The policies are ``harness evaluate``'s flags:
     ``ties`` (trec_eval | as-ranked), ``missing_topics`` (zero = trec_eval -c | drop),
-    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables).
+    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables); ``run_format``
+    (trec | msmarco) is the run file's layout, as ``harness evaluate --run-format``.
 
     ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
     after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
@@ -48,7 +50,7 @@ def evaluate(
 
     try:
         policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
-        read = ReadPolicy(duplicates)
+        read = ReadPolicy(duplicates, run_format)
     except ValueError as e:
         raise DataError("policy", str(e)) from None
     ms = parse_measure_list(measures)

@@ -23,6 +23,7 @@ from harness.policies import (
     FAMILIES,
     MAX_WORKERS,
     MISSING_TOPICS,
+    RUN_FORMATS,
     TESTS,
     TIES,
     ComparePolicy,
@@ -161,6 +162,18 @@ def _measure_flag(p, help: str) -> None:
     )
 
 
+def run_format_flag(p, what: str) -> None:
+    """--run-format: the layout of the run files ``what`` names (evaluate, compare, fuse, search)."""
+    p.add_argument(
+        "--run-format",
+        choices=tuple(RUN_FORMATS),
+        default=ReadPolicy.run_format,
+        help=f"{what}: "
+        + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+        + f" (default {ReadPolicy.run_format})",
+    )
+
+
 def _policy_flags(p) -> None:
     p.add_argument(
         "--ties",
@@ -239,15 +252,17 @@ def build_parser() -> argparse.ArgumentParser:
         _PLAN_HELP,
         output=False,
     )
-    _config_command(
+    search = _config_command(
         sub,
         "search",
         "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
-        "without spaces (dirichlet_mu=500.trec)",
-        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
+        "without spaces (dirichlet_mu=500.trec), or with --run-format msmarco to OUTPUT/runs/*.tsv",
+        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n"
+        "  harness search configs/demo.yaml --run-format msmarco\n",
         cmd_search,
         _PLAN_HELP,
     )
+    run_format_flag(search, "the layout of the run files written")
 
     e = _sub(
         sub,
@@ -267,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
     _policy_flags(e)
+    run_format_flag(e, "the run file's layout")
 
     from harness.cli.trec_eval import add_parser as _trec_eval_parser
 
@@ -338,6 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seed of the randomization/bootstrap (default {StatsPolicy.seed})",
     )
     _policy_flags(c)
+    run_format_flag(c, "the run files' layout")
 
     lab = _sub(
         sub,

@@ -21,7 +21,7 @@ def cmd_evaluate(args) -> int:
     measures = parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
     policy = _eval_policy(args)
     with Progress(1, f"evaluating {len(measures)} measures") as bar:
-        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=ReadPolicy(args.duplicates))
+        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=ReadPolicy(args.duplicates, args.run_format))
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.
@@ -68,7 +68,7 @@ def cmd_compare(args) -> int:
             baseline=args.baseline,
             measures=args.measures or DEFAULT_MEASURES,
             eval_policy=policy,
-            read=ReadPolicy(args.duplicates),
+            read=ReadPolicy(args.duplicates, args.run_format),
             policy=ComparePolicy(stats_policy, args.align),
             hint="--align common compares on the topics every run is scored on",
             on=lambda name: bar.update(),
