@@ -108,11 +108,12 @@ SCHEMA = Key(
                     "format",
                     "choice",
                     "How the documents are stored (text-folder: one document per "
-                    ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
+                    ".txt file, its id the path relative to `path`; tsv: MS MARCO's passages, `pid<TAB>text` "
+                    "per line, indexed as Anserini indexes its JSON conversion; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
                     "`knn` runs).",
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors"),
+                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors"),
                 ),
             ),
         ),

@@ -1,5 +1,27 @@
-"""MS MARCO's run layout: ``qid<TAB>pid<TAB>rank`` per line, no score, no tag (what the official
+"""MS MARCO's layouts: its passage collection (``pid<TAB>text`` per line, ``collection.format:
+tsv``) and its runs (``qid<TAB>pid<TAB>rank`` per line, no score, no tag: what the official
 msmarco_passage_eval.py reads and Pyserini's ``--output-format msmarco`` writes).
+
+**Passages** are converted to the JSON documents Anserini documents for them
+(castorini/anserini-tools scripts/msmarco/convert_collection_to_jsonl.py: ``{"id": pid,
+"contents": text}``, one file per million passages, ``docs00.json``, ``docs01.json``...), which
+IndexCollection then reads as a JsonCollection: the same index, hence the same runs. Each line is
+read as that script reads it (a text-mode UTF-8 file, so ``\r``, ``\n`` and ``\r\n`` all end a
+line; the line's trailing whitespace stripped, then split at tabs into exactly two fields). Where
+the script would stop with a Python exception, or index what the user cannot mean, the harness
+stops with an error naming the file and line instead, before anything is indexed:
+
+- a line without a tab, with a second tab (a tab inside the text) or blank: the script's
+  ``ValueError``;
+- an empty text (``pid<TAB>`` or only whitespace after the tab: stripped, then no second field):
+  the script's ``ValueError`` too;
+- a byte-order mark at the start of the file: the script (``encoding='utf-8'``) would make it part
+  of the first pid, which no qrels line then matches;
+- a pid that is not an id (whitespace inside, control characters, too long: harness.formats.hygiene);
+- a pid given twice: the script writes both and Anserini indexes two documents under one id, so a
+  run could list that pid twice, which trec_eval and msmarco_passage_eval.py refuse ("Cannot rank
+  a passage multiple times"); the error names both lines;
+- bytes that are not UTF-8 (the script's ``UnicodeDecodeError``).
 
 Reading (``--run-format msmarco``, ``format: msmarco``, ``run_format="msmarco"``): exactly three
 fields per line, separated by tabs or spaces; the rank an integer >= 1 (else an error naming the
@@ -17,14 +39,16 @@ Writing: ranks 1..n in the run's order, as Pyserini's MS MARCO writer does; atom
 
 from __future__ import annotations
 
+import json
 import os
+from array import array
 from pathlib import Path
 
 import numpy as np
 
 from harness.errors import DataError, warn
 from harness.files import atomic_file
-from harness.formats.hygiene import field_count_hint
+from harness.formats.hygiene import BOM, check_id, field_count_hint
 from harness.formats.runs import Run, check_writable_ids
 from harness.formats.tokenizer import (
     Column,
@@ -37,7 +61,9 @@ from harness.formats.tokenizer import (
     parse_ints,
 )
 
-__all__ = ["read_msmarco_run", "write_msmarco_run"]
+__all__ = ["read_msmarco_run", "write_msmarco_run", "passages_to_json", "PASSAGES_PER_FILE"]
+
+PASSAGES_PER_FILE = 1_000_000  # convert_collection_to_jsonl.py's --max-docs-per-file default
 
 _WHAT = "MS MARCO run: qid<TAB>pid<TAB>rank"
 _HINTS = {
@@ -117,3 +143,111 @@ def write_msmarco_run(path: str | os.PathLike, run: Run) -> None:
             lo, hi = int(run.offsets[t]), int(run.offsets[t + 1])
             docs = run.docids[lo:hi].tolist()  # numpy drops the NUL padding
             f.write(b"".join(b"%s\t%s\t%d\n" % (qid, d, i) for i, d in enumerate(docs, 1)))
+
+
+def _passages(path: Path, text_limit: int):
+    """(line number, pid, text) of each line, read as convert_collection_to_jsonl.py reads it."""
+    with open(path, "rb") as fb:
+        if fb.read(3) == BOM:
+            raise DataError(
+                path,
+                "starts with a UTF-8 byte-order mark: Anserini's conversion would make it part of the first "
+                "passage id (which no qrels line then matches); save the file without it",
+                line=1,
+            )
+    lineno = 0
+    try:
+        with open(path, encoding="utf-8") as f:  # newline=None: \r, \n and \r\n end a line, as in the script
+            for lineno, line in enumerate(f, 1):  # noqa: B007 (read after the loop, for a decoding error)
+                fields = line.rstrip().split("\t")
+                if len(fields) != 2:
+                    if not line.strip():
+                        why = "a blank line"
+                    elif len(fields) == 1:
+                        why = (
+                            "an empty text (pid then a tab, and nothing but whitespace)"
+                            if "\t" in line
+                            else "no tab between the pid and the text"
+                        )
+                    else:
+                        why = f"{len(fields) - 1} tabs (a tab inside the text?)"
+                    raise DataError(
+                        path,
+                        f"expected pid<TAB>text, got {why}: {line.rstrip()[:80]!r} (Anserini's "
+                        "convert_collection_to_jsonl.py stops there too)",
+                        line=lineno,
+                    )
+                pid, text = fields
+                check_id(path, "passage id", pid, lineno)
+                if len(text) > text_limit:
+                    raise DataError(
+                        path,
+                        f"passage {pid!r}: the text is {len(text):,} characters; Anserini's JSON reader (Jackson) "
+                        f"refuses strings over {text_limit:,} characters and then drops the whole file",
+                        line=lineno,
+                    )
+                yield lineno, pid, text
+    except UnicodeDecodeError as e:
+        raise DataError(path, f"not UTF-8 text ({e.reason})", line=_undecodable_line(path)) from None
+
+
+def _undecodable_line(path: Path) -> int | None:
+    """The number of the first line that is not UTF-8, lines counted as text mode counts them
+    (``\r``, ``\n``, ``\r\n``); the text reader decodes in blocks and cannot say."""
+    before = 0
+    with open(path, "rb") as f:
+        for raw in f:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return before + raw[: e.start].replace(b"\r\n", b"\n").count(b"\r") + 1
+            body = raw.rstrip(b"\n").rstrip(b"\r")
+            before += 1 + body.replace(b"\r\n", b"\n").count(b"\r")
+    return None
+
+
+def passages_to_json(files: list[Path], out: Path, text_limit: int, per_file: int = PASSAGES_PER_FILE) -> int:
+    """Write the passages of the TSV ``files`` as Anserini's JSON documents under the folder
+    ``out`` (module docstring); returns how many there are. DataError with the file and line for
+    any line Anserini's conversion would not turn into the document meant."""
+    out.mkdir(parents=True, exist_ok=True)
+    count, fh = 0, None
+    hashes = array("q")
+    try:
+        for path in files:
+            for _, pid, text in _passages(path, text_limit):
+                if count % per_file == 0:
+                    if fh is not None:
+                        fh.close()
+                    fh = open(out / f"docs{count // per_file:02d}.json", "w", encoding="utf-8", newline="\n")
+                fh.write(json.dumps({"id": pid, "contents": text}) + "\n")
+                hashes.append(hash(pid))
+                count += 1
+    finally:
+        if fh is not None:
+            fh.close()
+    _check_unique(files, np.frombuffer(hashes, dtype=np.int64) if count else np.zeros(0, np.int64), text_limit)
+    return count
+
+
+def _check_unique(files: list[Path], hashes: np.ndarray, text_limit: int) -> None:
+    """No pid twice: 64-bit hashes sorted (8 bytes a passage), then, only when two hashes meet,
+    the files read again to name the lines."""
+    s = np.sort(hashes)
+    clash = s[1:][s[1:] == s[:-1]]
+    if not len(clash):
+        return
+    suspects = set(clash.tolist())
+    first: dict[str, tuple[Path, int]] = {}
+    for path in files:
+        for lineno, pid, _ in _passages(path, text_limit):
+            if hash(pid) in suspects:
+                if pid in first:
+                    where = first[pid][1] if first[pid][0] == path else f"{first[pid][0]}:{first[pid][1]}"
+                    raise DataError(
+                        path,
+                        f"passage id {pid!r} is given twice (first on line {where}): Anserini would index two "
+                        "documents under one id, and a run could then list it twice",
+                        line=lineno,
+                    )
+                first[pid] = (path, lineno)
