@@ -19,6 +19,7 @@ __all__ = [
     "MISSING_TOPICS",
     "DUPLICATES",
     "RUN_FORMATS",
+    "MSMARCO_MRR",
     "ALIGNMENTS",
     "TESTS",
     "CORRECTIONS",
@@ -63,6 +64,9 @@ RUN_FORMATS: dict[str, str] = {
     "trec": "TREC: qid Q0 docid rank score tag (trec_eval's)",
     "msmarco": "MS MARCO: qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)",
 }
+# MS MARCO's official "MRR @10" (msmarco_passage_eval.py; harness.metrics.msmarco) in the API's tables:
+# not trec_eval's RR@10, and not a measure name -m or a config takes
+MSMARCO_MRR = "MRR@10(msmarco)"
 ALIGNMENTS: dict[str, str] = {
     "strict": "every run must be scored on the same topics, else an error naming the runs and topics",
     "common": "compare on the topics every run is scored on; the others are left out and counted",

@@ -272,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
         "  harness evaluate RUN QRELS                         a config's default measures\n"
         "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
-        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
+        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n"
+        "  harness evaluate run.tsv qrels.dev.small.tsv --run-format msmarco --msmarco-mrr\n",
         cmd_evaluate,
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
@@ -283,6 +284,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _policy_flags(e)
     run_format_flag(e, "the run file's layout")
+    e.add_argument(
+        "--msmarco-mrr",
+        action="store_true",
+        help="print MS MARCO's official 'MRR @10' and 'QueriesRanked' as msmarco_passage_eval.py prints them "
+        "(every qrels line relevant, the rank column as written, divided by the qrels' topics; "
+        "docs/semantics.md), after the measures given with -m, if any",
+    )
 
     from harness.cli.trec_eval import add_parser as _trec_eval_parser
 

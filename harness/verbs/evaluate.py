@@ -17,7 +17,7 @@ from harness.formats.runs import Run, read_run_file
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.policies import EvalPolicy, ReadPolicy
 
-__all__ = ["evaluate", "summed", "parse_measure_list"]
+__all__ = ["evaluate", "msmarco_eval", "summed", "parse_measure_list"]
 
 PathLike = str | os.PathLike
 
@@ -88,3 +88,42 @@ def evaluate(
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
     with judgments_named(qrels_name):
         return evaluate_run(run, qrels, ms, policy)
+
+
+def msmarco_eval(
+    run: Run | PathLike,
+    qrels: Qrels | PathLike,
+    *,
+    read: ReadPolicy = ReadPolicy(),
+    run_name: str | None = None,
+    qrels_name: str | None = None,
+):
+    """MS MARCO's official ``MRR @10`` of ``run`` against ``qrels`` (harness.metrics.msmarco:
+    msmarco_passage_eval.py's number, not trec_eval's ``RR@10``); files are read as
+    :func:`evaluate` reads them, the run with its rank column. A run in memory without ranks (a
+    DataFrame, a dict) is ranked 1..n in its order. The run's topic ids are checked against the
+    qrels' as everywhere (harness.formats.topic_ids)."""
+    import numpy as np
+
+    from harness.metrics.msmarco import msmarco_mrr
+
+    if isinstance(run, (str, os.PathLike)):
+        run_name = run_name or str(run)
+        run = read_run_file(run, read, ranks=True)
+    if isinstance(qrels, (str, os.PathLike)):
+        qrels_name = qrels_name or str(qrels)
+        qrels = read_qrels_file(qrels)
+    elif not len(qrels):
+        raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
+    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")
+    if run.ranks is None:
+        positions = np.arange(len(run), dtype=np.int64) + 1
+        run = Run(
+            run.topics(),
+            run.offsets,
+            run.docids,
+            run.scores,
+            run.source,
+            positions - np.repeat(run.offsets[:-1], np.diff(run.offsets)),
+        )
+    return msmarco_mrr(run, qrels)
