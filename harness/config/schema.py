@@ -224,7 +224,8 @@ SCHEMA = Key(
             "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
             "contain `/`, `\\` or a control character (NUL included). "
             "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
-            "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
+            "run; with `format: msmarco` beside it, MS MARCO's `qid<TAB>pid<TAB>rank`: docs/semantics.md, "
+            "*MS MARCO files*) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
             "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,
         ),
