@@ -234,3 +234,38 @@ def test_file_runs_in_a_config_take_format_msmarco(tmp_path):
 def test_bad_run_format_is_named():
     with pytest.raises(DataError, match="run_format must be one of"):
         harness.evaluate({"1": {"d": 1.0}}, {"1": {"d": 1}}, "AP", run_format="msmarcoo")
+
+
+@pytest.mark.java
+def test_a_config_reads_an_msmarco_file_run_and_search_writes_msmarco_runs(tmp_path):
+    """A `file:` run with `format: msmarco` scores what pytrec_eval scores on Anserini's conversion
+    of the file; `harness search --run-format msmarco` writes each run's (qid, docid, rank) as the
+    TREC run gives them."""
+    from harness.verbs.run import load, run, search
+
+    from .test_file_runs import HEAD, _file_run, _pytrec
+
+    trec = _file_run(tmp_path / "mine.trec")
+    (tmp_path / "mine.tsv").write_text(
+        "".join(f"{q}\t{d}\t{r}\n" for q, _, d, r, _, _ in (ln.split() for ln in trec.read_text().splitlines()))
+    )
+    (tmp_path / "converted.trec").write_text(_as_anserini_converts((tmp_path / "mine.tsv").read_text()))
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / "c.yaml").write_text(
+        HEAD + "measures: [AP, nDCG@10, P@10, RR]\nruns:\n  - {name: base, bm25: {k1: 0.9, b: 0.4}}\n"
+        "  - {name: mine, file: mine.tsv, format: msmarco}\n"
+    )
+    result = run(load(tmp_path / "c.yaml")).result
+    expected = _pytrec(tmp_path / "converted.trec")
+    for m, values in expected.items():
+        assert result.evaluations["mine"].per_topic[m] == pytest.approx(values, abs=1e-12), m
+    assert (
+        read_run(tmp_path / "out" / "runs" / "mine.trec").ranked("1")[0]
+        == read_msmarco_run(tmp_path / "mine.tsv").ranked("1")[0]
+    )
+    trec_runs = search(load(tmp_path / "c.yaml", output=str(tmp_path / "s1")))
+    ms_runs = search(load(tmp_path / "c.yaml", output=str(tmp_path / "s2")), run_format="msmarco")
+    for (name, _, t), (name2, _, m) in zip(trec_runs.runs, ms_runs.runs, strict=True):
+        assert name == name2 and m.suffix == ".tsv" and m.stem == t.stem
+        want = [(q, d, r) for q, _, d, r, _, _ in (ln.split() for ln in t.read_text().splitlines())]
+        assert [tuple(ln.split("\t")) for ln in m.read_text().splitlines()] == want, name
