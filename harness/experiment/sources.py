@@ -24,7 +24,7 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
-    from harness.formats.runs import read_run_file
+    from harness.formats.readers import read_run_file
     from harness.policies import ReadPolicy
 
     run = read_run_file(spec.path, ReadPolicy("error", spec.format), ranks=ranks)

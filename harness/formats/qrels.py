@@ -12,15 +12,13 @@ twice is an error naming both lines (trec_eval refuses it too).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.formats.hygiene import field_count_hint, regular_file
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
@@ -33,7 +31,7 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
 )
 
-__all__ = ["Qrels", "read_qrels", "read_qrels_file", "judgments_named"]
+__all__ = ["Qrels", "read_qrels", "judgments_named"]
 
 
 class Qrels:
@@ -190,17 +188,6 @@ def read_qrels(path) -> Qrels:
         docids, lab, lines.order = docids[order], lab[order], order
     qrels = Qrels(names, offsets, docids, lab, source)
     dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
-    return qrels
-
-
-def read_qrels_file(path: str | os.PathLike) -> Qrels:
-    """A qrels file a user names (``harness evaluate``, ``compare``, ``trec_eval``, the API): a
-    regular file (a folder, FIFO or device is named as such, not "not found") that holds
-    judgments."""
-    regular_file(Path(path), "qrels file")
-    qrels = read_qrels(path)
-    if not qrels.topics():
-        raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
     return qrels
 
 

@@ -16,7 +16,6 @@ results assembled in file order.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.files import atomic_file
-from harness.formats.hygiene import field_count_hint, regular_file
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     MAX_ID,
     Column,
@@ -44,9 +43,8 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
     worker_threads,
 )
-from harness.policies import ReadPolicy
 
-__all__ = ["Run", "read_run", "read_run_file", "write_run", "check_writable_ids"]
+__all__ = ["Run", "read_run", "write_run", "check_writable_ids"]
 
 # MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
 # harness.formats.msmarco; for trec_eval itself, -rank keeps the order
@@ -253,20 +251,6 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     run = Run(names, offsets, docids, score_arr, source, rank_arr)
     run._keys = key_arr
     return run.deduped(duplicates, lines)
-
-
-def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
-    """A run file a user names (``harness evaluate``, ``compare``, ``fuse``, ``trec_eval``, the
-    API): a regular file (a folder, FIFO or device is named as such, not "not found"), read by
-    :func:`read_run` under ``read``'s duplicates rule (``ranks``: see there), or as an MS MARCO run
-    (:mod:`harness.formats.msmarco`, its ranks always kept) when ``read.run_format`` says so."""
-    regular_file(Path(path), "run file")
-    if read.run_format == "msmarco":
-        # harness.formats.msmarco builds Runs: imported here, not at the top (that would be a cycle)
-        from harness.formats.msmarco import read_msmarco_run
-
-        return read_msmarco_run(path, duplicates=read.duplicates)
-    return read_run(path, duplicates=read.duplicates, ranks=ranks)
 
 
 def write_run(path, run: Run, tag: str) -> None:

@@ -146,8 +146,7 @@ def compare_files(
     """Evaluate each run file (a run's name is its file name without .trec) against ``qrels``
     and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
     which is then listed first). ``on(name)`` is called after each run is evaluated."""
-    from harness.formats.qrels import read_qrels_file
-    from harness.formats.runs import read_run_file
+    from harness.formats.readers import read_qrels_file, read_run_file
     from harness.formats.topic_ids import check_run_against_qrels
     from harness.metrics import parse_measures
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
-from harness.formats.qrels import Qrels, judgments_named, read_qrels_file
-from harness.formats.runs import Run, read_run_file
+from harness.formats.qrels import Qrels, judgments_named
+from harness.formats.readers import read_qrels_file, read_run_file
+from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.policies import EvalPolicy, ReadPolicy
 
