@@ -4,6 +4,7 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN config-reference -->   harness.config.reference_markdown()
 <!-- BEGIN measures -->           harness.metrics' measure registry
 <!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
+<!-- BEGIN fusion-methods -->     harness.policies' fusion methods and normalisations
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
@@ -76,6 +77,20 @@ def measure_aliases() -> str:
     return "\n".join(rows)
 
 
+def fusion_methods() -> str:
+    """One row per fusion method, then one per normalisation, of harness.policies' registry."""
+    from harness.policies import FUSION_METHODS, NORMALIZATIONS
+
+    rows = ["| method | options | runs | reads ranks | computes |", "|---|---|---|---|---|"]
+    for name, m in FUSION_METHODS.items():
+        opts = ", ".join(f"`{o}`" for o in m.options) or "—"
+        runs = "two or more" if m.runs is None else f"exactly {m.runs}"
+        rows.append(f"| `{name}` | {opts} | {runs} | {'yes' if m.ranks else 'no'} | {m.doc} |")
+    rows += ["", "| `norm` | computes |", "|---|---|"]
+    rows += [f"| `{name}` | {doc} |" for name, doc in NORMALIZATIONS.items()]
+    return "\n".join(rows)
+
+
 def demo_output() -> str:
     """What `make demo` prints (`harness run configs/demo.yaml`), through the verb the command line
     runs (harness.verbs.run.run: runs by their labels, as the CLI shows them), into a temporary
@@ -100,6 +115,7 @@ SECTIONS = {
     "config-reference": config_reference,
     "measures": measures,
     "measure-aliases": measure_aliases,
+    "fusion-methods": fusion_methods,
     "demo-output": demo_output,
 }
 

@@ -15,6 +15,7 @@ from harness.config import Config
 from harness.config.sources import FileRun, FusedRun
 from harness.errors import DataError
 from harness.events import Emit, RunReady
+from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
@@ -24,7 +25,7 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
-    from harness.formats.readers import read_run_file
+    from harness.formats.run_files import read_run_file
     from harness.policies import ReadPolicy
 
     run = read_run_file(spec.path, ReadPolicy("error", spec.format), ranks=ranks)
@@ -55,7 +56,7 @@ def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tupl
     """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
     searched, so a bad file stops the experiment at once."""
     # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
-    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.method == "rrf" for p in s.parts}
+    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.reads_ranks for p in s.parts}
     out = {}
     for spec in cfg.sources:
         if isinstance(spec, FileRun):
@@ -101,7 +102,7 @@ def add_source_runs(
             except ValueError as e:
                 raise DataError(cfg.label(name), str(e)) from None
             path, how = folder / f"fuse.{_content_key(name, run)[:16]}.trec", "fused"
-            if not path.exists():
+            if not cached(path):
                 store(path, run, "harness.fuse")
         seconds = time.perf_counter() - t
         in_run = set(run.topics())

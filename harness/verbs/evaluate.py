@@ -2,7 +2,7 @@
 before trusting them (files exist, the arguments are not swapped, the run shares doc ids with the
 judgments). ``harness evaluate`` and ``harness.evaluate`` go through it; the file readers and the
 run-against-qrels checks it shares with ``compare``, ``fuse`` and ``trec_eval`` are in
-:mod:`harness.formats` (``read_run_file``, ``read_qrels_file``, ``check_run_against_qrels``)."""
+:mod:`harness.formats` (``run_files.read_run_file``, ``named.read_user_qrels``, ``topic_ids.check_run_against_qrels``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
+from harness.formats.named import read_user_qrels
 from harness.formats.qrels import Qrels, judgments_named
-from harness.formats.readers import read_qrels_file, read_run_file
+from harness.formats.run_files import read_run_file
 from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.policies import EvalPolicy, ReadPolicy
@@ -64,12 +65,16 @@ def evaluate(
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
     file is an error. A run sharing no doc id with the qrels gets a warning."""
+    from harness.formats.named import is_named
     from harness.metrics import Measure
     from harness.metrics import evaluate as evaluate_run
 
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
+    if is_named(qrels):  # pyserini:NAME, irds:ID: read from a local cache
+        qrels_name = qrels_name or qrels
+        qrels = read_user_qrels(qrels)
     if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
         regular_file(Path(run), "run file")
         regular_file(Path(qrels), "qrels file")
@@ -83,7 +88,7 @@ def evaluate(
         run = read_run_file(run, read)
     if isinstance(qrels, (str, os.PathLike)):
         qrels_name = qrels_name or str(qrels)
-        qrels = read_qrels_file(qrels)
+        qrels = read_user_qrels(qrels)
     elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
@@ -113,7 +118,7 @@ def msmarco_eval(
         run = read_run_file(run, read, ranks=True)
     if isinstance(qrels, (str, os.PathLike)):
         qrels_name = qrels_name or str(qrels)
-        qrels = read_qrels_file(qrels)
+        qrels = read_user_qrels(qrels)
     elif not len(qrels):
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")

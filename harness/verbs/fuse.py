@@ -1,8 +1,8 @@
 """The fuse verb: `harness fuse`, `harness.fuse`: several runs in, one fused run out
 (harness.fusion), equal to pyserini.fusion 2.4.0 for its four methods. Run files are read with
 the harness's reader (errors name the file and line; a document listed twice in a topic is an
-error), with their rank column, which reciprocal rank fusion reads; ``read.run_format`` is the
-layout of the run files read and of the one written (TREC or MS MARCO)."""
+error), with their rank column when the method reads it (reciprocal rank fusion); ``read.run_format``
+is the layout of the run files read and of the one written (TREC or MS MARCO)."""
 
 from __future__ import annotations
 
@@ -39,18 +39,22 @@ def fuse(
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
     ``output`` as a TREC run tagged ``runtag`` when given; return it."""
-    from harness.formats.readers import read_run_file
+    from harness.formats.run_files import read_run_file
     from harness.formats.runs import Run
     from harness.fusion import fuse as fuse_runs
 
     policy = policy or FusionPolicy()
-    if len(runs) < 2:
-        raise DataError("fuse", f"fusion needs at least two runs (got {len(runs)})")
+    problem = policy.runs_problem(len(runs))
+    if problem is not None:  # before any file is read
+        key, message = problem
+        raise DataError("fuse", message if key == "runs" else f"{key}: {message}")
     if output is not None:
         _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag, read.run_format)
     loaded = []
     for r in runs:
-        run = r if isinstance(r, Run) else read_run_file(r, read, ranks=True)
+        # the rank column is read (and checked) only for a method that reads it, as a config's
+        # `fuse:` entry reads its files (harness.experiment.sources)
+        run = r if isinstance(r, Run) else read_run_file(r, read, ranks=policy.reads_ranks)
         if not len(run):
             raise DataError(run.source, "the run has no lines: nothing to fuse")
         loaded.append(run)
