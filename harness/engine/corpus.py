@@ -6,12 +6,15 @@
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
+| tsv         | JsonCollection      | the pid of each ``pid<TAB>text`` line (MS MARCO's passages) |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
 | beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
-`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
+`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A TSV of
+passages is converted to the JSON files Anserini's own conversion writes (harness.formats.msmarco).
+A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -66,6 +69,7 @@ FORMATS = {
     "trec": "TrecCollection",
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
+    "tsv": "JsonCollection",  # converted first, as Anserini's convert_collection_to_jsonl.py does
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
     "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
@@ -91,6 +95,7 @@ _SUFFIXES = {
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
+    "tsv": (".tsv",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
     "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
 }
@@ -435,6 +440,13 @@ class Corpus:
                     if len(text) > JSON_STRING_LIMIT:
                         raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+            return staging
+        if self.format == "tsv":
+            from harness.formats.msmarco import passages_to_json
+
+            if staging.exists():
+                shutil.rmtree(staging)  # a conversion an interrupted build left: made again
+            passages_to_json(self.files(), staging, JSON_STRING_LIMIT)
             return staging
         if self.path.is_file() or self.format == "beir":  # a BEIR folder: its corpus file alone
             source = self.files()[0] if self.format == "beir" else self.path
