@@ -140,7 +140,7 @@ def test_paths_are_relative_to_the_config_file(tmp_path):
 def test_unknown_key_suggests_the_closest_and_lists_valid_keys(tmp_path):
     msg = only(tmp_path, BASE + "index: {stemer: krovetz}\n")
     assert msg == (
-        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, vectors, quantize, M, efC, threads"
+        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, vectors, quantize, M, efC, threads, prebuilt"
     )
 
 
@@ -364,7 +364,7 @@ def test_bad_topic_format(tmp_path):
     msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
     assert (
         msg
-        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, beir, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
     )
 
 

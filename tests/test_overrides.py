@@ -78,7 +78,7 @@ def test_a_bad_override_is_named_as_given_and_nothing_runs(layout):
     assert "  - --set index.stemer=krovetz: index.stemer: unknown key 'stemer'; did you mean 'stemmer'?" in r.stderr
     assert "  - --set depth=ten: depth: expected an integer, got the string 'ten'" in r.stderr
     assert (
-        f"  - --set qrels=mine.txt: qrels: file not found: {elsewhere / 'mine.txt'} (a path given on the command "
+        f"  - --set qrels=mine.txt: qrels.path: file not found: {elsewhere / 'mine.txt'} (a path given on the command "
         f"line is relative to the current folder, {elsewhere})"
     ) in r.stderr
     for args, message in [

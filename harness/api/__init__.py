@@ -9,10 +9,12 @@ stays instant; this module imports pandas.
 - :func:`search` — ad-hoc queries against an index;
 - :func:`analyze` — the terms Anserini's analyzer for a language makes of a text;
 - :func:`fuse` — runs fused into one (rrf, interpolation, average, normalize, combsum, combmnz);
+- :func:`cache` — the run cache as a table, and pruning it (``harness cache``);
 - :func:`similarities`, :func:`measures` — the registries as tables.
 """
 
 from harness.api.analyze import analyze
+from harness.api.cache import cache
 from harness.api.compare import compare
 from harness.api.evaluate import evaluate
 from harness.api.fuse import fuse
@@ -20,4 +22,4 @@ from harness.api.query import search
 from harness.api.run import Result, run
 from harness.api.system import measures, similarities
 
-__all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "similarities", "measures", "Result"]
+__all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from harness.cli import analyze, compare, evaluate, fuse, judge, lab, run, system, trec_eval
+from harness.cli import analyze, cache, compare, evaluate, fuse, judge, lab, run, system, trec_eval
 from harness.cli.flags import EXIT_CODES, command
 from harness.cli.notes import harness_warnings
 
@@ -20,7 +20,7 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 # Every subcommand is registered one way: its module's ``add_parser(sub, make)``, in this order
 # (the order of `harness --help`); a module may register several (run: run, validate, index,
 # search; system: doctor, schema).
-COMMANDS = (run, evaluate, trec_eval, analyze, fuse, compare, lab, judge, system)
+COMMANDS = (run, evaluate, trec_eval, analyze, fuse, cache, compare, lab, judge, system)
 
 EXAMPLES = (
     """examples:
@@ -38,6 +38,7 @@ EXAMPLES = (
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
+  harness cache --unused-since 30d       the run cache per index; remove runs unused for 30 days
   harness doctor                         versions, and whether the JVM starts
   harness schema > harness.schema.json   JSON Schema of configs, for editors
 

@@ -4,7 +4,7 @@ corrections, bootstrap CIs and wins/ties/losses against a baseline, over the com
 
 from __future__ import annotations
 
-from harness.cli.flags import eval_policy, measure_flag, policy_flags
+from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
 from harness.errors import DataError
 from harness.policies import ALIGNMENTS, CORRECTIONS, FAMILIES, TESTS, ComparePolicy, StatsPolicy
 
@@ -69,6 +69,7 @@ def add_parser(sub, make) -> None:
         help=f"seed of the randomization/bootstrap (default {StatsPolicy.seed})",
     )
     policy_flags(c)
+    run_format_flag(c, "the run files' layout")
 
 
 def cmd_compare(args) -> int:
@@ -95,7 +96,7 @@ def cmd_compare(args) -> int:
             baseline=args.baseline,
             measures=args.measures or DEFAULT_MEASURES,
             eval_policy=policy,
-            read=ReadPolicy(args.duplicates),
+            read=ReadPolicy(args.duplicates, args.run_format),
             policy=ComparePolicy(stats_policy, args.align),
             hint="--align common compares on the topics every run is scored on",
             on=lambda name: bar.update(),

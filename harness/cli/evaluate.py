@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from harness.cli.flags import eval_policy, measure_flag, policy_flags
+from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
 
 
 def add_parser(sub, make) -> None:
@@ -18,7 +18,8 @@ def add_parser(sub, make) -> None:
         "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
         "  harness evaluate RUN QRELS                         a config's default measures\n"
         "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
-        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
+        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n"
+        "  harness evaluate run.tsv qrels.dev.small.tsv --run-format msmarco --msmarco-mrr\n",
         cmd_evaluate,
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
@@ -28,17 +29,43 @@ def add_parser(sub, make) -> None:
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
     policy_flags(e)
+    run_format_flag(e, "the run file's layout")
+    e.add_argument(
+        "--msmarco-mrr",
+        action="store_true",
+        help="print MS MARCO's official 'MRR @10' and 'QueriesRanked' as msmarco_passage_eval.py prints them "
+        "(every qrels line relevant, the rank column as written, divided by the qrels' topics; "
+        "docs/semantics.md), after the measures given with -m, if any",
+    )
 
 
 def cmd_evaluate(args) -> int:
+    from harness.policies import ReadPolicy
+    from harness.verbs.evaluate import msmarco_eval
+
+    if args.msmarco_mrr:
+        read = ReadPolicy(args.duplicates, args.run_format)
+        official = msmarco_eval(args.run, args.qrels, read=read)  # errors before any measure is printed
+        if args.measures:
+            _print_measures(args, read)
+        # msmarco_passage_eval.py's lines, as it prints them (its metrics sorted by name)
+        print("#####################")
+        print(f"MRR @10: {official.mrr}")
+        print(f"QueriesRanked: {official.queries_ranked}")
+        print("#####################")
+        return 0
+    return _print_measures(args, ReadPolicy(args.duplicates, args.run_format))
+
+
+def _print_measures(args, read) -> int:
     from harness.cli.progress import Progress
-    from harness.policies import DEFAULT_MEASURES, ReadPolicy
+    from harness.policies import DEFAULT_MEASURES
     from harness.verbs.evaluate import evaluate, parse_measure_list, summed
 
     measures = parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
     policy = eval_policy(args)
     with Progress(1, f"evaluating {len(measures)} measures") as bar:
-        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=ReadPolicy(args.duplicates))
+        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=read)
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import argparse
 
-from harness.policies import DEFAULT_MEASURES, DUPLICATES, MISSING_TOPICS, TIES, EvalPolicy, ReadPolicy
+from harness.policies import DEFAULT_MEASURES, DUPLICATES, MISSING_TOPICS, RUN_FORMATS, TIES, EvalPolicy, ReadPolicy
 
-__all__ = ["EXIT_CODES", "command", "measure_flag", "policy_flags", "eval_policy"]
+__all__ = ["EXIT_CODES", "command", "measure_flag", "policy_flags", "run_format_flag", "eval_policy"]
 
 EXIT_CODES = """exit codes:
   0 ok · 1 expectations (expect:) not met · 2 bad input (config, data files, flags) ·
@@ -49,6 +49,18 @@ def measure_flag(p, help: str) -> None:
         nargs="+",
         metavar="MEASURE",
         help=f"{help} (default: {' '.join(DEFAULT_MEASURES)}, a config's default measures)",
+    )
+
+
+def run_format_flag(p, what: str) -> None:
+    """--run-format: the layout of the run files ``what`` names (evaluate, compare, fuse, search)."""
+    p.add_argument(
+        "--run-format",
+        choices=tuple(RUN_FORMATS),
+        default=ReadPolicy.run_format,
+        help=f"{what}: "
+        + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+        + f" (default {ReadPolicy.run_format})",
     )
 
 

@@ -7,6 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
+from harness.cli.flags import run_format_flag
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
 from harness.events import ReportWritten, not_indexed, to_stderr
@@ -54,16 +55,18 @@ def add_parser(sub, make) -> None:
         _PLAN_HELP,
         output=False,
     )
-    _config_command(
+    search = _config_command(
         make,
         sub,
         "search",
         "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
-        "without spaces (dirichlet_mu=500.trec)",
-        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
+        "without spaces (dirichlet_mu=500.trec), or with --run-format msmarco to OUTPUT/runs/*.tsv",
+        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n"
+        "  harness search configs/demo.yaml --run-format msmarco\n",
         cmd_search,
         _PLAN_HELP,
     )
+    run_format_flag(search, "the layout of the run files written")
 
 
 def _key_value(text: str) -> str:
@@ -248,7 +251,7 @@ def cmd_search(args) -> int:
         print_plan(plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
-        out = search(cfg, on=on)
+        out = search(cfg, on=on, run_format=args.run_format)
     for name, reused, path in out.runs:
         print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
     return 0

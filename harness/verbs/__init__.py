@@ -13,6 +13,7 @@ pandas.
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
 - ``verbs.fuse``: fuse run files into one (``harness fuse``, ``harness.fuse``; the stage is harness.fusion)
 - ``verbs.lab``: the course lab
+- ``verbs.cache``: the run cache per index, and pruning the runs unused since a date (``harness cache``)
 - ``verbs.judge``: what the judging page shows, prepared before its server starts (``harness judge``)
 - ``verbs.system``: doctor, schema
 """
