@@ -8,6 +8,7 @@
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
+| impact      | JsonVectorCollection | the "id" field; "vector" holds {term: weight} (every file of a folder) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
@@ -52,6 +53,7 @@ from harness.formats.hygiene import (
     numbered_lines,
     regular_file,
 )
+from harness.formats.impact import check_weights
 
 # (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
 # dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
@@ -65,6 +67,7 @@ FORMATS = {
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
+    "impact": "JsonVectorCollection",  # indexed -impact -pretokenized (engine.index)
 }
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -75,10 +78,15 @@ _STRING_CONTENTS = re.compile(rb'"contents"\s*:\s*"')
 _CONTENTS_KEY = re.compile(rb'"contents"\s*:')
 DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
 _DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
+_BOM_MESSAGE = (
+    "starts with a UTF-8 byte-order mark, which Anserini's {cls} cannot read (it would index nothing "
+    "from this file): save the file without it"
+)
 # Which files of a folder Anserini reads (DocumentCollection.discover with each collection's
 # rules; Anserini matches names case-sensitively): JsonCollection any name ending in .json,
 # .jsonl or .gz; TrecCollection any file but those whose name starts with readme or README, and
-# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout).
+# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout);
+# JsonVectorCollection every file (it sets no suffix: a README there is read as JSON too).
 # Exactly these are checked and fingerprinted, so no file Anserini indexes escapes the fingerprint.
 _ANSERINI_NAMES = {"jsonl": (".json", ".jsonl", ".gz")}
 _SKIPPED_PREFIXES = {"trec": ("readme", "README")}
@@ -89,6 +97,7 @@ _SUFFIXES = {
     "html": None,
     "text-folder": (".txt",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
+    "impact": None,  # any file
 }
 
 
@@ -274,7 +283,10 @@ class Corpus:
     def check_jsonl_file(self, f: Path) -> int:
         """Every document of one file as JsonCollection reads it (one JSON array of documents,
         or JSON objects one after another: one per line, or pretty-printed over several lines,
-        one or more per file); DataError naming the first bad one. Returns how many there are."""
+        one or more per file); DataError naming the first bad one. Returns how many there are.
+        An impact collection's documents (JsonVectorCollection reads its files alike) are
+        checked by :func:`_check_impact_doc`."""
+        check = _check_impact_doc if self.format == "impact" else _check_doc
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -288,12 +300,12 @@ class Corpus:
             if not isinstance(docs, list):
                 raise DataError(f, "expected a JSON array of documents or one JSON object per line")
             for i, doc in enumerate(docs):
-                _check_doc(f, doc, None, f"document {i}: ")
+                check(f, doc, None, f"document {i}: ")
             return len(docs)
         count = 0
         with _open_binary(f) as fh:
             for lineno, doc in json_documents(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT), DOC_LINE_LIMIT):
-                _check_doc(f, doc, lineno, "")
+                check(f, doc, lineno, "")
                 count += 1
         return count
 
@@ -308,6 +320,8 @@ class Corpus:
         written with a \\u escape, costs that parse and nothing else)."""
         if self.format == "vectors":
             return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
+        if self.format == "impact":
+            return self.check_impact()
         if self.format != "jsonl":
             return None
         for f in self.files():
@@ -318,12 +332,7 @@ class Corpus:
                 while chunk := _read(f, fh, 1 << 22):
                     if not first and not lines and not rest and chunk.startswith(BOM):
                         # Jackson, reading text through a Reader, stops at it: the whole file is lost
-                        raise DataError(
-                            f,
-                            "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
-                            "read (it would index nothing from this file): save the file without it",
-                            line=1,
-                        )
+                        raise DataError(f, _BOM_MESSAGE.format(cls="JsonCollection"), line=1)
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
@@ -344,6 +353,18 @@ class Corpus:
             if strings < lines or keys > strings:
                 self.check_jsonl_file(f)
         return None
+
+    def check_impact(self) -> int:
+        """Every document of an impact collection (:func:`_check_impact_doc`), and no file starting
+        with a byte-order mark (Jackson stops at it, as in a jsonl collection); DataError naming
+        the file and line. Returns the number of documents."""
+        documents = 0
+        for f in self.files():
+            with _open_binary(f) as fh:
+                if _read(f, fh, len(BOM)) == BOM:
+                    raise DataError(f, _BOM_MESSAGE.format(cls="JsonVectorCollection"), line=1)
+            documents += self.check_jsonl_file(f)
+        return documents
 
     def _max_json_lines(self) -> int | None:
         """An upper bound on the documents JsonCollection should find (line breaks, plus an
@@ -438,12 +459,12 @@ class Corpus:
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format not in ("jsonl", "vectors"):
+        if self.format not in ("jsonl", "vectors", "impact"):
             return
         seen = sum(counters.values())
-        if self.format == "vectors" and documents is not None:  # every line or row already checked
+        if self.format in ("vectors", "impact") and documents is not None:  # every document already checked
             if seen < documents:
-                unit = "Parquet rows" if self.parquet else "JSON lines"
+                unit = "JSON documents" if self.format == "impact" else "Parquet rows" if self.parquet else "JSON lines"
                 raise DataError(self.path, f"Anserini read {seen} of {documents} {unit} ({counters})")
             return
         if self.format == "vectors" and self.parquet:
@@ -455,7 +476,7 @@ class Corpus:
         bound = self._max_json_lines()
         if bound is None or seen >= bound:
             return
-        if self.format == "jsonl":
+        if self.format in ("jsonl", "impact"):
             # Blank lines, and documents written over several lines, make the bound loose: count
             # the documents as JsonCollection reads them (raises DataError at a bad one).
             expected = self.check_jsonl()
@@ -555,6 +576,21 @@ def _json_type(value) -> str:
     return {dict: "an object", list: "an array", str: "a string"}[type(value)]
 
 
+def _check_impact_doc(f: Path, doc, lineno: int | None, where: str) -> None:
+    """A JsonVectorCollection document: an "id" (a string or an integer, as for jsonl) and a
+    "vector" of term weights (harness.formats.impact.check_weights); "contents" (the text shown
+    in reports) and any other key are kept in the raw document, not indexed."""
+    if not isinstance(doc, dict):
+        raise DataError(f, f'{where}expected a JSON object with "id" and "vector"', line=lineno)
+    docid = doc.get("id")
+    if isinstance(docid, bool) or not isinstance(docid, (str, int)):
+        got = "missing" if "id" not in doc else _json_type(docid)
+        raise DataError(f, f'{where}"id" must be a string or an integer (it is {got})', line=lineno)
+    check_id(f, f"{where}document id", str(docid), lineno)
+    check_weights(f, doc.get("vector"), lineno, document=True, what=f"{where}vector")
+    _check_strings(f, doc, lineno, where)
+
+
 def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
     if not isinstance(doc, dict):
         raise DataError(f, f'{where}expected a JSON object with "id" and "contents"', line=lineno)
@@ -564,6 +600,10 @@ def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
             want = "a string" if key == "contents" else "a string or an integer"
             raise DataError(f, f'{where}"{key}" must be {want} (it is {got})', line=lineno)
     check_id(f, f"{where}document id", str(doc["id"]), lineno)
+    _check_strings(f, doc, lineno, where)
+
+
+def _check_strings(f: Path, doc: dict, lineno: int | None, where: str) -> None:
     for key, value in doc.items():
         if isinstance(value, str) and len(value) > JSON_STRING_LIMIT:
             raise DataError(

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from harness.engine import lucene
+from harness.engine import impact, lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
@@ -198,15 +198,20 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
-    def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int) -> bytes:
-        """BatchSearcher.search's packed results: hits per query, docids, float32 scores."""
+    def _search_packed(self, queries: list, sim: Similarity, depth: int, threads: int) -> bytes:
+        """BatchSearcher.search's packed results: hits per query, docids, float32 scores. An
+        impact run's queries are texts or ``{term: weight}`` mappings (harness.engine.impact)."""
         self._check_lengths(sim)
         if not queries:
             return b""
+        if sim.model != "impact" and not all(isinstance(q, str) for q in queries):
+            raise DataError(self.path, f"{sim} searches query texts; term weights are searched by impact runs")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
+            if sim.model == "impact":
+                return impact.search_packed(self._java, queries, depth, int(threads))
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(
                 self._java.search,
@@ -218,6 +223,8 @@ class Searcher:
                 reranker,
                 int(depth if first is None else first),
             ).tostring()
+        except HarnessError:
+            raise
         except Exception as e:
             text = str(e)
             if "OutOfMemoryError" in text:  # its first line, without Java's frames, and what to do

@@ -313,6 +313,8 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
     ),
     # Not a Lucene similarity: nearest neighbours of a query vector in a dense index (engine.dense).
     "knn": (ParamSpec("efSearch", 100, 1, 1 << 20, kind="int", doc="HNSW candidates (Anserini's -efSearch)"),),
+    # Learned sparse retrieval over the user's term weights (an impact collection; engine.impact).
+    "impact": (),
 }
 
 # The formula source of each family (docs/semantics.md's retrieval-semantics table and `harness.similarity`).
@@ -330,6 +332,8 @@ SOURCES: dict[str, str] = {
     "dfi": "Lucene DFISimilarity(Independence)",
     "axiomatic": "Lucene AxiomaticF1EXP/F1LOG/F2EXP/F2LOG/F3EXP/F3LOG; the default is Anserini's -f2exp",
     "knn": "Lucene KnnFloatVectorQuery(vector, q, efSearch) on a vectors index, as Anserini's SearchHnswDenseVectors",
+    "impact": "Anserini's ImpactSimilarity on an impact index (SearchCollection -impact -pretokenized, "
+    "SimpleImpactSearcher): the sum over the query's terms of the document's weight times the query's weight",
 }
 
 # Anserini's shortcuts: a name for a setting of a family (its fixed choices; the rest stay free).
@@ -552,6 +556,11 @@ class Similarity:
             return cls(model, values)
         if expansion not in EXPANSIONS:
             raise ValueError(f"unknown query expansion {expansion!r}; valid: {', '.join(EXPANSIONS)}")
+        if model == "impact":
+            raise ValueError(
+                f"impact cannot take an expansion ({expansion}): the harness's impact index stores no document "
+                "vectors for the rerankers to read"
+            )
         if model == "indri":
             # Anserini's rerankers search their expanded query as a plain BooleanQuery, under which
             # Indri's log-probabilities (negative) rank documents matching fewer terms first.
