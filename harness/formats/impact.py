@@ -8,9 +8,13 @@ which indexes a document as the text of each term written ``weight`` times (``-i
 query weights are what ``SimpleImpactSearcher.search(Map<String, Integer>)`` takes. What Anserini
 would silently change is refused here, naming the file and line:
 
-- a weight that is not a whole number >= 0: Jackson's ``asInt`` truncates 2.7 to 2, reads a string
-  "3" as 3, ``true`` as 1 and ``null`` as 0, and a negative weight writes the term no times (a query
-  weight below 0 is an error inside Lucene). 3.0 is 3, as Jackson reads it;
+- a weight that is not a number >= 0: Jackson's ``asInt`` reads a string "3" as 3, ``true`` as 1
+  and ``null`` as 0, and a negative weight writes the term no times (a query weight below 0 is an
+  error inside Lucene). A real number is read as Anserini reads it, cut to its whole part
+  (``asInt``: 2.7 is 2, 0.9 is 0; the quantisation JsonVectorCollection applies, measured in
+  tests/test_impact.py); query weights likewise, so both sides of a score agree;
+- a vector with no term of weight >= 1 (``{}``, or only weights below 1): Anserini writes no text
+  for such a document and skips it as *empty*; as a query it would match nothing or score 0;
 - a term the ``WhitespaceAnalyzer`` would not keep whole: empty, holding whitespace (Java's
   ``Character.isWhitespace``: the text would split there), or longer than 255 UTF-16 units
   (Lucene's ``CharTokenizer`` cuts a longer token in pieces), or not valid Unicode (a lone
@@ -20,9 +24,9 @@ would silently change is refused here, naming the file and line:
   ``SimpleImpactSearcher``: a weight of 2**31 - 1 runs it out of memory), and a frequency or a
   weight beyond 2**24 is not a whole number in the float scores Lucene computes.
 
-A weight of 0 is kept: a document term of weight 0 is written no times (absent, as in Anserini);
-a query term of weight 0 is a clause of boost 0, so documents holding it match with score 0, as
-they do in Anserini's ``SimpleImpactSearcher.search(Map)`` (docs/semantics.md).
+A weight of 0 beside others is kept: a document term of weight 0 is written no times (absent, as
+in Anserini); a query term of weight 0 is a clause of boost 0, so documents holding it match with
+score 0, as they do in Anserini's ``SimpleImpactSearcher.search(Map)`` (docs/semantics.md).
 
 Topics (:func:`read_impact_topics`) are one JSON object per line,
 ``{"id": "q1", "vector": {"term": 3, ...}}`` (``qid`` is read as the id too, as Anserini's
@@ -107,16 +111,15 @@ def _kind(value) -> str:
 
 
 def _weight(term: str, w, limit: int) -> int | str:
-    """The weight as an int, or why it is not one Anserini reads as written."""
+    """The weight as Anserini reads it (an int), or why it is refused."""
     if isinstance(w, bool) or not isinstance(w, (int, float)):
-        return f"is {_kind(w)}, not a whole number"
+        return f"is {_kind(w)}, not a number"
     if isinstance(w, float):
-        if not (math.isfinite(w) and w.is_integer()):
-            return (
-                f"is {_kind(w)}: Anserini reads weights as whole numbers (2.7 becomes 2); "
-                "quantise them first (e.g. round(w * 100))"
-            )
-        w = int(w)
+        if not math.isfinite(w):
+            return f"is {_kind(w)}, not a finite number"
+        if w < 0:
+            return f"is {_kind(w)}: weights are >= 0"
+        w = int(w)  # Jackson's asInt on a double: Java's (int) cast, toward zero (2.7 is 2)
     if w < 0:
         return f"is {w}: weights are >= 0"
     if w > limit:
@@ -125,10 +128,11 @@ def _weight(term: str, w, limit: int) -> int | str:
 
 
 def check_weights(source, value, line: int | None, *, document: bool, what: str = "vector") -> dict[str, int]:
-    """The ``{term: weight}`` mapping of a parsed JSON value, every weight a whole number >= 0
-    (an int; 3.0 is 3) and every term one WhitespaceAnalyzer token; DataError naming ``source``
-    and ``line`` and the first term that is not. ``document``: a document's weights (their sum at
-    most :data:`MAX_DOCUMENT_TOKENS`), else a query's (each at most :data:`MAX_QUERY_WEIGHT`)."""
+    """The ``{term: weight}`` mapping of a parsed JSON value as Anserini reads it: every weight a
+    number >= 0, cut to its whole part (2.7 is 2, 3.0 is 3), at least one of them >= 1, and every
+    term one WhitespaceAnalyzer token; DataError naming ``source`` and ``line`` and the first term
+    that is not. ``document``: a document's weights (their sum at most
+    :data:`MAX_DOCUMENT_TOKENS`), else a query's (each at most :data:`MAX_QUERY_WEIGHT`)."""
     if not isinstance(value, dict):
         got = "missing" if value is None else _kind(value)
         hint = " (an array is a dense vector: format vectors)" if isinstance(value, list) else ""
@@ -153,6 +157,14 @@ def check_weights(source, value, line: int | None, *, document: bool, what: str 
         for term in weights:
             if why := term_problem(term):
                 raise DataError(source, f'"{what}": the term {json.dumps(term)[:60]} {why}', line=line)
+    if not any(weights.values()):
+        why = (
+            "Anserini would write no text for this document and skip it as empty"
+            if document
+            else "the query would match nothing, or every match would score 0"
+        )
+        got = "is empty" if not value else "has no weight >= 1 (Anserini cuts a weight to its whole part: 0.9 is 0)"
+        raise DataError(source, f'"{what}" {got}: {why}', line=line)
     if document and (total := sum(weights.values())) > MAX_DOCUMENT_TOKENS:
         raise DataError(
             source,
