@@ -25,40 +25,19 @@ A term the index lacks matches nothing. The weights are checked before Java
 
 from __future__ import annotations
 
-import numpy as np
-
 from harness.engine import lucene
 from harness.formats.impact import check_weights
 
 __all__ = ["search_packed"]
 
 
-def search_packed(java, queries: list, depth: int, threads: int, source: str = "queries") -> bytes:
-    """BatchSearcher's packed results of an impact search of ``queries`` (texts, ``{term: weight}``
-    mappings, or both: each searched in its form, the results in the queries' order) on the index
-    BatchSearcher ``java`` holds."""
-    texts = [i for i, q in enumerate(queries) if isinstance(q, str)]
-    if len(texts) == len(queries):
+def search_packed(java, queries: list, depth: int, threads: int, source: str = "queries", numbers=None) -> bytes:
+    """BatchSearcher's packed results of an impact search of ``queries``, all texts or all
+    ``{term: weight}`` mappings (harness.engine.search.Searcher mixes them), on the index
+    BatchSearcher ``java`` holds; ``numbers`` (0-based) name the queries in errors."""
+    if all(isinstance(q, str) for q in queries):
         return lucene.interruptible(java.impact, list(queries), depth, threads).tostring()
-    if not texts:
-        return _weights_packed(java, queries, depth, threads, source)
-    from harness.engine.search import batch_arrays  # search imports this module
-
-    weighted = [i for i, q in enumerate(queries) if not isinstance(q, str)]
-    parts = [
-        (texts, lucene.interruptible(java.impact, [queries[i] for i in texts], depth, threads).tostring()),
-        (weighted, _weights_packed(java, [queries[i] for i in weighted], depth, threads, source, weighted)),
-    ]
-    hits: list = [None] * len(queries)
-    for where, raw in parts:
-        counts, docs, scores = batch_arrays(raw, len(where))
-        ends = np.cumsum(counts).tolist()
-        for i, start, end in zip(where, [0, *ends[:-1]], ends):
-            hits[i] = (docs[start:end], scores[start:end])
-    counts = np.array([len(d) for d, _ in hits], dtype="<i4")
-    return b"".join(
-        [counts.tobytes(), *(d.astype("<i4").tobytes() for d, _ in hits), *(s.astype("<f4").tobytes() for _, s in hits)]
-    )
+    return _weights_packed(java, queries, depth, threads, source, numbers)
 
 
 def _weights_packed(java, queries: list, depth: int, threads: int, source: str, numbers: list | None = None) -> bytes:

@@ -198,6 +198,23 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
+    def _impact_packed(self, queries: list, depth: int, threads: int) -> bytes:
+        """An impact search's packed results (harness.engine.impact): texts and term weights each
+        searched in their form, the results put back in the queries' order."""
+        texts = [i for i, q in enumerate(queries) if isinstance(q, str)]
+        weighted = [i for i, q in enumerate(queries) if not isinstance(q, str)]
+        if not texts or not weighted:
+            return impact.search_packed(self._java, queries, depth, threads)
+        hits: list = [None] * len(queries)
+        for where in (texts, weighted):
+            raw = impact.search_packed(self._java, [queries[i] for i in where], depth, threads, numbers=where)
+            counts, docs, scores = batch_arrays(raw, len(where))
+            ends = np.cumsum(counts).tolist()
+            for i, start, end in zip(where, [0, *ends[:-1]], ends):
+                hits[i] = (docs[start:end], scores[start:end])
+        counts = np.array([len(d) for d, _ in hits], dtype="<i4")
+        return b"".join([counts.tobytes(), *(d.tobytes() for d, _ in hits), *(s.tobytes() for _, s in hits)])
+
     def _search_packed(self, queries: list, sim: Similarity, depth: int, threads: int) -> bytes:
         """BatchSearcher.search's packed results: hits per query, docids, float32 scores. An
         impact run's queries are texts or ``{term: weight}`` mappings (harness.engine.impact)."""
@@ -211,7 +228,7 @@ class Searcher:
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
             if sim.model == "impact":
-                return impact.search_packed(self._java, queries, depth, int(threads))
+                return self._impact_packed(queries, depth, int(threads))
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(
                 self._java.search,
