@@ -26,6 +26,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.dense import check_dense, dense_fields
+from harness.config.impact import check_impact
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -304,6 +305,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
     check_dense(ctx, v)
+    check_impact(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
     for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
         if f"index.{key}" in ctx.present:

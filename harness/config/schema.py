@@ -80,7 +80,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "impact", "anserini:<Reader>")
 ENGINES = ("local", "dask")
 # A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
@@ -110,9 +110,10 @@ SCHEMA = Key(
                     "How the documents are stored (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
-                    "`knn` runs).",
+                    '`knn` runs; impact: the user\'s own term weights, `{"id": ..., "vector": {term: weight}}` '
+                    "(Anserini's JsonVectorCollection), searched by `impact` runs).",
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors"),
+                    choices=("jsonl", "trec", "html", "text-folder", "vectors", "impact"),
                 ),
             ),
         ),
@@ -195,6 +196,8 @@ SCHEMA = Key(
                     "format",
                     "topic-format",
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+                    'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (for `impact` '
+                    "runs, which also search any text format as pretokenized queries); "
                     "`anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",

@@ -141,6 +141,7 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run
+    from harness.formats.impact import impact_queries
     from harness.formats.qrels import read_qrels
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
@@ -219,6 +220,8 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             )
             on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
+        # what the searcher takes: the texts, or an impact topic's term weights (harness.engine.impact)
+        queries = impact_queries(topics) if cfg.topics_format == "impact" else topics
         pending = []
         for sim in cfg.runs:
             if paths[str(sim)].exists():
@@ -236,7 +239,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             group = [sim for sim in pending if p.for_run(sim) is where]
             if not group:
                 continue
-            searched = executor.search_runs(infos[where.index_path], group, topics, cfg.depth, cfg.index_threads)
+            searched = executor.search_runs(infos[where.index_path], group, queries, cfg.depth, cfg.index_threads)
             for sim, run, seconds in searched:
                 writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
                 finish(sim, run, seconds, False)
