@@ -27,6 +27,7 @@ __all__ = [
     "ShardsBuild",
     "RunsPlanned",
     "IndexReady",
+    "not_indexed",
     "DepthNote",
     "RunReady",
     "Compared",
@@ -134,10 +135,35 @@ class IndexReady(Event):
     reused: bool
     documents: object  # an int, or "?" when not counted
     terms: object
+    not_indexed: str = ""  # what IndexCollection left out (not_indexed()), "" when nothing
 
     def __str__(self) -> str:
         how = "reused" if self.reused else "built"
-        return f"index {how}: {self.path} ({self.documents} documents, {self.terms} terms)"
+        left = f"; {self.not_indexed}" if self.not_indexed else ""
+        return f"index {how}: {self.path} ({self.documents} documents, {self.terms} terms{left})"
+
+
+def not_indexed(manifest: dict) -> str:
+    """What IndexCollection counted and left out of an index (its manifest's ``counters``), in the
+    words of the run's output and of the report; the empty documents named by the ids the manifest
+    keeps (``empty_ids``: the first few), "" when nothing was left out.
+
+    >>> not_indexed({"counters": {"indexed": 1398, "empty": 2}, "empty_ids": ["471", "995"]})
+    'not indexed: 2 empty documents (471, 995)'
+    >>> not_indexed({"counters": {"empty": 7, "skipped": 1}, "empty_ids": list("abcde")})
+    'not indexed: 7 empty documents (a, b, c, d, e and 2 more), 1 skipped'
+    """
+    counters = manifest.get("counters") or {}
+    parts = []
+    empty = counters.get("empty") or 0
+    if empty:
+        ids = [str(i) for i in manifest.get("empty_ids") or ()][:empty]
+        named = ", ".join(ids) + (f" and {empty - len(ids)} more" if len(ids) < empty else "")
+        parts.append(f"{empty} empty document{'s' if empty != 1 else ''}" + (f" ({named})" if ids else ""))
+    for key in ("unindexable", "skipped", "errors"):
+        if counters.get(key):
+            parts.append(f"{counters[key]} {key}")
+    return "not indexed: " + ", ".join(parts) if parts else ""
 
 
 @dataclass(frozen=True)

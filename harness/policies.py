@@ -35,11 +35,15 @@ __all__ = [
     "ReadPolicy",
     "StatsPolicy",
     "ComparePolicy",
+    "FusionMethod",
     "FUSION_METHODS",
     "NORMALIZATIONS",
+    "fusion_methods_with",
     "FusionPolicy",
     "FUSE_RUNTAG",
     "one_of",
+    "P_FLOOR",
+    "format_p",
 ]
 
 # ------------------------------------------------------------------------------ choice tables
@@ -77,13 +81,34 @@ FAMILIES: dict[str, str] = {
 }
 ALL_PAIRS = "all-pairs"  # compare every pair once, the earlier run as the baseline
 
-FUSION_METHODS: dict[str, str] = {
-    "rrf": "reciprocal rank fusion: each run adds 1 / (rrf_k + rank), the rank as written (pyserini)",
-    "interpolation": "alpha * the first run's score + (1 - alpha) * the second's (pyserini); two runs",
-    "average": "the scores' sum divided by the number of runs (pyserini)",
-    "normalize": "the sum of the scores min-max normalised per topic (pyserini)",
-    "combsum": "the sum of the (normalised, weighted) scores",
-    "combmnz": "combsum times the number of runs that return the document",
+
+@dataclass(frozen=True)
+class FusionMethod:
+    """A fusion method of the registry: what it computes (``doc``), the FusionPolicy options it
+    reads besides ``depth`` and ``k``, how many runs it fuses (``runs``: exactly that many; None:
+    two or more) and whether it reads the runs' rank column (``ranks``). harness.fusion computes
+    each (one module per method); the command line's choices and help, the config's checks and
+    keys, the JSON Schema and docs/semantics.md's table read this table."""
+
+    doc: str
+    options: tuple[str, ...] = ()
+    runs: int | None = None
+    ranks: bool = False
+
+
+FUSION_METHODS: dict[str, FusionMethod] = {
+    "rrf": FusionMethod(
+        "reciprocal rank fusion: each run adds 1 / (rrf_k + rank), the rank as written (pyserini)",
+        ("rrf_k",),
+        ranks=True,
+    ),
+    "interpolation": FusionMethod(
+        "alpha * the first run's score + (1 - alpha) * the second's (pyserini); two runs", ("alpha",), runs=2
+    ),
+    "average": FusionMethod("the scores' sum divided by the number of runs (pyserini)"),
+    "normalize": FusionMethod("the sum of the scores min-max normalised per topic (pyserini)"),
+    "combsum": FusionMethod("the sum of the (normalised, weighted) scores", ("norm", "weights")),
+    "combmnz": FusionMethod("combsum times the number of runs that return the document", ("norm", "weights")),
 }
 NORMALIZATIONS: dict[str, str] = {
     "none": "the scores as written",
@@ -95,6 +120,12 @@ DEFAULT_FUSION_K = 1000  # documents per topic in a fused run (pyserini's and An
 DEFAULT_RRF_K = 60  # Cormack et al.'s k
 DEFAULT_ALPHA = 0.5
 FUSE_RUNTAG = "harness.fuse"  # the tag column of a fused run file (pyserini writes pyserini.fusion)
+
+
+def fusion_methods_with(option: str) -> tuple[str, ...]:
+    """The fusion methods that read ``option`` (a FusionPolicy field), in the registry's order."""
+    return tuple(name for name, m in FUSION_METHODS.items() if option in m.options)
+
 
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 DEFAULT_DEPTH = 1000
@@ -144,11 +175,36 @@ LANGUAGES: dict[str, str] = {
 }
 
 
+# ------------------------------------------------------------------------------ p-values, as written
+# Below this a p-value is written "<2.2e-16", as R's format.pval does (.Machine$double.eps): a p
+# that small is at the noise of the floating-point tail areas it comes from, and a p of 0.0 (the
+# t-test of constant non-zero differences, or an underflow) is no probability anyone should read.
+P_FLOOR = 2.220446049250313e-16
+
+
+def format_p(p: float) -> str:
+    """A p-value as every output writes it (``harness compare``, summary.md, report.html, the API's
+    HTML tables): 4 decimals from 0.001 up, 4 significant digits in scientific notation below,
+    and never 0: below :data:`P_FLOOR`, ``<2.2e-16``. docs/experiments.md states the rule.
+
+    >>> [format_p(p) for p in (0.5, 0.0132, 0.001, 0.00099996, 4.508e-06, 3e-17, 0.0, 1.0)]
+    ['0.5000', '0.0132', '0.0010', '1.000e-03', '4.508e-06', '<2.2e-16', '<2.2e-16', '1.0000']
+    """
+    if p != p:  # NaN: said as such, never as a number
+        return "nan"
+    if p < P_FLOOR:
+        return "<2.2e-16"
+    return f"{p:.3e}" if p < 1e-3 else f"{p:.4f}"
+
+
 def one_of(name: str, value: object, allowed) -> str:
     """``value`` when it is a key of ``allowed``, else ValueError naming the choices."""
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (got {value!r})")
     return value
+
+
+_NUMBERS = {2: "two", 3: "three"}  # a number of runs in words
 
 
 def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
@@ -275,10 +331,11 @@ class ComparePolicy:
 
 @dataclass(frozen=True)
 class FusionPolicy:
-    """How runs are fused (harness.fusion): ``method`` (a key of FUSION_METHODS), ``rrf_k``
-    (rrf), ``alpha`` (interpolation), ``depth`` (each run's first rows per topic, in file
-    order, that take part; None: all), ``k`` (documents per topic kept; None: all), ``norm``
-    (a key of NORMALIZATIONS) and ``weights`` (one per run) for combsum and combmnz."""
+    """How runs are fused (harness.fusion): ``method`` (a key of FUSION_METHODS), ``depth``
+    (each run's first rows per topic, in file order, that take part; None: all), ``k``
+    (documents per topic kept; None: all), and the options that only some methods read (their
+    FusionMethod.options): ``rrf_k``, ``alpha``, ``norm`` (a key of NORMALIZATIONS) and
+    ``weights`` (one per run)."""
 
     method: str = "rrf"
     rrf_k: int = DEFAULT_RRF_K
@@ -303,5 +360,23 @@ class FusionPolicy:
             if not all(math.isfinite(w) for w in self.weights):
                 raise ValueError(f"weights must be finite numbers (got {self.weights!r})")
             object.__setattr__(self, "weights", tuple(float(w) for w in self.weights))
-        if self.method not in ("combsum", "combmnz") and (self.norm != "none" or self.weights is not None):
-            raise ValueError(f"norm and weights apply to combsum and combmnz only (method {self.method!r})")
+        reads = FUSION_METHODS[self.method].options
+        if (self.norm != "none" and "norm" not in reads) or (self.weights is not None and "weights" not in reads):
+            users = " and ".join(fusion_methods_with("norm"))
+            raise ValueError(f"norm and weights apply to {users} only (method {self.method!r})")
+
+    @property
+    def reads_ranks(self) -> bool:
+        """Whether the method reads the runs' rank column (rrf), which is then read and checked."""
+        return FUSION_METHODS[self.method].ranks
+
+    def runs_problem(self, n: int) -> tuple[str, str] | None:
+        """What is wrong with fusing ``n`` runs under this policy: (the option at fault, ``runs``
+        or ``weights``; the message), or None. Every door asks it before reading a run."""
+        want = FUSION_METHODS[self.method].runs
+        if n < 2 or (want is not None and n != want):
+            how = "at least two" if want is None else f"exactly {_NUMBERS.get(want, want)}"
+            return "runs", f"{self.method} fuses {how} runs (got {n})"
+        if self.weights is not None and len(self.weights) != n:
+            return "weights", f"one weight per run ({n} runs, {len(self.weights)} weights)"
+        return None

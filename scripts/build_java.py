@@ -1,4 +1,4 @@
-"""Compile harness/engine/java/*.java (BatchSearcher, RunText, VectorLines) against the bundled Anserini fatjar.
+"""Compile harness/engine/java/*.java (BatchSearcher, EmptyDocs, RunText, VectorLines) against the bundled Anserini fatjar.
 
 The compiled classes are committed (users need no Java compiler), with the SHA-256 of each source
 they came from in NAME.sha256; a test checks that the two agree. Lucene 10 classes are
@@ -23,7 +23,7 @@ def main() -> int:
     if not ecj:
         print("ecj not found: apt-get install ecj", file=sys.stderr)
         return 2
-    sources = sorted(HERE.glob("*.java"))  # BatchSearcher.java, RunText.java, VectorLines.java
+    sources = sorted(HERE.glob("*.java"))  # BatchSearcher, EmptyDocs, RunText, VectorLines
     for stale in (HERE / "harness").glob("*.class"):  # an inner class that no longer exists must go
         stale.unlink()
     subprocess.run(

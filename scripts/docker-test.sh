@@ -9,9 +9,9 @@
 #     the only step with a network);
 #  4. prints the image's size and the start time of `docker run ... doctor` (docs/deployment.md figures),
 #     then runs tests/test_docker_image.py: the demo with `docker run --network none`, every
-#     `docker-compose run` command of docs/deployment.md (configs, compare, lab) and the Python API in
-#     the image, each compared with a local run; Thai against Anserini in the image; file ownership;
-#     one Java; the image's size.
+#     `docker-compose run` command of docs/deployment.md (configs, compare, lab), the Python API and
+#     every file reader and writer in the image, each compared with a local run; Thai against
+#     Anserini in the image; file ownership; one Java, no shell; the image's size.
 # Environment: HARNESS_DOCKERD_STORAGE (default overlay2; vfs where overlay mounts are refused,
 # tried by itself when overlay2 fails), and those of docker-base.sh.
 set -euo pipefail

@@ -4,7 +4,8 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN config-reference -->   harness.config.reference_markdown()
 <!-- BEGIN measures -->           harness.metrics' measure registry
 <!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
-<!-- BEGIN demo-output -->        the summary table `make demo` prints (runs the demo config)
+<!-- BEGIN fusion-methods -->     harness.policies' fusion methods and normalisations
+<!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
   .venv/bin/python scripts/gen_docs.py --check  # exit 1 if a page is stale (tests do this)
@@ -17,6 +18,7 @@ import dataclasses
 import re
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,25 +77,45 @@ def measure_aliases() -> str:
     return "\n".join(rows)
 
 
-def demo_output() -> str:
-    """The summary table of the demo, computed into a temporary folder."""
-    from harness.config import load_config
-    from harness.experiment import run_experiment
-    from harness.report import render_markdown
+def fusion_methods() -> str:
+    """One row per fusion method, then one per normalisation, of harness.policies' registry."""
+    from harness.policies import FUSION_METHODS, NORMALIZATIONS
 
-    cfg = load_config(REPO / "configs" / "demo.yaml")
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = dataclasses.replace(cfg, output=Path(tmp) / "demo")
-        md = render_markdown(run_experiment(cfg))
-    table = [line for line in md.splitlines() if line.startswith("|")]
+    rows = ["| method | options | runs | reads ranks | computes |", "|---|---|---|---|---|"]
+    for name, m in FUSION_METHODS.items():
+        opts = ", ".join(f"`{o}`" for o in m.options) or "—"
+        runs = "two or more" if m.runs is None else f"exactly {m.runs}"
+        rows.append(f"| `{name}` | {opts} | {runs} | {'yes' if m.ranks else 'no'} | {m.doc} |")
+    rows += ["", "| `norm` | computes |", "|---|---|"]
+    rows += [f"| `{name}` | {doc} |" for name, doc in NORMALIZATIONS.items()]
+    return "\n".join(rows)
+
+
+def demo_output() -> str:
+    """What `make demo` prints (`harness run configs/demo.yaml`), through the verb the command line
+    runs (harness.verbs.run.run: runs by their labels, as the CLI shows them), into a temporary
+    folder; trimmed to the means table."""
+    from harness.verbs.run import load, run
+
+    cfg = load(REPO / "configs" / "demo.yaml")
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the demo's sweep warning: `make demo` shows it, the block does not
+        md = run(dataclasses.replace(cfg, output=Path(tmp) / "demo")).summary_md
+    return "```\n$ make demo\n...\n" + "\n".join(means_table(md)) + "\n...\nreport written to reports/demo\n```"
+
+
+def means_table(summary: str) -> list[str]:
+    """The means table of a summary (what `harness run` prints): its first table, header included."""
+    table = [line for line in summary.splitlines() if line.startswith("|")]
     end = next(i for i, line in enumerate(table[2:], start=2) if not line.startswith("| ") or "topics_in_run" in line)
-    return "```\n$ make demo\n...\n" + "\n".join(table[:end]) + "\n...\nreport written to reports/demo\n```"
+    return table[:end]
 
 
 SECTIONS = {
     "config-reference": config_reference,
     "measures": measures,
     "measure-aliases": measure_aliases,
+    "fusion-methods": fusion_methods,
     "demo-output": demo_output,
 }
 

@@ -109,6 +109,15 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
     return tmp / "demo.yaml"
 
 
+def report_run(report: Path, label: str) -> Path:
+    """The file of the run labelled ``label`` in a report folder, as its manifest.json maps it
+    (run files are named by harness.engine.labels.run_file_names, not by the label itself)."""
+    import json
+
+    runs = json.loads((report / "manifest.json").read_text(encoding="utf-8"))["runs"]
+    return report / next(r["file"] for r in runs if r["name"] == label)
+
+
 def write_full_report(result, out):
     """What the run verb does after an experiment: runs by their labels, then what the report
     shows from Lucene (the explorer's documents, the versions), then the report."""
@@ -133,3 +142,19 @@ def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
     cfg = load_config(tmp / "c.yaml")
     write_full_report(run_experiment(cfg), cfg.output)
     return cfg
+
+
+def explorer_data(page: str) -> dict:
+    """The topic explorer's JSON of a report.html (harness.report.explorer), as the page's script
+    reads it."""
+    import json
+    import re
+
+    found = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', page, re.S)
+    assert found, "no explorer data in the page"
+    return json.loads(found.group(1))
+
+
+def marked(data: dict) -> list[str]:
+    """Every highlighted piece of the explorer's snippets, topic by topic, document by document."""
+    return [s[i] for t in data["topics"] for _, _, s in t["docs"] if s for i in range(2, len(s), 2) if s[i]]

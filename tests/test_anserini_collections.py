@@ -141,6 +141,25 @@ def test_json_documents_names_the_line_of_bad_json(text, line):
         _values(text)
 
 
+def test_a_document_cut_short_is_named_at_its_own_line_not_the_next(tmp_path):
+    """Issue 36: a JSON-lines document truncated on line 2 was reported at line 3 ("Expecting
+    ',' delimiter"), where the reader, reading on as Anserini does for pretty-printed objects,
+    saw it break."""
+    (tmp_path / "c.jsonl").write_text(
+        '{"id": "d1", "contents": "a"}\n{"id": "d2", "contents": "b"\n{"id": "d3", "contents": "c"}\n'
+    )
+    with pytest.raises(DataError) as e:
+        Corpus(tmp_path / "c.jsonl", "jsonl").check_jsonl()
+    assert e.value.line == 2
+    assert str(e.value).endswith(
+        "c.jsonl:2: invalid JSON in the value that starts on this line: Expecting ',' delimiter at line 3, "
+        "column 1, where another value begins: is line 2 cut short?"
+    )
+    # a pretty-printed object is named at its first line, with the place it breaks
+    with pytest.raises(DataError, match=r"c\.json:2: invalid JSON in the value .* at line 4, column 3$"):
+        _values('{"a": 1}\n{\n  "b": 2\n  "c": 3\n}\n')
+
+
 def test_json_documents_bounds_a_value_spread_over_lines():
     with pytest.raises(DataError, match="longer than 40 characters"):
         _values("[\n" + "1,\n" * 30 + "1]\n", limit=40)

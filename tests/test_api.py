@@ -22,7 +22,7 @@ from statsmodels.stats.multitest import multipletests
 import harness
 from harness.errors import ConfigError, DataError
 
-from .conftest import REPO
+from .conftest import REPO, report_run
 
 CONFIG = """\
 name: api
@@ -123,7 +123,7 @@ def test_run_writes_the_same_files_and_numbers_as_the_cli(cli_and_api):
     assert "paired t-test" in result.comparisons.attrs["policy"]
     # runs: the TREC files
     for name in result.runs:
-        lines = (cli / "runs" / f"{name}.trec").read_text().splitlines()
+        lines = report_run(cli, name).read_text().splitlines()
         df = result.runs[name]
         assert list(df.columns) == ["qid", "docno", "rank", "score"]
         assert len(df) == len(lines)

@@ -152,15 +152,24 @@ def test_search_writes_runs_and_no_report(searched):
     tmp, cfg, env, _, _, search = searched
     assert search.returncode == 0, search.stderr
     runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir())
+    # named without spaces (issue 36: `runs/dirichlet mu=500.trec` needed quotes in every command)
     assert runs == sorted(
         [
             "bm25.trec",
-            "dirichlet mu=500.trec",
-            "dirichlet mu=1000.trec",
-            "dirichlet mu=2000.trec",
+            "dirichlet_mu=500.trec",
+            "dirichlet_mu=1000.trec",
+            "dirichlet_mu=2000.trec",
             "jm.trec",
         ]
     )
+    printed = [line.split("\t") for line in search.stdout.splitlines()]
+    assert [(label, Path(path).name) for label, _, path in printed] == [
+        ("bm25", "bm25.trec"),
+        ("dirichlet mu=500", "dirichlet_mu=500.trec"),
+        ("dirichlet mu=1000", "dirichlet_mu=1000.trec"),
+        ("dirichlet mu=2000", "dirichlet_mu=2000.trec"),
+        ("jm", "jm.trec"),
+    ]
     assert not (tmp / "report" / "summary.json").exists()
     first = (tmp / "report" / "runs" / runs[0]).read_text().splitlines()[0].split()
     assert first[0] == "1" and first[1] == "Q0" and first[3] == "1" and first[5] == "bm25(k1=0.9,b=0.4)"
@@ -239,7 +248,6 @@ def test_evaluate_bad_input_is_exit_2(searched, tmp_path):
         (("evaluate", str(tmp_path / "none.trec"), qrels_file, "-m", "AP"), "none.trec: run file not found"),
         (("evaluate", qrels_file, run_file, "-m", "AP"), "the order is RUN QRELS"),
         (("evaluate", run_file, qrels_file, "-m", "AP", "--ties", "random"), "invalid choice: 'random'"),
-        (("evaluate", run_file, qrels_file), "the following arguments are required: -m"),
     ]
     bad = tmp_path / "bad.trec"
     bad.write_text("1 Q0 d1 1 x tag\n")
@@ -257,7 +265,7 @@ def test_compare_equals_scipy_and_counts(searched):
 
     tmp, *_ = searched
     runs = tmp / "report" / "runs"
-    files = [runs / "bm25.trec", runs / "dirichlet mu=1000.trec", runs / "jm.trec"]
+    files = [runs / "bm25.trec", runs / "dirichlet_mu=1000.trec", runs / "jm.trec"]
     r = harness(
         "compare",
         *map(str, files),
@@ -289,7 +297,7 @@ def test_compare_equals_scipy_and_counts(searched):
     base = ap(files[0])
     # columns are two spaces or more apart (a label may hold one space)
     rows = {re.split(r"\s{2,}", l)[1]: re.split(r"\s{2,}", l) for l in r.stdout.splitlines() if l.startswith("AP ")}
-    assert set(rows) == {"dirichlet mu=1000", "jm"}
+    assert set(rows) == {"dirichlet_mu=1000", "jm"}  # a run is named by its file
     for f in files[1:]:
         row, y = rows[f.stem], ap(f)
         assert row[2] == f"{y.mean():.4f}" and row[3] == f"{base.mean():.4f}"
@@ -303,7 +311,7 @@ def test_compare_equals_scipy_and_counts(searched):
 def test_compare_bad_input_is_exit_2(searched):
     tmp, *_ = searched
     run = str(tmp / "report" / "runs" / "jm.trec")
-    other = str(tmp / "report" / "runs" / "dirichlet mu=500.trec")
+    other = str(tmp / "report" / "runs" / "dirichlet_mu=500.trec")
     qrels = str(REPO / "qrels" / "demo.txt")
     for args, message in [
         ((run, "--qrels", qrels, "--baseline", "nope", "-m", "AP"), "'nope' is neither one of the runs"),
@@ -402,6 +410,42 @@ def test_progress_bar_on_a_real_terminal(searched):
     assert p.returncode == 0
     assert b"\x1b[K" in seen and b"evaluating 1 measures" in seen
     assert b"\x1b" not in p.stdout
+
+
+def test_evaluate_and_compare_without_measures_use_a_configs_default_measures(tmp_path):
+    """Issue 36: `harness evaluate RUN QRELS` without -m was an error; it evaluates the measures
+    a config without `measures:` evaluates (harness.policies), as pytrec_eval computes them."""
+    import numpy as np
+    import pytrec_eval
+
+    from harness.verbs.run import load
+
+    qrels_file = REPO / "qrels" / "demo.txt"
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_file.read_text().splitlines():
+        q, _, d, label = line.split()
+        qrels.setdefault(q, {})[d] = int(label)
+    rng = np.random.default_rng(7)
+    docs = sorted({d for judged in qrels.values() for d in judged})
+    runs = {}
+    for name in ("a", "b"):
+        runs[name] = {q: {d: float(s) for d, s in zip(docs, rng.random(len(docs)))} for q in qrels}
+        lines = [f"{q} Q0 {d} 1 {s!r} {name}" for q, scored in runs[name].items() for d, s in scored.items()]
+        (tmp_path / f"{name}.trec").write_text("\n".join(lines) + "\n")
+    r = harness("evaluate", str(tmp_path / "a.trec"), str(qrels_file), env=NO_JVM)
+    assert r.returncode == 0, r.stderr
+    defaults = [str(m) for m in load(demo_copy(tmp_path, **{"measures: [AP, P@10, nDCG@10, RR, R@1000]": ""})).measures]
+    lines = [line.split("\t") for line in r.stdout.splitlines()]
+    assert [m for m, _, _ in lines] == defaults == ["AP", "P@10", "nDCG@10", "RR", "R@1000"]
+    names = {"AP": "map", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "R@1000": "recall_1000"}
+    res = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(runs["a"])
+    for m, topic, value in lines:
+        assert topic == "all" and value == f"{np.mean([v[names[m]] for v in res.values()]):.4f}", m
+    r = harness(
+        "compare", str(tmp_path / "a.trec"), str(tmp_path / "b.trec"), "--qrels", str(qrels_file), "--baseline", "a"
+    )
+    assert r.returncode == 0, r.stderr
+    assert [line.split()[0] for line in r.stdout.splitlines() if line.split()[1:2] == ["b"]] == defaults
 
 
 def test_evaluate_duplicates_flag(tmp_path):

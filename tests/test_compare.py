@@ -24,7 +24,7 @@ from harness.experiment.labels import relabel
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
 
-from .conftest import REPO, write_full_report
+from .conftest import REPO, report_run, write_full_report
 
 BM25 = "bm25(k1=0.9,b=0.4)"
 MUS = (100, 250, 500, 1000, 2000, 4000)
@@ -145,9 +145,11 @@ def test_index_built_once_and_second_invocation_recomputes_nothing(sweep):
     assert [r["sha256"] for r in m1["runs"]] == [r["sha256"] for r in m2["runs"]]
     md = (out2 / "summary.md").read_text()
     for r in second.runs:
-        assert f"| {r.name} | runs/{r.name}.trec | 225 |" in md and md.split(f"| {r.name} | runs/")[1].split("\n")[
-            0
-        ].endswith("| yes |")
+        file = report_run(out2, r.name).relative_to(out2).as_posix()
+        assert file == "runs/" + r.name.replace(" ", "_") + ".trec"  # dirichlet_mu=100.trec
+        assert f"| {r.name} | {file} | 225 |" in md and md.split(f"| {r.name} | {file}")[1].split("\n")[0].endswith(
+            "| yes |"
+        )
     assert "8 runs (8 reused from the cache)" in (out2 / "report.html").read_text()
     # the same numbers both times
     assert (
@@ -254,13 +256,19 @@ def test_markdown_and_latex_mark_significant_differences(sweep):
     assert str(first.comparisons.policy) in md
     significant = [c for c in first.comparisons.rows if c.reject]
     assert significant
+    assert "| p | corrected p | significant | W/T/L |" in md  # the column is named
     for c in significant:
+        way, word = ("▲", "better") if c.diff > 0 else ("▼", "worse")
         line = next(l for l in md.splitlines() if l.startswith(f"| {c.measure} | {c.baseline} | {c.run} |"))
-        assert "| † |" in line
+        assert f"| {way} {word} |" in line
         row = next(l for l in md.splitlines() if l.startswith(f"| {c.run} | "))
-        assert f"{first.evaluations[c.run].means[c.measure]:.4f}†" in row
+        assert f"{first.evaluations[c.run].means[c.measure]:.4f}†{way}" in row
+    # every significant difference of this sweep is worse than BM25; the legend says both ways
+    assert {c.diff < 0 for c in significant} == {True}
+    assert "†▲: significantly better than bm25 (corrected p < 0.05)  \n" in md
+    assert "†▼: significantly worse than bm25 (corrected p < 0.05)  \n" in md
     tex = (out1 / "report.tex").read_text()
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
-    assert r"$^{\dagger}$" in tex and "Holm-Bonferroni" in tex
+    assert r"$^{\dagger\downarrow}$" in tex and r"\uparrow" in tex and "Holm-Bonferroni" in tex
     rows = list(csv.DictReader(open(out1 / "comparisons.csv", newline="")))
     assert len(rows) == len(first.comparisons.rows) and float(rows[0]["p"]) == first.comparisons.rows[0].p

@@ -140,7 +140,7 @@ def test_paths_are_relative_to_the_config_file(tmp_path):
 def test_unknown_key_suggests_the_closest_and_lists_valid_keys(tmp_path):
     msg = only(tmp_path, BASE + "index: {stemer: krovetz}\n")
     assert msg == (
-        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, vectors, quantize, M, efC, threads"
+        "c.yaml:7: index.stemer: unknown key 'stemer'; did you mean 'stemmer'? Valid: path, language, stemmer, stopwords, vectors, quantize, M, efC, threads, prebuilt"
     )
 
 
@@ -178,7 +178,7 @@ def test_unknown_model_and_parameter(tmp_path):
     found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm26: {}\n  - jm: {lamda: 0.5}"))
     assert found == [
         "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, indri, jm, tfidf, dfr, "
-        "ib, dfi, axiomatic, knn, impact, inl2, spl, f2exp, f2log",
+        "ib, dfi, axiomatic, knn, impact, inl2, spl, f2exp, f2log, qld, qljm",
         "c.yaml:6: runs[1].jm.lamda: unknown jm parameter 'lamda'; did you mean 'lambda'? Valid: lambda "
         "(or one query expansion: rm3, rocchio, bm25prf)",
     ]
@@ -209,6 +209,44 @@ def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
     assert "runs[0]: expected a mapping {model: {param: value}} (and optionally `name: LABEL`)" in only(
         tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}")
     )
+
+
+def test_anserinis_and_pyserinis_model_names_are_the_canonical_runs(tmp_path):
+    """Issue 36: Anserini's -qld and -qljm (pyserini's set_qld) are read as dirichlet and jm, so
+    the run, its label, its cache key and its numbers are the canonical run's; Anserini's names of
+    what the harness does not have, and its flags written with their dash, say so."""
+    from harness.engine.similarity import Similarity
+
+    runs = "  - qld: {mu: [500, 2000]}\n  - qljm: {lambda: 0.7}\n  - qld\n  - bm25: {rm3: {fb_terms: 20}}"
+    aliased = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", runs))
+    spelled = load(
+        tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", runs.replace("qljm", "jm").replace("qld", "dirichlet"))
+    )
+    assert aliased.run_names == spelled.run_names
+    assert aliased.run_names == (
+        "dirichlet(mu=500)",
+        "dirichlet(mu=2000)",
+        "jm(lambda=0.7)",
+        "dirichlet(mu=1000)",
+        "bm25(k1=0.9,b=0.4)+rm3(fb_terms=20,fb_docs=10,original_query_weight=0.5)",
+    )
+    assert aliased.labels == spelled.labels
+    assert [aliased.label(n) for n in aliased.run_names][:3] == ["dirichlet mu=500", "dirichlet mu=2000", "jm"]
+    assert str(Similarity.parse("qld(mu=500)+rm3")) == str(Similarity.parse("dirichlet(mu=500)+rm3"))
+    found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - axiom: {}\n  - '-qld'\n  - qlj"))
+    assert found[0].startswith("c.yaml:5: runs[0]: unknown model 'axiom': Anserini's -axiom is its axiomatic reranking")
+    assert found[1].startswith(
+        "c.yaml:6: runs[1]: unknown model '-qld'; did you mean 'qld' (Anserini's -qld: dirichlet)?"
+    )
+    assert found[2].startswith("c.yaml:7: runs[2]: unknown model 'qlj'; did you mean 'qljm'?")
+    with pytest.raises(ValueError, match=r"^unknown similarity 'lmdirichlet'; did you mean 'dirichlet'\? Valid: bm25,"):
+        Similarity.parse("lmdirichlet")
+    # the lab's --similarity takes them too, with the model's parameter flags
+    from harness.cli import build_parser
+    from harness.cli.lab import similarity_from_args
+
+    args = build_parser().parse_args(["lab", "--index", "x", "--queries", "q", "--similarity", "qld", "--mu", "500"])
+    assert str(similarity_from_args(args)) == "dirichlet(mu=500)"
 
 
 def test_a_bare_model_name_is_the_model_with_its_defaults(tmp_path):

@@ -106,15 +106,27 @@ def test_a_first_index_on_a_full_disk_is_named_and_removed(tmp_path):
     assert not (tmp_path / "report").exists()
 
 
+def tmpfs_kib(folder: Path) -> int:
+    """What a folder takes on tmpfs: each file rounded up to whole 4 KiB pages."""
+    return sum(-(-p.stat().st_size // 4096) * 4 for p in folder.rglob("*") if p.is_file())
+
+
 def test_a_report_that_fills_the_disk_leaves_the_previous_report(tmp_path):
-    """The report (about 360 KB) fits once, not twice: the new one is built beside the previous
-    one, fails, is removed, and the previous report stays."""
+    """The report fits once, not twice: the new one is built beside the previous one, fails, is
+    removed, and the previous report stays. The disk's size is taken from the report this code
+    writes (once and a half of it), so the case holds however large the report becomes."""
+    measured = tmp_path / "measured"
+    measured.mkdir()
+    probe = demo_config(measured)
+    done = subprocess.run([sys.executable, "-m", "harness", "run", str(probe)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report_kib = tmpfs_kib(measured / "report")
     disk = tmp_path / "disk"
     cfg = demo_config(tmp_path)
     cfg.write_text(cfg.read_text().replace(str(tmp_path / "report"), str(disk / "report")))
     first, second = in_full_disk(
         disk,
-        "560k",
+        f"{report_kib * 3 // 2}k",
         [
             {"args": ["run", str(cfg)]},
             {"args": ["run", str(cfg)]},  # every run reused; the report is written anew

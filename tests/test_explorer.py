@@ -5,6 +5,7 @@ BMP (Java counts offsets in UTF-16 units, Python in code points). The browser te
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -12,10 +13,11 @@ import pytest
 from harness.config import load_config
 from harness.experiment import run_experiment
 
-from .conftest import demo_config, tiny_report, write_full_report
+from .conftest import demo_config, explorer_data, marked, shared_path, tiny_report, write_full_report
 
 
 def _demo(tmp, extra: str):
+    tmp.mkdir(parents=True, exist_ok=True)
     cfg = load_config(demo_config(tmp, extra))
     result = run_experiment(cfg)
     write_full_report(result, cfg.output)
@@ -45,14 +47,14 @@ def test_explorer_shows_the_topics_with_the_largest_differences(tmp_path):
     assert {q for q, _ in rows} == set(largest) and min(diff[q] for q in largest) < 0  # gains and losses
     assert [d for _, d in rows] == sorted((round(diff[q], 4) for q in largest), reverse=True)
     assert "Showing 3 of 15 topics" in page
-    assert page.count('<details class="topic">') == 3
+    assert page.count('<details class="topic" data-t=') == 3 == len(explorer_data(page)["topics"])
 
 
 def test_explorer_shows_every_topic_up_to_the_limit(tmp_path):
     cfg, _ = _demo(tmp_path, "")
     page = (cfg.output / "report.html").read_text()
     assert cfg.explorer_topics == 250 and len(_topic_rows(page)) == 15
-    assert "of 15 topics" not in page and page.count('<details class="topic">') == 15
+    assert "of 15 topics" not in page and page.count('<details class="topic" data-t=') == 15
 
 
 def test_explorer_topics_is_checked(tmp_path):
@@ -73,7 +75,7 @@ def test_highlights_past_characters_outside_the_bmp(tmp_path):
         "q1\twing flow\n",
     )
     page = (cfg.output / "report.html").read_text(encoding="utf-8")
-    assert re.findall(r"<mark>([^<]*)</mark>", page) == ["wings", "flowing", "flow"]
+    assert marked(explorer_data(page)) == ["wings", "flowing", "flow"]
 
 
 def test_tokens_are_analyzed_in_bounded_batches(tmp_path, monkeypatch):
@@ -179,20 +181,121 @@ def test_snippet_window_is_the_first_with_the_most_distinct_terms():
     check()
 
 
-def test_snippet_markup_escapes_every_piece_as_markupsafe_does():
-    """The snippet's pieces are escaped in one call joined by NUL; a piece holding a NUL itself
-    falls back to one call per piece. Either way: markupsafe.escape of each piece, <mark> around
-    the matched ones, the ellipses of a cut text."""
-    from markupsafe import escape
-
+def test_snippets_are_encoded_as_alternating_pieces():
+    """A snippet is [flags, text, marked, text, marked, ...]: an empty text where two marked
+    pieces meet or the snippet starts marked; flags 1 (cut before) and 2 (cut after); None stays
+    None (not in the index). Texts go as they are: the page's script makes text nodes of them."""
     from harness.experiment.explore import Hit
-    from harness.report import html
+    from harness.report.explorer import _snippet
 
-    pieces = (("a <b> & \"c\" 'd' ", False), ("wing", True), (" x\x00y <", False), ("flow&", True))
-    for snippet in (pieces[:2] + pieces[3:], pieces):
-        hit = Hit(1, "d1", 1.0, None, None, snippet, True, True)
-        expected = "… " + "".join(f"<mark>{escape(t)}</mark>" if m else str(escape(t)) for t, m in snippet) + " …"
-        assert str(html._snippet_html(hit)) == expected
-    assert (
-        str(html._snippet_html(Hit(1, "d1", 1.0, None, None, None))) == '<span class="muted">(not in the index)</span>'
+    pieces = (("a <b> & ", False), ("wing", True), ("flow&", True), (" x", False))
+    assert _snippet(Hit(1, "d1", 1.0, None, None, pieces, True, False)) == [1, "a <b> & ", "wing", "", "flow&", " x"]
+    assert _snippet(Hit(1, "d1", 1.0, None, None, pieces[1:2], False, True)) == [2, "", "wing"]
+    assert _snippet(Hit(1, "d1", 1.0, None, None, None)) is None
+
+
+def test_the_explorer_data_cannot_end_its_script_and_keeps_to_its_budget():
+    from harness.experiment.explore import ExplorerData, Hit, TopicView
+    from harness.report import explorer
+
+    evil = "</script><script>alert(1)</script><!--"
+    hits = {"a": tuple(Hit(r, f"{evil}{r}", 1.0, None, None, ((evil, True),)) for r in range(1, 4))}
+    topics = tuple(TopicView(f"q{i}", evil, 0, 0, float(i), ("t",), {}, hits) for i in range(40))
+    x = ExplorerData(3, None, ("a",), 1, 40, True, topics)
+    whole = explorer.encode(x, budget=10**9)
+    assert "<" not in whole.data and ">" not in whole.data and whole.left_out == 0
+    assert json.loads(str(whole.data))["topics"][0]["docs"][0][2] == [0, "", evil]
+    one = len(str(explorer.encode(ExplorerData(3, None, ("a",), 1, 1, True, topics[:1])).data))
+    part = explorer.encode(x, budget=10 * one + 10 * 1500)
+    assert 0 < len(part.topics) < 40 and part.left_out == 40 - len(part.topics)
+    # the largest differences are kept, in the shown order
+    assert [t.qid for _, t in part.topics] == [f"q{i}" for i in range(40 - len(part.topics), 40)]
+
+
+ONLY_RELEVANT = "The qrels judge only relevant documents (no label 0 or below)"
+
+
+def test_qrels_of_relevant_documents_only_say_why_the_rest_is_unjudged(tmp_path):
+    from harness.config import load_config
+
+    (tmp_path / "corpus.jsonl").write_text(
+        '{"id": "d1", "contents": "wing flow"}\n{"id": "d2", "contents": "flow of heat"}\n'
     )
+    (tmp_path / "topics.tsv").write_text("q1\tflow\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 2\n")  # as Cranfield's: no label 0
+    (tmp_path / "c.yaml").write_text(
+        "name: rel\ncollection: {path: corpus.jsonl, format: jsonl}\nindex: {path: index}\n"
+        "topics: topics.tsv\nqrels: qrels.txt\nruns: [bm25]\nmeasures: [AP]\noutput: report\n"
+    )
+    cfg = load_config(tmp_path / "c.yaml")
+    write_full_report(run_experiment(cfg), cfg.output)
+    page = (cfg.output / "report.html").read_text()
+    assert ONLY_RELEVANT in page and "unjudged" in page  # d2 is shown as unjudged, and why
+    # the demo's qrels judge documents 0 too: no such sentence
+    cfg, _ = _demo(tmp_path / "demo", "")
+    assert ONLY_RELEVANT not in (cfg.output / "report.html").read_text()
+
+
+def test_three_cranfield_runs_make_a_report_of_at_most_2_mb_with_every_topic(cranfield_index, tmp_path):
+    """Issue 36: three Cranfield runs made a 6.4 MB report.html (each hit's snippet written out per
+    run). Texts once per topic, compact JSON: at most 2 MB, every topic and hit still there."""
+    from harness.verbs.run import load, run
+
+    c = shared_path("collections", "cranfield")
+    (tmp_path / "c.yaml").write_text(
+        f"name: three\ncollection: {{path: {c / 'corpus.jsonl'}, format: jsonl}}\n"
+        f"index: {{path: {cranfield_index.path}}}\ntopics: {{path: {c / 'topics.tsv'}, format: tsv}}\n"
+        f"qrels: {c / 'qrels.txt'}\nruns: [{{bm25: {{k1: 0.9, b: 0.4}}}}, {{dirichlet: {{mu: [500, 1000]}}}}]\n"
+        "measures: [AP, nDCG@10, P@10, RR, R@1000]\noutput: report\n"
+    )
+    out = run(load(tmp_path / "c.yaml"))
+    assert out.result.index.reused
+    page = (out.output / "report.html").read_text(encoding="utf-8")
+    assert len(page.encode()) <= 2_000_000, len(page.encode())
+    data = explorer_data(page)
+    assert data["runs"] == ["bm25", "dirichlet mu=500", "dirichlet mu=1000"] and len(data["topics"]) == 225
+    runs = {r.name: r.run for r in out.result.runs}
+    topics = [t.qid for t in out.result.explorer.topics]
+    for qid, t in zip(topics, data["topics"]):
+        for name, hits in zip(data["runs"], t["hits"]):  # every run's top 20, in order, from the run
+            assert [t["docs"][h[0]][0] for h in hits] == runs[name].ranked(qid)[0][:20]
+        assert len(t["docs"]) == len({t["docs"][h[0]][0] for hits in t["hits"] for h in hits})  # once each
+    assert "no label 0 or below" in page  # Cranfield's qrels judge only relevant documents
+    # the two-point sweep: R@1000 is the same at both settings, so no panel; the others are small
+    assert "Not drawn, flat: R@1000: every dirichlet setting of mu scores" in page
+    assert "AP: dirichlet by mu" in page and "R@1000: dirichlet by mu" not in page and 'width="300"' in page
+
+
+def test_report_stays_under_3_mb_at_any_size(tmp_path):
+    """Issue 37: 7,000 topics and runs to the explorer's limits must not make a huge page; what is
+    left out is said, with where to see it."""
+    import random
+
+    from harness.verbs.run import load, run
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(400)]
+    (tmp_path / "c.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"doc-{i:05d}", "contents": " ".join(rng.choices(words, k=60))}) + "\n"
+            for i in range(3000)
+        )
+    )
+    (tmp_path / "t.tsv").write_text("".join(f"{q}\t{' '.join(rng.sample(words, 3))}\n" for q in range(7000)))
+    (tmp_path / "q.txt").write_text("".join(f"{q} 0 doc-{rng.randrange(3000):05d} 1\n" for q in range(7000)))
+    (tmp_path / "c.yaml").write_text(
+        "name: big\ncollection: {path: c.jsonl, format: jsonl}\nindex: {path: idx}\ntopics: t.tsv\nqrels: q.txt\n"
+        "runs: [{bm25: {k1: [0.6, 0.9, 1.2, 1.5], b: 0.4}}, {dirichlet: {mu: [500, 1000, 2000, 4000]}}]\n"
+        'depth: 100\nmeasures: [AP, nDCG@10, P@10, RR]\ncompare: {baseline: "bm25(k1=0.9,b=0.4)"}\n'
+        "report: {explorer_topics: 7000, explorer_depth: 50}\noutput: report\n"
+    )
+    out = run(load(tmp_path / "c.yaml"))
+    page = (out.output / "report.html").read_text(encoding="utf-8")
+    assert len(page.encode()) <= 3_000_000, len(page.encode())
+    data = explorer_data(page)
+    shown = len(data["topics"])
+    assert 0 < shown < 7000 and page.count('<details class="topic" data-t=') == shown
+    assert f"Showing {shown} of 7000 topics" in page
+    assert f"{7000 - shown} more left out to keep report.html under 3 MB" in page
+    assert "lower <code>report.explorer_depth</code> (now 50)" in page
+    assert "7000 topics: each of the" in page  # the per-topic panels draw bars of several topics

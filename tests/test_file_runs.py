@@ -364,7 +364,7 @@ def test_the_docs_entries_run_as_described(tmp_path):
     fuse(
         [runs / "base.trec", runs / "rrf.trec"], FusionPolicy("combsum", norm="minmax", weights=(1, 2)), tmp_path / "f"
     )
-    assert _lines(runs / "combsum(base, rrf).trec") == _lines(tmp_path / "f")
+    assert _lines(runs / "combsum_base_rrf.trec") == _lines(tmp_path / "f")  # label combsum(base, rrf)
 
 
 def test_validate_lists_them_and_exits_2_on_a_bad_entry(tmp_path):

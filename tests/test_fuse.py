@@ -4,6 +4,7 @@ files), and the methods pyserini lacks against values worked out by hand."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from harness.cli import main
 from harness.errors import DataError
 from harness.formats.runs import read_run
+from harness.fusion import fuse as fuse_runs
 from harness.policies import FusionPolicy
 from harness.verbs.fuse import fuse
 
@@ -22,9 +24,9 @@ METHODS = ("rrf", "interpolation", "average", "normalize")
 def sorting(request, monkeypatch):
     """harness.fusion sorts all rows at once or topic by topic (by rows per topic): every test
     here runs both ways, so both are held to the oracle."""
-    import harness.fusion
+    import harness.fusion.order
 
-    monkeypatch.setattr(harness.fusion, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
+    monkeypatch.setattr(harness.fusion.order, "_LONG_TOPICS", 10**9 if request.param == "one sort" else 0)
     return request.param
 
 
@@ -102,7 +104,7 @@ def test_equal_to_pyserini(tmp_path, method, seed, topics, n_runs, depth, k, shu
 
 # pandas 3.1 sums pyserini's groups with numpy's add.reduceat when each (topic, doc)'s rows
 # follow one another in the runs read one after the other, and with its compensated sum from
-# 0.0 otherwise (harness.fusion._pandas_sums_by_reduceat): the sign of a zero, and the last bit
+# 0.0 otherwise (harness.fusion.sums._pandas_sums_by_reduceat): the sign of a zero, and the last bit
 # of a three-run sum, follow the layout.
 LAYOUTS = {
     # runs that share no document: a lone -0.0 (alpha 1.0 times a negative score) stays -0.0
@@ -154,6 +156,21 @@ def test_rrf_reads_the_rank_column(tmp_path):
     docs, scores = run.ranked("1")
     assert docs == ["y", "x"]
     assert scores.tolist() == [1 / 11 + 1 / 13, 1 / 15]
+
+
+def test_a_method_that_reads_no_rank_takes_any_rank_column_as_pyserini_does(tmp_path):
+    """Only rrf reads the rank column (the registry's ``ranks``), so only rrf reads and checks
+    it, in every door (a config's `fuse:` entry read it so already): pyserini fuses such a run
+    by average; rrf refuses it naming the line."""
+    a = _write_run(tmp_path / "a.trec", [("1", "x", "first", 3.0), ("1", "y", "2.5", 1.0)])
+    b = _write_run(tmp_path / "b.trec", [("1", "y", 1, 10.0), ("1", "w", 2, 4.0)])
+    out = tmp_path / "o.trec"
+    fuse([a, b], FusionPolicy("average"), out, "t")
+    assert out.read_text().splitlines() == _pyserini([a, b], "average", tmp_path / "p.trec", 1000, 1000)
+    assert main(["fuse", str(a), str(b), "--method", "combsum", "-o", str(tmp_path / "cli.trec")]) == 0
+    with pytest.raises(DataError, match="rank") as e:
+        fuse([a, b], FusionPolicy("rrf"))
+    assert str(e.value).startswith(f"{a}:1:")
 
 
 # ------------------------------------------------------------- beyond pyserini, by hand
@@ -236,7 +253,7 @@ def test_other_errors(tmp_path, capsys):
         fuse([a], FusionPolicy())
     with pytest.raises(DataError, match="exactly two runs"):
         fuse([a, b, a], FusionPolicy("interpolation"))
-    with pytest.raises(DataError, match="one per run"):
+    with pytest.raises(DataError, match="one weight per run"):
         fuse([a, b], FusionPolicy("combsum", weights=(1.0,)))
     bad = _write_run(tmp_path / "bad.trec", [("1", "x", "first", 1.0)])
     with pytest.raises(DataError, match="rank") as e:
@@ -303,3 +320,71 @@ def test_api_takes_tables_and_dicts(tmp_path):
     pd.testing.assert_frame_equal(from_files, from_tables, check_like=False)
     assert from_files["docno"].tolist() == ["y", "x", "z", "w"]
     assert from_files["score"].tolist() == [2.0, 1.0, 0.5, 0.0]
+
+
+# ------------------------------------------------------------- the stage's tables
+def test_the_dispatch_tables_implement_the_registry_and_the_doctests_hold():
+    """harness.fusion's dispatch tables are the registry's methods and normalisations, in its
+    order (CLI choices, config checks, the JSON Schema and the docs read the registry)."""
+    import doctest
+    import importlib
+
+    from harness.fusion import METHODS, NORMS
+    from harness.policies import FUSION_METHODS, NORMALIZATIONS
+
+    assert list(METHODS) == list(FUSION_METHODS)
+    assert list(NORMS) == list(NORMALIZATIONS)
+    assert doctest.testmod(importlib.import_module("harness.fusion.fused")).failed == 0
+
+
+def test_every_door_reads_the_registry():
+    """The command line's choices, defaults and help, the config's `fuse:` keys and the JSON
+    Schema name exactly the registry's methods and normalisations, and the options each reads."""
+    import argparse
+
+    from harness.cli import build_parser
+    from harness.config.json_schema import json_schema
+    from harness.config.sources import FUSE_KEY
+    from harness.policies import FUSION_METHODS, NORMALIZATIONS
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flags = {a.dest: a for a in sub.choices["fuse"]._actions}
+    keys = {k.name: k for k in FUSE_KEY.keys}
+    assert tuple(flags["method"].choices) == keys["method"].choices == tuple(FUSION_METHODS)
+    assert tuple(flags["norm"].choices) == keys["norm"].choices == tuple(NORMALIZATIONS)
+    for name, m in FUSION_METHODS.items():
+        assert f"{name}: {m.doc}" in flags["method"].help
+    for option, flag in (("norm", "norm"), ("weights", "weights"), ("rrf_k", "rrf_k"), ("alpha", "alpha")):
+        users = [name for name, m in FUSION_METHODS.items() if option in m.options]
+        assert flags[flag].help.startswith("/".join(users) + ": ")
+        assert keys[option].doc.startswith(", ".join(users) + ": ")
+    fuse_entry = next(
+        e["properties"]["fuse"]
+        for e in json_schema()["properties"]["runs"]["items"]["oneOf"]
+        if "fuse" in e.get("properties", {})
+    )
+    assert fuse_entry["properties"]["method"]["enum"] == list(FUSION_METHODS)
+    assert fuse_entry["properties"]["norm"]["enum"] == list(NORMALIZATIONS)
+
+
+@pytest.mark.parametrize(
+    ("method", "n", "weights", "problem"),
+    [
+        ("rrf", 1, None, ("runs", "rrf fuses at least two runs (got 1)")),
+        ("interpolation", 3, None, ("runs", "interpolation fuses exactly two runs (got 3)")),
+        ("combsum", 3, (1, 2), ("weights", "one weight per run (3 runs, 2 weights)")),
+        ("average", 4, None, None),
+    ],
+)
+def test_the_number_of_runs_is_checked_once_for_every_door(tmp_path, method, n, weights, problem):
+    """FusionPolicy.runs_problem, from the registry's ``runs``: the stage, the verb (before any
+    file is read: these files do not exist) and the config give its message."""
+    policy = FusionPolicy(method, weights=weights)
+    assert policy.runs_problem(n) == problem
+    if problem is None:
+        return
+    text = problem[1] if problem[0] == "runs" else f"{problem[0]}: {problem[1]}"
+    with pytest.raises(DataError, match=f"^fuse: {re.escape(text)}$"):
+        fuse([tmp_path / f"missing{i}.trec" for i in range(n)], policy)
+    with pytest.raises(ValueError, match=re.escape(text)):
+        fuse_runs([read_run(p) for p in _two(tmp_path)[:1]] * n, policy)

@@ -725,3 +725,33 @@ def test_every_door_gives_the_same_run(tmp_path, capsys):
     with pytest.raises(DataError, match=r'weights\.jsonl:3: "vector": the weight of "neg" is -1'):
         harness.run(cfg)
     assert not (tmp_path / "idx-bad").exists() or not any((tmp_path / "idx-bad").iterdir())
+
+
+@pytest.mark.java
+def test_an_existing_index_takes_runs_of_its_kind(tmp_path):
+    """Without `collection`, an impact index the harness built takes impact runs only, and a text
+    index it built no impact run (an index Anserini built is searched as asked)."""
+    from harness.config import load_config
+    from harness.errors import ConfigError
+
+    w = demo_weights(tmp_path / "w")
+    info = ensure_index(Corpus(w["docs"], "impact"), IndexOptions(impact=True), tmp_path / "idx", threads=1)
+    text = ensure_index(Corpus(REPO / "corpora", "text-folder"), IndexOptions(), tmp_path / "text", threads=1)
+    for index, runs, message in (
+        (
+            info.path,
+            "\n  - impact\n  - bm25",
+            "is an impact index (term weights): it takes impact runs only, which bm25(",
+        ),
+        (text.path, "\n  - bm25\n  - impact", "is a text index, which impact() cannot search"),
+    ):
+        (tmp_path / "c.yaml").write_text(
+            f"name: c\nindex: {{path: {index}}}\ntopics: {w['tsv']}\nruns: {runs}\noutput: {tmp_path / 'o'}\n"
+        )
+        with pytest.raises(ConfigError) as e:
+            load_config(tmp_path / "c.yaml")
+        assert message in str(e.value), str(e.value)
+    (tmp_path / "c.yaml").write_text(
+        f"name: c\nindex: {{path: {info.path}}}\ntopics: {w['tsv']}\nruns: [impact]\noutput: {tmp_path / 'o'}\n"
+    )
+    assert [str(r) for r in load_config(tmp_path / "c.yaml").runs] == ["impact()"]

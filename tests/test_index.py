@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from harness.engine import index as index_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import MANIFEST, IndexOptions, ensure_index, index_fingerprint
 from harness.engine.search import Searcher
 from harness.engine.similarity import Similarity
 from harness.errors import DataError
+from harness.events import not_indexed
 
 QUIET: dict = {}  # progress events are dropped by default (harness.events.ignore)
 
@@ -97,10 +99,82 @@ def test_refuses_to_overwrite_a_foreign_folder(tmp_path):
 
 
 def test_cranfield_counts(cranfield_index):
-    # The collection's README: 1,400 docs, 2 empty ones that Anserini skips.
+    # The collection's README: 1,400 docs, 2 empty ones that Anserini skips: 471 and 995.
     assert cranfield_index.manifest["counters"]["indexed"] == 1398
     assert cranfield_index.manifest["counters"]["empty"] == 2
     assert cranfield_index.manifest["stats"]["documents"] == 1398
+    assert cranfield_index.manifest["empty_ids"] == ["471", "995"]
+    assert not_indexed(cranfield_index.manifest) == "not indexed: 2 empty documents (471, 995)"
+
+
+# Blank after Java's String.trim() (every char <= U+0020), which is what Anserini's
+# DefaultLuceneDocumentGenerator calls empty; a no-break space is not blank to it, so "nbsp" is indexed.
+_BLANKS = {"e1": "", "e2": " ", "e3": "\t\n ", "e4": "\u0000", "e5": "\r", "e6": "", "e7": "   "}
+
+
+def test_empty_documents_are_named_in_collection_order_and_counted(tmp_path):
+    import json
+
+    from harness.engine import lucene
+
+    docs = [("a", "apple pie")] + list(_BLANKS.items()) + [("nbsp", "\u00a0"), ("z", "zebra")]
+    docs.insert(4, ("m", "middle"))
+    src = tmp_path / "c.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "contents": t}) + "\n" for i, t in docs))
+    info = ensure_index(Corpus(src, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, **QUIET)
+    # the oracle: IndexCollection's own counter, and Java's trim() written out
+    assert info.manifest["counters"]["empty"] == 7 == sum(t.strip("".join(map(chr, range(33)))) == "" for _, t in docs)
+    assert info.manifest["counters"]["indexed"] == 4  # a, m, nbsp, z
+    assert info.manifest["empty_ids"] == ["e1", "e2", "e3", "e4", "e5"]  # the first five, in file order
+    text = "not indexed: 7 empty documents (e1, e2, e3, e4, e5 and 2 more)"
+    assert not_indexed(info.manifest) == text
+    # a reused index says the same: it is read from harness-index.json
+    again = ensure_index(Corpus(src, "jsonl"), IndexOptions(), tmp_path / "idx", threads=1, **QUIET)
+    assert again.reused and not_indexed(again.manifest) == text
+    # the scan without a limit finds as many as IndexCollection counted
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    (stage / "c.jsonl").write_text(src.read_text())
+    args = index_module._indexer_args("JsonCollection", stage, tmp_path / "unused", IndexOptions(), 1)
+    found = lucene.jclass("harness.EmptyDocs").find("JsonCollection", str(stage), args, 100)
+    assert list(found) == [i for i, _ in _BLANKS.items()]
+
+
+def test_the_run_and_its_report_name_the_empty_documents_built_or_reused(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "c.jsonl").write_text(
+        '{"id": "d1", "contents": "wing flow"}\n{"id": "blank", "contents": " "}\n'
+        '{"id": "d2", "contents": "heat flow"}\n{"id": "void", "contents": ""}\n'
+    )
+    (tmp_path / "t.tsv").write_text("q1\tflow\n")
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\n")
+    (tmp_path / "c.yaml").write_text(
+        "name: blanks\ncollection: {path: c.jsonl, format: jsonl}\nindex: {path: idx}\ntopics: t.tsv\n"
+        "qrels: q.txt\nruns: [bm25]\nmeasures: [AP]\noutput: out\n"
+    )
+    said = "not indexed: 2 empty documents (blank, void)"
+    for how in ("built", "reused"):
+        r = subprocess.run(
+            [sys.executable, "-m", "harness", "run", "c.yaml"], cwd=tmp_path, capture_output=True, text=True
+        )
+        assert r.returncode == 0, r.stderr
+        assert f"index {how}: {tmp_path / 'idx'} (2 documents, 3 terms; {said})" in r.stderr
+        head = r.stdout.splitlines()[2]
+        assert head.startswith("Index `") and f"; {said}). 1 topics" in head
+        page = (tmp_path / "out" / "report.html").read_text()
+        assert f"; {said})." in page
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "index", "c.yaml"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "not indexed          2 empty documents (blank, void)" in r.stdout.splitlines()
+
+
+def test_an_index_without_empty_documents_names_none(tmp_path):
+    info = build(tmp_path, "text-folder", {"a.txt": "apple", "b.txt": "banana"})
+    assert info.manifest["counters"]["empty"] == 0 and info.manifest["empty_ids"] == []
+    assert not_indexed(info.manifest) == ""
 
 
 def test_stemmer_and_stopword_options(tmp_path):

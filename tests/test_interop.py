@@ -170,7 +170,7 @@ def test_a_run_for_topics_the_qrels_do_not_judge_is_refused_as_trec_eval_refuses
     # the PyTerrier frame whose qid pandas read as integers, against ir_datasets' text ids
     frame = pd.DataFrame({"qid": [1, 2], "docno": ["d1", "d4"], "score": [1.5, 2.0]})
     qrels_frame = pd.DataFrame({"query_id": ["001", "002"], "doc_id": ["d1", "d4"], "relevance": [1, 1]})
-    with pytest.raises(DataError, match=r"^run: none of the run's 2 topics .*\(1 and 001 are different topics"):
+    with pytest.raises(DataError, match=r"^run: none of the run's 2 topics .*leading zeros: run 1 vs qrels 001"):
         harness.evaluate(frame, qrels_frame, ["AP"])
     # once the ids are written alike, the numbers are pytrec_eval's
     _, means = harness.evaluate(frame.assign(qid=["001", "002"]), qrels_frame, ["AP"])

@@ -11,7 +11,7 @@ SOURCES = sorted(p.stem for p in JAVA_DIR.glob("*.java"))
 
 
 def test_every_source_is_known():
-    assert SOURCES == ["BatchSearcher", "RunText", "VectorLines"]
+    assert SOURCES == ["BatchSearcher", "EmptyDocs", "RunText", "VectorLines"]
 
 
 @pytest.mark.parametrize("name", SOURCES)

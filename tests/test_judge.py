@@ -5,6 +5,7 @@ addresses, and the metrics it shows against pytrec_eval on the written file."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import pytest
 import pytrec_eval
 import uvicorn
 
-from harness.errors import DataError
+from harness.errors import AccessError, DataError
 from harness.formats.runs import Run
 from harness.judge.app import create_app
 from harness.judge.server import bind, check_host
@@ -86,6 +87,68 @@ def test_store_appends_rewrites_and_keeps_foreign_lines(tmp_path):
     assert other.judge("q1", "d2", 1) == "changed" and store.label("q1", "d2") == 1
     assert path.read_text().count("d2") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["q.txt"]  # no temp or lock file left
+
+
+def test_two_stores_of_one_file_in_one_process_take_turns(tmp_path, monkeypatch):
+    """Two stores of one file in one process (two sessions of a notebook), judging the same
+    pairs from threads: each pair is in the file once. harness.folders' lock is re-entrant within
+    a process, so the file's own lock in the process makes them take turns (the append is slowed
+    so that a missing lock shows)."""
+    path = tmp_path / "q.txt"
+    stores = [QrelsStore(path), QrelsStore(path)]
+    append = QrelsStore._append
+
+    def slow_append(self, line):
+        time.sleep(0.005)
+        append(self, line)
+
+    monkeypatch.setattr(QrelsStore, "_append", slow_append)
+    docs = [f"d{i}" for i in range(15)]
+    barrier = threading.Barrier(4)
+
+    def go(store, label):
+        barrier.wait()
+        for d in docs:
+            store.judge("q1", d, label)
+
+    threads = [threading.Thread(target=go, args=(stores[i % 2], 1 + i % 2)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    lines = path.read_text().splitlines()
+    assert sorted(line.split()[2] for line in lines) == sorted(docs)  # once each
+    assert QrelsStore(path).judgments()["q1"].keys() == set(docs)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.txt"]
+
+
+def test_a_changed_label_keeps_the_files_mode(tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_text("q1 0 d1 0\n")
+    path.chmod(0o640)
+    store = QrelsStore(path)
+    assert store.judge("q1", "d1", 2) == "changed"
+    assert path.read_text() == "q1 0 d1 2\n" and path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_folder_the_store_cannot_write_in_is_refused_at_once(tmp_path, monkeypatch):
+    """Judging writes beside the qrels file (the lock, a temporary file for a changed label):
+    a folder that refuses it is an error naming the file and folder before the page opens
+    (simulated: tests may run as root, which chmod cannot stop); nothing is written."""
+    path = tmp_path / "q.txt"
+    path.write_text("q1 0 d1 1\n")
+    real_open = os.open
+
+    def guarded_open(p, flags, *a, **k):
+        if str(p).startswith(str(tmp_path)) and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(p))
+        return real_open(p, flags, *a, **k)
+
+    monkeypatch.setattr(os, "open", guarded_open)
+    with pytest.raises(AccessError, match=rf"q.txt: --qrels: cannot write in its folder {tmp_path} \(Read-only"):
+        QrelsStore(path)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.txt"] and path.read_text() == "q1 0 d1 1\n"
 
 
 def test_store_rejects_bad_files(tmp_path):

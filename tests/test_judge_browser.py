@@ -98,6 +98,11 @@ def test_explorer_in_the_report(demo, browser):
     qid = rows.first.locator("td").first.inner_text()
     docs = result.runs[0].run.ranked(qid)[0][:20]
     assert [h.split()[1] for h in hits.all_inner_texts()] == docs
+    # the other topics are drawn when they open (a script opening them, as a link does: toggle)
+    assert first.locator(".body").inner_text() and page.locator("details.topic .col").count() == 2
+    page.evaluate("() => document.querySelectorAll('details.topic').forEach(d => { d.open = true; })")
+    page.wait_for_function("() => [...document.querySelectorAll('details.topic')].every(d => d.dataset.drawn)")
+    assert page.locator("details.topic .col").count() == 2 * 15
     # highlights: analyzer terms, stems included ("models" marked for the query "language model")
     marks = {m.lower() for m in page.locator("details.topic mark").evaluate_all("ms => ms.map(m => m.textContent)")}
     assert "model" in marks and ("models" in marks or "modeling" in marks)

@@ -280,6 +280,13 @@ def test_readme_command_line_section_runs(tmp_path):
         f"P_10                  \tall\t{p10}",
     ]
     assert len(list((tmp_path / "indexes").iterdir())) == 1  # one index, built once, reused
+    # and `make demo` once more: an example that left a file of its own in reports/demo (issue 36:
+    # fuse -o reports/demo/fused.trec) made the harness refuse to replace the folder
+    r = subprocess.run(
+        [".venv/bin/harness", "run", "configs/demo.yaml"], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert "reused" in r.stderr
 
 
 def test_lab_on_an_anserini_index_without_a_manifest(indexes, tmp_path):

@@ -13,7 +13,7 @@ from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.experiment.labels import relabel
 
-from .conftest import REPO, shared_path, write_full_report
+from .conftest import REPO, report_run, shared_path, write_full_report
 
 TREC_EVAL = {
     "AP": "map",
@@ -67,7 +67,7 @@ def test_per_topic_equals_trec_eval(cranfield):
         ("jm lambda=0.7", "jm(lambda=0.7)"),
     ]
     for r in result.runs:
-        oracle = evaluator.evaluate(read_trec(out / "runs" / f"{r.name}.trec"))
+        oracle = evaluator.evaluate(read_trec(report_run(out, r.name)))
         ev = result.evaluations[r.name]
         assert sorted(ev.topics) == sorted(oracle)
         for measure, name in TREC_EVAL.items():

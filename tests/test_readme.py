@@ -3,6 +3,7 @@ for running experiments work as shown."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -28,24 +29,31 @@ def test_validation_example_is_what_validate_prints():
     assert r.stderr == block.group(2)
 
 
-def test_experiment_commands_run():
+def test_experiment_commands_run(tmp_path):
+    """As written, in a shell: `.venv/bin/harness ...` from the repository, `$HARNESS/...` (a
+    config run from anywhere, issue 36) from an unrelated folder, $HARNESS being the checkout."""
     commands = []
     for title in ("Running experiments", "Reproducing Cranfield"):
         for block in re.findall(r"```sh\n(.*?)```", section(title), re.S):
-            commands += [
-                line.split("#")[0].split() for line in block.splitlines() if line.startswith(".venv/bin/harness")
-            ]
-    assert len(commands) >= 4
-    for argv in commands:
-        r = subprocess.run(
-            [sys.executable, "-m", "harness", *argv[1:]],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            env=os.environ.copy(),
-            timeout=900,
-        )
-        assert r.returncode == 0, (argv, r.stderr[-2000:])
+            commands += [line for line in block.splitlines() if line.startswith((".venv/bin/harness", "$HARNESS/"))]
+    assert len(commands) >= 6 and sum(c.startswith("$HARNESS/") for c in commands) == 2
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "HARNESS": str(REPO)}
+    for line in commands:
+        cwd = elsewhere if line.startswith("$HARNESS/") else REPO
+        r = subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
+        assert r.returncode == 0, (line, r.stderr[-2000:])
+    # the report where the commands were typed, the config's own output untouched by them
+    assert (elsewhere / "cranfield" / "summary.md").exists()
+    manifest = json.loads((elsewhere / "cranfield-qld" / "manifest.json").read_text())
+    assert manifest["config"]["overrides"][0].startswith("--set runs=[bm25, {qld:")
+    assert [r["name"] for r in manifest["runs"]] == [
+        "bm25",
+        "dirichlet mu=500",
+        "dirichlet mu=1000",
+        "dirichlet mu=2000",
+    ]
 
 
 def _repo_copy(tmp_path):
@@ -161,3 +169,20 @@ def test_the_front_page_example_prints_what_it_shows(tmp_path, monkeypatch, caps
     monkeypatch.delenv("HARNESS_INDEXES", raising=False)
     exec(compile(code, "README.md In Python", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_demo_block_is_what_make_demo_prints(tmp_path):
+    """The generated demo block (scripts/gen_docs.py) shows the lines `make demo` prints, run labels
+    and all: rendered through the verb the command line runs, not a path of its own."""
+    block = re.search(r"<!-- BEGIN demo-output -->\n```\n\$ make demo\n\.\.\.\n(.*?)\n\.\.\.\n", README, re.S)
+    shown = block.group(1).splitlines()
+    assert len(shown) >= 7 and shown[0].startswith("| run |")
+    tmp = _repo_copy(tmp_path)
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "configs/demo.yaml"], cwd=tmp, capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    printed = r.stdout.splitlines()
+    start = printed.index(shown[0])
+    assert printed[start : start + len(shown)] == shown
+    assert printed[start + len(shown)] == ""  # the whole table: it ends there

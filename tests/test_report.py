@@ -19,7 +19,7 @@ from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.report import latex, plots, render_markdown, svg
 
-from .conftest import REPO, write_full_report
+from .conftest import REPO, explorer_data, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -138,7 +138,14 @@ def test_html_is_self_contained_and_escapes_data(evil):
     tags = parse(page)
     names = {t for t, _ in tags.tags}
     assert {"table", "svg", "polyline", "rect", "style"} <= names
-    assert not names & {"script", "img", "b", "iframe", "object", "link", "base"}, names
+    assert not names & {"img", "b", "iframe", "object", "link", "base"}, names
+    # two scripts, the explorer's: its JSON and its code, which is the package's file, after <main>
+    scripts = [attrs for tag, attrs in tags.tags if tag == "script"]
+    assert scripts == [{"type": "application/json", "id": "explorer-data"}, {}]
+    code = (REPO / "harness" / "report" / "templates" / "explorer.js").read_text()
+    assert page.count("<script") == 2 and f"<script>{code}</script>" in page
+    assert page.index("</main>") < page.index("<script")
+    assert "textContent" in code and "innerHTML" not in code and "eval(" not in code
     for tag, attrs in tags.tags:
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
         assert "src" not in attrs
@@ -148,7 +155,9 @@ def test_html_is_self_contained_and_escapes_data(evil):
     # the data is there, as text
     text = "".join(tags.text)
     assert EVIL_QID in text and EVIL_TEXT in text
-    assert html_escaped(EVIL_QID) in page and "<script>" not in page
+    assert html_escaped(EVIL_QID) in page and EVIL_QID not in page and "<script>alert" not in page
+    data = explorer_data(page)  # in the JSON, as text: < and > are JSON escapes there
+    assert EVIL_DOC in {d for t in data["topics"] for d, _, _ in t["docs"]}
 
 
 def test_html_renders_in_headless_chromium(evil, tmp_path):
@@ -162,7 +171,7 @@ def test_html_renders_in_headless_chromium(evil, tmp_path):
     tags = parse(dom)
     names = [t for t, _ in tags.tags]
     assert names.count("table") >= 5 and names.count("svg") >= 3
-    assert "script" not in names and "img" not in names and "b" not in names
+    assert names.count("script") == 2 and "img" not in names and "b" not in names
     assert EVIL_QID in "".join(tags.text)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;x" in dom
 

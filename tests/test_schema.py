@@ -145,3 +145,18 @@ def test_every_key_is_documented():
                 walk(sub, child["anyOf"][1])
 
     walk(SCHEMA, schema)
+
+
+def test_anserinis_model_names_are_valid_as_the_loader_reads_them(validator):
+    """Issue 36: `qld` and `qljm` (Anserini's -qld, -qljm) are accepted by the schema as by the loader."""
+    runs = [{"qld": {"mu": [500, 1000]}}, "qljm", {"qljm": {"lambda": 0.5, "rm3": {"fb_terms": 5}}}]
+    config = {
+        "name": "t",
+        "collection": {"path": "c", "format": "jsonl"},
+        "topics": "t.tsv",
+        "runs": runs,
+        "output": "o",
+    }
+    assert not list(validator.iter_errors(config))
+    bad = [tuple(e.absolute_path) for e in validator.iter_errors({**config, "runs": [{"qld": {"lambda": 0.5}}]})]
+    assert bad == [("runs", 0)]

@@ -19,7 +19,7 @@ from harness.errors import ConfigError
 from harness.experiment import run_experiment
 from harness.experiment.labels import relabel
 
-from .conftest import REPO, shared_path, write_full_report
+from .conftest import REPO, report_run, shared_path, write_full_report
 
 MUS = (100, 250, 500, 1000, 2000, 4000)
 BM25 = "bm25(k1=0.9,b=0.4)"
@@ -78,7 +78,7 @@ def test_the_tuned_run_file_gives_the_out_of_fold_values(cranfield_sweep):
         q, _, d, label = line.split()
         qrels.setdefault(q, {})[d] = int(label)
     settings = [f"dirichlet mu={mu}" for mu in MUS]
-    per_setting = {s: _ap(_trec(report / "runs" / f"{s}.trec"), qrels) for s in settings}
+    per_setting = {s: _ap(_trec(report_run(report, s)), qrels) for s in settings}
     expected = {}
     for k, test in enumerate(_folds(list(qrels), 5, 42)):
         train = [q for q in qrels if q not in set(test)]
@@ -87,7 +87,7 @@ def test_the_tuned_run_file_gives_the_out_of_fold_values(cranfield_sweep):
         assert result.comparisons.tuning[0].folds[k].chosen == chosen
         expected.update({q: per_setting[chosen][q] for q in test})
 
-    tuned_file = report / "runs" / f"{TUNED_LABEL}.trec"
+    tuned_file = report_run(report, TUNED_LABEL)
     oracle = _ap(_trec(tuned_file), qrels)
     for q in qrels:
         assert oracle[q] == pytest.approx(expected[q], abs=1e-12)

@@ -14,7 +14,7 @@ stays instant; this module imports pandas.
 
 from harness.api.evaluation import compare, evaluate
 from harness.api.experiment import Result, run
-from harness.api.fusion import fuse
+from harness.api.fuse import fuse
 from harness.api.retrieval import analyze, measures, search, similarities
 
 __all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "similarities", "measures", "Result"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from harness.api.frames import long_per_topic, means_frame, run_frame
+from harness.policies import format_p
 from harness.verbs.compare import COMPARISON_FIELDS
 
 __all__ = ["run", "Result"]
@@ -50,7 +51,8 @@ class Result:
     - ``per_topic``: long, ``run``, ``qid``, ``measure``, ``value`` (the config's measures);
     - ``comparisons``: one row per (measure, baseline, run), the columns of ``comparisons.csv``
       (empty without ``compare:``; ``attrs["policy"]`` states the policy);
-    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in ``runs/<name>.trec``;
+    - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
+      (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks and whether each is ok;
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
     - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.
@@ -100,7 +102,10 @@ class Result:
         if len(self.comparisons):
             shown = self.comparisons[["measure", "baseline", "run", "diff", "p", "p_corrected", "reject"]]
             parts.append(f"<p>{html.escape(self.comparisons.attrs.get('policy', ''))}</p>")
-            parts.append(shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", escape=True))
+            p_columns = {c: format_p for c in ("p", "p_corrected")}  # the report's rule (harness.policies)
+            parts.append(
+                shown.to_html(index=False, float_format=lambda x: f"{x:.4g}", formatters=p_columns, escape=True)
+            )
         failed = self.experiment.failed_checks
         if failed:
             parts.append("<pre>" + html.escape("\n".join(str(c) for c in failed)) + "</pre>")
@@ -113,7 +118,7 @@ def _no_means(names) -> pd.DataFrame:
     return df
 
 
-def run(config, *, verbose: bool = False) -> Result:
+def run(config, *, output=None, overrides: Mapping | None = None, verbose: bool = False) -> Result:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
     return its tables as a :class:`Result`.
@@ -124,11 +129,17 @@ def run(config, *, verbose: bool = False) -> Result:
     indexes go to the nearest ``indexes/`` folder above it, as for a file there). A config is
     validated in full before anything runs (:class:`~harness.errors.ConfigError` lists every
     problem). Unmet ``expect:`` checks do not raise: see ``Result.ok`` and ``Result.checks``.
+
+    ``output`` (``--output``) is the report folder instead of the config's, and ``overrides``
+    (``--set``) replaces keys of the config, dotted, with Python values:
+    ``harness.run("configs/demo.yaml", output="out", overrides={"depth": 100, "runs.0.bm25.k1": 1.2})``.
+    Both are checked as the config's own keys are, and listed in ``Result.manifest["config"]``;
+    a path among them is relative to the current folder.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
     from harness.events import ignore, to_stderr
     from harness.verbs import run as verb
 
-    cfg = verb.load(config)
+    cfg = verb.load(config, overrides=overrides, output=output, flags=False)
     out = verb.run(cfg, on=to_stderr if verbose else ignore)
     return Result(out.result, out.output)

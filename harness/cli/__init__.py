@@ -18,6 +18,7 @@ from harness.cli.notes import harness_warnings
 from harness.policies import (
     ALIGNMENTS,
     CORRECTIONS,
+    DEFAULT_MEASURES,
     DUPLICATES,
     FAMILIES,
     MAX_WORKERS,
@@ -45,6 +46,7 @@ EXAMPLES = (
   harness run configs/demo.yaml          build/reuse the index, search, evaluate, write the report
   harness run --dry-run configs/demo.yaml     what would be built, searched or reused
   harness run --workers 2 configs/demo.yaml   the same runs, searched on 2 Dask worker processes
+  harness run CONFIG --output DIR --set depth=100   a config varied (dotted keys, YAML values), written to DIR
   harness validate configs/demo.yaml     check a config without starting Java
   harness index configs/demo.yaml        build or reuse the index only
   harness search configs/demo.yaml       index + runs (no evaluation): OUTPUT/runs/*.trec
@@ -76,9 +78,36 @@ def _sub(sub, name: str, help: str, examples: str, func):
     return p
 
 
-def _config_command(sub, name, help, examples, func, dry_run: str | None):
+def _key_value(text: str) -> str:
+    from harness.verbs.run import parse_set
+
+    try:
+        parse_set(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _config_command(sub, name, help, examples, func, dry_run: str | None, output: bool = True):
     p = _sub(sub, name, help, examples, func)
     p.add_argument("config", help="the YAML config")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="replace a key of the config, dotted (index.stemmer=krovetz, runs.0.bm25.k1=1.2, 'runs=[bm25, qld]'); "
+        "the value is YAML; repeatable; checked like the file's keys and listed in manifest.json; "
+        "a path given here is relative to the current folder",
+    )
+    if output:
+        p.add_argument(
+            "--output",
+            metavar="DIR",
+            help="the report folder instead of the config's `output` (relative to the current folder)",
+        )
     if dry_run:
         p.add_argument("--dry-run", action="store_true", help=dry_run)
         _execution_flags(p)
@@ -119,9 +148,16 @@ def _execution_flags(p) -> None:
 
 
 def _measure_flag(p, help: str) -> None:
-    """-m/--measure, one or more measures, repeatable (evaluate, compare)."""
+    """-m/--measure, one or more measures, repeatable (evaluate, compare); without it, a config's
+    default measures (policies.DEFAULT_MEASURES), which the commands read when it is None."""
     p.add_argument(
-        "-m", "--measure", dest="measures", action="extend", nargs="+", required=True, metavar="MEASURE", help=help
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        metavar="MEASURE",
+        help=f"{help} (default: {' '.join(DEFAULT_MEASURES)}, a config's default measures)",
     )
 
 
@@ -179,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         "run an experiment config end to end: index, search, evaluate, report",
         "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
+        "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
         "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n",
         cmd_run,
         _PLAN_HELP,
@@ -196,14 +233,17 @@ def build_parser() -> argparse.ArgumentParser:
         "index",
         "build the config's index, or reuse it when its fingerprint matches; "
         "print its path, fingerprint and statistics",
-        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n",
+        "  harness index configs/demo.yaml\n  harness index --dry-run configs/demo.yaml\n"
+        "  harness index configs/demo.yaml --set index.stemmer=krovetz\n",
         cmd_index,
         _PLAN_HELP,
+        output=False,
     )
     _config_command(
         sub,
         "search",
-        "index and search (no evaluation); write each run to OUTPUT/runs/<run>.trec",
+        "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
+        "without spaces (dirichlet_mu=500.trec)",
         "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
         cmd_search,
         _PLAN_HELP,
@@ -215,13 +255,14 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate a TREC run file against qrels, like trec_eval (values equal "
         "trec_eval -c's); prints 'measure<TAB>all<TAB>value' lines",
         "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
+        "  harness evaluate RUN QRELS                         a config's default measures\n"
         "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
         "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
         cmd_evaluate,
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
     e.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
-    _measure_flag(e, "measures, e.g. AP nDCG@10 P@10 RR R@1000 (repeatable)")
+    _measure_flag(e, "measures, e.g. AP nDCG@10 P@10 (repeatable)")
     e.add_argument(
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )

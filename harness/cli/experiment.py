@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
-from harness.events import ReportWritten, to_stderr
+from harness.events import ReportWritten, not_indexed, to_stderr
 
 
 # ------------------------------------------------------------------------------ the plan
@@ -47,9 +47,10 @@ def print_plan(plan) -> None:
 
 # ------------------------------------------------------------------------------ commands
 def cmd_validate(args) -> int:
-    from harness.verbs.run import load
+    from harness.verbs.run import validate
 
-    cfg = load(args.config)
+    cfg = _load(args)
+    validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
     names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
@@ -69,7 +70,13 @@ def _load(args):
     """The config, with --scheduler / --workers applied to its `execution:`."""
     from harness.verbs.run import load
 
-    return load(Path(args.config), scheduler=getattr(args, "scheduler", None), workers=getattr(args, "workers", None))
+    return load(
+        Path(args.config),
+        scheduler=getattr(args, "scheduler", None),
+        workers=getattr(args, "workers", None),
+        sets=args.sets,
+        output=getattr(args, "output", None),
+    )
 
 
 def cmd_run(args) -> int:
@@ -111,6 +118,9 @@ def cmd_index(args) -> int:
     for key in ("documents", "non_empty_documents", "total_terms", "unique_terms"):
         value = stats.get(key)
         print(f"{key.replace('_', ' '):20} {'not counted' if value is None else value}")
+    left = not_indexed(info.manifest)
+    if left:  # what IndexCollection counted and left out: the empty documents, by id
+        print(f"{'not indexed':20} {left.removeprefix('not indexed: ')}")
     return 0
 
 

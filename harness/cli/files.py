@@ -15,10 +15,10 @@ def _eval_policy(args):
 
 def cmd_evaluate(args) -> int:
     from harness.cli.progress import Progress
-    from harness.policies import ReadPolicy
+    from harness.policies import DEFAULT_MEASURES, ReadPolicy
     from harness.verbs.evaluate import evaluate, parse_measure_list, summed
 
-    measures = parse_measure_list(args.measures, "-m")
+    measures = parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
     policy = _eval_policy(args)
     with Progress(1, f"evaluating {len(measures)} measures") as bar:
         ev = evaluate(args.run, args.qrels, measures, policy=policy, read=ReadPolicy(args.duplicates))
@@ -46,7 +46,7 @@ def cmd_evaluate(args) -> int:
 
 def cmd_compare(args) -> int:
     from harness.cli.progress import Progress
-    from harness.policies import ComparePolicy, ReadPolicy, StatsPolicy
+    from harness.policies import DEFAULT_MEASURES, ComparePolicy, ReadPolicy, StatsPolicy, format_p
     from harness.verbs.compare import compare_files
 
     try:
@@ -66,7 +66,7 @@ def cmd_compare(args) -> int:
             args.runs,
             args.qrels,
             baseline=args.baseline,
-            measures=args.measures,
+            measures=args.measures or DEFAULT_MEASURES,
             eval_policy=policy,
             read=ReadPolicy(args.duplicates),
             policy=ComparePolicy(stats_policy, args.align),
@@ -103,8 +103,8 @@ def cmd_compare(args) -> int:
                 f"{c.mean_baseline:.4f}",
                 f"{c.diff:+.4f}",
                 f"[{c.ci_low:+.4f}, {c.ci_high:+.4f}]",
-                f"{c.p:.4f}",
-                f"{c.p_corrected:.4f}",
+                format_p(c.p),
+                format_p(c.p_corrected),
                 f"{c.wins}/{c.ties}/{c.losses}",
                 "*" if c.reject else "",
             ]

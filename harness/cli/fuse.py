@@ -13,7 +13,13 @@ from harness.policies import (
     FUSE_RUNTAG,
     FUSION_METHODS,
     NORMALIZATIONS,
+    fusion_methods_with,
 )
+
+
+def _for(option: str) -> str:
+    """The methods that read ``option`` (the registry's), as a flag's help names them."""
+    return "/".join(fusion_methods_with(option)) + ": "
 
 
 def _cut(text: str) -> int | None:
@@ -43,14 +49,16 @@ def add_parser(sub, make) -> None:
         "--method",
         choices=tuple(FUSION_METHODS),
         default="rrf",
-        help="; ".join(f"{k}: {v}" for k, v in FUSION_METHODS.items()) + " (default rrf)",
+        help="; ".join(f"{k}: {v.doc}" for k, v in FUSION_METHODS.items()) + " (default rrf)",
     )
-    p.add_argument("--rrf-k", type=int, default=DEFAULT_RRF_K, metavar="K", help=f"rrf's k (default {DEFAULT_RRF_K})")
+    p.add_argument(
+        "--rrf-k", type=int, default=DEFAULT_RRF_K, metavar="K", help=f"{_for('rrf_k')}k (default {DEFAULT_RRF_K})"
+    )
     p.add_argument(
         "--alpha",
         type=float,
         default=DEFAULT_ALPHA,
-        help=f"interpolation's weight of the first run (default {DEFAULT_ALPHA})",
+        help=f"{_for('alpha')}the weight of the first run (default {DEFAULT_ALPHA})",
     )
     p.add_argument(
         "--depth",
@@ -70,9 +78,9 @@ def add_parser(sub, make) -> None:
         "--norm",
         choices=tuple(NORMALIZATIONS),
         default="none",
-        help="combsum/combmnz: " + "; ".join(f"{k}: {v}" for k, v in NORMALIZATIONS.items()) + " (default none)",
+        help=_for("norm") + "; ".join(f"{k}: {v}" for k, v in NORMALIZATIONS.items()) + " (default none)",
     )
-    p.add_argument("--weights", type=float, nargs="+", metavar="W", help="combsum/combmnz: one weight per run")
+    p.add_argument("--weights", type=float, nargs="+", metavar="W", help=f"{_for('weights')}one weight per run")
     p.add_argument("--runtag", default=FUSE_RUNTAG, help=f"the fused run's tag column (default {FUSE_RUNTAG})")
 
 

@@ -24,7 +24,7 @@ PARAMS = {"k1": "bm25", "b": "bm25", "mu": "dirichlet", "lambda": "jm"}
 
 
 def add_lab_arguments(p) -> None:
-    from harness.verbs.system import similarity_models
+    from harness.verbs.system import similarity_aliases, similarity_models
 
     MODELS = similarity_models()
 
@@ -70,7 +70,13 @@ def add_lab_arguments(p) -> None:
         "judgments to the qrels file QRELS (created, or appended to); see `harness judge --help`",
     )
     p.add_argument("--port", type=int, default=8765, help="with --judge: the page's port on 127.0.0.1 (default 8765)")
-    p.add_argument("--similarity", choices=tuple(MODELS), default="bm25", help="default bm25")
+    aliases = similarity_aliases()
+    p.add_argument(
+        "--similarity",
+        choices=(*MODELS, *aliases),
+        default="bm25",
+        help="default bm25 (" + ", ".join(f"{a}: Anserini's name of {m}" for a, m in aliases.items()) + ")",
+    )
     for name, model in PARAMS.items():
         spec = next(s for s in MODELS[model] if s.name == name)
         p.add_argument(
@@ -86,13 +92,14 @@ def add_lab_arguments(p) -> None:
 def similarity_from_args(args):
     """The similarity of ``--similarity`` with the parameter flags given for it."""
     from harness.verbs.query import parse_similarity
+    from harness.verbs.system import similarity_aliases
 
     params = {}
     for name, model in PARAMS.items():
         value = getattr(args, f"param_{name}")
         if value is None:
             continue
-        if model != args.similarity:
+        if model != similarity_aliases().get(args.similarity, args.similarity):
             raise DataError(f"--{name}", f"applies to --similarity {model}, not {args.similarity}")
         params[name] = value
     return parse_similarity(args.similarity, params, source="--similarity")

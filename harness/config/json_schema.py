@@ -17,6 +17,7 @@ import re
 
 from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
 from harness.config.sources import FILE_KEY, FUSE_KEY
+from harness.engine.similarity import ALIASES as MODEL_ALIASES
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
 
@@ -96,8 +97,8 @@ def _runs() -> dict:
         "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
     }
     models = []
-    for model in [*MODELS, *PRESETS]:
-        family, fixed = PRESETS.get(model, (model, {}))
+    for model in [*MODELS, *PRESETS, *MODEL_ALIASES]:
+        family, fixed = PRESETS.get(model, (MODEL_ALIASES.get(model, model), {}))
         specs = [s for s in MODELS[family] if s.name not in fixed]
         body = {"type": "object", "properties": {**_params(specs), **expansions}, "additionalProperties": False}
         models.append(
@@ -111,7 +112,10 @@ def _runs() -> dict:
                 "additionalProperties": False,
             }
         )
-    bare = {"enum": [*MODELS, *PRESETS], "description": "A model's name alone: that model with its defaults"}
+    bare = {
+        "enum": [*MODELS, *PRESETS, *MODEL_ALIASES],
+        "description": "A model's name alone: that model with its defaults",
+    }
     return {"type": "array", "minItems": 1, "items": {"oneOf": [bare, *models, *_sources(name_schema)]}}
 
 

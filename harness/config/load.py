@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
+from harness.config.existing import finish_existing_index
 from harness.config.impact import check_impact
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
@@ -38,11 +41,13 @@ from harness.config.nodes import (
     expected,
     is_null,
     mapping_items,
+    problem_order,
     read_number,
     read_string,
     suggest,
     unknown_message,
 )
+from harness.config.overrides import Override, apply_overrides
 from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
@@ -303,7 +308,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 if measures is not INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
-    _finish_existing_index(ctx, v)
+    finish_existing_index(ctx, v)
     check_dense(ctx, v)
     check_impact(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
@@ -351,58 +356,6 @@ def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
         )
         return None
     return Execution(**e)
-
-
-def _finish_existing_index(ctx: Ctx, v: dict) -> None:
-    """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
-    every run must find in it what it needs (expansion: stored document vectors)."""
-    from harness.engine.existing import NEEDS, is_lucene_index, stored_features
-    from harness.engine.index import open_manifest
-
-    if v["collection"] is not None or v["collection"] is INVALID or v["index"] is INVALID:
-        return
-    path = v["index"]["path"]
-    if path is None:
-        ctx.problem(
-            "collection",
-            "required key is missing: give the documents to index (`collection: {path, format}`), "
-            "or name an existing index with `index.path`",
-            None,
-        )
-        return
-    if path is INVALID:
-        return
-    node = ctx.nodes.get("index.path")
-    if not path.is_dir() or not is_lucene_index(path):
-        ctx.problem(
-            "index.path",
-            f"{path} is not an existing Lucene index (no segments_N file); to build one, add `collection`",
-            node,
-        )
-        return
-    manifest = open_manifest(path)
-    if manifest is not None:
-        built = manifest.get("options") or {}
-        for key in ("stemmer", "stopwords", "language"):
-            if f"index.{key}" in ctx.present and key in built and built[key] != v["index"][key]:
-                ctx.problem(
-                    f"index.{key}",
-                    f"the harness built {path} with {key}: {built[key]}; queries must be analysed the same way",
-                    ctx.nodes[f"index.{key}"],
-                )
-            elif key in built:
-                v["index"][key] = built[key]
-    if v["runs"] is INVALID:
-        return
-    stores = stored_features(path)
-    for sim in v["runs"]:
-        if sim.expansion and stores["docvectors"] is False:
-            ctx.problem(
-                "runs",
-                f"run {sim} expands the query from its feedback documents, which needs "
-                f"{NEEDS['docvectors']}; the index {path} has none: rebuild it with them, or drop the expansion",
-                ctx.nodes.get("runs"),
-            )
 
 
 def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
@@ -542,10 +495,10 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     default); under `drop` only those a run answers, which is checked again when they are known."""
     if not isinstance(v.get("qrels"), Path):
         return
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
 
     try:
-        judged = len(read_qrels(v["qrels"]).topics())
+        judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
     except HarnessError:
         return  # the qrels file's own problem is reported when it is read
     if folds > judged:
@@ -560,11 +513,12 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
+def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = ()) -> Config:
     """Read and validate an experiment config; raise ConfigError listing every problem.
 
     ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
-    ``path`` then only names it and places it: relative paths resolve against its folder."""
+    ``path`` then only names it and places it: relative paths resolve against its folder.
+    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`)."""
     source = str(path)
     file = Path(path).expanduser().resolve()
     in_memory = text is not None
@@ -577,6 +531,8 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         text = config_text(file, source)
     loader, root = parse(text, source)
     try:
+        if overrides and isinstance(root, MappingNode):
+            apply_overrides(root, overrides, source, Path.cwd())
         top = ", ".join(k.name for k in SCHEMA.keys)
         if is_null(root):
             fail(f"the config is empty; expected a mapping with keys {top}", 1)
@@ -588,11 +544,11 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
             )
         check_keys(ctx, root, "", set())
         values = check_section(ctx, SCHEMA, root, "")
+        resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file)
         if ctx.problems:
-            line = lambda p: int(p.where.rsplit(":", 1)[1]) if p.where else 0  # noqa: E731
-            raise ConfigError(source, sorted(ctx.problems, key=line))
+            raise ConfigError(source, sorted(ctx.problems, key=problem_order))
         try:
             raw = loader.construct_document(root)
         except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
@@ -626,6 +582,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],
         qrels_path=v["qrels"],
+        qrels_format=ctx.found["qrels_format"],
         runs=v["runs"],
         depth=v["depth"],
         measures=v["measures"],
@@ -640,4 +597,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None) -> Config:
         explorer_topics=v["report"]["explorer_topics"],
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
+        overrides=tuple(o.given for o in overrides),
     )

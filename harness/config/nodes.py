@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.overrides import OVERRIDE_NAMES, OverrideMark
 from harness.config.schema import Key, LocatedProblem, join_path, range_text
 from harness.engine.similarity import format_number
 from harness.formats.hygiene import windows_path_hint
@@ -62,7 +63,10 @@ class Ctx:
         self.found: dict = {}  # what one check leaves for a later one (the runs' given names)
 
     def problem(self, path: str, message: str, node: Node | None = None) -> object:
-        where = f"{self.source}:{node.start_mark.line + 1}" if node is not None else None
+        if node is not None and isinstance(node.start_mark, OverrideMark):
+            where = node.start_mark.given  # a key given by --set (harness.config.overrides)
+        else:
+            where = f"{self.source}:{node.start_mark.line + 1}" if node is not None else None
         self.problems.append(LocatedProblem(path, message, where))
         return INVALID
 
@@ -222,6 +226,17 @@ def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
+def problem_order(p: LocatedProblem) -> int:
+    """Problems in the order of the file's lines (one without a line first), an override's
+    (``--set``, named as given) after them."""
+    if not p.where:
+        return 0
+    if p.where.startswith(OVERRIDE_NAMES):
+        return 1 << 62
+    line = p.where.rsplit(":", 1)[-1]
+    return int(line) if line.isdigit() else 0
+
+
 def expected(ctx: Ctx, path: str, what: str, node: Node) -> object:
     hint = " (quote it)" if what == "a string" and isinstance(node, ScalarNode) else ""
     return ctx.problem(path, f"expected {what}, got {describe(ctx, node)}{hint}", node)
@@ -302,10 +317,13 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     # control character is a slip (`output: |` keeps the newline), not a name to create
     if _CONTROL.search(v):
         return ctx.problem(path, f"must be a path without control characters or line breaks (got {v!r})", node)
+    # a path given by --set is relative to the current folder, one in the file to the file's
+    given = isinstance(node.start_mark, OverrideMark)
+    base = node.start_mark.base if given else ctx.base
     try:
-        p = (ctx.base / os.path.expanduser(v)).resolve()
+        p = (base / os.path.expanduser(v)).resolve()
     except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."
-        return ctx.problem(path, f"{ctx.base / v} is a symlink loop (a link that points back to itself)", node)
+        return ctx.problem(path, f"{base / v} is a symlink loop (a link that points back to itself)", node)
     kind = {"file": "file", "dir": "folder"}.get(key.path_kind or "", "file or folder")
     try:
         exists = p.exists()
@@ -317,7 +335,12 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if key.must_exist:
             return ctx.problem(
                 path,
-                f"{kind} not found: {p} (paths are relative to the config file's folder, {ctx.base})"
+                f"{kind} not found: {p} "
+                + (
+                    f"(a path given on the command line is relative to the current folder, {base})"
+                    if given
+                    else f"(paths are relative to the config file's folder, {base})"
+                )
                 + windows_path_hint(v),
                 node,
             )

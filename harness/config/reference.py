@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.config.schema import ALL_PAIRS, SCHEMA, Key, join_path, range_text
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
+from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
 
 __all__ = ["reference_markdown"]
 
@@ -119,6 +119,17 @@ def reference_markdown() -> str:
     ]
     for name, (family, fixed) in PRESETS.items():
         lines.append(f"| `{name}` | `{family}` with {', '.join(f'`{k}: {v}`' for k, v in fixed.items())} |")
+    lines += [
+        "",
+        "Anserini's and Pyserini's names of a model (SearchCollection's `-qld` and `-qljm`, pyserini's "
+        "`set_qld`) are read as that model, with its parameters: "
+        + ", ".join(f"`{a}` is `{m}`" for a, m in ALIASES.items())
+        + ". The run is named by the model (`qld: {mu: 500}` is `dirichlet(mu=500)`, labelled `dirichlet`), "
+        "so its cached run and its numbers are those of the same run written `dirichlet`. Their other model "
+        "flags are the names above (`-bm25`, `-inl2`, `-spl`, `-f2exp`, `-f2log`; the expansions `-rm3`, "
+        "`-rocchio`, `-bm25prf`); `axiom` (Anserini's axiomatic reranking), `impact` and `sdm` are not models "
+        "the harness has, and say so.",
+    ]
     lines += [
         "",
         "### Query expansion",

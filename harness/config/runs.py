@@ -28,7 +28,7 @@ from harness.config.schema import (
 )
 from harness.config.sources import SOURCES, check_source, resolve_sources
 from harness.engine.labels import run_labels
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
+from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, Similarity, canonical_model, model_hint
 
 __all__ = ["check_runs", "fold"]
 
@@ -134,7 +134,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return expected(ctx, path, example, node)
     if not node.value:
         return ctx.problem(path, f"must list at least one run ({example})", node)
-    names = [*MODELS, *PRESETS]
+    names = [*MODELS, *PRESETS, *ALIASES]  # an alias (Anserini's qld) is read as its model
     expanded: list[tuple[Similarity, str, Node]] = []
     # every entry in config order, for the file and fuse entries (harness.config.sources)
     entries: list[tuple[str, Any, str, Node, str | None]] = []
@@ -145,8 +145,8 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         items = list(mapping_items(item)) if isinstance(item, MappingNode) else []
         if isinstance(item, ScalarNode) and item.tag == "tag:yaml.org,2002:str":
             # a model's bare name (`- bm25`) is `- bm25: {}`, that model with its defaults
-            if item.value not in MODELS and item.value not in PRESETS:
-                ctx.problem(p, unknown_message("model", item.value, names), item)
+            if item.value not in names:
+                ctx.problem(p, unknown_message("model", item.value, names, model_hint(item.value)), item)
                 continue
             items = [(item.value, item, None)]
         label = None
@@ -183,10 +183,10 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             entries.append(("source", check_source(ctx, model, pnode, p), p, item, label))
             continue
         entries.append(("search", [], p, item, label))
-        if model not in MODELS and model not in PRESETS:
-            ctx.problem(p, unknown_message("model", model, names), knode)
+        if model not in names:
+            ctx.problem(p, unknown_message("model", model, names, model_hint(model)), knode)
             continue
-        family, fixed = PRESETS.get(model, (model, {}))
+        family, fixed = PRESETS.get(model, (canonical_model(model), {}))
         specs = [s for s in MODELS[family] if s.name not in fixed and (not fixed or s.applies(fixed))]
         mp = join_path(p, model)
         if fixed and isinstance(pnode, MappingNode):

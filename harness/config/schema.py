@@ -86,6 +86,26 @@ ENGINES = ("local", "dask")
 SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
 
 
+_PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
+
+
+def _named(file: str, what: str, how: str) -> tuple[Key, ...]:  # a file, or data named in a cache (formats.named)
+    return (
+        Key("path", "path", f"The {file}.", path_kind="file", must_exist=True),
+        Key("pyserini", "string", f"Pyserini's {what} by name (`msmarco-passage-dev-subset`) in its cache "
+            f"({_PYSERINI_CACHE}), {how}.", pattern=r"\S+"),
+        Key("irds", "string", "An ir_datasets id (`msmarco-passage/dev/small`) read through the optional ir_datasets "
+            "package from its cache (`$IR_DATASETS_HOME` or `~/.ir_datasets`).", pattern=r"\S+"),
+    )  # fmt: skip
+
+
+_FIELD = Key("field", "string", "With `irds`: the query field to search (`title`, `description`...).",
+             default_text="the only text field, else ir_datasets' `default_text()`", pattern=r"[A-Za-z_]\w*")  # fmt: skip
+_PREBUILT = Key("prebuilt", "string", "A Pyserini prebuilt index by name (`msmarco-v1-passage`, or an alias Pyserini "
+                f"accepts) in Pyserini's cache ({_PYSERINI_CACHE}, `indexes/`), only read, like `path` without "
+                "`collection`.", pattern=r"\S+")  # fmt: skip
+
+
 def _registry(reg: dict[str, str]) -> str:
     return "; ".join(f"`{k}`: {v}" for k, v in reg.items())
 
@@ -107,11 +127,10 @@ SCHEMA = Key(
                 Key(
                     "format",
                     "choice",
-                    "How the documents are stored (text-folder: one document per "
-                    ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
-                    '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
-                    '`knn` runs; impact: the user\'s own term weights, `{"id": ..., "vector": {term: weight}}` '
-                    "(Anserini's JsonVectorCollection), searched by `impact` runs).",
+                    "How the documents are stored (text-folder: one document per .txt file, its id the path "
+                    'relative to `path`; vectors: the user\'s own vectors, `{"docid": ..., "vector": [...]}` per line '
+                    "or Parquet files with those columns, searched by `knn` runs; impact: the user's own term weights, "
+                    '`{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by `impact` runs).',
                     required=True,
                     choices=("jsonl", "trec", "html", "text-folder", "vectors", "impact"),
                 ),
@@ -182,23 +201,30 @@ SCHEMA = Key(
                     maximum=MAX_THREADS,
                     default_text="the number of CPU cores (at most 4 x cores are used)",
                 ),
+                _PREBUILT,
             ),
         ),
         Key(
             "topics",
             "section",
-            "The queries; a plain string is a path to a tsv file.",
+            "The queries; a plain string is a path to a tsv file. Instead of `path`: `pyserini` or `irds` "
+            "(docs/semantics.md, *Named data*).",
             required=True,
             shorthand="path",
             keys=(
-                Key("path", "path", "The topics file.", required=True, path_kind="file", must_exist=True),
+                *_named(
+                    "topics file",
+                    "topic set",
+                    "read with the Anserini reader its registry names; the query is "
+                    "the `title` field, as Pyserini searches it",
+                ),  # fmt: skip
+                _FIELD,
                 Key(
                     "format",
                     "topic-format",
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
-                    'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (for `impact` '
-                    "runs, which also search any text format as pretokenized queries); "
-                    "`anserini:<Reader>` uses one of "
+                    'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
+                    "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,
@@ -207,11 +233,11 @@ SCHEMA = Key(
         ),
         Key(
             "qrels",
-            "path",
-            "Relevance judgments (TREC qrels). Without them only runs are written, "
-            "and `measures` and `expect` are errors.",
-            path_kind="file",
-            must_exist=True,
+            "section",
+            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` named ones. "
+            "Without them only runs are written, and `measures` and `expect` are errors.",
+            shorthand="path",
+            keys=(*_named("TREC qrels file", "qrels", "TREC"),),
         ),
         Key(
             "runs",
@@ -221,7 +247,8 @@ SCHEMA = Key(
             "model's bare name (`runs: [bm25, dirichlet]`). An entry may "
             "carry `name: LABEL`, what tables, plots and run files call it (a sweep's settings add their "
             "values); without one, each run gets a short automatic label (docs/experiments.md: *Run labels*). "
-            "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`): a name may "
+            "Names are unique, at most 64 characters, and name the run's file (`runs/NAME.trec`, spaces "
+            "and other characters a shell needs quoted as `_`: docs/experiments.md, *Run labels*): a name may "
             "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
             "contain `/`, `\\` or a control character (NUL included). "
             "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
@@ -573,10 +600,13 @@ class Config:
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
     efC: int = 500
     quantize: str | None = None  # index.quantize of a vectors index: int8
+    qrels_format: str = "trec"  # or irds:ID (qrels_path: ir_datasets' folder of it; harness.formats.named)
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()
     order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+    # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
+    overrides: tuple[str, ...] = ()
 
     @property
     def run_names(self) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from harness.policies import (
     FUSION_METHODS,
     NORMALIZATIONS,
     FusionPolicy,
+    fusion_methods_with,
 )
 
 __all__ = ["FileRun", "FusedRun", "FILE_KEY", "FUSE_KEY", "SOURCES", "check_source", "resolve_sources", "all_run_names"]
@@ -58,12 +59,19 @@ class FusedRun:
 
     def __str__(self) -> str:
         p = self.policy
-        params = {"rrf": {"rrf_k": p.rrf_k}, "interpolation": {"alpha": p.alpha}}.get(p.method, {})
-        if p.method in ("combsum", "combmnz"):
-            params = {"norm": p.norm, **({"weights": "/".join(map(format_value, p.weights))} if p.weights else {})}
+        params = {o: getattr(p, o) for o in FUSION_METHODS[p.method].options}  # what the method reads
+        if params.get("weights"):
+            params["weights"] = "/".join(map(format_value, p.weights))
+        else:
+            params.pop("weights", None)
         params.update(depth=p.depth, k=p.k)
         text = ",".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in params.items())
         return f"fuse({p.method},{text}:{'+'.join(self.parts)})"
+
+
+def _for(option: str) -> str:
+    """The methods that read ``option``, as a key's doc names them: "combsum, combmnz: "."""
+    return ", ".join(fusion_methods_with(option)) + ": "
 
 
 FUSE_KEY = Key(
@@ -73,8 +81,8 @@ FUSE_KEY = Key(
     keys=(
         Key("method", "choice", "How the runs are fused.", default="rrf", choices=tuple(FUSION_METHODS)),
         Key("runs", "labels", "The runs to fuse, at least two: their labels (`name:`) or specs.", required=True),
-        Key("rrf_k", "int", "rrf: each run adds 1 / (rrf_k + rank).", default=DEFAULT_RRF_K, minimum=0),
-        Key("alpha", "number", "interpolation: alpha * first + (1 - alpha) * second.", default=DEFAULT_ALPHA),
+        Key("rrf_k", "int", f"{_for('rrf_k')}each run adds 1 / (rrf_k + rank).", default=DEFAULT_RRF_K, minimum=0),
+        Key("alpha", "number", f"{_for('alpha')}alpha * first + (1 - alpha) * second.", default=DEFAULT_ALPHA),
         Key(
             "depth",
             "int",
@@ -87,11 +95,11 @@ FUSE_KEY = Key(
         Key(
             "norm",
             "choice",
-            "combsum, combmnz: each run's normalisation.",
+            f"{_for('norm')}each run's normalisation.",
             default="none",
             choices=tuple(NORMALIZATIONS),
         ),
-        Key("weights", "numbers", "combsum, combmnz: one weight per run (default: 1 each)."),
+        Key("weights", "numbers", f"{_for('weights')}one weight per run (default: 1 each)."),
     ),
 )
 FILE_KEY = Key("file", "path", "A TREC run file.", path_kind="file", must_exist=True)
@@ -147,21 +155,15 @@ def check_source(ctx: Ctx, kind: str, node: Node, path: str) -> FileRun | _Pendi
         return None
     options.pop("runs", None)
     options["weights"] = tuple(weights) if weights is not None else None
-    if len(parts) < 2 or (options["method"] == "interpolation" and len(parts) != 2):
-        want = "exactly two runs" if options["method"] == "interpolation" else "at least two runs"
-        ctx.problem(join_path(p, "runs"), f"{options['method']} fuses {want} (got {len(parts)})", lists["runs"][1])
-        return None
-    if weights is not None and len(weights) != len(parts):
-        ctx.problem(
-            join_path(p, "weights"),
-            f"one weight per run ({len(parts)} runs, {len(weights)} weights)",
-            lists["weights"][1],
-        )
-        return None
     try:
-        FusionPolicy(**options)
+        policy = FusionPolicy(**options)
     except ValueError as e:
         ctx.problem(p, str(e), node)
+        return None
+    problem = policy.runs_problem(len(parts))
+    if problem is not None:
+        key, message = problem
+        ctx.problem(join_path(p, key), message, lists[key][1])
         return None
     return _Pending(options, parts, p, node)
 

@@ -3,9 +3,13 @@ readable), from the runs' canonical similarity specs (harness.engine.similarity)
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
+
 from harness.engine.similarity import format_value
 
-__all__ = ["MAX_LABEL", "TUNED", "run_labels"]
+__all__ = ["MAX_LABEL", "TUNED", "run_labels", "run_file_names"]
 
 MAX_LABEL = 32  # an automatic label's longest form (report columns stay narrow)
 TUNED = "tuned"  # the word after a cross-validated run's model in its label
@@ -69,3 +73,62 @@ def run_labels(runs, names=None, tuned=()) -> dict[str, str]:
         out[name] = label
         taken.add(label)
     return out
+
+
+# A run file's name keeps a label's letters and digits (any script) and . - _ = +; every other
+# run of characters (spaces, parentheses, commas, '#', '…') becomes one '_': no character a shell
+# needs quoted, none Windows forbids.
+_UNSAFE = re.compile(r"[^\w.=+-]+")
+_WINDOWS_DEVICES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_MAX_STEM = 100  # bytes of UTF-8 before ".trec": far below the 255 of common file systems
+
+
+def _stem(label: str) -> str:
+    # no leading '-' either: a file named like a flag (-x.trec) would be read as one
+    stem = re.sub("_+", "_", _UNSAFE.sub("_", unicodedata.normalize("NFC", label))).lstrip("_.-").rstrip("_.") or "run"
+    if stem.split(".", 1)[0].casefold() in _WINDOWS_DEVICES:
+        stem += "_"  # CON.trec cannot be made on Windows
+    return stem
+
+
+def _digest(label: str, n: int) -> str:
+    return hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:n]
+
+
+def run_file_names(labels) -> dict[str, str]:
+    """The file of each run in a report's ``runs/`` folder: label -> file name, safe in a shell
+    without quotes, deterministic, and distinct for distinct labels (case and Unicode
+    normalisation ignored, as on macOS and Windows). ``manifest.json`` maps each label to its file.
+
+    - The label's letters and digits (any script) and ``. - _ = +`` are kept; every other run
+      of characters becomes one ``_``; ``_`` and ``.`` are stripped at either end, ``-`` at the
+      start (``run`` if nothing is left): ``bm25 k1=0.9`` is
+      ``bm25_k1=0.9.trec``, ``rrf(bm25, jm)`` is ``rrf_bm25_jm.trec``.
+    - Labels that would share a file name, and a name longer than 100 bytes (cut), get ``-`` and
+      the first 8 hex digits of the label's SHA-256: ``a b`` and ``a_b`` are
+      ``a_b-<hash of 'a b'>.trec`` and ``a_b-<hash of 'a_b'>.trec``.
+
+    >>> run_file_names(["bm25", "dirichlet mu=500", "dirichlet tuned", "rrf(bm25, jm)"])
+    {'bm25': 'bm25.trec', 'dirichlet mu=500': 'dirichlet_mu=500.trec', 'dirichlet tuned': 'dirichlet_tuned.trec', \
+'rrf(bm25, jm)': 'rrf_bm25_jm.trec'}
+    """
+    labels = list(dict.fromkeys(labels))
+    stems = {label: _stem(label) for label in labels}
+    stems = {label: stem if len(stem.encode()) <= _MAX_STEM else _hashed(label, 8) for label, stem in stems.items()}
+    n = 8
+    while True:
+        by_key: dict[str, list[str]] = {}
+        for label, stem in stems.items():
+            by_key.setdefault(stem.casefold(), []).append(label)
+        shared = [label for group in by_key.values() if len(group) > 1 for label in group]
+        if not shared:
+            return {label: f"{stem}.trec" for label, stem in stems.items()}
+        n = n if all(stems[label] == _stem(label) for label in shared) else n * 2  # digests met: longer
+        for label in shared:
+            stems[label] = _hashed(label, n)
+
+
+def _hashed(label: str, n: int) -> str:
+    """``label``'s stem, cut to fit, then ``-`` and ``n`` hex digits of its SHA-256."""
+    stem = _stem(label).encode()[: _MAX_STEM - n - 1].decode("utf-8", "ignore").rstrip("_.-") or "run"
+    return f"{stem}-{_digest(label, n)}"

@@ -13,6 +13,8 @@ The text form names run files, report rows and cache keys::
     'bm25(k1=0.9,b=0.4)+rm3(fb_terms=20,fb_docs=10,original_query_weight=0.5)'
     >>> str(Similarity.parse("inl2(c=0.5)"))            # Anserini's preset, in its family's words
     'dfr(basic_model=in,after_effect=l,normalization=h2,c=0.5)'
+    >>> str(Similarity.parse("qld(mu=500)"))            # Anserini's -qld, Pyserini's set_qld
+    'dirichlet(mu=500)'
 
 A model is a Lucene (or Anserini) similarity; its parameters are numbers, whole numbers, named
 choices (``normalization=h2``) or flags (``accurate=true``). Some parameters apply only with a
@@ -37,7 +39,10 @@ __all__ = [
     "MODELS",
     "EXPANSIONS",
     "PRESETS",
+    "ALIASES",
     "SOURCES",
+    "canonical_model",
+    "model_hint",
     "ParamSpec",
     "format_number",
     "format_value",
@@ -344,6 +349,44 @@ PRESETS: dict[str, tuple[str, dict[str, Value]]] = {
     "f2log": ("axiomatic", {"function": "f2log"}),
 }
 
+# Anserini's and Pyserini's names of a model where each names exactly one model here (SearchCollection's
+# -qld and -qljm flags, pyserini's LuceneSearcher.set_qld): read as that model, whose canonical name
+# alone names run files, labels and cache keys (`qld: {mu: 500}` is dirichlet(mu=500)). Their other
+# model flags are the harness's names already: -bm25, -inl2, -spl, -f2exp, -f2log, -rm3, -rocchio, -bm25prf.
+ALIASES: dict[str, str] = {"qld": "dirichlet", "qljm": "jm"}
+
+# Their names of what the harness does not have, which a "did you mean" would mislead on.
+_NOT_HERE: dict[str, str] = {
+    "axiom": "Anserini's -axiom is its axiomatic reranking (a query expansion), which the harness does not "
+    "have; Lucene's axiomatic similarities are `axiomatic` (Anserini's -f2exp and -f2log: `f2exp`, `f2log`)",
+    "impact": "Anserini's -impact sums the pre-encoded term weights of a learned sparse index (SPLADE, "
+    "uniCOIL), which the harness does not search",
+    "sdm": "Anserini's -sdm is a query generator (sequential dependence model), not a similarity; the harness "
+    "searches bags of words",
+}
+
+
+def canonical_model(name: str) -> str:
+    """The model (or preset) ``name`` stands for: itself, or what an alias names (``qld`` -> ``dirichlet``)."""
+    return ALIASES.get(name, name)
+
+
+def model_hint(word: str) -> str | None:
+    """What to say of an unknown model name written as Anserini or Pyserini would write it: a flag
+    with its dashes (``-qld``), or a name the harness has no model for (``axiom``); None otherwise.
+
+    >>> model_hint("-qld")
+    "; did you mean 'qld' (Anserini's -qld: dirichlet)?"
+    """
+    bare = word.lstrip("-")
+    if bare in _NOT_HERE:
+        return f": {_NOT_HERE[bare]}."
+    if bare != word and (bare in MODELS or bare in PRESETS or bare in ALIASES):
+        meaning = f": {ALIASES[bare]}" if bare in ALIASES else ""
+        return f"; did you mean {bare!r} (Anserini's -{bare}{meaning})?"
+    return None
+
+
 _FILTER_DOC = (
     "true (Anserini's default): only feedback terms matching [a-z0-9]+, which drops every term of a "
     "language outside ASCII; false: every term (-rm3.noTermFilter)"
@@ -536,6 +579,7 @@ class Similarity:
         """Build from a model name (or one of Anserini's presets) and (possibly partial)
         parameters; defaults fill the rest. Raises ValueError naming what is wrong."""
         params = dict(params)
+        model = canonical_model(model)
         if model in PRESETS:
             family, fixed = PRESETS[model]
             clash = sorted(set(params) & set(fixed))
@@ -546,7 +590,12 @@ class Similarity:
                 )
             model, params = family, {**params, **fixed}
         if model not in MODELS:
-            raise ValueError(f"unknown similarity {model!r}; valid: {', '.join([*MODELS, *PRESETS])}")
+            import difflib
+
+            names = [*MODELS, *PRESETS, *ALIASES]
+            close = difflib.get_close_matches(model, names, n=1, cutoff=0.6)
+            hint = model_hint(model) or (f"; did you mean {close[0]!r}?" if close else ".")
+            raise ValueError(f"unknown similarity {model!r}{hint} Valid: {', '.join(names)}")
         values = _resolve(model, MODELS, params)
         hidden = {p.name: p.default for p in MODELS[model] if p.hidden_default}
         values = tuple((k, v) for k, v in values if not (k in hidden and v == hidden[k]))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError, EngineError
+from harness.formats import irds
 from harness.formats import topics as plain
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
 from harness.formats.impact import read_impact_topics
@@ -36,6 +37,9 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
         return plain.nonempty(path, _read_anserini(path, "Trec"))
     if fmt.startswith("anserini:"):
         return plain.nonempty(path, _read_anserini(path, fmt.split(":", 1)[1]))
+    if fmt.startswith(irds.PREFIX):  # ``irds:ID`` or ``irds:ID#FIELD`` (harness.formats.named)
+        dataset_id, _, field = fmt[len(irds.PREFIX) :].partition("#")
+        return irds.read_topics(dataset_id, field or None)
     raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(TOPIC_FORMATS)}")
 
 

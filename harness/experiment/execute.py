@@ -14,7 +14,7 @@ from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
-from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore
+from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
 from harness.experiment.plan import Plan, plan, run_key
 from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
 from harness.experiment.tuning import add_tuned_runs
@@ -142,16 +142,20 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
     from harness.engine.topics import read_topics
     from harness.experiment.cache import load_run
     from harness.formats.impact import impact_queries
-    from harness.formats.qrels import read_qrels
+    from harness.formats.named import read_qrels_as
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     p = plan(cfg)
     topics = read_topics(cfg.topics_path, cfg.topics_format)
-    qrels = read_qrels(cfg.qrels_path) if cfg.qrels_path else None
+    qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    if qrels is not None:  # no topic judged, or ids written two ways: refused before anything is indexed
+        from harness.experiment.sanity import refuse_unmatched_topics
+
+        refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
     files = {}
     if cfg.sources:  # runs from files: read (and checked) before anything is indexed or searched
         from harness.experiment.sources import read_file_runs
@@ -173,7 +177,15 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
                 ensure_index(p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build),
             )
         stats = info.manifest.get("stats", {})
-        on(IndexReady(str(info.path), info.reused, stats.get("documents", "?"), stats.get("unique_terms", "?")))
+        on(
+            IndexReady(
+                str(info.path),
+                info.reused,
+                stats.get("documents", "?"),
+                stats.get("unique_terms", "?"),
+                not_indexed(info.manifest),
+            )
+        )
         infos = {p.index_path: info}
         if p.exact is not None:  # the index with exact document lengths, for bm25 accurate=true
             x = p.exact

@@ -17,8 +17,9 @@ query's terms highlighted) with the rank changes between the first two runs show
   largest difference either way (the first ones in topic order without a difference), and the
   page says so. Every topic of a 2,250-topic run made a 21 MB report.html and took 5 s of a
   7-second `harness run`; per-topic values of every topic stay in per_topic.csv.
-* **Keyboard.** No script: every topic is a ``<details>`` whose summary takes the focus with Tab
-  and opens with Enter; links (the table, previous/next) jump between topics.
+* **Keyboard.** Every topic is a ``<details>`` whose summary takes the focus with Tab and opens
+  with Enter; links (the table, previous/next) jump between topics. How the page stores and draws
+  a topic's results, within its byte budget: :mod:`harness.report.explorer`.
 * **Documents.** Only the shown runs' top ``depth`` of the shown topics are read from the index,
   with their analyzer tokens in one Java call.
 """
@@ -68,6 +69,9 @@ class ExplorerData:
     topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
     by_difference: bool  # sorted by the difference of the first two shown runs
     topics: tuple[TopicView, ...]
+    # the qrels judge only relevant documents (no label <= 0, as Cranfield's): every other
+    # document is "unjudged", and the page says why
+    only_relevant_judged: bool = False
 
 
 def _shown_runs(result: ExperimentResult, measure: str | None) -> list[str]:
@@ -209,7 +213,8 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                 hits,
             )
         )
-    return ExplorerData(depth, measure, tuple(shown), len(runs), n_topics, bool(diffs), tuple(views))
+    only_relevant = qrels is not None and qrels.labels.size > 0 and bool((qrels.labels > 0).all())
+    return ExplorerData(depth, measure, tuple(shown), len(runs), n_topics, bool(diffs), tuple(views), only_relevant)
 
 
 def attach(result: ExperimentResult) -> ExperimentResult:

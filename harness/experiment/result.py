@@ -109,6 +109,15 @@ class ExperimentResult:
         finally:
             self.release_indexes()
 
+    def run_files(self) -> dict[str, str]:
+        """Each run's file name in a report's ``runs/`` folder, by run name (its label once
+        relabelled): :func:`harness.engine.labels.run_file_names` over every label of the config,
+        so ``harness search`` and ``harness run`` name a run's file alike."""
+        from harness.engine.labels import run_file_names
+
+        files = run_file_names([*self.config.labels.values(), *(r.name for r in self.runs)])
+        return {r.name: files[r.name] for r in self.runs}
+
     @property
     def failed_checks(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]

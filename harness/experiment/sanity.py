@@ -7,7 +7,9 @@ becomes a warning on stderr and in the report (``ExperimentResult.warnings``).
   found means most judgments cannot count.
 - **Topics without judgments** are not evaluated (as trec_eval); **judged topics missing from
   the topics file** or **without results in a run** score 0 (``missing_topics: zero``) or are
-  left out (``drop``).
+  left out (``drop``). Topics that match no judged topic at all, or only once written another
+  way (``001`` and ``1``), are errors before anything is indexed (:func:`refuse_unmatched_topics`,
+  by the rule of every door, :mod:`harness.formats.topic_ids`).
 - **The best setting of a sweep at the edge of its grid**: on the first compared (else the
   first) measure, a swept parameter with 3 values or more whose best value is the smallest or
   the largest one: the optimum may lie outside the grid.
@@ -18,16 +20,18 @@ from __future__ import annotations
 from collections import defaultdict
 
 from harness.engine.similarity import format_number
+from harness.formats.topic_ids import few, match_topic_ids, partial_notes, refuse_unmatched
 
-__all__ = ["check_qrels_overlap", "check_topics", "check_grid_edges", "MIN_OVERLAP"]
+__all__ = ["check_qrels_overlap", "check_topics", "check_grid_edges", "refuse_unmatched_topics", "MIN_OVERLAP"]
 
 MIN_OVERLAP = 0.5  # below this share of judged doc ids found in the index: a warning
 
 
-def _few(items, n: int = 5) -> str:
-    items = list(items)
-    shown = ", ".join(repr(x) for x in items[:n])
-    return shown + (f" and {len(items) - n} more" if len(items) > n else "")
+def refuse_unmatched_topics(topics, qrels, topics_path, qrels_path) -> None:
+    """A DataError when the topics match no judged topic, or match some only once written
+    another way (leading zeros, a prefix, case): checked before anything is indexed."""
+    match = match_topic_ids([q for q, _ in topics], qrels.topics())
+    refuse_unmatched(match, str(topics_path), str(qrels_path), ours_word="topic", what="the {n} topics")
 
 
 def qrels_doc_ids(qrels) -> list[str]:
@@ -45,38 +49,32 @@ def check_qrels_overlap(qrels, index_path, qrels_path, retrieved_example: list[s
     if share >= MIN_OVERLAP:
         return []
     sample = "" if len(ids) == len(set(qrels_doc_ids(qrels))) else f" (a sample of {len(ids):,})"
-    example = f"; the index has e.g. {_few(retrieved_example, 3)}" if retrieved_example else ""
+    example = f"; the index has e.g. {few(retrieved_example, 3)}" if retrieved_example else ""
     if found == 0:
         return [
             f"{qrels_path}: none of the {len(ids):,} judged document ids{sample} is in the collection "
-            f"(e.g. {_few(missing, 3)} are not){example}: every score will be 0. Do the ids match "
+            f"(e.g. {few(missing, 3)} are not){example}: every score will be 0. Do the ids match "
             "(file names with or without an extension, a prefix)?"
         ]
     return [
         f"{qrels_path}: only {found:,} of {len(ids):,} judged document ids{sample} ({share:.0%}) are in the "
-        f"collection (e.g. {_few(missing, 3)} are not){example}: judgments of missing documents cannot count"
+        f"collection (e.g. {few(missing, 3)} are not){example}: judgments of missing documents cannot count"
     ]
 
 
 def check_topics(topics, qrels, topics_path, qrels_path, runs, missing_policy: str) -> list[str]:
     """``runs``: (name, topics with no results) pairs."""
-    out = []
     judged = set(qrels.topics())
-    qids = [q for q, _ in topics]
-    unjudged = [q for q in qids if q not in judged]
-    if unjudged:
-        out.append(
-            f"{topics_path}: {len(unjudged)} of {len(qids)} topics have no judgments in {qrels_path} "
-            f"({_few(unjudged)}): they are searched but not evaluated"
-        )
-    asked = set(qids)
-    absent = [t for t in qrels.topics() if t not in asked]
     effect = "score 0 in every mean (missing_topics: zero)" if missing_policy == "zero" else "are left out (drop)"
-    if absent:
-        out.append(
-            f"{qrels_path}: {len(absent)} judged topics are not in the topics file {topics_path} "
-            f"({_few(absent)}): they {effect}"
-        )
+    out = partial_notes(
+        match_topic_ids([q for q, _ in topics], qrels.topics()),
+        str(topics_path),
+        str(qrels_path),
+        what="{n} topics",
+        where=f"the topics file {topics_path}",
+        unjudged="are searched but not evaluated",
+        unasked=effect,
+    )
     by_missing: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for name, empty in runs:
         empty_judged = tuple(t for t in empty if t in judged)
@@ -84,9 +82,7 @@ def check_topics(topics, qrels, topics_path, qrels_path, runs, missing_policy: s
             by_missing[empty_judged].append(name)
     for empty_judged, names in by_missing.items():
         who = f"run {names[0]}" if len(names) == 1 else f"{len(names)} runs ({', '.join(names)})"
-        out.append(
-            f"{who} returned nothing for {len(empty_judged)} judged topics ({_few(empty_judged)}): they {effect}"
-        )
+        out.append(f"{who} returned nothing for {len(empty_judged)} judged topics ({few(empty_judged)}): they {effect}")
     return out
 
 

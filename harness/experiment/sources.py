@@ -54,7 +54,7 @@ def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tupl
     """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
     searched, so a bad file stops the experiment at once."""
     # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
-    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.method == "rrf" for p in s.parts}
+    rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.reads_ranks for p in s.parts}
     out = {}
     for spec in cfg.sources:
         if isinstance(spec, FileRun):

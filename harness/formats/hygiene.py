@@ -286,8 +286,7 @@ def json_documents(path: Path, lines: Iterable[tuple[int, str]], limit: int) -> 
                     if size > limit:
                         raise DataError(path, f"a JSON value longer than {limit:,} characters", line=first) from None
                     break  # incomplete: read on
-                at = first + buf.count("\n", 0, getattr(e, "pos", pos))
-                raise DataError(path, f"invalid JSON: {getattr(e, 'msg', e)}", line=at) from None
+                raise _broken_value(path, buf, pos, first, e) from None
             except RecursionError:
                 raise DataError(path, "invalid JSON: nested too deeply", line=first) from None
             yield first + buf.count("\n", 0, pos), value
@@ -300,6 +299,23 @@ def json_documents(path: Path, lines: Iterable[tuple[int, str]], limit: int) -> 
             raise DataError(path, f"invalid JSON at the end of the file: {getattr(e, 'msg', e)}", line=first) from None
         except RecursionError:
             raise DataError(path, "invalid JSON: nested too deeply", line=first) from None
+
+
+def _broken_value(path: Path, buf: str, pos: int, first: int, e: ValueError) -> DataError:
+    """The error of the value starting at ``buf[pos]`` (line ``first`` of the file at ``buf[0]``),
+    named at the line where that value starts: a document cut short on line 2 is seen to break
+    only where line 3 begins ("Expecting ',' delimiter"), and line 3 is not the one to fix."""
+    at = getattr(e, "pos", pos)
+    start, line = first + buf.count("\n", 0, pos), first + buf.count("\n", 0, at)
+    msg = getattr(e, "msg", str(e))
+    if line == start:
+        return DataError(path, f"invalid JSON: {msg}", line=start)
+    column = at - buf.rfind("\n", 0, at)
+    where = f"{msg} at line {line}, column {column}"
+    if buf[at : at + 1] in ("{", "[") and not buf[at - column + 1 : at].strip(" \t\r"):
+        # another value begins on a line of its own: the one before it was cut short
+        where += f", where another value begins: is line {line - 1} cut short?"
+    return DataError(path, f"invalid JSON in the value that starts on this line: {where}", line=start)
 
 
 def id_problem(value: str) -> str | None:

@@ -3,12 +3,14 @@
 * A new judgment is **appended** as one line, ``qid 0 docid label``, with a single ``write`` on
   a file opened ``O_APPEND`` and then ``fsync``-ed: what was in the file is never truncated or
   rewritten, and a crash leaves either the whole line or none of it.
-* **Changing** a judgment rewrites the file atomically (a temporary sibling, fsync, rename): every
-  other line is kept byte for byte, only that pair's line gets the new label.
-* **No lost or doubled line**: writes are serialized by a lock inside the process (two browser
-  tabs, one server) and by ``flock`` on the file's folder (two servers on one file); under the
-  lock the file is read again when it changed on disk, so a pair already judged elsewhere is
-  changed in place, never appended twice.
+* **Changing** a judgment rewrites the file with harness.files' atomic writer (a temporary
+  sibling, fsync, rename), keeping the file's mode: every other line is kept byte for byte, only
+  that pair's line gets the new label.
+* **No lost or doubled line**: writes are serialized by a lock of the file inside the process
+  (two browser tabs, or two stores of one file) and by harness.folders' lock of the file across
+  processes (two servers on one file: ``.<name>.lock`` beside it while a judgment is written,
+  removed after); under both the file is read again when it changed on disk, so a pair already
+  judged elsewhere is changed in place, never appended twice.
 
 The file's existing judgments are loaded and shown; a line that is not ``qid iter docid label``
 with an integer label, or a pair given twice, is an error naming the file and line (trec_eval
@@ -17,14 +19,13 @@ refuses duplicate pairs too).
 
 from __future__ import annotations
 
-import fcntl
 import os
-import tempfile
 import threading
-from contextlib import contextmanager
 from pathlib import Path
 
-from harness.errors import DataError
+from harness.errors import AccessError, DataError
+from harness.files import atomic_writer
+from harness.folders import locked
 from harness.formats.hygiene import check_id, numbered_lines
 
 __all__ = ["QrelsStore", "LABELS"]
@@ -32,16 +33,15 @@ __all__ = ["QrelsStore", "LABELS"]
 LABELS = (0, 1, 2, 3)  # the page's buttons and keys; other integers in a loaded file are kept
 
 
-@contextmanager
-def _folder_lock(folder: Path):
-    """An exclusive ``flock`` on the folder itself: no lock file is left beside the qrels."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+# One lock per qrels file in this process, shared by its stores: folders.locked is re-entrant
+# within a process, so two stores of one file (threads of one server) need this one to take turns.
+_FILE_LOCKS: dict[Path, threading.Lock] = {}
+_FILE_LOCKS_GUARD = threading.Lock()
+
+
+def _file_lock(path: Path) -> threading.Lock:
+    with _FILE_LOCKS_GUARD:
+        return _FILE_LOCKS.setdefault(path, threading.Lock())
 
 
 class QrelsStore:
@@ -53,7 +53,14 @@ class QrelsStore:
             raise DataError(self.path, "--qrels names a folder; give the qrels file to write")
         if not self.path.parent.is_dir():
             raise DataError(self.path, f"--qrels: the folder {self.path.parent} does not exist")
-        self._lock = threading.Lock()
+        try:  # judging writes beside the file (its lock; a temporary file for a changed label)
+            with locked(self.path):
+                pass
+        except OSError as e:
+            raise AccessError(
+                self.path, f"--qrels: cannot write in its folder {self.path.parent} ({e.strerror or e})"
+            ) from None
+        self._lock = _file_lock(self.path)
         self._signature = None
         self._labels: dict[tuple[str, str], int] = {}
         self.generation = 0  # bumped on every change seen or made: orders the page's updates
@@ -132,8 +139,8 @@ class QrelsStore:
         check_id(self.path, "doc id", doc)
         if isinstance(label, bool) or not isinstance(label, int):
             raise DataError(self.path, f"label must be an integer (got {label!r})")
-        with self._lock, _folder_lock(self.path.parent):
-            self._signature = None  # under the folder lock, always read what is on disk now
+        with self._lock, locked(self.path):
+            self._signature = None  # under the file's lock, always read what is on disk now
             self._reload()
             old = self._labels.get((qid, doc))
             if old == label:
@@ -174,22 +181,6 @@ class QrelsStore:
                 line = f"{fields[0]} {fields[1]} {fields[2]} {label}".encode("utf-8", "surrogateescape") + end
             out.append(line)
         mode = os.stat(self.path).st_mode & 0o7777
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(b"".join(out))
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        dfd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+        with atomic_writer(self.path, "wb", encoding=None) as f:
+            f.write(b"".join(out))
+            os.fchmod(f.fileno(), mode)  # the user's file keeps its mode

@@ -95,8 +95,9 @@ def _write_files(result: ExperimentResult, tmp: Path) -> None:
     from harness.report.view import build_view
 
     (tmp / "runs").mkdir(parents=True)
+    files = result.run_files()
     for r in result.runs:
-        shutil.copyfile(r.path, tmp / "runs" / f"{r.name}.trec")
+        shutil.copyfile(r.path, tmp / "runs" / files[r.name])
     manifest = provenance(result)
     view = build_view(result, manifest)
     files = {

@@ -1,4 +1,5 @@
-"""report.html: one self-contained page (inline CSS and SVG; no scripts, no external references).
+"""report.html: one self-contained page (inline CSS and SVG, the topic explorer's data as JSON and
+its one script, :mod:`harness.report.explorer`; no external references: it works offline).
 
 Laid out by the Jinja2 templates in ``templates/`` (``report.html.j2``, the topic explorer's
 ``explorer.html.j2``, the table macro of ``_macros.html.j2``) from a
@@ -13,7 +14,11 @@ from __future__ import annotations
 import json
 from functools import cache
 
-from harness.report.tables import fmt_d, fmt_p
+from markupsafe import Markup
+
+from harness.policies import format_p
+from harness.report import explorer
+from harness.report.tables import fmt_d, significance
 from harness.report.view import ReportView
 
 __all__ = ["render"]
@@ -31,10 +36,9 @@ def _environment():
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,  # a misspelt name in a template fails, never renders as ""
     )
-    env.filters.update(fmt_p=fmt_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
+    env.filters.update(fmt_p=format_p, fmt_d=fmt_d, tojson_text=lambda v: json.dumps(v, indent=2, default=str))
     env.globals.update(
-        judgment=_judgment,
-        snippet_html=_snippet_html,
+        significance=significance,
         sweep_rows=lambda sw: [
             [r.measure, r.best, f"{r.best_mean:.4f}", f"{len(r.kept)} of {r.total}", ", ".join(r.kept)] for r in sw.rows
         ],
@@ -63,33 +67,6 @@ def _environment():
         provenance_items=_provenance_items,
     )
     return env
-
-
-def _snippet_html(hit):
-    """The explorer's snippet of a hit as markup: escaped pieces, the matched ones in <mark>.
-    The pieces are escaped in one call, joined by NUL (which escaping keeps): one escape and a
-    Jinja loop step per piece cost ~0.1 s of Cranfield x10's report (80,000 pieces)."""
-    from markupsafe import Markup, escape
-
-    if hit.snippet is None:
-        return Markup('<span class="muted">(not in the index)</span>')
-    texts = [text for text, _ in hit.snippet]
-    escaped = str(escape("\0".join(texts))).split("\0")
-    if len(escaped) != len(texts):  # a piece holds a NUL itself
-        escaped = [str(escape(text)) for text in texts]
-    parts = ["… " if hit.cut_before else ""]
-    parts += [f"<mark>{e}</mark>" if marked else e for e, (_, marked) in zip(escaped, hit.snippet)]
-    if hit.cut_after:
-        parts.append(" …")
-    return Markup("".join(parts))
-
-
-def _judgment(label: int | None) -> tuple[str, str]:
-    if label is None:
-        return "unj", "unjudged"
-    if label <= 0:
-        return "non", f"not relevant ({label})"
-    return "rel", f"relevant ({label})"
 
 
 def _provenance_items(manifest: dict) -> list[tuple[str, str, str]]:
@@ -133,5 +110,19 @@ def sections(view: ReportView) -> list[tuple[str, str]]:
 
 
 def render(view: ReportView) -> str:
-    page = _environment().get_template("report.html.j2")
-    return page.render(v=view, x=view.explorer, plots=view.plots, sections=sections(view))
+    env = _environment()
+    page = env.get_template("report.html.j2")
+    x = view.explorer
+    script = Markup(env.loader.get_source(env, "explorer.js")[0])
+
+    def draw(encoded):
+        return page.render(
+            v=view, x=x, plots=view.plots, sections=sections(view), explorer_encoded=encoded, explorer_script=script
+        )
+
+    if x is None:
+        return draw(None)
+    # the explorer gets what the rest of the page leaves of REPORT_BYTES (the rest is bounded:
+    # harness.report.plots caps its charts), so the page stays under it at any size
+    rest = len(draw(explorer.encode(x, budget=0)).encode())
+    return draw(explorer.encode(x, budget=min(explorer.EXPLORER_BYTES, explorer.REPORT_BYTES - rest)))

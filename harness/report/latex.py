@@ -7,6 +7,7 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 
 from __future__ import annotations
 
+from harness.report.tables import BETTER, WORSE
 from harness.report.view import ReportView
 
 __all__ = ["render", "latex_escape"]
@@ -26,6 +27,7 @@ _SPECIAL = {
     ">": r"\textgreater{}",
 }
 _SYMBOLS = {"†": r"\dagger", "‡": r"\ddagger", "§": r"\S", "¶": r"\P"}
+_WAYS = {BETTER: r"\uparrow", WORSE: r"\downarrow"}
 
 
 def latex_escape(text: object) -> str:
@@ -44,7 +46,10 @@ def _comment(text: object) -> str:
 def _mark(symbols) -> str:
     if not symbols:
         return ""
-    body = "".join(_SYMBOLS.get(s, rf"\mathrm{{{latex_escape(s)}}}") for s in symbols)
+    body = ""
+    for s in symbols:  # a baseline's symbol, then ▲ (better) or ▼ (worse): \uparrow, \downarrow
+        base, way = (s[:-1], _WAYS[s[-1]]) if s[-1] in _WAYS else (s, "")
+        body += _SYMBOLS.get(base, rf"\mathrm{{{latex_escape(base)}}}") + way
     return f"$^{{{body}}}$"
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import io
 
-from harness.report.tables import fmt_d, fmt_p
+from harness.policies import format_p
+from harness.report.tables import fmt_d, significance
 from harness.report.view import ReportView
 
 __all__ = ["render", "md"]
@@ -28,10 +29,11 @@ def render(view: ReportView) -> str:
         f"Index `{f.index_path}` ({'reused' if f.index_reused else 'built'}; "
         f"{f.documents} documents, {f.unique_terms} unique terms; "
         + (
-            f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}). "
+            f"stemmer {f.stemmer}, stopwords {'removed' if f.stopwords else 'kept'}"
             if f.language == "en"
-            else f"language {f.language}). "
+            else f"language {f.language}"
         )
+        + (f"; {md(f.not_indexed)}). " if f.not_indexed else "). ")
         + f"{f.topics} topics, depth {f.depth}.\n\n"
     )
     if view.warnings:
@@ -89,20 +91,21 @@ def _comparisons(view: ReportView, w) -> None:
     level = f"{c.policy.ci_level * 100:g}%"
     w(
         f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "
-        f"† marks a significant difference (corrected p < {c.policy.alpha:g}); "
+        f"*significant*: the run is significantly better (▲) or worse (▼) than the baseline "
+        f"(corrected p < {c.policy.alpha:g}); "
         "W/T/L: topics where the run wins, ties, loses against the baseline. The CI is each difference's own "
         "percentile bootstrap interval, not corrected for multiple comparisons.\n\n"
     )
     w(
         f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI (uncorrected) | d | p | "
-        "corrected p | | W/T/L |\n"
+        "corrected p | significant | W/T/L |\n"
     )
     w("|---|---|---|---:|---:|---:|---|---:|---:|---:|---|---|\n")
     for r in c.rows:
         w(
             f"| {md(r.measure)} | {md(r.baseline)} | {md(r.run)} | {r.mean_baseline:.4f} | {r.mean_run:.4f} | "
-            f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {fmt_p(r.p)} | "
-            f"{fmt_p(r.p_corrected)} | {'†' if r.reject else ''} | {r.wins}/{r.ties}/{r.losses} |\n"
+            f"{r.diff:+.4f} | [{r.ci_low:+.4f}, {r.ci_high:+.4f}] | {fmt_d(r.effect_size)} | {format_p(r.p)} | "
+            f"{format_p(r.p_corrected)} | {significance(r)} | {r.wins}/{r.ties}/{r.losses} |\n"
         )
     w("\n")
     for sw in view.sweeps:

@@ -39,6 +39,7 @@ from markupsafe import Markup
 from harness.engine.similarity import format_value
 from harness.engine.similarity import sweeps as sweeps_of
 from harness.experiment.result import RECALL_LEVELS
+from harness.policies import format_p
 from harness.report.svg import (
     PALETTE,
     Series,
@@ -50,7 +51,6 @@ from harness.report.svg import (
     shade,
     text_width,
 )
-from harness.report.tables import fmt_p
 from harness.stats import CORRECTIONS
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
@@ -63,6 +63,7 @@ __all__ = [
     "run_models",
     "run_styles",
     "MAX_DIFF_PLOTS",
+    "MAX_TOPIC_BARS",
     "MAX_INTERVAL_ROWS",
     "SINGLE_CHART_RUNS",
     "MIN_SPAN",
@@ -70,6 +71,10 @@ __all__ = [
 
 # Per-pair difference plots drawn at most (all-pairs over a large sweep would draw hundreds).
 MAX_DIFF_PLOTS = 24
+# Bars of one per-topic difference chart at most: beyond, a bar stands for consecutive topics of the
+# sorted order (7,000 topics drew 7,000 bars with their texts in every panel: megabytes).
+MAX_TOPIC_BARS = 300
+MAX_TOPIC_BARS_IN_ALL = 2400  # over every per-topic panel of the page
 # Rows of one confidence-interval chart at most.
 MAX_INTERVAL_ROWS = 60
 # Precision-recall curves drawn in one chart; more are split by model family.
@@ -203,7 +208,11 @@ def _order(v) -> tuple:
     return (True, str(v), 0.0) if isinstance(v, str) else (False, "", float(v))
 
 
-def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
+def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] | None = None) -> list[str]:
+    """Measure against parameter. A one-parameter sweep whose means are all equal (to the 4
+    decimals shown) is not drawn: a flat line carries nothing, and ``flat`` gets a sentence saying
+    so; one of two settings is drawn small (two points make a slope, not a curve)."""
+    flat = [] if flat is None else flat
     base = _baseline(result)
     styles = run_styles(result)
     models = run_models(result)
@@ -222,6 +231,10 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
             if len(varying) == 1:
                 xp = varying[0]
                 pts = sorted(((_swept(r, xp), means[lab(str(r))]) for r in group), key=lambda pt: _order(pt[0]))
+                if len({f"{y:.4f}" for _, y in pts}) == 1:
+                    flat.append(f"{m}: every {model} setting of {xp} scores {pts[0][1]:.4f}")
+                    continue
+                small = len(pts) <= 2
                 line = _styled(
                     styles[lab(str(group[0]))], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
                 )
@@ -237,8 +250,8 @@ def _sweep_plots(result: ExperimentResult, measures: list[str]) -> list[str]:
                         [line],
                         x_ticks=[(i, format_value(x)) for i, (x, _) in enumerate(pts)],
                         references=refs,
-                        width=420,
-                        height=260,
+                        width=300 if small else 420,
+                        height=200 if small else 260,
                         bounds=(0.0, 1.0),
                         min_span=MIN_SPAN,
                     )
@@ -305,7 +318,7 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
             label = f"{r.run} − {r.baseline}" if several else r.run
             tip = (
                 f"{r.run} − {r.baseline}: {r.diff:+.4f}, {level} CI [{r.ci_low:+.4f}, {r.ci_high:+.4f}] (uncorrected), "
-                f"p={fmt_p(r.p)}, corrected p={fmt_p(r.p_corrected)}{' (significant)' if r.reject else ''}"
+                f"p={format_p(r.p)}, corrected p={format_p(r.p_corrected)}{' (significant)' if r.reject else ''}"
             )
             rows.append((label, r.diff, r.ci_low, r.ci_high, kind, tip))
         if not rows:
@@ -328,16 +341,39 @@ def _topic_plots(result: ExperimentResult) -> list[str]:
     m = c.measures[0]
     text = dict(result.topics)
     out = []
-    for base, run in c.pairs[:MAX_DIFF_PLOTS]:
+    pairs = c.pairs[:MAX_DIFF_PLOTS]
+    most = topic_bars(len(c.topics), len(pairs))
+    for base, run in pairs:
         b, r = result.evaluations[base].per_topic[m], result.evaluations[run].per_topic[m]
         diffs = sorted(((r[q] - b[q], q) for q in c.topics), key=lambda x: -x[0])
-        bars = [
-            (q, d, f"topic {q}: {text.get(q, '')} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})") for d, q in diffs
-        ]
+        if len(diffs) <= most:
+            bars = [
+                (q, d, f"topic {q}: {_short(text.get(q, ''))} | {run} {r[q]:.4f} vs {base} {b[q]:.4f} ({d:+.4f})")
+                for d, q in diffs
+            ]
+        else:  # consecutive topics of the sorted order share a bar: their mean difference
+            bars = []
+            for k in range(most):
+                lo, hi = k * len(diffs) // most, (k + 1) * len(diffs) // most
+                part = [d for d, _ in diffs[lo:hi]]
+                mean = sum(part) / len(part)
+                tip = f"topics {lo + 1}–{hi} of {len(diffs)} by difference: {part[-1]:+.4f} to {part[0]:+.4f}, mean {mean:+.4f}"
+                bars.append((f"{lo + 1}–{hi}", mean, tip))
         row = c.row(m, base, run)
-        note = f" (p={fmt_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
+        note = f" (p={format_p(row.p_corrected)} corrected{', significant' if row.reject else ''})" if row else ""
         out.append(bar_chart(f"{run} − {base}{note}", f"Δ {m}", bars, width=580, height=240, symmetric=True))
     return out
+
+
+def topic_bars(topics: int, panels: int) -> int:
+    """Bars of each per-topic panel: every topic, up to :data:`MAX_TOPIC_BARS` and
+    :data:`MAX_TOPIC_BARS_IN_ALL` over all panels (at least 60 each)."""
+    return min(topics, MAX_TOPIC_BARS, max(60, MAX_TOPIC_BARS_IN_ALL // max(panels, 1)))
+
+
+def _short(text: str, most: int = 80) -> str:
+    """A topic's text in a tooltip: at most ``most`` characters."""
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -356,11 +392,13 @@ def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
     c = result.comparisons
     groups = [PlotGroup("Interpolated precision-recall (11 points, mean over topics)", (), tuple(_pr_plots(result)))]
     measures = list(c.measures) if c is not None else list(cfg.measures)
-    sweeps = _sweep_plots(result, measures)
+    flat: list[str] = []
+    sweeps = _sweep_plots(result, measures, flat)
     # all-pairs compares each run with every later one: the later run minus the earlier, as the tables
     pair = "later − earlier run in config order" if c is not None and c.all_pairs else "run − baseline"
-    if sweeps:
-        groups.append(PlotGroup("Measure against parameter", (), tuple(sweeps)))
+    if sweeps or flat:
+        notes = [Markup("Not drawn, flat: {}.").format("; ".join(flat))] if flat else []
+        groups.append(PlotGroup("Measure against parameter", tuple(notes), tuple(sweeps)))
     if c is not None and c.rows:
         corr = CORRECTIONS[c.policy.correction]
         notes = [
@@ -381,6 +419,15 @@ def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
         ]
         if len(c.pairs) > MAX_DIFF_PLOTS:
             notes.append(Markup("The first {} of {} pairs.").format(MAX_DIFF_PLOTS, len(c.pairs)))
+        most = topic_bars(len(c.topics), min(len(c.pairs), MAX_DIFF_PLOTS))
+        if len(c.topics) > most:
+            notes.append(
+                Markup(
+                    "{} topics: each of the {} bars of a panel stands for consecutive topics in the sorted order "
+                    "(their mean difference; hover for the range). Each topic's values are in "
+                    "<code>per_topic.csv</code>."
+                ).format(len(c.topics), most)
+            )
         heading = f"Per-topic difference in {c.measures[0]} ({pair})"
         groups.append(PlotGroup(heading, tuple(notes), tuple(_topic_plots(result))))
     return groups

@@ -21,12 +21,14 @@ __all__ = [
     "COMPARISON_FIELDS",
     "Marks",
     "significance_marks",
+    "significance",
+    "BETTER",
+    "WORSE",
     "provenance",
     "eval_policy",
     "stats_policy",
     "audit",
     "fmt",
-    "fmt_p",
     "fmt_d",
 ]
 
@@ -36,11 +38,6 @@ SYMBOLS = ("†", "‡", "§", "¶")
 
 def fmt(x) -> str:
     return "" if x is None else f"{x:.4f}"
-
-
-def fmt_p(p: float) -> str:
-    """p-values: 4 significant digits, scientific below 0.001."""
-    return f"{p:.3e}" if 0 < p < 1e-3 else f"{p:.4f}"
 
 
 def fmt_d(d: float) -> str:
@@ -70,12 +67,17 @@ def comparison_rows(result: ExperimentResult) -> list[dict]:
     return [] if c is None else [asdict(row) for row in c.rows]
 
 
+# Appended to a baseline's symbol in the means tables: the direction of the significant difference.
+BETTER, WORSE = "▲", "▼"
+
+
 @dataclass(frozen=True)
 class Marks:
     """Significance markers for the means table: ``cells[(run, measure)]`` is the list of
     symbols to attach; ``legend`` explains each symbol. With baselines, a run's mean carries
-    the baseline's symbol when it differs significantly from that baseline; with all-pairs every
-    run has a letter, and a mean carries the letters of the runs it is significantly better than."""
+    the baseline's symbol when it differs significantly from that baseline, followed by ▲ when the
+    run is better (higher mean) and ▼ when it is worse; with all-pairs every run has a letter, and
+    a mean carries the letters of the runs it is significantly better than."""
 
     legend: tuple[tuple[str, str], ...]
     cells: dict
@@ -97,11 +99,28 @@ def significance_marks(result: ExperimentResult) -> Marks:
         legend = tuple((letters[n], f"significantly better than {n} ({alpha})") for n in letters)
         return Marks(legend, {k: sorted(v) for k, v in cells.items()}, letters)
     symbol = {b: (SYMBOLS[i] if i < len(SYMBOLS) else f"b{i + 1}") for i, b in enumerate(c.baselines)}
+    level = {}  # a significant difference of equal means (a rank test can give one): no direction
     for row in c.rows:
         if row.reject:
-            cells.setdefault((row.run, row.measure), []).append(symbol[row.baseline])
-    legend = tuple((s, f"significantly different from {b} ({alpha})") for b, s in symbol.items())
-    return Marks(legend, cells, {})
+            way = BETTER if row.diff > 0 else WORSE if row.diff < 0 else ""
+            cells.setdefault((row.run, row.measure), []).append(symbol[row.baseline] + way)
+            if not way:
+                level[row.baseline] = True
+    legend = []
+    for b, s in symbol.items():
+        legend += [(s + BETTER, f"significantly better than {b} ({alpha})")]
+        legend += [(s + WORSE, f"significantly worse than {b} ({alpha})")]
+        if b in level:
+            legend += [(s, f"significantly different from {b}, with the same mean ({alpha})")]
+    return Marks(tuple(legend), cells, {})
+
+
+def significance(row) -> str:
+    """The comparisons tables' *significant* cell of a stats.Comparison row: the direction of a
+    significant difference in words, "" when it is not significant."""
+    if not row.reject:
+        return ""
+    return f"{BETTER} better" if row.diff > 0 else f"{WORSE} worse" if row.diff < 0 else "equal means"
 
 
 def _letter(i: int) -> str:
@@ -145,11 +164,13 @@ def _sha256(path: Path) -> str:
 def provenance(result: ExperimentResult) -> dict:
     """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
     cfg = result.config
+    files = result.run_files()
     return {
         "config": {
             "path": str(cfg.source),
             "sha256": _sha256(cfg.source) if cfg.text is None else hashlib.sha256(cfg.text.encode()).hexdigest(),
-            "parsed": cfg.raw,
+            "parsed": cfg.raw,  # with the overrides applied
+            **({"overrides": list(cfg.overrides)} if cfg.overrides else {}),
         },
         "versions": dict(result.versions or {}),  # gathered by the run verb
         "index": {
@@ -157,14 +178,22 @@ def provenance(result: ExperimentResult) -> dict:
             "fingerprint": result.index.fingerprint,
             "reused": result.index.reused,
             **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
+            **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
         "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
-        "qrels": None if cfg.qrels_path is None else {"path": str(cfg.qrels_path), "sha256": _sha256(cfg.qrels_path)},
+        "qrels": None
+        if cfg.qrels_path is None
+        else {
+            "path": str(cfg.qrels_path),
+            "sha256": _sha256(cfg.qrels_path) if cfg.qrels_path.is_file() else None,
+            # irds:ID: judgments read through ir_datasets from the folder `path` (a file's format, trec, goes unsaid)
+            **({"format": cfg.qrels_format} if cfg.qrels_format != "trec" else {}),
+        },
         "runs": [
             {
                 "name": r.name,
                 "spec": str(r.similarity),  # the canonical name the label stands for
-                "file": f"runs/{r.name}.trec",
+                "file": f"runs/{files[r.name]}",
                 "sha256": _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),

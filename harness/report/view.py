@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from harness.events import not_indexed
 from harness.report.plots import plot_groups
 from harness.report.tables import (
     Marks,
@@ -44,6 +45,7 @@ class Facts:
     runs: int
     runs_reused: int
     language: str = "en"  # index.language: other than English, stemmer and stopwords do not apply
+    not_indexed: str = ""  # what IndexCollection left out (harness.events.not_indexed), "" when nothing
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class ReportView:
 
 def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     cfg = result.config
+    files = result.run_files()
     stats = result.index.manifest.get("stats", {})
     facts = Facts(
         index_path=str(result.index.path),
@@ -127,6 +130,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         depth=cfg.depth,
         runs=len(result.runs),
         runs_reused=sum(r.reused for r in result.runs),
+        not_indexed=not_indexed(result.index.manifest),
     )
     rows = summary_rows(result)
     marks = significance_marks(result)
@@ -168,7 +172,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         coverage=audit(result),
         evaluations=result.evaluations,
         runs=tuple(
-            RunRow(r.name, f"runs/{r.name}.trec", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
+            RunRow(r.name, f"runs/{files[r.name]}", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
         ),
         checks=tuple(result.checks),
         manifest=manifest,
@@ -197,6 +201,11 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     v = manifest["versions"]
     lines = [
         ("config", f"{manifest['config']['path']} (sha256 {manifest['config']['sha256']})"),
+        *(
+            [("overrides", " ".join(manifest["config"]["overrides"]))]  # --set, --output: what varied the file
+            if manifest["config"].get("overrides")
+            else []
+        ),
         ("versions", ", ".join(f"{k} {val}" for k, val in v.items() if k != "java_home")),
         (
             "index",

@@ -161,7 +161,7 @@ def compare_files(
     evaluations = {}
     for name, path in zip(names, paths):
         run = read_run_file(path, read)
-        check_run_against_qrels(run, qrels_obj, str(path), str(qrels))
+        check_run_against_qrels(run, qrels_obj, str(path), str(qrels), eval_policy.missing_topics)
         evaluations[name] = evaluate_run(run, qrels_obj, ms, eval_policy)
         if on is not None:
             on(name)

@@ -52,11 +52,16 @@ def _exists(path: PathLike, what: str) -> None:
 
 
 def read_qrels_file(path: PathLike) -> Qrels:
-    """A qrels file, which must hold judgments."""
+    """A qrels file, or judgments named in a local cache (``pyserini:NAME``, ``irds:ID``;
+    harness.formats.named), which must hold judgments."""
+    from harness.formats.named import is_named, read_named_qrels
     from harness.formats.qrels import read_qrels
 
-    _exists(path, "qrels")
-    qrels = read_qrels(path)
+    if is_named(path):
+        qrels = read_named_qrels(path)
+    else:
+        _exists(path, "qrels")
+        qrels = read_qrels(path)
     if not qrels.topics():
         raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
     return qrels
@@ -69,23 +74,43 @@ def read_run_file(path: PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool =
     return read_run(path, duplicates=read.duplicates, ranks=ranks)
 
 
-def check_run_against_qrels(run: Run, qrels: Qrels, run_name: str, qrels_name: str) -> None:
-    """Refuse a run whose results are all for topics the qrels do not judge, as trec_eval
-    refuses it (where ``-c`` would score every judged topic 0: a PyTerrier frame whose ``qid``
-    pandas read as an integer, 1, against qrels of topic '001'); warn when none of the run's
-    doc ids is judged: every score would be 0. A run with no results at all is evaluated (0 on
-    every judged topic under ``-c``), as the Python API has always done with ``{}``."""
+def check_run_against_qrels(
+    run: Run, qrels: Qrels, run_name: str, qrels_name: str, missing_topics: str = EvalPolicy.missing_topics
+) -> None:
+    """The run's topic ids against the judged ones, by the rule of every door
+    (:mod:`harness.formats.topic_ids`): a run whose results are all for topics the qrels do not
+    judge is refused, as trec_eval refuses it (where ``-c`` would score every judged topic 0: a
+    PyTerrier frame whose ``qid`` pandas read as an integer, 1, against qrels of topic '001'), and
+    so is a run whose ids are the judged ones written another way (leading zeros, a prefix, case);
+    a partial overlap is a warning naming the topics. Then a warning when none of the run's doc
+    ids is judged: every score would be 0. A run with no results at all is evaluated (0 on every
+    judged topic under ``-c``), as the Python API has always done with ``{}``."""
+    from harness.formats.topic_ids import match_topic_ids, partial_notes, refuse_unmatched
+
     if not len(run):
         return
-    if not any(qrels.topic_index(t) is not None for t in run.topics()):
-        shown = lambda ids: ", ".join(repr(t) for t in ids[:3]) + (", ..." if len(ids) > 3 else "")  # noqa: E731
-        raise DataError(
-            run_name,
-            f"none of the run's {len(run.topics())} topics ({shown(run.topics())}) is judged in {qrels_name} "
-            f'(judged: {shown(qrels.topics())}): nothing to evaluate, and trec_eval refuses it too ("No queries '
-            'with both results and relevance info"). Do the topic ids match, written the same way (1 and 001 '
-            "are different topics; a DataFrame column read as numbers loses leading zeros)?",
-        )
+    match = match_topic_ids(run.topics(), qrels.topics())
+    refuse_unmatched(
+        match,
+        run_name,
+        qrels_name,
+        ours_word="run",
+        what="the run's {n} topics",
+        also=', and trec_eval refuses it too ("No queries with both results and relevance info")',
+    )
+    effect = (
+        "score 0 in every mean (trec_eval -c)" if missing_topics == "zero" else "are left out (as trec_eval without -c)"
+    )
+    for note in partial_notes(
+        match,
+        run_name,
+        qrels_name,
+        what="the run's {n} topics",
+        where="the run",
+        unjudged="are not evaluated",
+        unasked=effect,
+    ):
+        warn(note)
     if not _shares_an_id(run, qrels.docids.tolist()):
         warn(
             f"{run_name}: none of its document ids is judged in {qrels_name}: every score will be 0. "
@@ -121,12 +146,16 @@ def evaluate(
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
     file is an error. A run sharing no doc id with the qrels gets a warning."""
+    from harness.formats.named import is_named
     from harness.metrics import Measure
     from harness.metrics import evaluate as evaluate_run
 
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
+    if is_named(qrels):  # pyserini:NAME, irds:ID: read from a local cache
+        qrels_name = qrels_name or qrels
+        qrels = read_qrels_file(qrels)
     if isinstance(run, (str, os.PathLike)) and isinstance(qrels, (str, os.PathLike)):
         _exists(run, "run")
         _exists(qrels, "qrels")
@@ -143,7 +172,7 @@ def evaluate(
         qrels = read_qrels_file(qrels)
     elif not len(qrels):  # no topics, or only topics without judgments ({"1": {}})
         raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
-    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")
+    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
     with judgments_named(qrels_name):
         return evaluate_run(run, qrels, ms, policy)
 

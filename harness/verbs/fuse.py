@@ -1,7 +1,7 @@
 """The fuse verb: `harness fuse`, `harness.fuse`: several runs in, one fused run out
 (harness.fusion), equal to pyserini.fusion 2.4.0 for its four methods. Run files are read with
 the harness's reader (errors name the file and line; a document listed twice in a topic is an
-error), with their rank column, which reciprocal rank fusion reads."""
+error), with their rank column when the method reads it (reciprocal rank fusion)."""
 
 from __future__ import annotations
 
@@ -43,13 +43,17 @@ def fuse(
     from harness.verbs.evaluate import read_run_file
 
     policy = policy or FusionPolicy()
-    if len(runs) < 2:
-        raise DataError("fuse", f"fusion needs at least two runs (got {len(runs)})")
+    problem = policy.runs_problem(len(runs))
+    if problem is not None:  # before any file is read
+        key, message = problem
+        raise DataError("fuse", message if key == "runs" else f"{key}: {message}")
     if output is not None:
         _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag)
     loaded = []
     for r in runs:
-        run = r if isinstance(r, Run) else read_run_file(r, read, ranks=True)
+        # the rank column is read (and checked) only for a method that reads it, as a config's
+        # `fuse:` entry reads its files (harness.experiment.sources)
+        run = r if isinstance(r, Run) else read_run_file(r, read, ranks=policy.reads_ranks)
         if not len(run):
             raise DataError(run.source, "the run has no lines: nothing to fuse")
         loaded.append(run)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -18,7 +18,9 @@ from harness.events import Emit, ignore
 
 __all__ = [
     "IN_MEMORY",
+    "parse_set",
     "load",
+    "validate",
     "PlanReport",
     "plan_run",
     "RunOutcome",
@@ -43,20 +45,84 @@ def scheduler_problem(address: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------ load
-def load(config, *, scheduler: str | None = None, workers: int | None = None):
+def parse_set(text: str) -> tuple[str, str]:
+    """``--set KEY=VALUE`` as (dotted key, YAML text); ValueError saying what is expected."""
+    from harness.config.overrides import parse_set as parse
+
+    return parse(text)
+
+
+def _overrides(sets: Sequence[str], overrides: Mapping | None, output, flags: bool) -> list:
+    """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
+    (YAML text), the API's ``overrides`` (Python values, written as YAML), then ``output``."""
+    import yaml
+
+    from harness.config import LocatedProblem
+    from harness.config.overrides import Override
+
+    out = []
+    for text in sets:
+        try:
+            key, value = parse_set(text)
+        except ValueError as e:
+            raise ConfigError("--set", [LocatedProblem("", str(e), f"--set {text}")]) from None
+        out.append(Override(key, value, f"--set {text}"))
+    if overrides is not None and not isinstance(overrides, Mapping):
+        why = f"overrides is a dict of dotted keys and values, e.g. {{'index.stemmer': 'krovetz'}} (got {type(overrides).__name__})"
+        raise ConfigError("overrides", [LocatedProblem("", why)])
+    for key, value in (overrides or {}).items():
+        given = f"overrides[{key!r}]"
+        try:
+            parse_set(f"{key}=")
+        except ValueError:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"{key!r} is not a dotted key like index.stemmer", given)]
+            ) from None
+        try:
+            text = yaml.dump(value, Dumper=_dict_dumper(), allow_unicode=True)
+        except yaml.YAMLError as e:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
+            ) from None
+        out.append(Override(key, text, given))
+    if output is not None:
+        path = os.fspath(output)
+        out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
+    return out
+
+
+def load(
+    config,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    sets: Sequence[str] = (),
+    overrides: Mapping | None = None,
+    output: str | os.PathLike | None = None,
+    flags: bool = True,
+):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), with ``--scheduler`` / ``--workers`` applied to its
-    ``execution:`` (``workers`` wins). Starts no Java."""
+    ``execution:`` (``workers`` wins). Starts no Java.
+
+    ``sets`` (``--set KEY=VALUE``, the value YAML), ``overrides`` (the API's ``{dotted key:
+    value}``) and ``output`` (``--output DIR``) replace keys of the config before it is
+    validated (:mod:`harness.config.overrides`): checked as if written in it, named as given in
+    errors, listed in manifest.json; a path among them is relative to the current folder.
+    ``flags``: name ``output`` as the command line's flag (``--output DIR``), else as the API's
+    argument (``output='DIR'``)."""
     import yaml
 
     from harness.config import LocatedProblem, load_config
 
+    changes = _overrides(sets, overrides, output, flags)
+
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
-        cfg = load_config(config)
+        cfg = load_config(config, overrides=changes)
     elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
-        cfg = load_config(config)  # a path (a one-line YAML mapping has a colon and is no file)
+        cfg = load_config(config, overrides=changes)  # a path (a one-line YAML mapping has a colon and is no file)
     else:
         if isinstance(config, Mapping):
             try:
@@ -77,7 +143,7 @@ def load(config, *, scheduler: str | None = None, workers: int | None = None):
         else:  # a ConfigError as every other bad config is, not a TypeError
             why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
             raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
-        cfg = load_config(Path.cwd() / IN_MEMORY, text=text)
+        cfg = load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
     execution = cfg.execution.overridden(None if workers else scheduler, workers)
     return replace(cfg, execution=execution) if execution != cfg.execution else cfg
 
@@ -98,6 +164,40 @@ def _dict_dumper():
 
     Dumper.add_representer(None, Dumper.represent_undefined)
     return Dumper
+
+
+# ------------------------------------------------------------------------------ validate
+# topics formats read without Java (trec and anserini:<Reader> are read by Anserini)
+_PLAIN_TOPICS = ("tsv", "jsonl", "vectors")
+
+
+def validate(cfg) -> bool:
+    """``harness validate`` beyond the config's keys (:func:`load` checked those): the topics'
+    ids against the qrels' (harness.formats.topic_ids: none judged, or ids written two ways, is a
+    DataError; a partial overlap a warning), when the topics can be read without Java. Returns
+    whether they were checked."""
+    if cfg.qrels_path is None or not (cfg.topics_format in _PLAIN_TOPICS or cfg.topics_format.startswith("irds:")):
+        return False
+    from harness.engine.topics import read_topics
+
+    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+    return True
+
+
+def _check_topic_ids(cfg, topics) -> None:
+    """The rule a run applies before it indexes anything (experiment.sanity), and its warnings."""
+    from harness.errors import warn
+    from harness.experiment.sanity import check_topics, refuse_unmatched_topics
+    from harness.formats.named import read_qrels_as
+
+    if cfg.qrels_path is None:
+        return
+    qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format)
+    if not qrels.topics():
+        raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+    refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
+    for note in check_topics(topics, qrels, cfg.topics_path, cfg.qrels_path, [], cfg.missing_topics):
+        warn(note)
 
 
 # ------------------------------------------------------------------------------ plan
@@ -163,6 +263,7 @@ def plan_run(cfg, command: str) -> PlanReport:
     from harness.engine.topics import read_topics
 
     topics = read_topics(cfg.topics_path, cfg.topics_format)
+    _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
     for sim in cfg.runs:
         where = p.for_run(sim)
@@ -278,13 +379,18 @@ def _copy_atomic(src: Path, dst: Path) -> None:
 
 
 def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
-    """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<run>.trec``. The
+    """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
+    the report names it (:meth:`ExperimentResult.run_files`). The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
     from harness.experiment import run_experiment
     from harness.experiment.labels import relabel
     from harness.folders import check_writable, clean_interrupted, locked
 
+    if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
+        from harness.engine.topics import read_topics
+
+        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
@@ -313,12 +419,13 @@ def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
-    names = [f"runs/{r.name}.trec" for r in result.runs]
+    files = result.run_files()  # as the report names them (harness.engine.labels.run_file_names)
+    names = [f"runs/{files[r.name]}" for r in result.runs]
     write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
     remove_stale_temp_files(out, on)
     written = []
     for r in result.runs:
-        dst = out / f"{r.name}.trec"
+        dst = out / files[r.name]
         _copy_atomic(r.path, dst)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))

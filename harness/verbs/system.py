@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["DoctorReport", "doctor", "schema", "similarity_models", "measure_registry"]
+__all__ = ["DoctorReport", "doctor", "schema", "similarity_models", "similarity_aliases", "measure_registry"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,13 @@ def similarity_models() -> dict:
     from harness.engine.similarity import MODELS
 
     return MODELS
+
+
+def similarity_aliases() -> dict:
+    """Anserini's and Pyserini's model names -> the model each is (``qld`` -> ``dirichlet``)."""
+    from harness.engine.similarity import ALIASES
+
+    return ALIASES
 
 
 def measure_registry() -> dict:

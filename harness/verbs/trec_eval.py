@@ -114,10 +114,18 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     assert not zero.any()
     rl.num_docs = 0 if options.num_docs is None else options.num_docs  # trec_eval's default
     if not rl.topics:
-        raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
+        raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate{_two_ways(r, q)}")
     with judgments_named(str(qrels)):
         topics, lines = _compute(rl, requests, options, q, run, zscores)
     return TrecEvalResult(tuple(topics), tuple(lines), options)
+
+
+def _two_ways(run, qrels) -> str:
+    """The ids written two ways (harness.formats.topic_ids), said after trec_eval's own refusal."""
+    from harness.formats.topic_ids import diagnosis, match_topic_ids
+
+    two = diagnosis(match_topic_ids(run.topics(), qrels.topics()), "run")
+    return f" (ids written two ways: {two})" if two else ""
 
 
 def _compute(rl, requests, options: TrecEvalOptions, q, run: PathLike, zscores):

@@ -1,4 +1,5 @@
-"""``harness.fuse``: runs from any source fused into one, as a DataFrame."""
+"""``harness.fuse``: runs from any source fused into one, as a DataFrame; the fuse verb's adapter,
+named by its verb as verbs/fuse.py and cli/fuse.py are."""
 
 from __future__ import annotations
 

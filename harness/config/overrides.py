@@ -1,0 +1,163 @@
+"""A config varied without copying it: ``harness run CONFIG --set KEY=VALUE --output DIR`` and
+``harness.run(config, overrides={...}, output=...)``. Each override replaces (or adds) one key of
+the config's YAML tree before validation, so it is checked as if written in the file, and a
+problem names it the way it was given (``--set index.stemer=krovetz: unknown key 'stemer'...``).
+
+- ``KEY`` is dotted: ``index.stemmer``, ``compare.test``, ``runs.0.bm25.k1`` (a number indexes a
+  list); a missing mapping on the way is created. A section written as its shorthand
+  (``topics: t.tsv``) takes a key of its own (``--set topics.format=jsonl``).
+- ``VALUE`` is YAML: ``--set depth=100`` is a number, ``--set 'runs=[bm25, qld]'`` a list,
+  ``--set name=x`` a string; ``--set key=`` (nothing) is null.
+- A path given by an override (``--set qrels=q.txt``, ``--output out``) is relative to the current
+  folder, as a path typed on the command line is; the file's own paths stay relative to the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from harness.config.schema import SCHEMA, LocatedProblem
+from harness.errors import ConfigError
+
+__all__ = ["Override", "OverrideMark", "OVERRIDE_NAMES", "parse_set", "apply_overrides"]
+
+_STR = "tag:yaml.org,2002:str"
+# how an override is named (Override.given): by the flag or the API argument that gave it
+OVERRIDE_NAMES = ("--set ", "--output ", "overrides[", "output=")
+_KEY = re.compile(r"[^.\s=]+(\.[^.\s=]+)*\Z")
+
+
+@dataclass(frozen=True)
+class Override:
+    """One key replaced: ``key`` (dotted), ``value`` (YAML text), ``given`` (how the user wrote
+    it, which names it in errors and in manifest.json: ``--set depth=100``)."""
+
+    key: str
+    value: str
+    given: str
+
+
+class OverrideMark(yaml.Mark):
+    """The place of a node an override brought: named by the override as given, with the folder
+    its relative paths resolve against (the current one)."""
+
+    def __init__(self, given: str, base: Path):
+        super().__init__(given, 0, 0, 0, None, None)
+        self.given = given
+        self.base = base
+
+
+def parse_set(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` split at its first ``=`` (a value may hold more: ``--set name=a=b``); ValueError
+    saying what is expected."""
+    key, sep, value = text.partition("=")
+    if not sep or not _KEY.match(key.strip()):
+        raise ValueError(f"expected KEY=VALUE with a dotted key, e.g. index.stemmer=krovetz (got {text!r})")
+    return key.strip(), value
+
+
+def apply_overrides(root: Node, overrides: Sequence[Override], source: str, base: Path) -> None:
+    """Apply each override to the config's node tree ``root`` (in place, in order: a later one
+    wins). A key that cannot be reached (through a list's missing item, or a value that is not a
+    mapping) or a value that is not YAML is a ConfigError naming the override."""
+    problems = [LocatedProblem("", problem, o.given) for o in overrides if (problem := _apply(root, o, base))]
+    if problems:
+        raise ConfigError(source, problems)
+
+
+def _value(o: Override, base: Path) -> Node | str:
+    try:
+        loader = yaml.SafeLoader(o.value)
+        try:
+            node = loader.get_single_node()
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as e:
+        why = " ".join(x for x in (getattr(e, "context", None), getattr(e, "problem", None)) if x) or str(e)
+        return f"the value is not YAML ({why}); quote it for the shell, e.g. --set 'key=[a, b]'"
+    if node is None:  # `--set key=`: null, as `key:` in the file
+        node = ScalarNode("tag:yaml.org,2002:null", "", None, None)
+    _mark(node, OverrideMark(o.given, base))
+    return node
+
+
+def _mark(node: Node, mark: OverrideMark) -> None:
+    node.start_mark = node.end_mark = mark
+    if isinstance(node, MappingNode):
+        for k, v in node.value:
+            _mark(k, mark)
+            _mark(v, mark)
+    elif isinstance(node, SequenceNode):
+        for item in node.value:
+            _mark(item, mark)
+
+
+def _apply(root: Node, o: Override, base: Path) -> str | None:
+    value = _value(o, base)
+    if isinstance(value, str):
+        return value
+    mark = OverrideMark(o.given, base)
+    parts = o.key.split(".")
+    node, schema, walked, parent = root, SCHEMA, [], root
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        sub = schema.key(part) if schema is not None else None
+        if isinstance(node, ScalarNode) and schema is not None and schema.shorthand and node.tag == _STR:
+            # `topics: t.tsv` with --set topics.format=jsonl: the shorthand written out
+            node = _replace(parent, node, _shorthand(node, schema.shorthand))
+        if isinstance(node, MappingNode):
+            pair = next(((k, v) for k, v in node.value if isinstance(k, ScalarNode) and k.value == part), None)
+            if last:
+                if pair is None:
+                    node.value.append((ScalarNode(_STR, part, mark, mark), value))
+                else:
+                    node.value[node.value.index(pair)] = (pair[0], value)
+                return None
+            if pair is None or (isinstance(pair[1], ScalarNode) and pair[1].tag == "tag:yaml.org,2002:null"):
+                child = MappingNode("tag:yaml.org,2002:map", [], mark, mark)
+                if pair is None:
+                    node.value.append((ScalarNode(_STR, part, mark, mark), child))
+                else:
+                    node.value[node.value.index(pair)] = (pair[0], child)
+            else:
+                child = pair[1]
+        elif isinstance(node, SequenceNode) and part.isdigit():
+            if int(part) >= len(node.value):
+                where = ".".join(walked) or "the config"
+                return f"{where} has {len(node.value)} item(s): there is no item {part} (items count from 0)"
+            if last:
+                node.value[int(part)] = value
+                return None
+            child = node.value[int(part)]
+            if isinstance(child, ScalarNode) and child.tag == _STR and not last and parts[i + 1] == child.value:
+                # a bare model name (`- bm25`) takes parameters as `- bm25: {}` does
+                child = _replace(node, child, _shorthand(child, child.value, null=True))
+        else:
+            where = ".".join(walked)
+            what = "a list (index it with a number)" if isinstance(node, SequenceNode) else "not a mapping"
+            return f"{where} is {what} in the config, so it has no key {part!r}: set {where} whole instead"
+        parent, node, schema = node, child, sub
+        walked.append(part)
+    return None
+
+
+def _shorthand(node: ScalarNode, key: str, null: bool = False) -> MappingNode:
+    """``{key: node}`` (a section's shorthand written out), or ``{key: null}``."""
+    value = ScalarNode("tag:yaml.org,2002:null", "", node.start_mark, node.end_mark) if null else node
+    return MappingNode(
+        "tag:yaml.org,2002:map", [(ScalarNode(_STR, key, node.start_mark, node.end_mark), value)], node.start_mark
+    )
+
+
+def _replace(parent: Node, old: Node, new: Node) -> Node:
+    if isinstance(parent, MappingNode):
+        parent.value[:] = [(k, new if v is old else v) for k, v in parent.value]
+    else:
+        parent.value[:] = [new if v is old else v for v in parent.value]
+    return new

@@ -1,0 +1,192 @@
+"""ir_datasets ids (``irds:msmarco-passage/dev/small``), read through the optional ``ir_datasets``
+package (``pip install 'harness[irds]'``) from its local cache only, never downloaded.
+
+The cache is ``$IR_DATASETS_HOME``, else ``~/.ir_datasets``, as ir_datasets reads it; a dataset's
+files lie under its first id component (``~/.ir_datasets/msmarco-passage``). Every read runs with
+ir_datasets' network doors shut (:func:`offline`): each remote source's ``stream`` raises
+instead of connecting, so data that is not in the cache is an error naming the dataset, where it
+was looked for and the command that fetches it, never a download.
+
+What is read is what ir_datasets yields, unchanged: query ids, doc ids and labels as its
+``queries_iter`` and ``qrels_iter`` give them. The query text is the field ``field`` names when
+given; otherwise, like PyTerrier's ``get_topics``, the one text field when a query has only one
+(``GenericQuery.text``), else ir_datasets' own ``default_text()`` (a TREC topic's ``title``, as
+Anserini and Pyserini take it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from harness.errors import DataError
+
+__all__ = ["PREFIX", "home", "folder", "read_topics", "read_qrels", "check", "offline"]
+
+PREFIX = "irds:"
+_PARTS = {"topics": ("queries", "queries_iter"), "qrels": ("qrels", "qrels_iter"), "docs": ("docs", "docs_iter")}
+
+
+class _WouldDownload(Exception):
+    """Raised inside :func:`offline` where ir_datasets would open a remote source."""
+
+
+def home() -> Path:
+    """ir_datasets' cache folder as ``ir_datasets.util.home_path`` reads it (without creating it)."""
+    return Path(os.environ.get("IR_DATASETS_HOME") or Path.home() / ".ir_datasets")
+
+
+def folder(dataset_id: str) -> Path:
+    """Where ir_datasets keeps ``dataset_id``'s files: its first id component under :func:`home`."""
+    return home() / dataset_id.split("/", 1)[0]
+
+
+def _fetch(dataset_id: str, part: str) -> str:
+    return f"python -m ir_datasets export {dataset_id} {_PARTS[part][0]} > /dev/null"
+
+
+def _missing(dataset_id: str, part: str, detail: str = "") -> DataError:
+    from harness.formats.pyserini_cache import MissingFromCache
+
+    what = f"the {_PARTS[part][0]} of ir_datasets' {dataset_id!r}"
+    return MissingFromCache(PREFIX + dataset_id, what, folder(dataset_id), _fetch(dataset_id, part), detail)
+
+
+@contextmanager
+def offline():
+    """ir_datasets with every remote source closed: a ``stream`` of any download class but
+    ``LocalDownload`` (files the user placed) raises :class:`_WouldDownload`. ir_datasets has no
+    switch of its own for this; the classes are restored on exit."""
+    from ir_datasets.util.download import BaseDownload, LocalDownload
+
+    def closed(self, *args, **kwargs):
+        raise _WouldDownload(getattr(self, "url", None) or type(self).__name__)
+
+    classes, todo = [], list(BaseDownload.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if not issubclass(cls, LocalDownload) and "stream" in vars(cls):
+            classes.append((cls, vars(cls)["stream"]))
+    try:
+        for cls, _ in classes:
+            cls.stream = closed
+        yield
+    finally:
+        for cls, stream in classes:
+            cls.stream = stream
+
+
+def _dataset(dataset_id: str, part: str):
+    try:
+        ir_datasets = importlib.import_module("ir_datasets")
+    except ImportError:
+        raise DataError(
+            PREFIX + dataset_id,
+            "irds: ids need the optional ir_datasets package: pip install 'harness[irds]' (or pip install ir_datasets)",
+        ) from None
+    try:
+        ds = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise DataError(
+            PREFIX + dataset_id, f"ir_datasets knows no dataset {dataset_id!r} (see https://ir-datasets.com)"
+        ) from None
+    has = getattr(ds, f"has_{_PARTS[part][0]}", None)
+    if has is None or not has():
+        raise DataError(PREFIX + dataset_id, f"the ir_datasets dataset {dataset_id!r} has no {_PARTS[part][0]}")
+    return ds
+
+
+def _read(dataset_id: str, part: str, rows):
+    """``rows(iterator)`` over the dataset's ``part``, offline; a missing file is MissingFromCache."""
+    ds = _dataset(dataset_id, part)
+    if not folder(dataset_id).exists() and not _local_only(ds, part):
+        raise _missing(dataset_id, part)
+    try:
+        with offline():
+            return rows(getattr(ds, _PARTS[part][1])())
+    except _WouldDownload as e:
+        raise _missing(dataset_id, part, f" (ir_datasets would download {e})") from None
+    except FileNotFoundError as e:  # a LocalDownload the user was to place (ir_datasets logs how)
+        raise _missing(dataset_id, part, f" ({e.filename or e} is missing)") from None
+
+
+def _local_only(ds, part: str) -> bool:
+    """A dataset registered over the user's own files (``LocalDownload``) may live anywhere."""
+    from ir_datasets.util.download import LocalDownload
+
+    handler = getattr(ds, f"{_PARTS[part][0]}_handler")()
+    seen, todo = set(), [handler]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or len(seen) > 200:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, LocalDownload):
+            return True
+        todo.extend(v for v in getattr(obj, "__dict__", {}).values() if hasattr(v, "__dict__"))
+    return False
+
+
+def check(dataset_id: str, part: str) -> Path:
+    """Check that ``part`` (topics, qrels, docs) of ``dataset_id`` is in the cache, reading its
+    first record offline; returns the folder it lives in."""
+    _read(dataset_id, part, lambda it: next(iter(it), None))
+    return folder(dataset_id)
+
+
+def _text_field(cls, field: str | None, dataset_id: str):
+    fields = [f for f in cls._fields if f != "query_id"]
+    if field is not None:
+        if field not in fields:
+            raise DataError(PREFIX + dataset_id, f"its queries have no field {field!r}; they have: {', '.join(fields)}")
+        return lambda q: getattr(q, field)
+    if len(fields) == 1:
+        return lambda q: getattr(q, fields[0])
+    if hasattr(cls, "default_text"):
+        return lambda q: q.default_text()
+    raise DataError(
+        PREFIX + dataset_id, f"its queries have several fields ({', '.join(fields)}): name one with `field`"
+    )
+
+
+def read_topics(dataset_id: str, field: str | None = None) -> list[tuple[str, str]]:
+    """``(query_id, text)`` pairs in ir_datasets' order (see the module's note on the text)."""
+    ds = _dataset(dataset_id, "topics")
+    text = _text_field(ds.queries_cls(), field, dataset_id)
+    topics = _read(dataset_id, "topics", lambda it: [(q.query_id, text(q)) for q in it])
+    source = PREFIX + dataset_id
+    seen: set[str] = set()
+    for qid, t in topics:
+        if qid in seen:
+            raise DataError(source, f"topic {qid!r} is given twice")
+        seen.add(qid)
+        if not isinstance(t, str) or not t.strip():
+            raise DataError(source, f"topic {qid!r} has an empty query text{'' if field else ' (choose a `field`)'}")
+    if not topics:
+        raise DataError(source, "the dataset has no queries")
+    return topics
+
+
+def read_qrels(dataset_id: str):
+    """The dataset's judgments as a :class:`~harness.formats.qrels.Qrels` (topics and documents in
+    ir_datasets' order; a (query, document) pair judged twice is an error, as in a qrels file)."""
+    from harness.formats.qrels import Qrels
+
+    source = PREFIX + dataset_id
+
+    def rows(it):
+        out: dict[str, dict[str, int]] = {}
+        for r in it:
+            judged = out.setdefault(r.query_id, {})
+            if r.doc_id in judged:
+                raise DataError(source, f"topic {r.query_id!r}, document {r.doc_id!r} is judged twice")
+            judged[r.doc_id] = r.relevance
+        return out
+
+    judged = _read(dataset_id, "qrels", rows)
+    if not judged:
+        raise DataError(source, "the dataset has no judgments: nothing could be evaluated")
+    return Qrels.from_dict(judged, source=source)

@@ -1,0 +1,69 @@
+"""Topics and qrels named rather than given as files: ``pyserini:NAME`` (a file in Pyserini's
+local cache, :mod:`harness.formats.pyserini_cache`) and ``irds:ID`` (an ir_datasets id, read from
+its local cache, :mod:`harness.formats.irds`). Every door resolves them here: the config's
+``topics: {pyserini: NAME}`` / ``{irds: ID}`` (and ``qrels:`` likewise), the command line's and the
+Python API's ``pyserini:NAME`` / ``irds:ID`` strings where a topics or qrels file is taken.
+
+A name resolves to a ``(path, format)`` pair that the readers take like a file's: a Pyserini topic
+set to its cached file and ``anserini:<Reader>`` (the reader Pyserini's registry names), Pyserini
+qrels to their cached TREC file; an ir_datasets id to the folder its data lives in and the format
+``irds:ID`` (``irds:ID#FIELD`` for topics read from a named query field).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.formats import irds, pyserini_cache
+
+__all__ = ["PYSERINI", "IRDS", "is_named", "resolve_topics", "resolve_qrels", "read_qrels_as", "irds_topics_format"]
+
+PYSERINI = "pyserini:"
+IRDS = irds.PREFIX
+
+
+def is_named(text) -> bool:
+    """Whether ``text`` (a path or a string) names cached data: ``pyserini:NAME`` or ``irds:ID``."""
+    return isinstance(text, str) and text.startswith((PYSERINI, IRDS)) and len(text.split(":", 1)[1].strip()) > 0
+
+
+def irds_topics_format(dataset_id: str, field: str | None = None) -> str:
+    return f"{IRDS}{dataset_id}" + (f"#{field}" if field else "")
+
+
+def resolve_topics(kind: str, name: str, field: str | None = None) -> tuple[Path, str]:
+    """``(path, format)`` of a named topic set (``kind``: pyserini or irds); raises
+    :class:`~harness.formats.pyserini_cache.MissingFromCache` when it is not in the cache."""
+    if kind == "pyserini":
+        path, reader = pyserini_cache.topics_file(name)
+        return path, f"anserini:{reader}"
+    irds.read_topics(name, field)  # checked in full now: ids, texts, the field
+    return irds.folder(name), irds_topics_format(name, field)
+
+
+def resolve_qrels(kind: str, name: str) -> tuple[Path, str]:
+    """``(path, format)`` of named qrels; ``format`` is ``trec`` (a file) or ``irds:ID``."""
+    if kind == "pyserini":
+        return pyserini_cache.qrels_file(name), "trec"
+    return irds.check(name, "qrels"), f"{IRDS}{name}"
+
+
+def split(text: str) -> tuple[str, str]:
+    """``pyserini:NAME`` -> (pyserini, NAME); ``irds:ID`` -> (irds, ID)."""
+    kind, name = text.split(":", 1)
+    return kind, name.strip()
+
+
+def read_qrels_as(path, fmt: str = "trec"):
+    """The qrels ``(path, format)`` names: a TREC file, or an ir_datasets id's judgments."""
+    if fmt.startswith(IRDS):
+        return irds.read_qrels(fmt[len(IRDS) :])
+    from harness.formats.qrels import read_qrels
+
+    return read_qrels(path)
+
+
+def read_named_qrels(text: str):
+    """The qrels a ``pyserini:NAME`` or ``irds:ID`` string names (the CLI's and the API's door)."""
+    path, fmt = resolve_qrels(*split(text))
+    return read_qrels_as(path, fmt)

@@ -1,0 +1,262 @@
+"""Data named in local caches, never downloaded (issue 39, item 4): Pyserini's cache (prebuilt
+indexes, topics, qrels by name) and ir_datasets ids through ir_datasets' own API.
+
+The ir_datasets oracle is ir_datasets itself: datasets are registered through its API over files
+in a temporary IR_DATASETS_HOME, each with a remote mirror that must never be opened (a socket
+guard fails the test if anything connects). Pyserini's registry oracle is the commit the
+installed pyserini pins."""
+
+from __future__ import annotations
+
+import re
+import socket
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from harness.config import load_config
+from harness.errors import ConfigError, DataError
+from harness.formats import irds, pyserini_cache
+from harness.formats.named import read_named_qrels
+from harness.formats.qrels import read_qrels
+
+from .conftest import REPO
+
+ir_datasets = pytest.importorskip("ir_datasets")
+
+CORPORA, TOPICS, QRELS = REPO / "corpora", REPO / "topics" / "demo.tsv", REPO / "qrels" / "demo.txt"
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Anything that connects fails the test."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"a network connection was attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def config(tmp_path: Path, lines: str) -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(f"name: t\nruns: [bm25]\noutput: out\n{textwrap.dedent(lines)}")
+    return path
+
+
+# ------------------------------------------------------------------------------ Pyserini
+
+
+def test_registry_snapshot_is_the_one_pyserini_pins():
+    import importlib.util
+    import json
+
+    base = Path(list(importlib.util.find_spec("pyserini").submodule_search_locations)[0], "search", "_base.py")
+    pinned = re.search(r"^EVAL_COMMIT = '([0-9a-f]{40})'", base.read_text(), re.M).group(1)
+    names = json.loads((REPO / "harness" / "formats" / "pyserini_names.json").read_text())
+    assert names["eval_commit"] == pinned
+    # castorini/eval's topics-aliases.json maps the name Pyserini's docs use to the canonical set
+    assert names["topics"]["msmarco-passage-dev-subset"] == ["topics.msmarco-passage.dev-subset.txt", "TsvInt"]
+    assert names["qrels"]["msmarco-passage-dev-subset"] == "qrels.msmarco-passage.dev-subset.txt"
+
+
+def test_cache_home_follows_pyserini(tmp_path, monkeypatch):
+    """pyserini.util.get_cache_home's precedence (importing pyserini would fetch its catalogue):
+    $PYSERINI_CACHE when not empty, else ./.cache/pyserini when ./.cache exists, else ~/.cache/pyserini."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("PYSERINI_CACHE", str(tmp_path / "custom"))
+    assert pyserini_cache.cache_home() == tmp_path / "custom"
+    monkeypatch.setenv("PYSERINI_CACHE", "")
+    assert pyserini_cache.cache_home() == tmp_path / "home" / ".cache" / "pyserini"
+    (tmp_path / ".cache").mkdir()
+    assert pyserini_cache.cache_home() == tmp_path / ".cache" / "pyserini"
+    monkeypatch.delenv("PYSERINI_CACHE")
+    assert pyserini_cache.cache_home() == tmp_path / ".cache" / "pyserini"
+
+
+@pytest.fixture
+def pyserini_home(tmp_path, monkeypatch):
+    home = tmp_path / "pyserini"
+    monkeypatch.setenv("PYSERINI_CACHE", str(home))
+    return home
+
+
+def test_pyserini_topics_and_qrels_by_name(tmp_path, pyserini_home):
+    (pyserini_home / "topics").mkdir(parents=True)
+    (pyserini_home / "qrels").mkdir()
+    topics = pyserini_home / "topics" / "topics.msmarco-passage.dev-subset.txt"
+    topics.write_text(TOPICS.read_text().replace("q", "1"))
+    qrels = pyserini_home / "qrels" / "qrels.msmarco-passage.dev-subset.txt"
+    qrels.write_text(QRELS.read_text())
+    cfg = load_config(
+        config(
+            tmp_path,
+            f"""\
+            collection: {{path: {CORPORA}, format: text-folder}}
+            topics: {{pyserini: msmarco-passage-dev-subset}}
+            qrels: {{pyserini: msmarco-passage.dev}}
+            """,
+        )
+    )
+    assert (cfg.topics_path, cfg.topics_format) == (topics, "anserini:TsvInt")  # the reader Pyserini uses
+    assert (cfg.qrels_path, cfg.qrels_format) == (qrels, "trec")
+    # the Python API's and the CLI's door: the same judgments
+    assert read_named_qrels("pyserini:msmarco-passage-dev-subset").to_dict() == read_qrels(QRELS).to_dict()
+
+
+def test_pyserini_names_absent_exit_2_naming_where_and_how(tmp_path, pyserini_home):
+    with pytest.raises(ConfigError) as e:
+        load_config(
+            config(
+                tmp_path,
+                f"""\
+                collection: {{path: {CORPORA}, format: text-folder}}
+                topics: {{pyserini: msmarco-passage-dev-subset}}
+                qrels: {{pyserini: msmarco-passage-dev-subsett}}
+                index: {{prebuilt: msmarco-passage}}
+                """,
+            )
+        )
+    text = str(e.value)
+    assert e.value.exit_code == 2
+    assert f"looked for {pyserini_home}/topics/topics.msmarco-passage.dev-subset.txt" in text
+    assert "get_topics('msmarco-passage-dev-subset')" in text
+    assert "no Pyserini qrels named 'msmarco-passage-dev-subsett'" in text and "did you mean" in text
+    # a prebuilt index with a collection: one of them; and the alias named with what it stands for
+    assert "index.prebuilt: Pyserini's prebuilt index 'msmarco-passage' (an alias of msmarco-v1-passage)" in text
+    assert "download_prebuilt_index('msmarco-passage')" in text
+
+
+def test_prebuilt_index_by_name_or_alias(tmp_path, pyserini_home):
+    folder = pyserini_home / "indexes" / ("lucene-inverted.msmarco-v1-passage.20221004.252b5e." + "0" * 32)
+    folder.mkdir(parents=True)
+    (folder / "segments_1").write_bytes(b"")  # what marks a Lucene index folder
+    (pyserini_home / "indexes" / ("lucene-inverted.msmarco-v1-passage-slim.20221004.252b5e." + "1" * 32)).mkdir()
+    for name in ("msmarco-v1-passage", "msmarco-passage"):  # msmarco-passage: Pyserini's alias
+        cfg = load_config(config(tmp_path, f"topics: {TOPICS}\nindex: {{prebuilt: {name}}}\n"))
+        assert cfg.index_path == folder and cfg.collection_path is None
+
+
+# ------------------------------------------------------------------------------ ir_datasets
+
+
+@pytest.fixture
+def irds_home(tmp_path, monkeypatch):
+    home = tmp_path / "irds"
+    monkeypatch.setenv("IR_DATASETS_HOME", str(home))
+    return home
+
+
+def register(home: Path, queries: str = "tsv") -> str:
+    """A dataset registered through ir_datasets' API: its files under ``home/<name>/``, each with
+    a remote mirror that is opened only if the file is missing."""
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TrecQueries, TsvQueries
+    from ir_datasets.util import Download, RequestsDownload
+
+    name = f"harness-test-{uuid.uuid4().hex[:8]}"
+
+    def dlc(file):
+        return Download([RequestsDownload(f"https://example.invalid/{name}/{file}")], cache_path=home / name / file)
+
+    q = TsvQueries(dlc("queries.tsv")) if queries == "tsv" else TrecQueries(dlc("topics.trec"))
+    ir_datasets.registry.register(f"{name}/dev", Dataset(q, TrecQrels(dlc("qrels.txt"), {0: "no", 1: "yes"})))
+    return f"{name}/dev"
+
+
+def place(home: Path, dataset: str, queries: str | None = None, qrels: str | None = None, file="queries.tsv"):
+    folder = home / dataset.split("/")[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    if queries is not None:
+        (folder / file).write_text(queries)
+    if qrels is not None:
+        (folder / "qrels.txt").write_text(qrels)
+
+
+def test_irds_topics_and_qrels_are_what_ir_datasets_yields(tmp_path, irds_home):
+    dataset = register(irds_home)
+    place(irds_home, dataset, TOPICS.read_text(), QRELS.read_text())
+    ds = ir_datasets.load(dataset)
+    cfg = load_config(
+        config(
+            tmp_path,
+            f"""\
+            collection: {{path: {CORPORA}, format: text-folder}}
+            topics: {{irds: {dataset}}}
+            qrels: {{irds: {dataset}}}
+            """,
+        )
+    )
+    assert cfg.topics_format == f"irds:{dataset}" and cfg.qrels_format == f"irds:{dataset}"
+    assert cfg.topics_path == cfg.qrels_path == irds_home / dataset.split("/")[0]
+    from harness.engine.topics import read_topics
+
+    assert read_topics(cfg.topics_path, cfg.topics_format) == [(q.query_id, q.text) for q in ds.queries_iter()]
+    judged: dict = {}
+    for r in ds.qrels_iter():
+        judged.setdefault(r.query_id, {})[r.doc_id] = r.relevance
+    assert read_named_qrels(f"irds:{dataset}").to_dict() == judged == read_qrels(QRELS).to_dict()
+
+
+def test_irds_query_field_default_text_or_named(tmp_path, irds_home):
+    dataset = register(irds_home, queries="trec")
+    trec = "<top>\n<num> Number: 7\n<title> lunar rocks\n<desc> Description:\nWhat rocks came back?\n<narr> N\n</top>\n"
+    place(irds_home, dataset, trec, QRELS.read_text(), file="topics.trec")
+    q = next(iter(ir_datasets.load(dataset).queries_iter()))
+    assert irds.read_topics(dataset) == [("7", q.default_text())] == [("7", q.title)]
+    assert irds.read_topics(dataset, "description") == [("7", q.description)]
+    with pytest.raises(DataError, match="no field 'body'; they have: title, description, narrative"):
+        irds.read_topics(dataset, "body")
+
+
+def test_irds_absent_is_exit_2_and_opens_no_connection(tmp_path, irds_home):
+    dataset = register(irds_home)
+    for present in (False, True):  # nothing of it, then the queries but not the qrels
+        if present:
+            place(irds_home, dataset, TOPICS.read_text())
+        with pytest.raises(DataError) as e:
+            read_named_qrels(f"irds:{dataset}")
+        assert e.value.exit_code == 2
+        assert str(e.value).startswith(f"irds:{dataset}: the qrels of ir_datasets' '{dataset}'")
+        assert f"looked for {irds_home / dataset.split('/')[0]}" in str(e.value)
+        assert f"python -m ir_datasets export {dataset} qrels" in str(e.value)
+    assert not (irds_home / dataset.split("/")[0] / "qrels.txt").exists()
+    with pytest.raises(ConfigError, match=r"qrels\.irds: the qrels of ir_datasets"):
+        load_config(config(tmp_path, f"topics: {{irds: {dataset}}}\nqrels: {{irds: {dataset}}}\nindex: {{path: x}}\n"))
+
+
+def test_irds_unknown_id():
+    with pytest.raises(DataError, match="ir_datasets knows no dataset 'no-such/thing'"):
+        irds.read_topics("no-such/thing")
+
+
+def test_every_door_gives_the_same_numbers(tmp_path, irds_home, capsys):
+    import harness
+    from harness.cli import main
+
+    dataset = register(irds_home)
+    place(irds_home, dataset, TOPICS.read_text(), QRELS.read_text())
+    run = tmp_path / "run.trec"
+    qids = [line.split()[0] for line in QRELS.read_text().splitlines()]
+    docs = [line.split()[2] for line in QRELS.read_text().splitlines()]
+    run.write_text("".join(f"{q} Q0 {d} {i + 1} {100 - i} r\n" for i, (q, d) in enumerate(zip(qids, docs))))
+    _, by_file = harness.evaluate(str(run), str(QRELS), ["AP", "nDCG@10"])
+    _, named = harness.evaluate(str(run), f"irds:{dataset}", ["AP", "nDCG@10"])
+    assert by_file.to_dict() == named.to_dict()
+    outs = []
+    for qrels in (str(QRELS), f"irds:{dataset}"):
+        assert main(["evaluate", str(run), qrels, "-m", "AP", "-m", "nDCG@10"]) in (0, None)
+        outs.append(capsys.readouterr().out.replace(qrels, "QRELS"))
+    assert outs[0] == outs[1]
+
+
+def test_offline_guard_restores_ir_datasets():
+    from ir_datasets.util.download import RequestsDownload
+
+    before = RequestsDownload.stream
+    with irds.offline():
+        assert RequestsDownload.stream is not before
+    assert RequestsDownload.stream is before
