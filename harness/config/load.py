@@ -64,7 +64,8 @@ from harness.config.schema import (
 from harness.config.sources import all_run_names
 from harness.config.text import config_text, parse, too_deep
 from harness.engine.labels import TUNED, run_labels
-from harness.engine.similarity import Similarity, sweeps
+from harness.engine.similarity import Similarity
+from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.policies import DEFAULT_LANGUAGE, LANGUAGES

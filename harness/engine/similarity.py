@@ -359,8 +359,6 @@ ALIASES: dict[str, str] = {"qld": "dirichlet", "qljm": "jm"}
 _NOT_HERE: dict[str, str] = {
     "axiom": "Anserini's -axiom is its axiomatic reranking (a query expansion), which the harness does not "
     "have; Lucene's axiomatic similarities are `axiomatic` (Anserini's -f2exp and -f2log: `f2exp`, `f2log`)",
-    "impact": "Anserini's -impact sums the pre-encoded term weights of a learned sparse index (SPLADE, "
-    "uniCOIL), which the harness does not search",
     "sdm": "Anserini's -sdm is a query generator (sequential dependence model), not a similarity; the harness "
     "searches bags of words",
 }
@@ -641,17 +639,3 @@ class Similarity:
             inner = ",".join(f"{k}={format_value(v)}" for k, v in self.expansion_values)
             text += f"+{self.expansion}({inner})"
         return text
-
-
-def sweeps(runs) -> list[tuple[str, list, list[str]]]:
-    """(family, its runs, varying parameters) for every family (model, with its expansion:
-    ``bm25``, ``bm25+rm3``) given more than one setting. Expansion parameters are named
-    ``rm3.fb_terms``."""
-    out = []
-    for family in dict.fromkeys(r.family for r in runs):
-        group = [r for r in runs if r.family == family]
-        if len(group) > 1:
-            keys = list(dict.fromkeys(k for r in group for k in r.settings))
-            varying = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
-            out.append((family, group, varying))
-    return out

@@ -12,7 +12,7 @@ import warnings
 
 from harness.config import Config
 from harness.engine.index import IndexInfo, ensure_index
-from harness.engine.similarity import sweeps
+from harness.engine.sweeps import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
 from harness.experiment.plan import Plan, plan, run_key
