@@ -57,6 +57,7 @@ EXAMPLES = (
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
+  harness cache --unused-since 30d       the run cache per index; remove runs unused for 30 days
   harness doctor                         versions, and whether the JVM starts
   harness schema > harness.schema.json   JSON Schema of configs, for editors
 
@@ -279,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     from harness.cli.fuse import add_parser as _fuse_parser
 
     _fuse_parser(sub, _sub)
+
+    from harness.cli.cache import add_parser as _cache_parser
+
+    _cache_parser(sub, _sub)
 
     c = _sub(
         sub,

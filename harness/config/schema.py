@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.config.execution import ENGINES, Execution
 from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
@@ -80,10 +81,7 @@ class Key:
         return next((k for k in self.keys if k.name == name), None)
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "impact", "anserini:<Reader>")
-ENGINES = ("local", "dask")
-# A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
-SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
 
 
 _PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
@@ -129,10 +127,21 @@ SCHEMA = Key(
                     "choice",
                     "How the documents are stored (text-folder: one document per .txt file, its id the path "
                     'relative to `path`; vectors: the user\'s own vectors, `{"docid": ..., "vector": [...]}` per line '
-                    "or Parquet files with those columns, searched by `knn` runs; impact: the user's own term weights, "
+                    "or Parquet files with those columns, searched by `knn` runs; beir: a BEIR dataset folder's "
+                    "corpus.jsonl or corpus.jsonl.gz, or that file, indexed as Anserini's BeirFlatCollection: title, "
+                    "a line break, text; impact: the user's own term weights, "
                     '`{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by `impact` runs).',
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors", "impact"),
+                    choices=("jsonl", "trec", "html", "text-folder", "vectors", "beir", "impact"),
+                ),
+                Key(
+                    "fields",
+                    "fields",
+                    "A `beir` corpus with its title as a field of its own (Anserini's BeirMultifieldCollection, "
+                    "IndexCollection `-fields title`), searched over both fields as Anserini's SearchCollection "
+                    "`-fields contents=1.0 title=1.0` (its BEIR multifield regressions): `true` for those weights, "
+                    "or `{contents: W, title: W}`. Named after Anserini's `-fields`.",
+                    default_text="false: one field, title and text together",
                 ),
             ),
         ),
@@ -223,18 +232,30 @@ SCHEMA = Key(
                     "format",
                     "topic-format",
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+                    "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
+                    "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
                     'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
                     "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,
                 ),
+                Key(
+                    "remove_query",
+                    "bool",
+                    "Leave out of each ranking the document whose id is the query's id (Anserini's "
+                    "SearchCollection `-removeQuery`, Pyserini's `--remove-query`, BEIR's evaluation "
+                    "`ignore_identical_ids`): in ArguAna and Quora a query is also a document. The rest "
+                    "keep their scores; a ranking so cut holds one document fewer, as Anserini's.",
+                    default_text="true for beir topics (as Anserini's BEIR regressions), else false",
+                ),
             ),
         ),
         Key(
             "qrels",
             "section",
-            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` named ones. "
+            "Relevance judgments: a TREC qrels file or BEIR's qrels TSV, header and all (a plain string is its path), "
+            "or `pyserini`/`irds` named ones. "
             "Without them only runs are written, and `measures` and `expect` are errors.",
             shorthand="path",
             keys=(*_named("TREC qrels file", "qrels", "TREC"),),
@@ -533,38 +554,6 @@ class CompareSpec:
 
 
 @dataclass(frozen=True)
-class Execution:
-    """The validated `execution:` block: where indexing and searching run. Nothing here enters
-    an index fingerprint or a run's cache key: a run is the same wherever it was computed."""
-
-    engine: str = "local"
-    scheduler: str | None = None  # a running scheduler's address
-    workers: int | None = None  # LocalCluster size (dask, no scheduler); None: CPU cores
-    index_shards: int | None = None  # None: the cluster's worker threads
-    topics_per_task: int | None = None  # None: chosen from the cluster size
-    timeout: float = 10.0
-
-    def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
-        """This setting with the command line's --scheduler / --workers (either means dask)."""
-        from dataclasses import replace
-
-        if scheduler is not None:
-            return replace(self, engine="dask", scheduler=scheduler, workers=None)
-        if workers is not None:
-            return replace(self, engine="dask", scheduler=None, workers=workers)
-        return self
-
-    def __str__(self) -> str:
-        if self.engine == "local":
-            return "local"
-        if self.scheduler:
-            return f"dask (scheduler {self.scheduler})"
-        return (
-            f"dask (LocalCluster, {self.workers} workers)" if self.workers else "dask (LocalCluster, a worker per core)"
-        )
-
-
-@dataclass(frozen=True)
 class Config:
     """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
 
@@ -601,6 +590,12 @@ class Config:
     efC: int = 500
     quantize: str | None = None  # index.quantize of a vectors index: int8
     qrels_format: str = "trec"  # or irds:ID (qrels_path: ir_datasets' folder of it; harness.formats.named)
+    # collection.fields of a beir collection: (("contents", w), ("title", w)); (): one field
+    search_fields: tuple = ()
+    # the qrels (path, format) that choose which queries of `beir` topics are searched
+    # (engine.topics.judged_queries): the config's `qrels`, kept when a verb evaluates nothing (harness search)
+    topics_split: tuple | None = None
+    remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

@@ -9,6 +9,7 @@
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
 | impact      | JsonVectorCollection | the "id" field; "vector" holds {term: weight} (every file of a folder) |
+| beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine import beir
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -68,6 +70,7 @@ FORMATS = {
     "text-folder": "JsonCollection",
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
     "impact": "JsonVectorCollection",  # indexed -impact -pretokenized (engine.index)
+    "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -98,6 +101,7 @@ _SUFFIXES = {
     "text-folder": (".txt",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
     "impact": None,  # any file
+    "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
 }
 
 
@@ -126,11 +130,14 @@ class Corpus:
 
     path: Path
     format: str
+    fields: bool = False  # a beir corpus with its title as a field of its own (BeirMultifieldCollection)
 
     @property
     def anserini_class(self) -> str:
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
+        if self.format == "beir":
+            return beir.anserini_class(self.fields)
         return FORMATS[self.format]
 
     @property
@@ -154,6 +161,9 @@ class Corpus:
         Linked folders are followed (each real folder once)."""
         p = self.path
         mode = _mode(p, "collection path")
+        if self.format == "beir" and stat.S_ISDIR(mode):  # the folder's corpus file, nothing else
+            p = beir.corpus_file(p)
+            mode = _mode(p, "corpus file")
         if stat.S_ISREG(mode):
             return [p]
         if not stat.S_ISDIR(mode):
@@ -285,8 +295,8 @@ class Corpus:
         or JSON objects one after another: one per line, or pretty-printed over several lines,
         one or more per file); DataError naming the first bad one. Returns how many there are.
         An impact collection's documents (JsonVectorCollection reads its files alike) are
-        checked by :func:`_check_impact_doc`."""
-        check = _check_impact_doc if self.format == "impact" else _check_doc
+        checked by :func:`_check_impact_doc`, a beir corpus's by :func:`_check_beir_doc`."""
+        check = {"impact": _check_impact_doc, "beir": _check_beir_doc}.get(self.format, _check_doc)
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -317,13 +327,22 @@ class Corpus:
         the file and line (exit 2). A scan of the bytes finds the lines that may be wrong (0.17 s
         on a 169 MB, 200k-document file, against 0.74 s for parsing every line); only then is
         every line parsed to name the first bad one (a false alarm, e.g. a blank line or a key
-        written with a \\u escape, costs that parse and nothing else)."""
+        written with a \\u escape, costs that parse and nothing else).
+
+        Returns, for vectors, the documents; for JSON lines, the lines the scan counted (an
+        upper bound on the documents, the one check_complete compares Anserini's count with, and
+        the total of the indexing's progress), or None where a file holds one JSON array."""
         if self.format == "vectors":
             return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
         if self.format == "impact":
             return self.check_impact()
+        if self.format == "beir":  # every line parsed: "_id", "title" and "text" are all needed
+            self._check_no_bom()
+            self.check_jsonl()
+            return None
         if self.format != "jsonl":
             return None
+        total: int | None = 0
         for f in self.files():
             lines = strings = keys = 0
             rest = b""
@@ -345,6 +364,7 @@ class Corpus:
                     keys += len(_CONTENTS_KEY.findall(chunk))
             if first == b"[":  # one JSON array of documents: parsed whole (such files are small)
                 self.check_jsonl_file(f)
+                total = None
                 continue
             if rest.strip():
                 lines += 1
@@ -352,19 +372,23 @@ class Corpus:
                 keys += len(_CONTENTS_KEY.findall(rest))
             if strings < lines or keys > strings:
                 self.check_jsonl_file(f)
-        return None
+            if total is not None:  # an unterminated last line counts, as in _max_json_lines
+                total += lines + (bool(rest) and not rest.strip())
+        return total
 
     def check_impact(self) -> int:
         """Every document of an impact collection (:func:`_check_impact_doc`), and no file starting
         with a byte-order mark (Jackson stops at it, as in a jsonl collection); DataError naming
         the file and line. Returns the number of documents."""
-        documents = 0
+        self._check_no_bom()
+        return sum(self.check_jsonl_file(f) for f in self.files())
+
+    def _check_no_bom(self) -> None:
+        """No file starting with a byte-order mark, which Jackson stops at (DataError, line 1)."""
         for f in self.files():
             with _open_binary(f) as fh:
                 if _read(f, fh, len(BOM)) == BOM:
-                    raise DataError(f, _BOM_MESSAGE.format(cls="JsonVectorCollection"), line=1)
-            documents += self.check_jsonl_file(f)
-        return documents
+                    raise DataError(f, _BOM_MESSAGE.format(cls=self.anserini_class), line=1)
 
     def _max_json_lines(self) -> int | None:
         """An upper bound on the documents JsonCollection should find (line breaks, plus an
@@ -436,30 +460,33 @@ class Corpus:
                         raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
-        if self.path.is_file():
+        if self.path.is_file() or self.format == "beir":  # a BEIR folder: its corpus file alone
+            source = self.files()[0] if self.format == "beir" else self.path
             staging.mkdir(parents=True, exist_ok=True)
-            name = self.path.name
-            if self.format in _ANSERINI_NAMES and not name.endswith(_ANSERINI_NAMES[self.format]):
+            name = source.name
+            names = _ANSERINI_NAMES.get("jsonl" if self.format == "beir" else self.format)
+            if names and not name.endswith(names):
                 # a file the user named (corpus.ndjson): staged under a name Anserini reads
-                name += _ANSERINI_NAMES[self.format][0]
+                name += names[0]
             target = staging / name
             target.unlink(missing_ok=True)
             try:
-                os.link(self.path, target)
+                os.link(source, target)
             except OSError:
-                shutil.copyfile(self.path, target)
+                shutil.copyfile(source, target)
             return staging
         return self.path
 
     def check_complete(self, counters: dict, documents: int | None = None) -> None:
         """Anserini's JsonCollection stops reading a file at its first malformed line and says
         nothing; when the documents it saw fall short of the lines, find the bad line ourselves.
-        ``documents``: what check_contents counted (vectors), so the files are not read again."""
+        ``documents``: what check_contents counted (vectors: documents; JSON lines: lines), so
+        the files are not read again."""
         if counters.get("errors") or not counters.get("indexed"):
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format not in ("jsonl", "vectors", "impact"):
+        if self.format not in ("jsonl", "vectors", "impact", "beir"):
             return
         seen = sum(counters.values())
         if self.format in ("vectors", "impact") and documents is not None:  # every document already checked
@@ -473,10 +500,10 @@ class Corpus:
                 self.check_vectors()
                 raise DataError(self.path, f"Anserini read {seen} of {expected} Parquet rows ({counters})")
             return
-        bound = self._max_json_lines()
+        bound = documents if self.format == "jsonl" and documents is not None else self._max_json_lines()
         if bound is None or seen >= bound:
             return
-        if self.format in ("jsonl", "impact"):
+        if self.format in ("jsonl", "impact", "beir"):
             # Blank lines, and documents written over several lines, make the bound loose: count
             # the documents as JsonCollection reads them (raises DataError at a bad one).
             expected = self.check_jsonl()
@@ -589,6 +616,10 @@ def _check_impact_doc(f: Path, doc, lineno: int | None, where: str) -> None:
     check_id(f, f"{where}document id", str(docid), lineno)
     check_weights(f, doc.get("vector"), lineno, document=True, what=f"{where}vector")
     _check_strings(f, doc, lineno, where)
+
+
+def _check_beir_doc(f: Path, doc, lineno: int | None, where: str) -> None:
+    beir.check_document(f, doc, lineno, where, JSON_STRING_LIMIT)
 
 
 def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:

@@ -187,13 +187,15 @@ def jclass(name: str):
         raise EngineError(f"Java class {name} not available: {e}") from e
 
 
-def interruptible(fn, *args):
+def interruptible(fn, *args, poll=None, every: float = 0.5):
     """``fn(*args)``, one long Java call (a batch search, an index build), made so that Ctrl-C
     and SIGTERM act at once instead of when the call returns: it runs on a worker thread that
     the main thread waits for, and a signal raises in the main thread (KeyboardInterrupt or
     :class:`harness.cli.failures.Terminated`), which cleans up and exits while the abandoned
     call ends with the process (its searcher is closed on the way out, which stops it sooner).
-    Called outside the main thread (Dask workers, the judging server), just ``fn(*args)``."""
+    ``poll()`` is called from the waiting main thread every ``every`` seconds while the call
+    runs (progress). Called outside the main thread (Dask workers, the judging server), just
+    ``fn(*args)``."""
     if threading.current_thread() is not threading.main_thread():
         return fn(*args)
     box: dict = {}
@@ -208,10 +210,19 @@ def interruptible(fn, *args):
 
     worker = threading.Thread(target=work, name="harness-java-call", daemon=True)
     worker.start()
-    worker.join()  # a lock wait: a signal's handler runs, and its exception raises, right here
+    if poll is None:
+        worker.join()  # a lock wait: a signal's handler runs, and its exception raises, right here
+    else:
+        while not _joined(worker, every):
+            poll()
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _joined(worker: threading.Thread, seconds: float) -> bool:
+    worker.join(seconds)  # as worker.join(): a signal's exception raises here
+    return not worker.is_alive()
 
 
 def detach() -> None:

@@ -15,6 +15,7 @@ from harness.config import Config
 from harness.config.sources import FileRun, FusedRun
 from harness.errors import DataError
 from harness.events import Emit, RunReady
+from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
@@ -96,7 +97,7 @@ def add_source_runs(
             except ValueError as e:
                 raise DataError(cfg.label(name), str(e)) from None
             path, how = folder / f"fuse.{_content_key(name, run)[:16]}.trec", "fused"
-            if not path.exists():
+            if not cached(path):
                 store(path, run, "harness.fuse")
         seconds = time.perf_counter() - t
         in_run = set(run.topics())

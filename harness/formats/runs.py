@@ -16,6 +16,7 @@ results assembled in file order.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.files import atomic_file
-from harness.formats.hygiene import field_count_hint
+from harness.formats.hygiene import field_count_hint, regular_file
 from harness.formats.tokenizer import (
     MAX_ID,
     Column,
@@ -43,8 +44,9 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
     worker_threads,
 )
+from harness.policies import ReadPolicy
 
-__all__ = ["Run", "read_run", "write_run"]
+__all__ = ["Run", "read_run", "read_run_file", "write_run"]
 
 # MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank; -rank keeps the order
 _HINTS = {
@@ -249,6 +251,14 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     run = Run(names, offsets, docids, score_arr, source, rank_arr)
     run._keys = key_arr
     return run.deduped(duplicates, lines)
+
+
+def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
+    """A run file a user names (``harness evaluate``, ``compare``, ``fuse``, ``trec_eval``, the
+    API): a regular file (a folder, FIFO or device is named as such, not "not found"), read by
+    :func:`read_run` under ``read``'s duplicates rule (``ranks``: see there)."""
+    regular_file(Path(path), "run file")
+    return read_run(path, duplicates=read.duplicates, ranks=ranks)
 
 
 def write_run(path, run: Run, tag: str) -> None:

@@ -38,9 +38,8 @@ def fuse(
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
     ``output`` as a TREC run tagged ``runtag`` when given; return it."""
-    from harness.formats.runs import Run
+    from harness.formats.runs import Run, read_run_file
     from harness.fusion import fuse as fuse_runs
-    from harness.verbs.evaluate import read_run_file
 
     policy = policy or FusionPolicy()
     problem = policy.runs_problem(len(runs))
