@@ -235,6 +235,33 @@ def test_what_the_fixture_exercises(both):
 
 
 @pytest.mark.java
+def test_impact_searches_report_their_progress(both, monkeypatch):
+    """An impact search counts its queries done as a text search does (BatchSearcher.done(),
+    polled by the progress display while Java searches): texts and term weights of one batch
+    are two Java searches, counted on from one to the other."""
+    _, ours, _, _ = both
+    ours.search_arrays(["f1", "f2 f2", "f3"], IMPACT, 10)
+    assert ours._java.done() == 3
+    ours.search_arrays([{"f1": 1}, {"f2": 1}], IMPACT, 10)
+    assert ours._java.done() == 2
+    real = lucene.interruptible
+
+    def polled_once_done(fn, *args, poll=None, **kw):  # a search too quick to be polled while it runs
+        out = real(fn, *args, **kw)
+        if poll is not None:
+            poll()
+        return out
+
+    monkeypatch.setattr(lucene, "interruptible", polled_once_done)
+    seen: list[int] = []
+    ours._search_packed(["f1", {"f2": 1}, "f3", {"f1": 1}, {"f3": 2}], IMPACT, 10, 2, seen.append)
+    assert seen == [2, 5]
+    seen.clear()
+    ours._search_packed([{"f2": 1}, {"f1": 1}], IMPACT, 10, 2, seen.append)
+    assert seen == [2]
+
+
+@pytest.mark.java
 def test_anserinis_end_to_end_lines(tmp_path):
     """JsonVectorEndToEndTest: its collection, its pretokenized topics, the lines it asserts."""
     info = ensure_index(Corpus(DATA / "segment1.json", "impact"), IndexOptions(impact=True), tmp_path, threads=1)

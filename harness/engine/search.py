@@ -173,16 +173,22 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
-    def _impact_packed(self, queries: list, depth: int, threads: int) -> bytes:
+    def _impact_packed(self, queries: list, depth: int, threads: int, progress=None) -> bytes:
         """An impact search's packed results (harness.engine.impact): texts and term weights each
-        searched in their form, the results put back in the queries' order."""
+        searched in their form, the results put back in the queries' order. ``progress(done)``
+        counts the queries of both forms."""
+
+        def poll(before: int):
+            return None if progress is None else lambda: progress(before + int(self._java.done()))
+
         texts = [i for i, q in enumerate(queries) if isinstance(q, str)]
         weighted = [i for i, q in enumerate(queries) if not isinstance(q, str)]
         if not texts or not weighted:
-            return impact.search_packed(self._java, queries, depth, threads)
+            return impact.search_packed(self._java, queries, depth, threads, poll=poll(0))
         hits: list = [None] * len(queries)
-        for where in (texts, weighted):
-            raw = impact.search_packed(self._java, [queries[i] for i in where], depth, threads, numbers=where)
+        for before, where in ((0, texts), (len(texts), weighted)):
+            batch = [queries[i] for i in where]
+            raw = impact.search_packed(self._java, batch, depth, threads, numbers=where, poll=poll(before))
             counts, docs, scores = batch_arrays(raw, len(where))
             ends = np.cumsum(counts).tolist()
             for i, start, end in zip(where, [0, *ends[:-1]], ends):
@@ -204,7 +210,7 @@ class Searcher:
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
             if sim.model == "impact":
-                return self._impact_packed(queries, depth, int(threads))
+                return self._impact_packed(queries, depth, int(threads), progress)
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(
                 self._java.search,

@@ -563,7 +563,11 @@ public final class BatchSearcher implements AutoCloseable {
     s.setSimilarity(new ImpactSimilarity());
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
-    forEach(n, threads, i -> ranked(s, queries.of(i), k, i, docs, scores));
+    done.set(0);
+    forEach(n, threads, i -> {
+      ranked(s, queries.of(i), k, i, docs, scores);
+      done.incrementAndGet();
+    });
     return pack(docs, scores);
   }
 
