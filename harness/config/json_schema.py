@@ -17,7 +17,7 @@ import re
 
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
-from harness.config.sources import FILE_KEY, FUSE_KEY
+from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.engine.similarity import ALIASES as MODEL_ALIASES
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
@@ -136,8 +136,14 @@ def _sources(name: dict) -> list[dict]:
         "additionalProperties": False,
     }
     file = {"description": FILE_KEY.doc + " Relative to the config file's folder.", "type": "string", "minLength": 1}
+    extra = {"file": {"format": _key(FILE_FORMAT_KEY)}, "fuse": {}}
     return [
-        {"type": "object", "properties": {kind: body, "name": name}, "required": [kind], "additionalProperties": False}
+        {
+            "type": "object",
+            "properties": {kind: body, "name": name, **extra[kind]},
+            "required": [kind],
+            "additionalProperties": False,
+        }
         for kind, body in (("file", file), ("fuse", fuse))
     ]
 

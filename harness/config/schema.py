@@ -126,13 +126,15 @@ SCHEMA = Key(
                     "format",
                     "choice",
                     "How the documents are stored (text-folder: one document per .txt file, its id the path "
-                    'relative to `path`; vectors: the user\'s own vectors, `{"docid": ..., "vector": [...]}` per line '
-                    "or Parquet files with those columns, searched by `knn` runs; beir: a BEIR dataset folder's "
-                    "corpus.jsonl or corpus.jsonl.gz, or that file, indexed as Anserini's BeirFlatCollection: title, "
-                    "a line break, text; impact: the user's own term weights, "
-                    '`{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by `impact` runs).',
+                    "relative to `path`; tsv: MS MARCO's passages, `pid<TAB>text` per line, indexed as Anserini "
+                    "indexes its JSON conversion; vectors: the user's own vectors, "
+                    '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
+                    "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
+                    "indexed as Anserini's BeirFlatCollection: title, a line break, text; impact: the user's own "
+                    'term weights, `{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by '
+                    "`impact` runs).",
                     required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors", "beir", "impact"),
+                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir", "impact"),
                 ),
                 Key(
                     "fields",
@@ -273,7 +275,8 @@ SCHEMA = Key(
             "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
             "contain `/`, `\\` or a control character (NUL included). "
             "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
-            "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
+            "run; with `format: msmarco` beside it, MS MARCO's `qid<TAB>pid<TAB>rank`: docs/semantics.md, "
+            "*MS MARCO files*) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
             "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,
         ),

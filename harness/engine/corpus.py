@@ -6,13 +6,16 @@
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
+| tsv         | JsonCollection      | the pid of each ``pid<TAB>text`` line (MS MARCO's passages) |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
 | impact      | JsonVectorCollection | the "id" field; "vector" holds {term: weight} (every file of a folder) |
 | beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
-`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
+`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A TSV of
+passages is converted to the JSON files Anserini's own conversion writes (harness.formats.msmarco).
+A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -33,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import beir
+from harness.engine.json_docs import JSON_STRING_LIMIT, document_check, json_type, too_long
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -55,7 +59,6 @@ from harness.formats.hygiene import (
     numbered_lines,
     regular_file,
 )
-from harness.formats.impact import check_weights
 
 # (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
 # dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
@@ -68,13 +71,11 @@ FORMATS = {
     "trec": "TrecCollection",
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
+    "tsv": "JsonCollection",  # converted first, as Anserini's convert_collection_to_jsonl.py does
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
     "impact": "JsonVectorCollection",  # indexed -impact -pretokenized (engine.index)
     "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
-# Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
-# makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
-JSON_STRING_LIMIT = 20_000_000
 # A "contents" key whose value is a string, and any "contents" key (corpus.check_contents). Inside
 # a JSON string a quote is escaped, so '"contents"' followed by a colon only matches a key.
 _STRING_CONTENTS = re.compile(rb'"contents"\s*:\s*"')
@@ -99,6 +100,7 @@ _SUFFIXES = {
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
+    "tsv": (".tsv",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
     "impact": None,  # any file
     "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
@@ -244,7 +246,7 @@ class Corpus:
                 raise DataError(f, 'expected a JSON object {"docid": ..., "vector": [...]}', line=lineno)
             docid = doc.get("docid")
             if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-                got = "missing" if "docid" not in doc else _json_type(docid)
+                got = "missing" if "docid" not in doc else json_type(docid)
                 raise DataError(f, f'"docid" must be a string or an integer (it is {got})', line=lineno)
             check_id(f, "document id", str(docid), lineno)
             dims.check(f, len(parse_vector(f, doc.get("vector"), lineno)), lineno)
@@ -295,8 +297,9 @@ class Corpus:
         or JSON objects one after another: one per line, or pretty-printed over several lines,
         one or more per file); DataError naming the first bad one. Returns how many there are.
         An impact collection's documents (JsonVectorCollection reads its files alike) are
-        checked by :func:`_check_impact_doc`, a beir corpus's by :func:`_check_beir_doc`."""
-        check = {"impact": _check_impact_doc, "beir": _check_beir_doc}.get(self.format, _check_doc)
+        checked as JsonVectorCollection reads them, a beir corpus's as the BEIR collections do
+        (harness.engine.json_docs)."""
+        check = document_check(self.format)
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -377,7 +380,7 @@ class Corpus:
         return total
 
     def check_impact(self) -> int:
-        """Every document of an impact collection (:func:`_check_impact_doc`), and no file starting
+        """Every document of an impact collection (harness.engine.json_docs), and no file starting
         with a byte-order mark (Jackson stops at it, as in a jsonl collection); DataError naming
         the file and line. Returns the number of documents."""
         self._check_no_bom()
@@ -447,7 +450,7 @@ class Corpus:
                     )
                     size = f.stat().st_size
                     if size > 4 * JSON_STRING_LIMIT:  # more than any 20M-character text: never read it
-                        raise DataError(f, _too_long("the text", f"{size:,} bytes"))
+                        raise DataError(f, too_long("the text", f"{size:,} bytes"))
                     try:
                         text = f.read_bytes().decode("utf-8")
                     except UnicodeDecodeError as e:
@@ -457,8 +460,15 @@ class Corpus:
                     if text.startswith("\ufeff"):
                         text = text[1:]
                     if len(text) > JSON_STRING_LIMIT:
-                        raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
+                        raise DataError(f, too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+            return staging
+        if self.format == "tsv":
+            from harness.formats.msmarco import passages_to_json
+
+            if staging.exists():
+                shutil.rmtree(staging)  # a conversion an interrupted build left: made again
+            passages_to_json(self.files(), staging, JSON_STRING_LIMIT)
             return staging
         if self.path.is_file() or self.format == "beir":  # a BEIR folder: its corpus file alone
             source = self.files()[0] if self.format == "beir" else self.path
@@ -583,62 +593,3 @@ def _read(f: Path, fh, size: int) -> bytes:
         ) from None
     except OSError as e:
         raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
-
-
-def _too_long(what: str, size: str) -> str:
-    return (
-        f"{what} is {size}; Anserini's JSON reader (Jackson) refuses strings over {JSON_STRING_LIMIT:,} "
-        "characters and then drops the whole file: split or shorten this document"
-    )
-
-
-def _json_type(value) -> str:
-    """What a parsed JSON value is, in JSON's words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {json.dumps(value)}"
-    return {dict: "an object", list: "an array", str: "a string"}[type(value)]
-
-
-def _check_impact_doc(f: Path, doc, lineno: int | None, where: str) -> None:
-    """A JsonVectorCollection document: an "id" (a string or an integer, as for jsonl) and a
-    "vector" of term weights (harness.formats.impact.check_weights); "contents" (the text shown
-    in reports) and any other key are kept in the raw document, not indexed."""
-    if not isinstance(doc, dict):
-        raise DataError(f, f'{where}expected a JSON object with "id" and "vector"', line=lineno)
-    docid = doc.get("id")
-    if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-        got = "missing" if "id" not in doc else _json_type(docid)
-        raise DataError(f, f'{where}"id" must be a string or an integer (it is {got})', line=lineno)
-    check_id(f, f"{where}document id", str(docid), lineno)
-    check_weights(f, doc.get("vector"), lineno, document=True, what=f"{where}vector")
-    _check_strings(f, doc, lineno, where)
-
-
-def _check_beir_doc(f: Path, doc, lineno: int | None, where: str) -> None:
-    beir.check_document(f, doc, lineno, where, JSON_STRING_LIMIT)
-
-
-def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
-    if not isinstance(doc, dict):
-        raise DataError(f, f'{where}expected a JSON object with "id" and "contents"', line=lineno)
-    for key, types in (("id", (str, int)), ("contents", (str,))):
-        if not isinstance(doc.get(key), types) or isinstance(doc.get(key), bool):
-            got = "missing" if key not in doc else _json_type(doc[key])
-            want = "a string" if key == "contents" else "a string or an integer"
-            raise DataError(f, f'{where}"{key}" must be {want} (it is {got})', line=lineno)
-    check_id(f, f"{where}document id", str(doc["id"]), lineno)
-    _check_strings(f, doc, lineno, where)
-
-
-def _check_strings(f: Path, doc: dict, lineno: int | None, where: str) -> None:
-    for key, value in doc.items():
-        if isinstance(value, str) and len(value) > JSON_STRING_LIMIT:
-            raise DataError(
-                f,
-                f"{where}document {doc['id']!r}: " + _too_long(f'its "{key}"', f"{len(value):,} characters"),
-                line=lineno,
-            )

@@ -25,9 +25,10 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
-    from harness.formats.runs import read_run
+    from harness.formats.run_files import read_run_file
+    from harness.policies import ReadPolicy
 
-    run = read_run(spec.path, duplicates="error", ranks=ranks)
+    run = read_run_file(spec.path, ReadPolicy("error", spec.format), ranks=ranks)
     known = {q for q, _ in topics}
     unknown = [t for t in run.topics() if t not in known]
     if unknown:
@@ -91,6 +92,10 @@ def add_source_runs(
         if isinstance(spec, FileRun):
             (run, seconds), path, how = files[name], spec.path, "read"
             t -= seconds
+            if spec.format != "trec":  # the report's runs/ and the explorer hold TREC runs: its TREC text, cached
+                path = folder / f"file.{_content_key(name, run)[:16]}.trec"
+                if not path.exists():
+                    store(path, run, spec.format)
         else:
             try:
                 run = fuse([done[p].run for p in spec.parts], spec.policy)

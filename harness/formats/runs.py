@@ -16,7 +16,6 @@ results assembled in file order.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.files import atomic_file
-from harness.formats.hygiene import field_count_hint, regular_file
+from harness.formats.hygiene import field_count_hint
 from harness.formats.tokenizer import (
     MAX_ID,
     Column,
@@ -44,13 +43,14 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
     worker_threads,
 )
-from harness.policies import ReadPolicy
 
-__all__ = ["Run", "read_run", "read_run_file", "write_run"]
+__all__ = ["Run", "read_run", "write_run", "check_writable_ids"]
 
-# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank; -rank keeps the order
+# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
+# harness.formats.msmarco; for trec_eval itself, -rank keeps the order
 _HINTS = {
-    3: "Three fields are MS MARCO's run format (qid docid rank); trec_eval refuses it too. Convert: "
+    3: "Three fields are MS MARCO's run format (qid docid rank): harness evaluate, compare and fuse "
+    "read it with --run-format msmarco (a config: `format: msmarco` beside `file:`); trec_eval refuses it. Convert: "
     'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec'
 }
 
@@ -253,14 +253,6 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     return run.deduped(duplicates, lines)
 
 
-def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
-    """A run file a user names (``harness evaluate``, ``compare``, ``fuse``, ``trec_eval``, the
-    API): a regular file (a folder, FIFO or device is named as such, not "not found"), read by
-    :func:`read_run` under ``read``'s duplicates rule (``ranks``: see there)."""
-    regular_file(Path(path), "run file")
-    return read_run(path, duplicates=read.duplicates, ranks=ranks)
-
-
 def write_run(path, run: Run, tag: str) -> None:
     """Write ``run`` as a TREC run file, ranks 1..n in the run's order, atomically (a temp file
     in the same directory, then ``os.replace``).
@@ -283,20 +275,7 @@ def write_run(path, run: Run, tag: str) -> None:
         raise DataError(
             source, f"run tag must be one non-empty word without whitespace or control characters (got {tag!r})"
         )
-    names = []
-    for qid in run.topics():
-        b = qid.encode("utf-8", "surrogateescape") if isinstance(qid, str) else b""
-        if not _clean_id(b):
-            raise DataError(
-                source,
-                f"topic id {qid!r} is empty, too long, or holds whitespace or a control character: "
-                "a TREC run cannot hold it",
-            )
-        if b.startswith(b"\xef\xbb\xbf"):  # on the first line, every reader drops it as a BOM
-            raise DataError(
-                source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a TREC run cannot hold it"
-            )
-        names.append(b)
+    names = _topic_names(source, run)
     writer = run.text_writer
     if writer is None:
         _check_values(source, run)
@@ -308,6 +287,33 @@ def write_run(path, run: Run, tag: str) -> None:
             f.truncate()  # whatever the declining writer left
             _check_values(source, run)
         _write_lines(f, run, names, tag_b)
+
+
+def _topic_names(source: str, run: Run) -> list[bytes]:
+    """The topic ids as a run file's lines hold them; DataError for one a line cannot hold."""
+    names = []
+    for qid in run.topics():
+        b = qid.encode("utf-8", "surrogateescape") if isinstance(qid, str) else b""
+        if not _clean_id(b):
+            raise DataError(
+                source,
+                f"topic id {qid!r} is empty, too long, or holds whitespace or a control character: "
+                "a run file cannot hold it",
+            )
+        if b.startswith(b"\xef\xbb\xbf"):  # on the first line, every reader drops it as a BOM
+            raise DataError(
+                source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a run file cannot hold it"
+            )
+        names.append(b)
+    return names
+
+
+def check_writable_ids(source: str, run: Run) -> list[bytes]:
+    """Every id of ``run`` is one a run file's line can hold (as :func:`write_run` checks them);
+    returns the topic ids as bytes."""
+    names = _topic_names(source, run)
+    _check_doc_ids(source, run)
+    return names
 
 
 def _check_values(source: str, run: Run) -> None:

@@ -61,7 +61,10 @@ def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") ->
             lines.append(f"{qid}\t{text}\n")
         else:
             lines.append(json.dumps({"qid": qid, "query": text}, ensure_ascii=False) + "\n")
-    write_text_atomic(Path(path), "".join(lines))
+    body = "".join(lines)
+    if body.startswith("\ufeff"):  # an id starting with U+FEFF: readers drop a leading BOM, so one goes first
+        body = "\ufeff" + body
+    write_text_atomic(Path(path), body)
 
 
 def nonempty(path: Path, topics: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -147,7 +147,7 @@ def compare_files(
     and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
     which is then listed first). ``on(name)`` is called after each run is evaluated."""
     from harness.formats.named import read_user_qrels
-    from harness.formats.runs import read_run_file
+    from harness.formats.run_files import read_run_file
     from harness.formats.topic_ids import check_run_against_qrels
     from harness.metrics import parse_measures
 

@@ -2,7 +2,7 @@
 before trusting them (files exist, the arguments are not swapped, the run shares doc ids with the
 judgments). ``harness evaluate`` and ``harness.evaluate`` go through it; the file readers and the
 run-against-qrels checks it shares with ``compare``, ``fuse`` and ``trec_eval`` are in
-:mod:`harness.formats` (``read_run_file``, ``read_qrels_file``, ``check_run_against_qrels``)."""
+:mod:`harness.formats` (``run_files.read_run_file``, ``named.read_user_qrels``, ``topic_ids.check_run_against_qrels``)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ from harness.errors import DataError
 from harness.formats.hygiene import regular_file
 from harness.formats.named import read_user_qrels
 from harness.formats.qrels import Qrels, judgments_named
-from harness.formats.runs import Run, read_run_file
+from harness.formats.run_files import read_run_file
+from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.policies import EvalPolicy, ReadPolicy
 
-__all__ = ["evaluate", "summed", "parse_measure_list"]
+__all__ = ["evaluate", "msmarco_eval", "summed", "parse_measure_list"]
 
 PathLike = str | os.PathLike
 
@@ -93,3 +94,42 @@ def evaluate(
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
     with judgments_named(qrels_name):
         return evaluate_run(run, qrels, ms, policy)
+
+
+def msmarco_eval(
+    run: Run | PathLike,
+    qrels: Qrels | PathLike,
+    *,
+    read: ReadPolicy = ReadPolicy(),
+    run_name: str | None = None,
+    qrels_name: str | None = None,
+):
+    """MS MARCO's official ``MRR @10`` of ``run`` against ``qrels`` (harness.metrics.msmarco:
+    msmarco_passage_eval.py's number, not trec_eval's ``RR@10``); files are read as
+    :func:`evaluate` reads them, the run with its rank column. A run in memory without ranks (a
+    DataFrame, a dict) is ranked 1..n in its order. The run's topic ids are checked against the
+    qrels' as everywhere (harness.formats.topic_ids)."""
+    import numpy as np
+
+    from harness.metrics.msmarco import msmarco_mrr
+
+    if isinstance(run, (str, os.PathLike)):
+        run_name = run_name or str(run)
+        run = read_run_file(run, read, ranks=True)
+    if isinstance(qrels, (str, os.PathLike)):
+        qrels_name = qrels_name or str(qrels)
+        qrels = read_user_qrels(qrels)
+    elif not len(qrels):
+        raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
+    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")
+    if run.ranks is None:
+        positions = np.arange(len(run), dtype=np.int64) + 1
+        run = Run(
+            run.topics(),
+            run.offsets,
+            run.docids,
+            run.scores,
+            run.source,
+            positions - np.repeat(run.offsets[:-1], np.diff(run.offsets)),
+        )
+    return msmarco_mrr(run, qrels)

@@ -395,11 +395,18 @@ def _place_atomic(r, dst: Path) -> None:
     fsync_dir(dst.parent)
 
 
-def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
+def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome:
     """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
-    the report names it (:meth:`ExperimentResult.run_files`). The
+    the report names it (:meth:`ExperimentResult.run_files`), or with ``run_format="msmarco"``
+    written there in MS MARCO's layout as ``<name>.tsv`` (harness.formats.msmarco). The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
+    from harness.policies import RUN_FORMATS, one_of
+
+    try:
+        one_of("run_format", run_format, RUN_FORMATS)
+    except ValueError as e:
+        raise DataError("--run-format", str(e)) from None
     from harness.experiment import run_experiment
     from harness.experiment.labels import relabel
     from harness.folders import check_writable, clean_interrupted, locked
@@ -415,12 +422,12 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
         result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
         try:
-            return _copy_runs(cfg, result.settle(), on)
+            return _copy_runs(cfg, result.settle(), on, run_format)
         finally:
             result.release_indexes()  # the cached run files are copied: the index may be replaced
 
 
-def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
+def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome:
     """The searched runs' cached files into OUTPUT/runs, under the output's lock."""
     from harness.files import remove_stale_temp_files
     from harness.folders import OUTPUT_MARKER, is_legacy_report, listed_entries, read_marker, write_marker
@@ -437,12 +444,19 @@ def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
     files = result.run_files()  # as the report names them (harness.engine.labels.run_file_names)
+    if run_format == "msmarco":
+        files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"runs/{files[r.name]}" for r in result.runs]
     write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
     remove_stale_temp_files(out, on)
     written = []
     for r in result.runs:
         dst = out / files[r.name]
-        _place_atomic(r, dst)
+        if run_format == "msmarco":
+            from harness.formats.msmarco import write_msmarco_run
+
+            write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
+        else:
+            _place_atomic(r, dst)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))

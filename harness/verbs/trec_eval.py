@@ -83,7 +83,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     from harness.formats.named import read_user_qrels
     from harness.formats.prefs import REL_INFO_FORMATS
     from harness.formats.qrels import judgments_named
-    from harness.formats.runs import read_run_file
+    from harness.formats.run_files import read_run_file
     from harness.metrics.evaluate import rank_labels
     from harness.metrics.trec_names import parse_requests
     from harness.policies import EvalPolicy
@@ -168,7 +168,7 @@ def _check_formats(requests, options: TrecEvalOptions) -> None:
 def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, requests, zscores) -> TrecEvalResult:
     """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
     from harness.formats.prefs import read_prefs, read_qrels_jg
-    from harness.formats.runs import read_run_file
+    from harness.formats.run_files import read_run_file
     from harness.metrics.trec_eval import compute
     from harness.metrics.trec_jg import GroupsData
     from harness.metrics.trec_prefs import PrefsData
