@@ -534,10 +534,11 @@ def test_a_config_runs_impact_and_fuses_it_with_bm25_and_dense_runs(tmp_path):
 
 
 @pytest.mark.java
-def test_a_config_searches_query_weights_as_simple_impact_searcher(tmp_path):
+def test_a_config_searches_query_weights_as_simple_impact_searcher(tmp_path, monkeypatch):
     """topics.format impact: each topic's weights searched as SimpleImpactSearcher.search(Map, k)."""
     import harness
 
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))  # the run cache, not the checkout's
     w = demo_weights(tmp_path / "w")
     cfg = {
         "name": "weights",
@@ -662,10 +663,12 @@ def test_a_config_of_impact_runs_validates(tmp_path):
 
 
 @pytest.mark.java
-def test_harness_search_takes_texts_and_weights(tmp_path):
+def test_harness_search_takes_texts_and_weights(tmp_path, monkeypatch):
     """harness.search: a pretokenized text and its weights are one query; a text index refuses
     impact, an impact index every other model."""
     import harness
+
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))  # the run cache, not the checkout's
 
     w = demo_weights(tmp_path / "w")
     info = ensure_index(Corpus(w["docs"], "impact"), IndexOptions(impact=True), tmp_path / "idx", threads=1)
@@ -684,7 +687,7 @@ def test_harness_search_takes_texts_and_weights(tmp_path):
 
 
 @pytest.mark.java
-def test_every_door_gives_the_same_run(tmp_path, capsys):
+def test_every_door_gives_the_same_run(tmp_path, capsys, monkeypatch):
     """One impact index, searched through every door: `harness search CONFIG` (pretokenized tsv
     topics and query-weight topics), `harness.search` (texts and weights), the lab verb (texts):
     the same ranking and scores. Bad weights in the collection: each door names the file and line."""
@@ -695,6 +698,7 @@ def test_every_door_gives_the_same_run(tmp_path, capsys):
     from harness.verbs.lab import LabRequest, lab
     from harness.verbs.query import parse_similarity
 
+    monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))  # the run cache, not the checkout's
     w = demo_weights(tmp_path / "w")
     depth = 6
 
