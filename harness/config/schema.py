@@ -9,8 +9,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from harness.config.keys import Key
 from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
@@ -47,37 +47,6 @@ __all__ = [
 
 # --------------------------------------------------------------------------------------------
 # The schema
-
-
-@dataclass(frozen=True)
-class Key:
-    """One config key. ``type`` selects its check (see ``harness.config.nodes.BASE_CHECKS``) and its reference row.
-
-    Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
-    must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
-    ``shorthand`` may also be written as a plain string, which then sets that one key. Numbers
-    lie in [minimum, maximum], or in (minimum, maximum) when ``exclusive``. ``default_text``
-    describes a default that depends on other keys (for the reference).
-    """
-
-    name: str
-    type: str
-    doc: str
-    required: bool = False
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    exclusive: bool = False
-    pattern: str | None = None
-    path_kind: str | None = None
-    must_exist: bool = False
-    keys: tuple[Key, ...] = ()
-    shorthand: str | None = None
-    default_text: str | None = None
-
-    def key(self, name: str) -> Key | None:
-        return next((k for k in self.keys if k.name == name), None)
 
 
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
