@@ -260,3 +260,126 @@ def test_offline_guard_restores_ir_datasets():
     with irds.offline():
         assert RequestsDownload.stream is not before
     assert RequestsDownload.stream is before
+
+
+# ------------------------------------------------------------------------------ ir_datasets documents
+
+
+def register_docs(home: Path, docs: list[dict]) -> tuple[str, Path]:
+    """A dataset of BEIR-shaped documents (``_id``, ``title``, ``text``), registered through
+    ir_datasets' API as BEIR corpora are (JsonlDocs of BeirTitleDoc), with the demo's queries and
+    judgments; its files under ``home/<name>/``, each with a remote mirror never to be opened."""
+    import json
+
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.datasets.beir import BeirTitleDoc
+    from ir_datasets.formats import JsonlDocs, TrecQrels, TsvQueries
+    from ir_datasets.util import Download, RequestsDownload
+
+    name = f"harness-docs-{uuid.uuid4().hex[:8]}"
+
+    def dlc(file):
+        return Download([RequestsDownload(f"https://example.invalid/{name}/{file}")], cache_path=home / name / file)
+
+    corpus = JsonlDocs(dlc("corpus.jsonl"), BeirTitleDoc, mapping={"doc_id": "_id", "title": "title", "text": "text"})
+    queries, qrels = TsvQueries(dlc("queries.tsv")), TrecQrels(dlc("qrels.txt"), {0: "no", 1: "yes"})
+    ir_datasets.registry.register(name, Dataset(corpus, queries, qrels))
+    (home / name).mkdir(parents=True, exist_ok=True)
+    file = home / name / "corpus.jsonl"
+    file.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    return name, file
+
+
+def demo_docs() -> list[dict]:
+    """The demo collection as BEIR documents: the first line of each file its title (one without)."""
+    docs = []
+    for i, f in enumerate(sorted((CORPORA / "sample_docs").glob("*.txt"))):
+        first, _, rest = f.read_text().partition("\n")
+        title, text = ("", f.read_text()) if i == 0 else (first, rest)
+        docs.append({"_id": f"sample_docs/{f.name}", "title": title, "text": text})
+    return docs
+
+
+def test_irds_documents_are_what_ir_datasets_yields(irds_home):
+    docs = demo_docs()
+    name, _ = register_docs(irds_home, docs)
+    got = list(irds.documents(name))
+    ds_docs = list(ir_datasets.load(name).docs_iter())
+    # Anserini's BeirFlatCollection: title, newline, text (an empty title too)
+    assert got == [(d.doc_id, f"{d.title}\n{d.text}") for d in ds_docs]
+    assert got == [(d["_id"], d["title"] + "\n" + d["text"]) for d in docs]
+    assert list(irds.documents(name, ("text",))) == [(d["_id"], d["text"]) for d in docs]
+    with pytest.raises(DataError, match="no field 'body'; they have: text, title"):
+        list(irds.documents(name, ("body",)))
+
+
+@pytest.mark.java
+def test_irds_collection_indexes_as_the_same_jsonl(tmp_path, irds_home):
+    """`collection: {irds: ID}` builds the index a JSON-lines file of the same documents builds
+    (Anserini's JsonCollection over BeirFlatCollection's contents): same statistics, same runs;
+    the staged copy is gone after the build; a changed dataset is rebuilt, an unchanged one reused."""
+    import json
+
+    from harness.experiment import run_experiment
+
+    docs = demo_docs()
+    name, file = register_docs(irds_home, docs)
+    place(irds_home, name, TOPICS.read_text(), QRELS.read_text())
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text(
+        "".join(json.dumps({"id": d["_id"], "contents": d["title"] + "\n" + d["text"]}) + "\n" for d in docs)
+    )
+    results = {}
+    for key, collection in (("by-irds", f"{{irds: {name}}}"), ("by-jsonl", f"{{path: {jsonl}, format: jsonl}}")):
+        (tmp_path / key).mkdir()
+        cfg = load_config(
+            config(
+                tmp_path / key,
+                f"collection: {collection}\nindex: {{path: {tmp_path / key / 'index'}}}\n"
+                f"topics: {{irds: {name}}}\nqrels: {{irds: {name}}}\n",
+            )
+        )
+        results[key] = run_experiment(cfg)
+    a, b = results["by-irds"], results["by-jsonl"]
+    assert a.index.manifest["stats"] == b.index.manifest["stats"]
+    assert (
+        a.index.manifest["counters"]
+        == b.index.manifest["counters"]
+        == {**b.index.manifest["counters"], "indexed": len(docs)}
+    )
+    assert a.runs[0].path.read_bytes() == b.runs[0].path.read_bytes()
+    assert a.index.manifest["collection"]["format"] == f"irds:{name}"
+    assert not [p for p in tmp_path.joinpath("by-irds").rglob("docs.jsonl")]  # the staged copy is removed
+    cfg = load_config(tmp_path / "by-irds" / "c.yaml")
+    assert run_experiment(cfg).index.reused
+    file.write_text(file.read_text().replace("BM25", "Okapi"))
+    assert not run_experiment(cfg).index.reused  # the dataset's data changed: rebuilt
+
+
+def test_irds_collection_absent_is_exit_2(tmp_path, irds_home):
+    name, file = register_docs(irds_home, demo_docs())
+    file.unlink()
+    with pytest.raises(ConfigError) as e:
+        load_config(config(tmp_path, f"collection: {{irds: {name}}}\ntopics: {TOPICS}\n"))
+    text = str(e.value)
+    assert e.value.exit_code == 2
+    assert f"collection.irds: the docs of ir_datasets' '{name}' is not in the local cache" in text
+    assert f"looked for {irds_home / name}" in text and f"python -m ir_datasets export {name} docs" in text
+
+
+def test_irds_collection_keys(tmp_path, irds_home):
+    name, _ = register_docs(irds_home, demo_docs())
+    cfg = load_config(config(tmp_path, f"collection: {{irds: {name}, fields: 'text, title'}}\ntopics: {TOPICS}\n"))
+    assert (cfg.collection_path, cfg.collection_format) == (irds_home / name, f"irds:{name}#text,title")
+    for lines, message in (
+        (f"collection: {{irds: {name}, format: jsonl}}", "collection.format: comes from ir_datasets"),
+        (
+            f"collection: {{irds: {name}, path: {CORPORA}}}",
+            "collection: give one of `path` or `irds` (got `path`, `irds`)",
+        ),
+        (f"collection: {{path: {CORPORA}}}", "collection.format: required key is missing"),
+        (f"collection: {{path: {CORPORA}, format: text-folder, fields: text}}", "collection.fields: applies to `irds`"),
+        (f"collection: {{irds: {name}, fields: body}}", "collection.irds: its documents have no field 'body'"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_config(config(tmp_path, f"{lines}\ntopics: {TOPICS}\n"))

@@ -92,16 +92,30 @@ SCHEMA = Key(
             "The documents to index. Without it, `index.path` must name an existing index (built by "
             "Anserini's IndexCollection, Pyserini or the harness), which is only read.",
             keys=(
-                Key("path", "path", "The collection: a file or a folder.", required=True, must_exist=True),
+                Key("path", "path", "The collection: a file or a folder (or `irds` instead).", must_exist=True),
                 Key(
                     "format",
                     "choice",
-                    "How the documents are stored (text-folder: one document per "
+                    "How the documents are stored, required with `path` (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
                     "`knn` runs).",
-                    required=True,
                     choices=("jsonl", "trec", "html", "text-folder", "vectors"),
+                ),
+                Key(
+                    "irds",
+                    "string",
+                    "Instead of `path`: the documents of an ir_datasets id (`msmarco-passage`) from its cache "
+                    "(`$IR_DATASETS_HOME` or `~/.ir_datasets`), streamed into the index, never downloaded.",
+                    pattern=r"\S+",
+                ),
+                Key(
+                    "fields",
+                    "string",
+                    "With `irds`: the document fields indexed, comma-separated (`title,text`), joined by newlines.",
+                    default_text="title and text when both exist (as BEIR's), else the only text field, else "
+                    "ir_datasets' `default_text()`",
+                    pattern=r"[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*",
                 ),
             ),
         ),

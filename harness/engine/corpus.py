@@ -8,9 +8,12 @@
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
+| irds:ID     | JsonCollection      | ir_datasets' doc_id (harness.formats.irds: the text) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
-`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A single
+`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. An ir_datasets
+collection (format ``irds:ID``, path the folder ir_datasets keeps it in) is streamed from
+ir_datasets into such a file, never held in memory. A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -42,6 +45,7 @@ from harness.engine.vectors import (
     parse_vector,
 )
 from harness.errors import DataError, read_error
+from harness.formats import irds
 from harness.formats.hygiene import (
     BOM,
     block_lines,
@@ -119,7 +123,14 @@ class Corpus:
     format: str
 
     @property
+    def dataset(self) -> tuple[str, tuple[str, ...]] | None:
+        """An ir_datasets collection's id and the fields it is indexed with; None for files."""
+        return irds.split_collection(self.format) if self.format.startswith(irds.PREFIX) else None
+
+    @property
     def anserini_class(self) -> str:
+        if self.dataset is not None:
+            return "JsonCollection"  # staged as one JSON-lines file (stage)
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
         return FORMATS[self.format]
@@ -142,7 +153,12 @@ class Corpus:
         Nothing is opened here. Anserini walks the folder itself and opens what it finds, so a
         FIFO, socket or device anywhere inside (``mkfifo``, a link to ``/dev/zero``) would block
         or never end: each is an error naming it, as are symlink loops and unreadable entries.
-        Linked folders are followed (each real folder once)."""
+        Linked folders are followed (each real folder once).
+
+        An ir_datasets collection's files are those ir_datasets reads its documents from
+        (harness.formats.irds.docs_files), which the fingerprint covers."""
+        if self.dataset is not None:
+            return irds.docs_files(self.dataset[0])
         p = self.path
         mode = _mode(p, "collection path")
         if stat.S_ISREG(mode):
@@ -180,8 +196,11 @@ class Corpus:
             return _FINGERPRINTS[key]
         h = hashlib.sha256(f"format={self.format}\n".encode())
         base = self.path if self.path.is_dir() else self.path.parent
+        if self.dataset is not None:  # the id, fields, document class, ir_datasets' version
+            h.update(irds.docs_signature(*self.dataset) + b"\0")
+            base = irds.home()
         for f in files:
-            h.update(f.relative_to(base).as_posix().encode() + b"\0")
+            h.update((f.relative_to(base) if f.is_relative_to(base) else f).as_posix().encode() + b"\0")
             try:
                 fh = open(f, "rb")
             except OSError as e:
@@ -390,6 +409,8 @@ class Corpus:
 
     def stage(self, staging: Path) -> Path:
         """Return the folder Anserini should read, creating files under `staging` when needed."""
+        if self.dataset is not None:
+            return _stage_dataset(*self.dataset, staging)
         if self.format == "text-folder":
             if not self.path.is_dir():
                 raise DataError(self.path, "a text-folder collection must be a folder of .txt files")
@@ -466,6 +487,20 @@ class Corpus:
         if seen < expected:
             self.check_vectors()  # raises DataError naming the file and line
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
+
+
+def _stage_dataset(dataset_id: str, fields: tuple[str, ...], staging: Path) -> Path:
+    """An ir_datasets collection as one JSONL file under ``staging`` (inside the index's build
+    folder, removed with it), written as ir_datasets yields the documents."""
+    source = irds.PREFIX + dataset_id
+    staging.mkdir(parents=True, exist_ok=True)
+    with open(staging / "docs.jsonl", "w", encoding="utf-8") as fh:
+        for doc_id, text in irds.documents(dataset_id, fields):
+            check_id(source, "document id", doc_id)
+            if len(text) > JSON_STRING_LIMIT:
+                raise DataError(source, f"document {doc_id!r}: " + _too_long("its text", f"{len(text):,} characters"))
+            fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+    return staging
 
 
 def _row_id(f: Path, what: str, value: str, row: int) -> str:
