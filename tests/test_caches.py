@@ -246,11 +246,16 @@ def test_every_door_gives_the_same_numbers(tmp_path, irds_home, capsys):
     _, by_file = harness.evaluate(str(run), str(QRELS), ["AP", "nDCG@10"])
     _, named = harness.evaluate(str(run), f"irds:{dataset}", ["AP", "nDCG@10"])
     assert by_file.to_dict() == named.to_dict()
+    other = tmp_path / "other.trec"
+    other.write_text("".join(f"{q} Q0 {d} {i + 1} {i} r\n" for i, (q, d) in enumerate(zip(qids, docs))))
     outs = []
     for qrels in (str(QRELS), f"irds:{dataset}"):
         assert main(["evaluate", str(run), qrels, "-m", "AP", "-m", "nDCG@10"]) in (0, None)
         outs.append(capsys.readouterr().out.replace(qrels, "QRELS"))
-    assert outs[0] == outs[1]
+        compare = ["compare", str(run), str(other), "--qrels", qrels, "--baseline", "run", "-m", "AP", "nDCG@10"]
+        assert main(compare) in (0, None)  # `compare --qrels irds:ID` said "file not found" before
+        outs.append(capsys.readouterr().out.replace(qrels, "QRELS"))
+    assert outs[:2] == outs[2:]
 
 
 def test_offline_guard_restores_ir_datasets():
@@ -383,3 +388,86 @@ def test_irds_collection_keys(tmp_path, irds_home):
     ):
         with pytest.raises(ConfigError, match=re.escape(message)):
             load_config(config(tmp_path, f"{lines}\ntopics: {TOPICS}\n"))
+
+
+# ------------------------------------------------------------------------------ every door
+
+
+def test_topics_named_on_the_command_line_and_api_as_in_the_config(tmp_path, irds_home, pyserini_home):
+    """`--topics irds:ID` (and `pyserini:NAME`, and the shorthand `topics: irds:ID`, and the
+    API's overrides) give the config the topics `topics: {irds: ID}` gives it."""
+    from harness.verbs.run import load
+
+    dataset = register(irds_home)
+    place(irds_home, dataset, TOPICS.read_text(), QRELS.read_text())
+    (pyserini_home / "topics").mkdir(parents=True)
+    (pyserini_home / "topics" / "topics.msmarco-passage.dev-subset.txt").write_text(TOPICS.read_text())
+    base = f"collection: {{path: {CORPORA}, format: text-folder}}\n"
+    for spec, mapping in (
+        (f"irds:{dataset}", f"{{irds: {dataset}}}"),
+        ("pyserini:msmarco-passage-dev-subset", "{pyserini: msmarco-passage-dev-subset}"),
+    ):
+        want = load_config(config(tmp_path, f"{base}topics: {mapping}\n"))
+        shorthand = load_config(config(tmp_path, f"{base}topics: {spec}\n"))
+        flag = load(config(tmp_path, f"{base}topics: {TOPICS}\n"), topics=spec)
+        api = load(config(tmp_path, f"{base}topics: {TOPICS}\n"), overrides={"topics": spec})
+        for cfg in (shorthand, flag, api):
+            assert (cfg.topics_path, cfg.topics_format) == (want.topics_path, want.topics_format)
+        assert flag.overrides == (f"--topics {spec}",)
+
+
+def test_named_data_absent_same_message_at_every_door(tmp_path, irds_home, capsys):
+    """A missing ir_datasets qrels: the config, `harness compare --qrels`, `harness evaluate`,
+    `harness search --topics` and the Python API all exit 2 with one message."""
+    import harness
+    from harness.cli import main
+    from harness.formats.pyserini_cache import MissingFromCache
+
+    dataset = register(irds_home)
+    with pytest.raises(MissingFromCache) as missing:
+        irds.read_qrels(dataset)
+    reason = missing.value.reason
+    assert f"looked for {irds_home / dataset.split('/')[0]}" in reason
+    with pytest.raises(ConfigError) as e:
+        load_config(config(tmp_path, f"topics: {TOPICS}\nqrels: {{irds: {dataset}}}\nindex: {{path: x}}\n"))
+    assert f"qrels.irds: {reason}" in str(e.value) and e.value.exit_code == 2
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 1.0 r\n")
+    other = tmp_path / "other.trec"
+    other.write_text("q1 Q0 d2 1 1.0 r\n")
+    with pytest.raises(DataError) as e:  # the Python API
+        harness.evaluate(str(run), f"irds:{dataset}", ["AP"])
+    assert str(e.value) == f"irds:{dataset}: {reason}" and e.value.exit_code == 2
+    for argv in (
+        ["compare", str(run), str(other), "--qrels", f"irds:{dataset}", "--baseline", "run", "-m", "AP"],
+        ["evaluate", str(run), f"irds:{dataset}", "-m", "AP"],
+    ):
+        assert main(argv) == 2
+        assert f"irds:{dataset}: {reason}" in capsys.readouterr().err
+    cfg = config(tmp_path, f"collection: {{path: {CORPORA}, format: text-folder}}\ntopics: {TOPICS}\n")
+    assert main(["search", str(cfg), "--topics", f"irds:{dataset}", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert f"--topics irds:{dataset}: topics.irds: " in err and "the queries of ir_datasets'" in err
+    assert f"python -m ir_datasets export {dataset} queries" in err
+
+
+@pytest.mark.java
+def test_search_with_named_topics_writes_the_config_doors_runs(tmp_path, irds_home):
+    """`harness search CONFIG --topics irds:ID` searches what `topics: {irds: ID}` searches."""
+    from harness.cli import main
+
+    dataset = register(irds_home)
+    place(irds_home, dataset, TOPICS.read_text(), QRELS.read_text())
+    outs = []
+    for key, topics, flags in (
+        ("flag", str(TOPICS), ["--topics", f"irds:{dataset}"]),
+        ("config", f"{{irds: {dataset}}}", []),
+    ):
+        (tmp_path / key).mkdir()
+        cfg = config(
+            tmp_path / key,
+            f"collection: {{path: {CORPORA}, format: text-folder}}\nindex: {{path: index}}\ntopics: {topics}\n",
+        )
+        assert main(["search", str(cfg), *flags]) in (0, None)
+        outs.append({p.name: p.read_bytes() for p in (tmp_path / key / "out" / "runs").glob("*.trec")})
+    assert outs[0] == outs[1] and outs[0]
