@@ -471,3 +471,64 @@ def test_search_with_named_topics_writes_the_config_doors_runs(tmp_path, irds_ho
         assert main(["search", str(cfg), *flags]) in (0, None)
         outs.append({p.name: p.read_bytes() for p in (tmp_path / key / "out" / "runs").glob("*.trec")})
     assert outs[0] == outs[1] and outs[0]
+
+
+def _pyserini_parse_topics():
+    """Pyserini's own ``_parse_topics`` (pyserini/search/_base.py, the installed version), taken
+    from its source alone: importing pyserini.search fetches its index catalogue over the network."""
+    import ast
+    import importlib.util
+
+    base = Path(list(importlib.util.find_spec("pyserini").submodule_search_locations)[0], "search", "_base.py")
+    tree = ast.parse(base.read_text())
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_parse_topics")
+    namespace: dict = {}
+    exec(compile(ast.Module([fn], type_ignores=[]), str(base), "exec"), namespace)
+    return namespace["_parse_topics"]
+
+
+@pytest.mark.java
+def test_pyserini_named_topics_are_what_pyserini_reads(tmp_path, pyserini_home):
+    """Topics named `pyserini: NAME` are read as Pyserini's get_topics reads the cached file: the
+    same Anserini call (TopicReader.getTopicsWithStringIdsFromFileWithTopicReaderClass with the
+    reader its registry names), parsed by Pyserini's own _parse_topics; the query is the title."""
+    import gzip
+
+    from harness.engine import lucene
+    from harness.engine.topics import read_topics
+
+    (pyserini_home / "topics").mkdir(parents=True)
+    trec = "".join(
+        f"<top>\n<num> Number: {n}\n<title>\n{t}\n<desc> Description:\nWhat about {t}?\n<narr> Narrative:\nN.\n</top>\n\n"
+        for n, t in ((301, "international organized crime"), (302, "poliomyelitis and post-polio"))
+    )
+    files = {
+        "msmarco-passage-dev-subset": ("topics.msmarco-passage.dev-subset.txt", TOPICS.read_text().replace("q", "1")),
+        "robust04": ("topics.robust04.txt", trec),
+        "beir-v1.0.0-scifact-test": ("topics.beir-v1.0.0-scifact.test.tsv.gz", TOPICS.read_text()),
+    }
+    parse = _pyserini_parse_topics()
+    reader = lucene.jclass("io.anserini.search.topicreader.TopicReader")
+    for name, (file, text) in files.items():
+        path = pyserini_home / "topics" / file
+        path.write_bytes(gzip.compress(text.encode()) if file.endswith(".gz") else text.encode())
+        cfg = load_config(
+            config(tmp_path, f"collection: {{path: {CORPORA}, format: text-folder}}\ntopics: {{pyserini: {name}}}\n")
+        )
+        ours = read_topics(cfg.topics_path, cfg.topics_format)
+        kind = cfg.topics_format.split(":", 1)[1]
+        theirs = parse(
+            reader.getTopicsWithStringIdsFromFileWithTopicReaderClass(
+                str(path), f"io.anserini.search.topicreader.{kind}TopicReader"
+            )
+        )
+        assert (
+            len(ours)
+            == len(theirs)
+            == len(text.strip().split("<top>" if "<top>" in text else "\n")) - ("<top>" in text)
+        )
+        assert dict(ours) == {str(qid): fields["title"] for qid, fields in theirs.items()}, name
+    broken = pyserini_home / "topics" / files["beir-v1.0.0-scifact-test"][0]
+    broken.write_bytes(gzip.compress(TOPICS.read_text().encode())[:-12])  # cut short
+    with pytest.raises(DataError, match="not a valid compressed file"):
+        read_topics(broken, "anserini:TsvString")
