@@ -532,3 +532,20 @@ def test_pyserini_named_topics_are_what_pyserini_reads(tmp_path, pyserini_home):
     broken.write_bytes(gzip.compress(TOPICS.read_text().encode())[:-12])  # cut short
     with pytest.raises(DataError, match="not a valid compressed file"):
         read_topics(broken, "anserini:TsvString")
+
+
+@pytest.mark.java
+def test_irds_collection_damaged_midway_leaves_nothing(tmp_path, irds_home):
+    """A dataset whose documents' file breaks after the first (read at validation): the build
+    stops with the dataset named, and neither an index nor the staged copy is left."""
+    from harness.experiment import run_experiment
+
+    name, file = register_docs(irds_home, demo_docs())
+    file.write_text(file.read_text().replace("\n", "\n{broken\n", 1))
+    cfg = load_config(
+        config(tmp_path, f"collection: {{irds: {name}}}\nindex: {{path: {tmp_path / 'index'}}}\ntopics: {TOPICS}\n")
+    )
+    with pytest.raises(DataError, match=rf"irds:{name}: ir_datasets could not read its documents after the first 1 "):
+        run_experiment(cfg)
+    assert not (tmp_path / "index").exists()
+    assert not [p for p in tmp_path.rglob("*") if p.name == "docs.jsonl" or "building" in p.name]

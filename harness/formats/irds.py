@@ -258,14 +258,23 @@ def documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Iterator[tuple[s
     ds = _dataset(dataset_id, "docs")
     text = document_text(ds.docs_cls(), fields, dataset_id)
     _present(ds, dataset_id, "docs")
+    n = 0
     try:
         with offline():
             for d in ds.docs_iter():
                 yield d.doc_id, text(d)
+                n += 1
     except _WouldDownload as e:
         raise _missing(dataset_id, "docs", f" (ir_datasets would download {e})") from None
     except FileNotFoundError as e:
         raise _missing(dataset_id, "docs", f" ({e.filename or e} is missing)") from None
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:  # its parser on a damaged file
+        why = str(e).splitlines()[0] if str(e) else ""
+        raise DataError(
+            PREFIX + dataset_id,
+            f"ir_datasets could not read its documents after the first {n} ({type(e).__name__}: {why}); "
+            f"its files in {folder(dataset_id)} may be damaged: remove them and fetch them again",
+        ) from None
 
 
 def check_documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Path:
