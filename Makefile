@@ -4,14 +4,19 @@
 demo: setup
 	.venv/bin/harness run configs/demo.yaml
 
+# Whole test modules spread over the cores (pytest-xdist; tests/conftest.py starts the longest
+# first), the 20 slowest printed; scripts/pytest-tidy gives pytest a base folder of its own and
+# removes it afterwards, so a run leaves nothing under /tmp.
+PYTEST_XDIST = -n auto --dist loadfile --no-loadscope-reorder
+
 test: setup-dev lint
-	.venv/bin/python -m pytest -q
+	scripts/pytest-tidy -q $(PYTEST_XDIST) --durations=20
 
 # The fast inner loop: every test that needs no JVM, browser, Dask cluster, Docker or minutes
 # (markers in pyproject.toml, set in tests/conftest.py). The bogus JVM option makes an unmarked
 # test that starts Java fail at once instead of passing slowly.
 test-quick: setup-dev
-	HARNESS_JAVA_OPTS=-Xno-such-option .venv/bin/python -m pytest -q -m "not (java or browser or dask or docker or slow)"
+	HARNESS_JAVA_OPTS=-Xno-such-option scripts/pytest-tidy -q $(PYTEST_XDIST) -m "not (java or browser or dask or docker or slow)"
 
 # Style and layering: ruff (lint + format check) and the import-linter contracts of pyproject.toml.
 lint: setup-dev

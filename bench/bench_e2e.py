@@ -19,7 +19,7 @@
   startup    `python -c "import harness"`, `harness --help`, `harness validate CONFIG`.
 
 Times are medians of --repeat fresh processes (wall clock); peak memory is the process's
-maximum RSS (os.wait4), JVM included. The machine may be shared: ratios from one run of this
+maximum RSS, JVM included, read by a small launcher process (measure()), never by this one. The machine may be shared: ratios from one run of this
 script are what to compare.
 
     .venv/bin/python bench/bench_e2e.py [--repeat 3] [--sizes 1M,10M] [--parts run,evaluate,startup]
@@ -35,7 +35,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -53,23 +52,57 @@ sys.path.insert(0, str(HERE))
 
 from bench_eval import MEASURES, PYTREC, SIZES  # noqa: E402  the same measures, names and runs
 
-
 # ----------------------------------------------------------------------------- processes
+# Peak memory from a small parent. Linux starts a child's ru_maxrss at the size of the process it
+# was forked from (the address space copied, or shared by vfork, until exec), so a bench holding
+# a corpus read every child's peak as at least its own (2,111 MB for every tool, issue 37). This
+# launcher, a bare interpreter of ~10 MB, runs the command and reports RUSAGE_CHILDREN: the
+# command's own peak, its wall and CPU time.
+LAUNCHER = r"""
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+rc = subprocess.call(sys.argv[2:], stdin=subprocess.DEVNULL)
+seconds = time.perf_counter() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(sys.argv[1], "w") as f:
+    json.dump({"rc": rc, "seconds": seconds, "rss_kb": u.ru_maxrss, "cpu": u.ru_utime + u.ru_stime}, f)
+"""
+
+
+def measure(cmd, env=None, ok=(0, 1), cwd=None) -> dict:
+    """One fresh process through LAUNCHER: {seconds, rss_mb, cpu, out (stdout+stderr), rc}."""
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
+        p = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, *map(str, cmd)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            text=True,
+        )
+        got = json.loads(report.read() or "{}")
+    if p.returncode != 0 or "rc" not in got:
+        raise SystemExit(f"the launcher failed ({p.returncode}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}")
+    if ok is not None and got["rc"] not in ok:
+        raise SystemExit(f"failed ({got['rc']}): {' '.join(map(str, cmd))}\n{p.stdout[-3000:]}")
+    return {
+        "seconds": got["seconds"],
+        "rss_mb": got["rss_kb"] / 1024,
+        "cpu": got["cpu"],
+        "out": p.stdout,
+        "rc": got["rc"],
+    }
+
+
 def timed(cmd, env=None, stdin=None) -> tuple[float, float, str, float]:
     """(wall seconds, peak RSS MB, stdout+stderr, CPU seconds: user + system) of one fresh
-    process. On a shared machine CPU time is the steadier figure: wall time includes waiting
-    for a core."""
-    t = time.perf_counter()
-    p = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL, text=True
-    )
-    out = p.stdout.read()
-    _, status, usage = os.wait4(p.pid, 0)
-    seconds = time.perf_counter() - t
-    p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode not in (0, 1):
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(map(str, cmd))}\n{out[-3000:]}")
-    return seconds, usage.ru_maxrss / 1024, out, usage.ru_utime + usage.ru_stime
+    process (:func:`measure`). On a shared machine CPU time is the steadier figure: wall time
+    includes waiting for a core."""
+    m = measure(cmd, env=env)
+    return m["seconds"], m["rss_mb"], m["out"], m["cpu"]
 
 
 def median_of(runs) -> dict:

@@ -259,16 +259,23 @@ def main() -> None:
     print(f"  transfer per hit        {per_hit * 1e9:.0f} ns  (8 bytes a hit: gather + Run in the driver)")
     print(f"  index per document      {index_dask * 2 / args.docs * 1e6:.1f} us of worker time (sharded build)")
     m = MSMARCO
-    scale = m["docs"] / args.docs  # assumption: a query's cost grows with the postings, ~ the corpus size
+    # The per-query cost at MS MARCO's size: measured by bench_ladder.py's 8.8M rung when it has
+    # run here (its search's thread-seconds per topic), else this corpus's scaled by the size.
+    measured = ladder_per_query()
+    if measured is not None:
+        per_query_msmarco, basis = measured / 1e3, f"measured at 8.8M by bench_ladder.py: {measured:.2f} ms"
+    else:
+        per_query_msmarco = per_query * m["docs"] / args.docs
+        basis = f"x {m['docs'] / args.docs:.0f} (corpus size; run bench_ladder.py --rungs 8.8M to measure it)"
     q = m["topics"] * m["settings"]
     tasks = q / 250  # 250 topics a task
     hits_total = q * m["depth"]
     print(
         f"MS MARCO passage ({m['docs']:,} docs, {m['topics']:,} topics x {m['settings']} settings, depth "
-        f"{m['depth']}: {q:,} queries, {hits_total / 1e6:.0f}M hits), per-query cost x {scale:.0f} (corpus size):"
+        f"{m['depth']}: {q:,} queries, {hits_total / 1e6:.0f}M hits), per-query cost {basis}:"
     )
     for w in (8, 32):
-        search = q * per_query * scale / w
+        search = q * per_query_msmarco / w
         overhead = tasks * per_task / w
         driver = hits_total * per_hit
         index = m["docs"] * index_dask * 2 / args.docs / w
@@ -278,6 +285,17 @@ def main() -> None:
             f"index ~{index / 60:.1f} min + merge"
         )
     print(f"# load average at end {load()}")
+
+
+def ladder_per_query() -> float | None:
+    """Milliseconds of one thread per topic at 8.8M passages, from bench_ladder.py's saved rung."""
+    import json
+
+    saved = OUT / f"ladder-run-{MSMARCO['docs']}" / "result.json"
+    try:
+        return float(json.loads(saved.read_text())["per_query_ms"])
+    except (OSError, KeyError, ValueError):
+        return None
 
 
 if __name__ == "__main__":  # Dask's worker processes are spawned: they import this file

@@ -1,14 +1,14 @@
 """harness: a Lucene-backed retrieval experiment harness.
 
 Importing it is instant and needs no Java: the JVM starts on first use, in ``harness.engine.lucene``.
-The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``, ``similarities``,
+The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``, ``cache``, ``similarities``,
 ``measures``; see :mod:`harness.api`) is loaded on first attribute access, so ``import harness``
 imports neither pandas nor scipy.
 """
 
 __version__ = "0.1.0"
 
-_API = ("run", "evaluate", "compare", "search", "analyze", "fuse", "similarities", "measures", "Result")
+_API = ("run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result")
 __all__ = [*_API, "__version__"]
 
 

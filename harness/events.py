@@ -30,6 +30,8 @@ __all__ = [
     "not_indexed",
     "DepthNote",
     "RunReady",
+    "Progress",
+    "rate_text",
     "Compared",
     "Note",
     "ReportWritten",
@@ -195,6 +197,54 @@ class RunReady(Event):
         return f"run {self.name}: {self.how} {self.topics} topics in {self.seconds:.2f} s" + (
             f" ({self.empty} returned nothing)" if self.empty else ""
         )
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    """How far a long phase is (indexing: documents; searching a run: topics), for a terminal's
+    bar with the rate and the time left (harness.cli.progress); no text, so logs stay quiet."""
+
+    phase: str  # "indexing" or "searching <run>"
+    done: int
+    total: int | None  # None: not known beforehand (no time left is shown)
+    seconds: float  # since the phase began
+    unit: str  # "documents", "topics"
+
+    def __str__(self) -> str:
+        return ""
+
+
+def rate_text(done: int, total: int | None, seconds: float, unit: str) -> str:
+    """``done/total unit, rate unit/s, time left`` of a phase, as the progress bar shows it.
+
+    >>> rate_text(3500, 6980, 2.0, "topics")
+    '3,500/6,980 topics, 1,750 topics/s, 2 s left'
+    >>> rate_text(120_000, 8_841_823, 60.0, "documents")
+    '120,000/8,841,823 documents, 2,000 documents/s, 1 h 12 min left'
+    >>> rate_text(10, None, 0.0, "documents")
+    '10 documents'
+    """
+    if total is None:
+        head = f"{done:,} {unit}"
+    else:
+        head = f"{done:,}/{total:,} {unit}"
+    if seconds <= 0 or done <= 0:
+        return head
+    rate = done / seconds
+    text = f"{head}, {rate:,.0f} {unit}/s"
+    if total is None:
+        return text
+    left = max(total - done, 0) / rate
+    return f"{text}, {_duration(left)} left"
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 @dataclass(frozen=True)

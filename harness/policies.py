@@ -18,6 +18,8 @@ __all__ = [
     "TIES",
     "MISSING_TOPICS",
     "DUPLICATES",
+    "RUN_FORMATS",
+    "MSMARCO_MRR",
     "ALIGNMENTS",
     "TESTS",
     "CORRECTIONS",
@@ -59,6 +61,14 @@ DUPLICATES: dict[str, str] = {
     "error": "a document listed twice for one topic is an error naming both lines",
     "drop": "a document listed twice for one topic keeps its first row",
 }
+# The layouts of run files the harness reads and writes (harness.formats.runs, harness.formats.msmarco)
+RUN_FORMATS: dict[str, str] = {
+    "trec": "TREC: qid Q0 docid rank score tag (trec_eval's)",
+    "msmarco": "MS MARCO: qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)",
+}
+# MS MARCO's official "MRR @10" (msmarco_passage_eval.py; harness.metrics.msmarco) in the API's tables:
+# not trec_eval's RR@10, and not a measure name -m or a config takes
+MSMARCO_MRR = "MRR@10(msmarco)"
 ALIGNMENTS: dict[str, str] = {
     "strict": "every run must be scored on the same topics, else an error naming the runs and topics",
     "common": "compare on the topics every run is scored on; the others are left out and counted",
@@ -261,12 +271,15 @@ class EvalPolicy:
 
 @dataclass(frozen=True)
 class ReadPolicy:
-    """How run files and tables are read: ``duplicates`` (a key of DUPLICATES)."""
+    """How run files and tables are read: ``duplicates`` (a key of DUPLICATES) and the run
+    files' ``run_format`` (a key of RUN_FORMATS)."""
 
     duplicates: str = "error"
+    run_format: str = "trec"
 
     def __post_init__(self):
         one_of("duplicates", self.duplicates, DUPLICATES)
+        one_of("run_format", self.run_format, RUN_FORMATS)
 
 
 @dataclass(frozen=True)

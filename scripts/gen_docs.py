@@ -94,13 +94,14 @@ def fusion_methods() -> str:
 def demo_output() -> str:
     """What `make demo` prints (`harness run configs/demo.yaml`), through the verb the command line
     runs (harness.verbs.run.run: runs by their labels, as the CLI shows them), into a temporary
-    folder; trimmed to the means table."""
+    folder, its index too (`make lint` and the tests leave nothing in the checkout's indexes/);
+    trimmed to the means table."""
     from harness.verbs.run import load, run
 
     cfg = load(REPO / "configs" / "demo.yaml")
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the demo's sweep warning: `make demo` shows it, the block does not
-        md = run(dataclasses.replace(cfg, output=Path(tmp) / "demo")).summary_md
+        md = run(dataclasses.replace(cfg, output=Path(tmp) / "demo", index_path=Path(tmp) / "index")).summary_md
     return "```\n$ make demo\n...\n" + "\n".join(means_table(md)) + "\n...\nreport written to reports/demo\n```"
 
 

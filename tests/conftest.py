@@ -3,10 +3,15 @@ repository as ../shared, in CI too; a test that needs it fails loudly when it is
 
 from __future__ import annotations
 
+import contextvars
 import os
+import shutil
+import signal
+import tempfile
 from pathlib import Path
 
 import pytest
+from _pytest.tmpdir import TempPathFactory
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -50,8 +55,28 @@ MODULE_MARKS = {
     "test_report_plots": ("java", "browser"),
     "test_report_width": ("java", "browser"),
     "test_search": ("java",),
+    "test_trec_eval_binary": ("slow",),  # some 560 processes: the binary's and `harness trec_eval`'s
 }
 JAVA_FIXTURES = {"cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
+
+
+# The modules that take longest start first (`make test` hands whole modules to the workers,
+# pytest-xdist's --dist loadfile), so that the two workers finish together; the rest follow in
+# file order. A module missing here only starts later.
+LONGEST_FIRST = (
+    "test_models_exact",
+    "test_kill_points",
+    "test_trec_eval_binary",
+    "test_faults",
+    "test_dask_faults",
+    "test_dask",
+    "test_concurrency",
+    "test_hostile_inputs",
+    "test_search",
+    "test_fresh_clone",
+    "test_permissions",
+    "test_golden",
+)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -61,6 +86,126 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(mark)
         if JAVA_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("java")
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank)))  # stable
+
+
+def pytest_configure(config):
+    # Started in the background by a shell without job control (`make test &` in a script, nohup),
+    # the suite inherits SIGINT ignored, and so would every harness it starts: the tests that send
+    # Ctrl-C to one would wait forever. Its default comes back (the harnesses started get SIG_DFL).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# ------------------------------------------------------------------------------ temporary folders
+# A run leaves nothing behind and holds little at a time (pyproject.toml: a passing test's tmp_path
+# is removed when it ends, the base folder when the session passes):
+# - a folder a fixture made with tmp_path_factory.mktemp is removed when that fixture is torn
+#   down (a module's fixture: when the module's tests are done), not at the end of the session;
+# - tempfile's folder (TMPDIR) is the worker's base folder, so what the harness, Dask, Chromium,
+#   pip or a subprocess write there is removed with it and counted with it.
+_SETTING_UP: contextvars.ContextVar = contextvars.ContextVar("fixture being set up", default=None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    token = _SETTING_UP.set(request)
+    try:
+        return (yield)
+    finally:
+        _SETTING_UP.reset(token)
+
+
+_mktemp = TempPathFactory.mktemp
+
+
+def _mktemp_removed_with_its_fixture(self, basename: str, numbered: bool = True) -> Path:
+    path = _mktemp(self, basename, numbered)
+    request = _SETTING_UP.get()
+    if request is not None and request.fixturename != "tmp_path":  # tmp_path: pytest's retention policy
+        request.addfinalizer(lambda: shutil.rmtree(path, ignore_errors=True))
+    return path
+
+
+TempPathFactory.mktemp = _mktemp_removed_with_its_fixture
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_folder_inside_the_base_folder(tmp_path_factory):
+    tmp = tmp_path_factory.getbasetemp() / "tmp"
+    tmp.mkdir(exist_ok=True)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(tmp)
+    tempfile.tempdir = None
+    yield tmp
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+    tempfile.tempdir = None
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+# The JVMs of the harnesses the tests start as processes (`harness run` killed at every rename,
+# interrupted, racing another) live a few seconds: the serial collector spends less CPU on them
+# than G1, HotSpot's default, and changes no result. (C1 alone, -XX:TieredStopAtLevel=1, saved
+# more, but Lucene then leaves out its Panama vector code and sums a dense score's products in
+# another order: the dense runs of Dask's workers differed from the local ones in the last digits.)
+# This process's own JVM searches Cranfield hundreds of times and keeps HotSpot's defaults: it is
+# started first, the option set for the processes started after. A HARNESS_JAVA_OPTS given
+# (test-quick's bogus option) is left as it is.
+SHORT_JVM_OPTS = "-XX:+UseSerialGC"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _short_lived_jvms_in_the_processes_started(request, _temp_folder_inside_the_base_folder):
+    if "HARNESS_JAVA_OPTS" in os.environ or not any(item.get_closest_marker("java") for item in request.session.items):
+        yield
+        return
+    from harness.engine import lucene
+
+    lucene.jclass("java.lang.Object")  # this process's JVM, with HotSpot's defaults
+    os.environ["HARNESS_JAVA_OPTS"] = SHORT_JVM_OPTS
+    yield
+    os.environ.pop("HARNESS_JAVA_OPTS", None)
+
+
+# What a test writes goes into its temporary folders, never into the checkout: the session (under
+# pytest-xdist, the controller's) fails when indexes/, reports/ or tests/output/ gained an entry
+# while it ran (tests/output/ may, when $HARNESS_SCREENSHOTS asks for the screenshots there).
+_REPO_BEFORE = pytest.StashKey[set]()
+
+
+def _repo_outputs() -> set[str]:
+    folders = [REPO / "indexes", REPO / "reports"]
+    if not os.environ.get("HARNESS_SCREENSHOTS"):
+        folders.append(REPO / "tests" / "output")
+    return {str(p) for folder in folders if folder.is_dir() for p in folder.iterdir()}
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_REPO_BEFORE] = _repo_outputs()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    new = sorted(_repo_outputs() - session.config.stash.get(_REPO_BEFORE, set()))
+    if new:
+        session.config.get_terminal_writer().line(f"tests wrote into the checkout: {', '.join(new)}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def shared_folder(tmp_path_factory, name: str) -> Path:
+    """A folder every worker of this session sees (pytest-xdist gives each worker a base folder
+    of its own inside the session's): for what is built once and read by all, such as an index
+    that ensure_index builds under its lock and the other workers then reuse."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "shared" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def shared_path(*parts: str) -> Path:
@@ -72,12 +217,13 @@ def shared_path(*parts: str) -> Path:
 
 @pytest.fixture(scope="session")
 def cranfield_index(tmp_path_factory):
-    """Cranfield indexed once per test session with Anserini's defaults."""
+    """Cranfield indexed once per test session with Anserini's defaults (one worker builds it,
+    the others wait for it and reuse it)."""
     from harness.engine.corpus import Corpus
     from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
-    return ensure_index(corpus, IndexOptions(), tmp_path_factory.mktemp("idx") / "cranfield")
+    return ensure_index(corpus, IndexOptions(), shared_folder(tmp_path_factory, "idx") / "cranfield")
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +234,20 @@ def cranfield_exact_index(tmp_path_factory):
     from harness.engine.index import IndexOptions, ensure_index
 
     corpus = Corpus(shared_path("collections", "cranfield", "corpus.jsonl"), "jsonl")
-    return ensure_index(corpus, IndexOptions(lengths="exact"), tmp_path_factory.mktemp("idx") / "cranfield-exact")
+    return ensure_index(
+        corpus, IndexOptions(lengths="exact"), shared_folder(tmp_path_factory, "idx") / "cranfield-exact"
+    )
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """Where the browser tests put their screenshots: the folder $HARNESS_SCREENSHOTS names, for a
+    person to look at (`HARNESS_SCREENSHOTS=tests/output make test`), else a temporary folder."""
+    if os.environ.get("HARNESS_SCREENSHOTS"):
+        folder = Path(os.environ["HARNESS_SCREENSHOTS"]).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("screenshots")
 
 
 @pytest.fixture(scope="session")

@@ -374,7 +374,7 @@ def test_irds_collection_absent_is_exit_2(tmp_path, irds_home):
 
 def test_irds_collection_keys(tmp_path, irds_home):
     name, _ = register_docs(irds_home, demo_docs())
-    cfg = load_config(config(tmp_path, f"collection: {{irds: {name}, fields: 'text, title'}}\ntopics: {TOPICS}\n"))
+    cfg = load_config(config(tmp_path, f"collection: {{irds: {name}, contents: 'text, title'}}\ntopics: {TOPICS}\n"))
     assert (cfg.collection_path, cfg.collection_format) == (irds_home / name, f"irds:{name}#text,title")
     for lines, message in (
         (f"collection: {{irds: {name}, format: jsonl}}", "collection.format: comes from ir_datasets"),
@@ -383,8 +383,11 @@ def test_irds_collection_keys(tmp_path, irds_home):
             "collection: give one of `path` or `irds` (got `path`, `irds`)",
         ),
         (f"collection: {{path: {CORPORA}}}", "collection.format: required key is missing"),
-        (f"collection: {{path: {CORPORA}, format: text-folder, fields: text}}", "collection.fields: applies to `irds`"),
-        (f"collection: {{irds: {name}, fields: body}}", "collection.irds: its documents have no field 'body'"),
+        (
+            f"collection: {{path: {CORPORA}, format: text-folder, contents: text}}",
+            "collection.contents: applies to `irds`",
+        ),
+        (f"collection: {{irds: {name}, contents: body}}", "collection.irds: its documents have no field 'body'"),
     ):
         with pytest.raises(ConfigError, match=re.escape(message)):
             load_config(config(tmp_path, f"{lines}\ntopics: {TOPICS}\n"))

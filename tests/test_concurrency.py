@@ -16,13 +16,13 @@ import pytest
 from harness.folders import in_use, locked
 
 from .conftest import CRANFIELD, REPO
-from .test_faults import hidden_leftovers
+from .test_faults import hidden_leftovers, topic_copies
 
 PY = sys.executable
 DEADLINE = 600
 
 
-def shared_index_config(proj: Path, stemmer: str, topics: Path) -> Path:
+def shared_index_config(proj: Path, stemmer: str, topics: Path, qrels: Path) -> Path:
     cfg = proj / "configs" / f"{stemmer}.yaml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text(
@@ -30,10 +30,11 @@ def shared_index_config(proj: Path, stemmer: str, topics: Path) -> Path:
         f"collection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
         f"index: {{path: ../indexes/shared, stemmer: {stemmer}}}\n"
         f"topics: {{path: {topics}, format: tsv}}\n"
-        f"qrels: {CRANFIELD / 'qrels.txt'}\n"
+        f"qrels: {qrels}\n"
         "runs:\n  - bm25: {}\n  - dirichlet: {mu: [500, 1000]}\n"
         "measures: [AP]\n"
         f"output: ../reports/{stemmer}\n"
+        "depth: 10\n"  # searching takes the time; at depth 1000 the runs filled 3 GB of the disk
     )
     return cfg
 
@@ -55,14 +56,12 @@ def test_two_configs_sharing_an_index_folder_do_not_swap_it_under_each_other(tmp
     failed with "no such file or folder" (exit 2, as if its config were wrong), its runs cached
     so far went into krovetz's index, and a searcher opened after the swap would have searched
     the other index. Now the rebuild waits for porter's searches; both reports equal solo runs."""
-    lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
-    topics = tmp_path / "topics.tsv"
-    topics.write_text("".join(f"{i}-{line}\n" for i in range(12) for line in lines))
+    topics, qrels = topic_copies(tmp_path, 24)
     solo = {}
     for stemmer in ("porter", "krovetz"):  # each config alone: the oracle
         proj = tmp_path / f"solo-{stemmer}"
         r = subprocess.run(
-            [PY, "-m", "harness", "run", str(shared_index_config(proj, stemmer, topics))],
+            [PY, "-m", "harness", "run", str(shared_index_config(proj, stemmer, topics, qrels))],
             cwd=REPO,
             capture_output=True,
             text=True,
@@ -71,7 +70,7 @@ def test_two_configs_sharing_an_index_folder_do_not_swap_it_under_each_other(tmp
         assert r.returncode == 0, r.stderr
         solo[stemmer] = run_files(proj, stemmer)
     proj = tmp_path / "proj"
-    porter, krovetz = (shared_index_config(proj, s, topics) for s in ("porter", "krovetz"))
+    porter, krovetz = (shared_index_config(proj, s, topics, qrels) for s in ("porter", "krovetz"))
     logs = [tmp_path / "porter.txt", tmp_path / "krovetz.txt"]
     first = start(porter, logs[0])
     deadline = time.monotonic() + DEADLINE

@@ -364,7 +364,7 @@ def test_bad_topic_format(tmp_path):
     msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
     assert (
         msg
-        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, beir, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
     )
 
 

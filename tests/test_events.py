@@ -77,3 +77,48 @@ def test_events_import_nothing_heavy():
     code = "import sys, harness.events; print([m for m in ('numpy', 'harness.errors') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- long phases (issue 37)
+def test_rate_and_time_left_of_a_phase():
+    assert ev.rate_text(3500, 6980, 2.0, "topics") == "3,500/6,980 topics, 1,750 topics/s, 2 s left"
+    assert ev.rate_text(2_000_000, 8_841_823, 1000.0, "documents") == (
+        "2,000,000/8,841,823 documents, 2,000 documents/s, 57 min 01 s left"
+    )
+    assert ev.rate_text(0, 100, 0.0, "topics") == "0/100 topics"  # no rate before the first
+    assert ev.rate_text(50, None, 5.0, "documents") == "50 documents, 10 documents/s"
+    assert str(ev.Progress("indexing", 1, 2, 0.5, "documents")) == ""  # nothing in a log
+
+
+def test_indexing_and_searching_show_rate_and_time_left_on_a_terminal():
+    stream = Tty()
+    with EventRenderer(stream) as on:
+        on(ev.RunsPlanned(1))
+        on(ev.IndexBuild("/c", "jsonl", "/i"))
+        on(ev.Progress("indexing", 120_000, 8_841_823, 60.0, "documents"))
+        assert on.spinner is None and on.indexing.done == 120_000
+        on(ev.IndexReady("/i", False, 8_841_823, 99))
+        assert on.indexing is None
+        on(ev.Progress("searching bm25", 3500, 6980, 2.0, "topics"))
+        on(ev.RunReady("bm25", "searched", 6980, 4.0))
+        assert on.bar.label == "searching"
+    text = stream.getvalue()
+    assert "indexing (120,000/8,841,823 documents, 2,000 documents/s, 1 h 12 min left) [" in text
+    assert "120000/8841823 documents" in text
+    assert "searching bm25: 3,500/6,980 topics, 1,750 topics/s, 2 s left [" in text
+
+
+def test_without_a_terminal_long_phases_say_nothing():
+    stream = io.StringIO()
+    with EventRenderer(stream) as on:
+        on(ev.RunsPlanned(1))
+        on(ev.IndexBuild("/c", "jsonl", "/i"))
+        on(ev.Progress("indexing", 120_000, 8_841_823, 60.0, "documents"))
+        on(ev.IndexReady("/i", False, 8_841_823, 99))
+        on(ev.Progress("searching bm25", 3500, 6980, 2.0, "topics"))
+        on(ev.RunReady("bm25", "searched", 6980, 4.0))
+    assert stream.getvalue().splitlines() == [
+        "indexing /c (jsonl) -> /i",
+        "index built: /i (8841823 documents, 99 terms)",
+        "run bm25: searched 6980 topics in 4.00 s",
+    ]

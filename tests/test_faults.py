@@ -30,6 +30,19 @@ PY = sys.executable
 DEADLINE = 300  # seconds: a bound on every wait for a subprocess, never an assertion on speed
 
 
+def topic_copies(folder: Path, copies: int) -> tuple[Path, Path]:
+    """Cranfield's topics ``copies`` times over, as topic ``{i}-{qid}``, and its judgments for
+    each copy, written into ``folder`` (topics.tsv, qrels.txt): searches that last long enough
+    to be cut, over topics that are all judged (a config whose topics match no judged topic is
+    exit 2 before anything is indexed)."""
+    lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
+    judged = (CRANFIELD / "qrels.txt").read_text().splitlines()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(copies) for line in lines))
+    (folder / "qrels.txt").write_text("".join(f"{i}-{line}\n" for i in range(copies) for line in judged))
+    return folder / "topics.tsv", folder / "qrels.txt"
+
+
 def hidden_leftovers(folder: Path) -> list[str]:
     """Temp folders, temp files and lock files of the harness below ``folder``."""
     out = []
@@ -293,7 +306,7 @@ def test_read_only_output_folder(capsys, tmp_path, monkeypatch, demo_report, err
     before = snapshot(tmp_path)
     assert main(["run", str(cfg)]) == 3
     msg = capsys.readouterr().err
-    assert f"{os.strerror(err).lower()}: {reports}/.demo.lock" in msg.lower()
+    assert f"{os.strerror(err)}: {reports}/.demo.lock".lower() in msg.lower()  # the folder may hold capitals
     assert "Traceback" not in msg
     assert snapshot(tmp_path) == before
 
@@ -426,6 +439,7 @@ def cranfield_done(tmp_path_factory):
     [
         (signal.SIGKILL, "mid-index"),
         (signal.SIGINT, "mid-index"),
+        (signal.SIGTERM, "mid-index"),  # docker stop, Slurm: cleaned up as Ctrl-C, exit 143
         (signal.SIGKILL, "mid-search"),
         (signal.SIGINT, "mid-search"),
         (signal.SIGTERM, "mid-search"),
@@ -443,19 +457,20 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
             )
         )
         marker = "indexing "
-    else:  # new runs, killed while searching: 40 copies of the topics keep the search going for
+    else:  # new runs, killed while searching: 24 copies of the topics keep the search going for
         # seconds (with Cranfield's 225 all five runs took 1.3 s, and a fast machine finished
-        # them before the signal arrived)
+        # them before the signal arrived); at depth 10, as searching is what takes the time: at
+        # depth 1000 the runs, cached and in the report, filled 4.8 GB of the disk
         shutil.rmtree(proj / "indexes" / "cran" / "harness-runs")
-        lines = (CRANFIELD / "topics.tsv").read_text().splitlines()
-        (proj / "many-topics.tsv").write_text("".join(f"{i}-{line}\n" for i in range(40) for line in lines))
+        topics, qrels = topic_copies(proj / "many", 24)
         text = cfg.read_text()
         assert f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}" in text
+        assert f"qrels: {CRANFIELD / 'qrels.txt'}" in text
         cfg.write_text(
             text.replace(
-                f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}",
-                f"topics: {{path: {proj / 'many-topics.tsv'}, format: tsv}}",
-            )
+                f"topics: {{path: {CRANFIELD / 'topics.tsv'}, format: tsv}}", f"topics: {{path: {topics}, format: tsv}}"
+            ).replace(f"qrels: {CRANFIELD / 'qrels.txt'}", f"qrels: {qrels}")
+            + "depth: 10\n"
         )
         marker = "index reused"
     report = snapshot(proj / "reports" / "cran")
@@ -494,6 +509,85 @@ def test_kill_leaves_previous_report_and_next_run_cleans_up(tmp_path, cranfield_
     assert [(row["run"], row["spec"]) for row in summary["runs"]][0] == ("bm25", "bm25(k1=0.9,b=0.4)")
 
 
+def jvm_threads(pid: int) -> set[str]:
+    """The names of the process's threads that are the JVM's own."""
+    names = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            names.add((task / "comm").read_text().strip())
+        except OSError:  # the thread ended meanwhile
+            pass
+    return names & {"Reference Handl", "Signal Dispatch", "Finalizer", "Common-Cleaner"}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_while_the_jvm_starts_is_cleaned_up_as_any_other(tmp_path, cranfield_done, sig):
+    """The signal lands while the JVM starts (its Reference Handler thread is up, the JVM is not
+    yet back in Python): the run exits 130/143 and removes its build folder. The JVM used to own
+    SIGINT and SIGTERM then (Java's Runtime.exit: the build folder left; or the signal lost and
+    the run went on to exit 0), every time at this point; the mid-index kills above met it once
+    in a few runs."""
+    proj = tmp_path / "proj"
+    shutil.copytree(cranfield_done.parent.parent, proj)
+    cfg = proj / "configs" / "cran.yaml"
+    cfg.write_text(
+        cfg.read_text().replace("index: {path: ../indexes/cran}", "index: {path: ../indexes/cran, stemmer: krovetz}")
+    )
+    index = snapshot(proj / "indexes" / "cran")
+    log = tmp_path / "err.txt"
+    p = subprocess.Popen(
+        [PY, "-m", "harness", "index", str(cfg)], cwd=REPO, stdout=subprocess.DEVNULL, stderr=log.open("w")
+    )
+    deadline = time.monotonic() + DEADLINE
+    while not jvm_threads(p.pid):
+        assert p.poll() is None and time.monotonic() < deadline, log.read_text()
+    p.send_signal(sig)
+    p.communicate(timeout=DEADLINE)
+    err = log.read_text()
+    assert p.returncode == 128 + sig, err
+    assert f"harness: interrupted ({sig.name})" in err and "Traceback" not in err
+    assert hidden_leftovers(proj) == []
+    assert snapshot(proj / "indexes" / "cran") == index
+
+
+def test_java_temp_files_are_the_process_s_own_and_leave_with_it(tmp_path):
+    """Java's temporary folder is one of the process's own under $TMPDIR, removed at exit: the
+    JVM embedded here never runs its shutdown hooks, so what Java deletes "on exit" stayed, such
+    as Snappy's native library (Parquet collections) in /tmp after every run."""
+    code = (
+        "from harness.engine.lucene import jclass\n"
+        "import os\n"
+        "folder = jclass('java.lang.System').getProperty('java.io.tmpdir')\n"
+        "jclass('org.xerial.snappy.Snappy').maxCompressedLength(10)\n"
+        "print(folder); print(' '.join(os.listdir(folder)))\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    r = subprocess.run([PY, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=DEADLINE)
+    assert r.returncode == 0, r.stderr
+    folder, files = r.stdout.splitlines()
+    assert Path(folder).parent == tmp_path and files.endswith("-libsnappyjava.so"), r.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_harness_leaves_no_attach_socket_in_tmp():
+    """Started with -Xrs (from the main thread), HotSpot opened its attach socket at start,
+    /tmp/.java_pid<pid> (in /tmp whatever $TMPDIR says), and removed it only at a normal exit:
+    every harness killed by SIGKILL left one behind (the kill tests, 130 of them a run)."""
+    code = (
+        "from harness.engine.lucene import jclass\n"
+        "import os, signal\n"
+        "jclass('java.lang.Object')\n"
+        "print(os.getpid(), flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    r = subprocess.run([PY, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=DEADLINE)
+    assert r.returncode == -signal.SIGKILL, r.stderr
+    socket = Path(f"/tmp/.java_pid{int(r.stdout)}")
+    left = socket.exists()
+    socket.unlink(missing_ok=True)
+    assert not left
+
+
 def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
     """A batch search is one Java call (harness.engine.lucene.interruptible runs it on a worker
     thread): Ctrl-C in the middle exits 130 at once, not when the call returns, and leaves
@@ -506,6 +600,7 @@ def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
     cfg.write_text(
         f"name: long\ncollection: {{path: {CRANFIELD / 'corpus.jsonl'}, format: jsonl}}\n"
         "index: {path: index}\ntopics: topics.tsv\nruns: [{bm25: {}}]\noutput: out\n"
+        "depth: 10\n"  # searching takes the time; at depth 1000 the run filled 2 GB of the disk
     )
     log = tmp_path / "err.txt"
     p = start(cfg, log)

@@ -2,7 +2,7 @@
 open the report's topic explorer, start `harness judge` on the demo config for two similarities,
 judge every topic's pooled top 10 with keys and clicks, reload, stop with Ctrl-C, and check the
 qrels file and the metrics the page shows against pytrec_eval on the runs and the written file.
-Markup in documents and queries must show as text. Screenshots go to tests/output/."""
+Markup in documents and queries must show as text. Screenshots: tests/conftest.py's `screenshots`."""
 
 from __future__ import annotations
 
@@ -25,14 +25,12 @@ from .conftest import REPO, demo_config, tiny_report, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
-OUTPUT = REPO / "tests" / "output"
 RUNS = ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)")
 MEASURES = {"AP": "map", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank", "R@1000": "recall_1000"}
 
 
 @pytest.fixture(scope="module")
 def browser():
-    OUTPUT.mkdir(exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         yield b
@@ -72,7 +70,7 @@ def _stop(proc: subprocess.Popen) -> str:
     return out
 
 
-def test_explorer_in_the_report(demo, browser):
+def test_explorer_in_the_report(demo, browser, screenshots):
     tmp, cfg, result = demo
     page = browser.new_page(viewport={"width": 1280, "height": 1400})
     page.goto((cfg.output / "report.html").resolve().as_uri() + "#explorer")
@@ -108,11 +106,11 @@ def test_explorer_in_the_report(demo, browser):
     assert "model" in marks and ("models" in marks or "modeling" in marks)
     assert page.locator("details.topic .judg", has_text="unjudged").count() > 0
     assert page.locator("details.topic .move").count() > 0
-    page.screenshot(path=str(OUTPUT / "explorer.png"), full_page=False)
+    page.screenshot(path=str(screenshots / "explorer.png"), full_page=False)
     page.close()
 
 
-def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path):
+def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path, screenshots):
     """The README's "done when": judge every demo topic's pooled top 10 of two similarities (keys
     and clicks), reload, stop with Ctrl-C; the file holds each judgment once and the metrics shown
     equal pytrec_eval's on the two runs with that file."""
@@ -146,7 +144,7 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path):
             if n == 0:
                 docs.nth(1).locator(".snippet").click()  # full text on click
                 assert docs.nth(1).locator("details").evaluate("d => d.open")
-                page.screenshot(path=str(OUTPUT / "judge-topic.png"))
+                page.screenshot(path=str(screenshots / "judge-topic.png"))
             if n < 14:
                 page.keyboard.press("n")
                 page.wait_for_url(url + f"topic/{n + 1}")
@@ -171,7 +169,7 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path):
                 cell = page.locator(f'#means td[data-run="{result.config.label(run)}"][data-measure="{m}"]')
                 shown[run, m] = float(cell.inner_text())
         assert page.locator("#judged-topics").inner_text() == "15"
-        page.screenshot(path=str(OUTPUT / "judge-index.png"), full_page=True)
+        page.screenshot(path=str(screenshots / "judge-index.png"), full_page=True)
         page.close()
     finally:
         out = _stop(proc)
@@ -193,7 +191,7 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path):
             assert shown[r.name, m] == pytest.approx(sum(v[theirs] for v in per.values()) / 15, abs=5e-5)
 
 
-def test_markup_in_documents_and_queries_shows_as_text(browser, tmp_path):
+def test_markup_in_documents_and_queries_shows_as_text(browser, tmp_path, screenshots):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "evil.txt").write_text('<script>alert(1)</script> wing flow <b onclick="x()">bold</b> & more')
@@ -212,7 +210,7 @@ def test_markup_in_documents_and_queries_shows_as_text(browser, tmp_path):
         assert page.locator("li.doc b, li.doc script, #query i").count() == 0
         marks = page.locator('li.doc[data-doc="plain.txt"] .snippet mark').all_inner_texts()
         assert marks == ["flow", "wing", "wings", "flows"]  # stems: the analyzer's matches
-        page.screenshot(path=str(OUTPUT / "judge-markup.png"))
+        page.screenshot(path=str(screenshots / "judge-markup.png"))
         assert dialogs == []
         page.close()
     finally:
@@ -220,7 +218,7 @@ def test_markup_in_documents_and_queries_shows_as_text(browser, tmp_path):
     shutil.rmtree(tmp_path / "indexes", ignore_errors=True)
 
 
-def test_explorer_shows_markup_as_text(browser, tmp_path):
+def test_explorer_shows_markup_as_text(browser, tmp_path, screenshots):
     cfg = tiny_report(
         tmp_path,
         "markup",
@@ -239,7 +237,7 @@ def test_explorer_shows_markup_as_text(browser, tmp_path):
     assert "<script>alert(1)</script>" in topic.locator("ol.hits").inner_text()
     assert page.locator("details.topic b, details.topic i, details.topic u, main script").count() == 0
     assert sorted(topic.locator("mark").all_inner_texts()) == ["flow", "flows", "wing", "wings"]
-    page.screenshot(path=str(OUTPUT / "explorer-markup.png"))
+    page.screenshot(path=str(screenshots / "explorer-markup.png"))
     assert dialogs == []
     page.close()
 

@@ -280,6 +280,9 @@ def test_readme_command_line_section_runs(tmp_path):
         f"P_10                  \tall\t{p10}",
     ]
     assert len(list((tmp_path / "indexes").iterdir())) == 1  # one index, built once, reused
+    cache = next(c for c in cmds if " cache " in c)  # the demo's 5 runs, each its text in the report
+    assert outputs[cache].count("its text also in 1 report file(s)") == 5, outputs[cache]
+    assert "total: 1 index(es)" in outputs[cache] and "5 cached run(s)" in outputs[cache]
     # and `make demo` once more: an example that left a file of its own in reports/demo (issue 36:
     # fuse -o reports/demo/fused.trec) made the harness refuse to replace the folder
     r = subprocess.run(

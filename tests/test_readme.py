@@ -31,7 +31,14 @@ def test_validation_example_is_what_validate_prints():
 
 def test_experiment_commands_run(tmp_path):
     """As written, in a shell: `.venv/bin/harness ...` from the repository, `$HARNESS/...` (a
-    config run from anywhere, issue 36) from an unrelated folder, $HARNESS being the checkout."""
+    config run from anywhere, issue 36) from an unrelated folder, $HARNESS being the checkout.
+    The repository is a laid-out copy (its configs and data, ../shared beside it, this .venv), so
+    that the indexes and reports the commands make go there, not into the checkout."""
+    from .golden import lay_out
+
+    lay_out(tmp_path)
+    repo = tmp_path / "repo"
+    (repo / ".venv").symlink_to(REPO / ".venv")
     commands = []
     for title in ("Running experiments", "Reproducing Cranfield"):
         for block in re.findall(r"```sh\n(.*?)```", section(title), re.S):
@@ -39,11 +46,12 @@ def test_experiment_commands_run(tmp_path):
     assert len(commands) >= 6 and sum(c.startswith("$HARNESS/") for c in commands) == 2
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = {**os.environ, "HARNESS": str(REPO)}
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"} | {"HARNESS": str(repo)}
     for line in commands:
-        cwd = elsewhere if line.startswith("$HARNESS/") else REPO
+        cwd = elsewhere if line.startswith("$HARNESS/") else repo
         r = subprocess.run(["bash", "-c", line], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
         assert r.returncode == 0, (line, r.stderr[-2000:])
+    assert (repo / "reports" / "demo" / "summary.json").exists()
     # the report where the commands were typed, the config's own output untouched by them
     assert (elsewhere / "cranfield" / "summary.md").exists()
     manifest = json.loads((elsewhere / "cranfield-qld" / "manifest.json").read_text())

@@ -2,7 +2,7 @@
 against the report's own data files (summary.csv, per_topic.csv, comparisons.csv, the tables of
 the page): axes zoomed to the data, heatmap cells equal to the means, legends whose entries do
 not overlap, CIs and significance that agree with the comparisons table, per-topic panels on
-their own scales. Every plot is screenshotted into tests/output/plots/ for a person to look at."""
+their own scales. Every plot is screenshotted (tests/conftest.py's `screenshots`) for a person to look at."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from .conftest import REPO, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
-OUTPUT = REPO / "tests" / "output" / "plots"
 
 # Every chart's geometry and data attributes, as the browser laid them out.
 CHARTS_JS = """() => Array.from(document.querySelectorAll('svg.chart')).map(svg => {
@@ -66,7 +65,6 @@ CHARTS_JS = """() => Array.from(document.querySelectorAll('svg.chart')).map(svg 
 
 @pytest.fixture(scope="module")
 def browser():
-    OUTPUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         yield b
@@ -92,8 +90,9 @@ def demo(tmp_path_factory):
     return _report("demo.yaml", tmp_path_factory.mktemp("demo"))
 
 
-def _open(browser, report: Path, name: str):
-    """The report's charts as laid out by Chromium; each one screenshotted to tests/output/plots/."""
+def _open(browser, report: Path, name: str, screenshots: Path):
+    """The report's charts as laid out by Chromium; each one screenshotted into ``screenshots``/plots."""
+    (screenshots / "plots").mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto((report / "report.html").as_uri())
     charts = page.evaluate(CHARTS_JS)
@@ -101,7 +100,7 @@ def _open(browser, report: Path, name: str):
     assert svgs.count() == len(charts) > 0
     for i, chart in enumerate(charts):
         slug = re.sub(r"[^A-Za-z0-9]+", "-", chart["title"]).strip("-")[:70]
-        png = OUTPUT / f"{name}-{i:02d}-{slug}.png"
+        png = screenshots / "plots" / f"{name}-{i:02d}-{slug}.png"
         svgs.nth(i).screenshot(path=str(png))
         w, h = struct.unpack(">II", png.read_bytes()[16:24])
         left, top, right, bottom = chart["box"]
@@ -117,13 +116,13 @@ def _open(browser, report: Path, name: str):
 
 
 @pytest.fixture(scope="module")
-def sweep_page(browser, sweep):
-    return _open(browser, sweep[1], "sweep")
+def sweep_page(browser, sweep, screenshots):
+    return _open(browser, sweep[1], "sweep", screenshots)
 
 
 @pytest.fixture(scope="module")
-def demo_page(browser, demo):
-    return _open(browser, demo[1], "demo")
+def demo_page(browser, demo, screenshots):
+    return _open(browser, demo[1], "demo", screenshots)
 
 
 def _csv(path: Path) -> list[dict]:
@@ -225,7 +224,7 @@ def test_legends_do_not_overlap(sweep_page, demo_page):
     ]
 
 
-def test_crowded_legends_stay_readable(browser, tmp_path):
+def test_crowded_legends_stay_readable(browser, tmp_path, screenshots):
     """Legends of many series with short, long and wide names, grouped (columns per group, long
     groups split into sub-columns, wrapping onto bands) and ungrouped (equal columns): entries never
     overlap and stay inside the chart."""
@@ -249,7 +248,7 @@ def test_crowded_legends_stay_readable(browser, tmp_path):
         page = browser.new_page(viewport={"width": 1200, "height": 800})
         page.goto((tmp_path / "c.html").as_uri())
         chart = page.evaluate(CHARTS_JS)[0]
-        page.locator("svg.chart").screenshot(path=str(OUTPUT / f"crowded-legend-{i}.png"))
+        page.locator("svg.chart").screenshot(path=str(screenshots / "plots" / f"crowded-legend-{i}.png"))
         page.close()
         _check_legend(chart)
         charts.append(chart)

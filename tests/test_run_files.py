@@ -6,6 +6,7 @@ for the means, hypothesis for random inputs.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -356,24 +357,24 @@ def test_an_old_cache_without_binary_copy_is_read_and_completed(tmp_path):
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "wrong format", "mismatched"])
 def test_a_damaged_binary_copy_falls_back_to_the_text(tmp_path, damage):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     run = random_run(np.random.default_rng(7))
     trec = tmp_path / "bm25.abc.trec"
     store_run(trec, run, "bm25")
-    npz = binary_path(trec)
+    binary = binary_path(trec)
     if damage == "truncate":
-        npz.write_bytes(npz.read_bytes()[:1000])
+        binary.write_bytes(binary.read_bytes()[:1000])
     elif damage == "garbage":
-        npz.write_bytes(b"not a zip")
+        binary.write_bytes(b"not a parquet file")
     elif damage == "wrong format":
-        np.savez(npz.open("wb"), format=np.array("other/9"))
-    else:
-        np.savez(
-            npz.open("wb"),
-            format=np.array("harness-run-cache/1"),
-            topics=np.array(["a"]),
-            offsets=np.array([0, 5]),
-            docids=np.zeros(3, "S8"),
-            scores=np.zeros(3),
-        )
+        pq.write_table(pa.table({"docid": [b"d"], "score": [1.0]}), binary)
+    else:  # counts that do not add up to the hits
+        table = pq.read_table(binary)
+        meta = json.loads(table.schema.metadata[b"harness"])
+        meta["counts"][0] += 1
+        pq.write_table(table.replace_schema_metadata({"harness": json.dumps(meta)}), binary)
     assert_identical(load_run(trec), run)
     assert_identical(load_run(trec), run)  # and the copy was re-made
+    assert json.loads(pq.read_schema(binary).metadata[b"harness"])["format"] == "harness-run-cache/2"

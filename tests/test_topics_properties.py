@@ -7,7 +7,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from harness.errors import DataError, HarnessWarning
@@ -75,6 +75,7 @@ _TEXT = (
     st.lists(st.tuples(_ID, _TEXT), min_size=1, max_size=15, unique_by=lambda x: x[0]),
     st.sampled_from(["tsv", "jsonl"]),
 )
+@example([("\ufeff", "0")], "tsv")  # a first id starting with U+FEFF, which the reader drops as a BOM
 def test_what_is_written_reads_back_identically(topics, fmt):
     if fmt == "tsv" and is_header(*topics[0]):
         topics = [("0", "x"), *topics] if all(q != "0" for q, _ in topics) else topics[1:] or [("0", "x")]

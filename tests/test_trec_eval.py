@@ -112,11 +112,10 @@ def test_bad_measures_and_input_are_clear_errors():
     assert r.returncode == 2 and "results.test" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_topic_without_a_judged_document_under_J_prints_nan_as_trec_eval():
+def test_a_topic_without_a_judged_document_under_J_prints_nan_as_trec_eval(tmp_path):
     """-J can leave a topic with no document; trec_eval's interpolated precision there starts
     at 0/0 and it prints "-nan" (glibc, x86's NaN): the same text, and in the mean."""
-    tmp = SUITE.parent.parent / "output"
-    tmp.mkdir(exist_ok=True)
+    tmp = tmp_path
     (tmp / "te-q.txt").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
     (tmp / "te-r.txt").write_text("1 Q0 a 1 2.0 r\n1 Q0 z 2 1.0 r\n2 Q0 y 1 1.0 r\n")
     r = harness_trec_eval("-q", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "num_ret", "te-q.txt", "te-r.txt", cwd=tmp)
@@ -134,12 +133,11 @@ def test_a_topic_without_a_judged_document_under_J_prints_nan_as_trec_eval():
     ]
 
 
-def test_g_where_the_cost_of_its_gains_reaches_zero_is_inf_as_trec_eval_prints_it():
+def test_g_where_the_cost_of_its_gains_reaches_zero_is_inf_as_trec_eval_prints_it(tmp_path):
     """G with a gain that sorts among gains less than 1 apart (2.5 beside 2): its ideal
     ranking draws the 2s first, so the second document's discount is log2(2 + 4 - 5) = 0 and
     trec_eval 9.0.8 (built from source) divides by it in C: inf, in the mean too."""
-    tmp = SUITE.parent.parent / "output"
-    tmp.mkdir(exist_ok=True)
+    tmp = tmp_path
     (tmp / "te-gq.txt").write_text("".join(f"1 0 {d} {3 if d in 'ab' else 2}\n" for d in "abcdefg"))
     (tmp / "te-gr.txt").write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n")
     r = harness_trec_eval("-q", "-m", "G.3=2.5", "te-gq.txt", "te-gr.txt", cwd=tmp)

@@ -20,6 +20,8 @@ binaries print trec_eval's out.test.prefs, out.test.qrels_prefs and out.test.qre
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import platform
 import random
@@ -217,11 +219,23 @@ def _both(trec_eval, tmp_path, args):
     )
     argv = [*args, "q.txt", "r.txt"]
     ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, capture_output=True, text=True)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    got = subprocess.run(
-        [sys.executable, "-m", "harness", "trec_eval", *argv], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    return ref, got
+    return ref, harness_trec_eval(argv, tmp_path)
+
+
+def harness_trec_eval(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """`harness trec_eval ARGV` in ``cwd``, run in this process (the command line's own `main`;
+    a process of its own for each of these some 400 cases cost a minute of CPU in `make test`):
+    its exit code, standard output and standard error. What needs a process of its own (a
+    closed standard output, no warning on stderr) starts one below."""
+    out, err = io.StringIO(), io.StringIO()
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["trec_eval", *argv])
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(["harness", "trec_eval", *argv], code, out.getvalue(), err.getvalue())
 
 
 @pytest.mark.parametrize(
@@ -574,13 +588,7 @@ def test_judgment_group_levels_beyond_a_c_long_print_what_trec_eval_prints(trec_
     suite = Path(__file__).parent / "data" / "trec_eval-9.0.8"
     args = ["-q", *flags, "-R", "qrels_jg", "-m", measure, "qrels.123", "results.test"]
     ref = subprocess.run([trec_eval, *args], cwd=suite, capture_output=True, text=True)
-    got = subprocess.run(
-        [sys.executable, "-m", "harness", "trec_eval", *args],
-        cwd=suite,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-    )
+    got = harness_trec_eval(args, suite)
     assert ref.returncode == 0 and got.returncode == 0, got.stderr
     assert got.stdout == ref.stdout
 

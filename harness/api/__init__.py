@@ -9,12 +9,14 @@ stays instant; this module imports pandas.
 - :func:`search` — ad-hoc queries against an index;
 - :func:`analyze` — the terms Anserini's analyzer for a language makes of a text;
 - :func:`fuse` — runs fused into one (rrf, interpolation, average, normalize, combsum, combmnz);
+- :func:`cache` — the run cache as a table, and pruning it (``harness cache``);
 - :func:`similarities`, :func:`measures` — the registries as tables.
 """
 
+from harness.api.cache import cache
 from harness.api.evaluation import compare, evaluate
 from harness.api.experiment import Result, run
 from harness.api.fuse import fuse
 from harness.api.retrieval import analyze, measures, search, similarities
 
-__all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "similarities", "measures", "Result"]
+__all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result"]

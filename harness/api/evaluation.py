@@ -11,7 +11,7 @@ import pandas as pd
 
 from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
 from harness.errors import DataError
-from harness.policies import DEFAULT_MEASURES, ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
+from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
 from harness.verbs.compare import COMPARISON_FIELDS
 
 __all__ = ["evaluate", "compare"]
@@ -27,6 +27,8 @@ def evaluate(
     missing_topics: str = EvalPolicy.missing_topics,
     nDCG_threshold: bool = EvalPolicy.nDCG_threshold,
     duplicates: str = ReadPolicy.duplicates,
+    run_format: str = ReadPolicy.run_format,
+    msmarco_mrr: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
 
@@ -36,7 +38,12 @@ def evaluate(
     ``label``/``relevance``) or ``{qid: {docno: label}}``. ``measures``: harness names
     (``AP``, ``nDCG@10``, ``P@10``, ...). The policies are ``harness evaluate``'s flags:
     ``ties`` (trec_eval | as-ranked), ``missing_topics`` (zero = trec_eval -c | drop),
-    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables).
+    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables); ``run_format``
+    (trec | msmarco) is the run file's layout, as ``harness evaluate --run-format``.
+    ``msmarco_mrr=True`` adds MS MARCO's official ``MRR @10`` (msmarco_passage_eval.py's number,
+    as ``harness evaluate --msmarco-mrr``; docs/semantics.md) as the measure ``MRR@10(msmarco)``:
+    a column of ``means`` (and ``means.attrs["QueriesRanked"]``) and rows of ``per_topic``, one
+    per qrels topic.
 
     ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
     after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
@@ -48,7 +55,7 @@ def evaluate(
 
     try:
         policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
-        read = ReadPolicy(duplicates)
+        read = ReadPolicy(duplicates, run_format)
     except ValueError as e:
         raise DataError("policy", str(e)) from None
     ms = parse_measure_list(measures)
@@ -62,6 +69,21 @@ def evaluate(
     per_topic = long_per_topic(name, ev, ms)
     means = means_frame({name: ev.means}, ms)
     means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
+    if msmarco_mrr:
+        from harness.verbs.evaluate import msmarco_eval
+
+        official = msmarco_eval(run, qrels, read=read)
+        means[MSMARCO_MRR] = official.mrr
+        means.attrs["QueriesRanked"] = official.queries_ranked
+        rows = pd.DataFrame(
+            {
+                "run": name,
+                "qid": list(official.per_topic),
+                "measure": MSMARCO_MRR,
+                "value": list(official.per_topic.values()),
+            }
+        )
+        per_topic = pd.concat([per_topic, rows], ignore_index=True)
     per_topic.attrs = dict(means.attrs)
     return per_topic, means
 

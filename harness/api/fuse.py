@@ -28,6 +28,7 @@ def fuse(
     output: str | os.PathLike | None = None,
     runtag: str = FUSE_RUNTAG,
     duplicates: str = ReadPolicy.duplicates,
+    run_format: str = ReadPolicy.run_format,
 ) -> pd.DataFrame:
     """Fuse two or more runs, as ``harness fuse`` does; returns the fused run as PyTerrier's
     columns (``qid``, ``docno``, ``rank``, ``score``), and writes it to ``output`` when given.
@@ -36,7 +37,8 @@ def fuse(
     ``{qid: {docno: score}}`` dicts (ranked by their ``rank`` column or row order; ``rrf`` uses
     those positions). ``method``: rrf | interpolation | average | normalize (pyserini.fusion's)
     | combsum | combmnz; ``norm`` (none | minmax | zscore | rank) and ``weights`` are for
-    combsum and combmnz. ``depth``/``k``: None keeps every row."""
+    combsum and combmnz. ``depth``/``k``: None keeps every row. ``run_format`` (trec | msmarco):
+    the layout of the run files read and of ``output``, as ``harness fuse --run-format``."""
     from harness.verbs.fuse import fuse as fuse_verb
     from harness.verbs.fuse import fusion_policy
 
@@ -57,7 +59,7 @@ def fuse(
     if output is not None and not isinstance(output, (str, os.PathLike)):
         raise DataError("output", f"expected a file path or None (got {type(output).__name__})")
     try:
-        read = ReadPolicy(duplicates)
+        read = ReadPolicy(duplicates, run_format)
     except ValueError as e:
         raise DataError("policy", str(e)) from None
     given = [

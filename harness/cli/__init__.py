@@ -23,6 +23,7 @@ from harness.policies import (
     FAMILIES,
     MAX_WORKERS,
     MISSING_TOPICS,
+    RUN_FORMATS,
     TESTS,
     TIES,
     ComparePolicy,
@@ -57,6 +58,7 @@ EXAMPLES = (
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
+  harness cache --unused-since 30d       the run cache per index; remove runs unused for 30 days
   harness doctor                         versions, and whether the JVM starts
   harness schema > harness.schema.json   JSON Schema of configs, for editors
 
@@ -168,6 +170,18 @@ def _measure_flag(p, help: str) -> None:
     )
 
 
+def run_format_flag(p, what: str) -> None:
+    """--run-format: the layout of the run files ``what`` names (evaluate, compare, fuse, search)."""
+    p.add_argument(
+        "--run-format",
+        choices=tuple(RUN_FORMATS),
+        default=ReadPolicy.run_format,
+        help=f"{what}: "
+        + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+        + f" (default {ReadPolicy.run_format})",
+    )
+
+
 def _policy_flags(p) -> None:
     p.add_argument(
         "--ties",
@@ -246,15 +260,17 @@ def build_parser() -> argparse.ArgumentParser:
         _PLAN_HELP,
         output=False,
     )
-    _config_command(
+    search = _config_command(
         sub,
         "search",
         "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
-        "without spaces (dirichlet_mu=500.trec)",
-        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n",
+        "without spaces (dirichlet_mu=500.trec), or with --run-format msmarco to OUTPUT/runs/*.tsv",
+        "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n"
+        "  harness search configs/demo.yaml --run-format msmarco\n",
         cmd_search,
         _PLAN_HELP,
     )
+    run_format_flag(search, "the layout of the run files written")
 
     e = _sub(
         sub,
@@ -264,7 +280,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  harness evaluate 'reports/demo/runs/bm25(k1=0.9,b=0.4).trec' qrels/demo.txt -m AP nDCG@10\n"
         "  harness evaluate RUN QRELS                         a config's default measures\n"
         "  harness evaluate RUN QRELS -m AP -m P@10 -q        per-topic lines too\n"
-        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n",
+        "  harness evaluate RUN QRELS -m AP --missing-topics drop   trec_eval without -c\n"
+        "  harness evaluate run.tsv qrels.dev.small.tsv --run-format msmarco --msmarco-mrr\n",
         cmd_evaluate,
     )
     e.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
@@ -274,6 +291,14 @@ def build_parser() -> argparse.ArgumentParser:
         "-q", "--per-topic", action="store_true", help="also print 'measure<TAB>topic<TAB>value' for every topic"
     )
     _policy_flags(e)
+    run_format_flag(e, "the run file's layout")
+    e.add_argument(
+        "--msmarco-mrr",
+        action="store_true",
+        help="print MS MARCO's official 'MRR @10' and 'QueriesRanked' as msmarco_passage_eval.py prints them "
+        "(every qrels line relevant, the rank column as written, divided by the qrels' topics; "
+        "docs/semantics.md), after the measures given with -m, if any",
+    )
 
     from harness.cli.trec_eval import add_parser as _trec_eval_parser
 
@@ -286,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
     from harness.cli.fuse import add_parser as _fuse_parser
 
     _fuse_parser(sub, _sub)
+
+    from harness.cli.cache import add_parser as _cache_parser
+
+    _cache_parser(sub, _sub)
 
     c = _sub(
         sub,
@@ -345,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seed of the randomization/bootstrap (default {StatsPolicy.seed})",
     )
     _policy_flags(c)
+    run_format_flag(c, "the run files' layout")
 
     lab = _sub(
         sub,

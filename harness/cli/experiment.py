@@ -134,7 +134,7 @@ def cmd_search(args) -> int:
         print_plan(plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
-        out = search(cfg, on=on)
+        out = search(cfg, on=on, run_format=args.run_format)
     for name, reused, path in out.runs:
         print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
     return 0

@@ -5,8 +5,9 @@ SIGINT (Ctrl-C) / SIGTERM. Tracebacks (Python's and Java's) only with ``--debug`
 
 Signals: SIGTERM and SIGHUP raise :class:`Terminated` (a KeyboardInterrupt) in the main thread, so
 the same ``finally`` blocks that clean up after Ctrl-C run (temp folders removed, locks released,
-previous outputs untouched). The JVM installs its own handlers for SIGINT/SIGTERM when it starts;
-``harness.engine.lucene`` re-installs Python's right after, or Ctrl-C would be ignored from then on.
+previous outputs untouched). Started from the main thread, the JVM leaves SIGINT/SIGTERM/SIGHUP to
+Python (``-Xrs``, so a signal while it starts is handled too); ``harness.engine.lucene`` also puts
+Python's handlers back after it started, or Ctrl-C would be ignored from then on.
 The long Java calls (index builds, batch searches) run on a worker thread
 (:func:`harness.engine.lucene.interruptible`), so a signal acts at once; one that arrives during a
 short Java call is handled when that call returns.

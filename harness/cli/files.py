@@ -14,14 +14,32 @@ def _eval_policy(args):
 
 
 def cmd_evaluate(args) -> int:
+    from harness.policies import ReadPolicy
+    from harness.verbs.evaluate import msmarco_eval
+
+    if args.msmarco_mrr:
+        read = ReadPolicy(args.duplicates, args.run_format)
+        official = msmarco_eval(args.run, args.qrels, read=read)  # errors before any measure is printed
+        if args.measures:
+            _print_measures(args, read)
+        # msmarco_passage_eval.py's lines, as it prints them (its metrics sorted by name)
+        print("#####################")
+        print(f"MRR @10: {official.mrr}")
+        print(f"QueriesRanked: {official.queries_ranked}")
+        print("#####################")
+        return 0
+    return _print_measures(args, ReadPolicy(args.duplicates, args.run_format))
+
+
+def _print_measures(args, read) -> int:
     from harness.cli.progress import Progress
-    from harness.policies import DEFAULT_MEASURES, ReadPolicy
+    from harness.policies import DEFAULT_MEASURES
     from harness.verbs.evaluate import evaluate, parse_measure_list, summed
 
     measures = parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
     policy = _eval_policy(args)
     with Progress(1, f"evaluating {len(measures)} measures") as bar:
-        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=ReadPolicy(args.duplicates))
+        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=read)
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.
@@ -68,7 +86,7 @@ def cmd_compare(args) -> int:
             baseline=args.baseline,
             measures=args.measures or DEFAULT_MEASURES,
             eval_policy=policy,
-            read=ReadPolicy(args.duplicates),
+            read=ReadPolicy(args.duplicates, args.run_format),
             policy=ComparePolicy(stats_policy, args.align),
             hint="--align common compares on the topics every run is scored on",
             on=lambda name: bar.update(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from harness.cli import run_format_flag
 from harness.policies import (
     DEFAULT_ALPHA,
     DEFAULT_DEPTH,
@@ -13,6 +14,7 @@ from harness.policies import (
     FUSE_RUNTAG,
     FUSION_METHODS,
     NORMALIZATIONS,
+    ReadPolicy,
     fusion_methods_with,
 )
 
@@ -82,6 +84,7 @@ def add_parser(sub, make) -> None:
     )
     p.add_argument("--weights", type=float, nargs="+", metavar="W", help=f"{_for('weights')}one weight per run")
     p.add_argument("--runtag", default=FUSE_RUNTAG, help=f"the fused run's tag column (default {FUSE_RUNTAG})")
+    run_format_flag(p, "the layout of the input runs and of the fused run written")
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
@@ -96,5 +99,5 @@ def cmd_fuse(args: argparse.Namespace) -> int:
         norm=args.norm,
         weights=None if args.weights is None else tuple(args.weights),
     )
-    fuse(args.runs, policy, args.output, args.runtag)
+    fuse(args.runs, policy, args.output, args.runtag, ReadPolicy(run_format=args.run_format))
     return 0

@@ -56,6 +56,11 @@ class Progress:
             self.label = label
         self._draw(force=self.done >= self.total)
 
+    def show(self, label: str) -> None:
+        """Redraw with another label (a phase's rate and time left; they come twice a second)."""
+        self.label = label
+        self._draw(force=True)
+
     def write(self, line: str) -> None:
         """Print a log line above the bar (the bar is redrawn below it)."""
         if self.active:
@@ -127,15 +132,19 @@ class Spinner:
 
 class EventRenderer:
     """The command line's view of an experiment's events (harness.events): a spinner while the
-    index is built, then one bar over the runs whose total is RunsPlanned's (configured runs plus
-    cross-validated ones); every event with text is written above the bar, as a plain line on
-    stderr when it is not a terminal. Use as a context manager; the instance is the Emit."""
+    index is built (a bar of its documents, their rate and the time left once Anserini reports
+    them), then one bar over the runs whose total is RunsPlanned's (configured runs plus
+    cross-validated ones), its label the running search's topics, their rate and the time left;
+    every event with text is written above the bar, as a plain line on stderr when it is not a
+    terminal (Progress events have none: logs stay quiet). Use as a context manager; the instance
+    is the Emit."""
 
     def __init__(self, stream=None):
         self.stream = sys.stderr if stream is None else stream
         self.total = 0
         self.spinner: Spinner | None = None
         self.bar: Progress | None = None
+        self.indexing: Progress | None = None  # the build's documents
 
     def __enter__(self) -> EventRenderer:
         return self
@@ -152,22 +161,34 @@ class EventRenderer:
             print(text, file=self.stream, flush=True)
 
     def __call__(self, event) -> None:
-        from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild
+        from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild, rate_text
+        from harness.events import Progress as Phase
 
         match event:
             case RunsPlanned(total=total):
                 self.total = total
+            case Phase(phase="indexing") if enabled(self.stream):
+                self._stop_spinner()
+                if self.indexing is None:
+                    self.indexing = Progress(event.total or 0, "indexing", stream=self.stream, unit="documents")
+                self.indexing.done = event.done
+                self.indexing.show(f"indexing ({rate_text(event.done, event.total, event.seconds, 'documents')})")
+            case Phase() if self.bar is not None:
+                self.bar.show(f"{event.phase}: {rate_text(event.done, event.total, event.seconds, event.unit)}")
+            case Phase():
+                pass  # no terminal, or nothing drawn yet: nothing to say
             case IndexBuild():
                 self._line(str(event))
                 self._stop_spinner()
                 self.spinner = Spinner("indexing", stream=self.stream).__enter__()
             case IndexReady():
                 self._stop_spinner()
+                self._stop_indexing()
                 self._line(str(event))
                 if self.bar is None:
                     self.bar = Progress(self.total, "searching", stream=self.stream, unit="runs")
             case RunReady() if self.bar is not None:
-                self.bar.update()
+                self.bar.update(label="searching")
                 self.bar.write(str(event))  # redraws the bar, with the new count, below the line
             case ShardsBuild() if self.spinner is not None:
                 # still indexing: the line goes above the spinner, which goes on
@@ -176,7 +197,13 @@ class EventRenderer:
                 self.spinner = Spinner("indexing", stream=self.stream).__enter__()
             case _:
                 self._stop_spinner()
+                self._stop_indexing()
                 self._line(str(event))
+
+    def _stop_indexing(self) -> None:
+        if self.indexing is not None:
+            self.indexing.close()
+            self.indexing = None
 
     def _stop_spinner(self) -> None:
         if self.spinner is not None:
@@ -185,6 +212,7 @@ class EventRenderer:
 
     def close(self) -> None:
         self._stop_spinner()
+        self._stop_indexing()
         if self.bar is not None:
             self.bar.close()
             self.bar = None

@@ -90,9 +90,9 @@ def _collection(ctx: Ctx, v: dict) -> None:
     if kind == "path" and c["format"] is None:
         doc = "How the documents are stored, required with `path`"
         ctx.problem("collection.format", f"required key is missing ({doc})", ctx.nodes["collection"])
-    if c.get("fields") not in (None, INVALID) and kind != "irds":
+    if c.get("contents") not in (None, INVALID) and kind != "irds":
         ctx.problem(
-            "collection.fields", "applies to `irds` collections alone; remove it", ctx.nodes["collection.fields"]
+            "collection.contents", "applies to `irds` collections alone; remove it", ctx.nodes["collection.contents"]
         )
     if kind != "irds":
         return
@@ -100,7 +100,7 @@ def _collection(ctx: Ctx, v: dict) -> None:
         ctx.problem(
             "collection.format", "comes from ir_datasets with `irds`; remove `format`", ctx.nodes["collection.format"]
         )
-    fields = tuple(f.strip() for f in c["fields"].split(",")) if isinstance(c.get("fields"), str) else ()
+    fields = tuple(f.strip() for f in c["contents"].split(",")) if isinstance(c.get("contents"), str) else ()
     try:
         c["path"] = irds.check_documents(c["irds"], fields)
         c["format"] = irds.PREFIX + c["irds"] + ("#" + ",".join(fields) if fields else "")

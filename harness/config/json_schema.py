@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import re
 
-from harness.config.schema import ALL_PAIRS, SCHEDULER_PATTERN, SCHEMA, TOPIC_FORMATS, Key
-from harness.config.sources import FILE_KEY, FUSE_KEY
+from harness.config.execution import SCHEDULER_PATTERN
+from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
+from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.engine.similarity import ALIASES as MODEL_ALIASES
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
@@ -135,8 +136,14 @@ def _sources(name: dict) -> list[dict]:
         "additionalProperties": False,
     }
     file = {"description": FILE_KEY.doc + " Relative to the config file's folder.", "type": "string", "minLength": 1}
+    extra = {"file": {"format": _key(FILE_FORMAT_KEY)}, "fuse": {}}
     return [
-        {"type": "object", "properties": {kind: body, "name": name}, "required": [kind], "additionalProperties": False}
+        {
+            "type": "object",
+            "properties": {kind: body, "name": name, **extra[kind]},
+            "required": [kind],
+            "additionalProperties": False,
+        }
         for kind, body in (("file", file), ("fuse", fuse))
     ]
 
@@ -180,6 +187,18 @@ def _key(key: Key) -> dict:
         out.update(type="array", items={"type": "string", "pattern": _measure_pattern()}, minItems=1)
     elif t == "expect":
         out.update(type="object", additionalProperties={"type": "object", "additionalProperties": {"type": "number"}})
+    elif t == "fields":
+        weight = {"type": "number", "minimum": 0}
+        names = ("contents", "title")
+        out["anyOf"] = [
+            {"type": "boolean"},
+            {
+                "type": "object",
+                "properties": dict.fromkeys(names, weight),
+                "required": list(names),
+                "additionalProperties": False,
+            },
+        ]
     elif t == "scheduler":
         out.update(type="string", pattern=f"^({SCHEDULER_PATTERN})$")
     elif t == "baseline":

@@ -18,7 +18,6 @@ jar's entries with ``zipfile``.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,8 +25,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.beir import beir_fields, check_beir, check_fields
 from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
+from harness.config.execution import scheduler_problem
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -50,7 +51,6 @@ from harness.config.runs import check_runs
 from harness.config.schema import (
     ALL_PAIRS,
     DEFAULT_MEASURES,
-    SCHEDULER_PATTERN,
     SCHEMA,
     CompareSpec,
     Config,
@@ -244,19 +244,6 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
-_SCHEDULER = re.compile(SCHEDULER_PATTERN)
-
-
-def scheduler_problem(address: str) -> str | None:
-    """Why `address` is not a Dask scheduler address, or None (also used for --scheduler)."""
-    if not _SCHEDULER.fullmatch(address) or address.endswith("://"):
-        return (
-            f"must be a Dask scheduler address like tcp://host:8786 "
-            f"(tcp, tls, ucx, ws, wss or inproc; or host:port) (got {address!r})"
-        )
-    return None
-
-
 def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     v = read_string(ctx, node, path)
     if v is not INVALID and (why := scheduler_problem(v)):
@@ -266,15 +253,14 @@ def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 CHECKS = {
     **BASE_CHECKS,
-    **{
-        "scheduler": _check_scheduler,
-        "topic-format": _check_topic_format,
-        "runs": check_runs,
-        "measures": _check_measures,
-        "expect": _check_expect,
-        "baseline": _check_baseline,
-        "compare-measures": _check_measures,
-    },
+    "scheduler": _check_scheduler,
+    "topic-format": _check_topic_format,
+    "fields": check_fields,
+    "runs": check_runs,
+    "measures": _check_measures,
+    "expect": _check_expect,
+    "baseline": _check_baseline,
+    "compare-measures": _check_measures,
 }
 
 
@@ -307,7 +293,8 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     _finish_existing_index(ctx, v)
-    check_dense(ctx, v)
+    for check in (check_dense, check_beir):  # the keys of a dense, of a BEIR experiment together
+        check(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
     for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
         if f"index.{key}" in ctx.present:
@@ -627,6 +614,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         stopwords=v["index"]["stopwords"],
         language=v["index"]["language"],
         **dense_fields(v),
+        **beir_fields(v, ctx.found.get("qrels_format", "trec")),
         index_threads=threads_for_machine(v["index"]["threads"]),
         topics_path=v["topics"]["path"],
         topics_format=v["topics"]["format"],

@@ -25,6 +25,7 @@ _TYPE_TEXT = {
     "baseline": "string or list",
     "compare-measures": "list of strings",
     "scheduler": "string",
+    "fields": "boolean or mapping",
 }
 
 
@@ -53,6 +54,7 @@ def _allowed(key: Key) -> str:
         "baseline": f"runs of this config, or `{ALL_PAIRS}`",
         "compare-measures": "measures in `measures`",
         "scheduler": "`tcp://host:8786` (also tls://, ucx://, ws://, inproc://, or host:port)",
+        "fields": "`true` \\| `false` \\| `{contents: W, title: W}` (weights >= 0)",
     }.get(key.type, "")
 
 

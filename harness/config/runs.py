@@ -150,6 +150,10 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 continue
             items = [(item.value, item, None)]
         label = None
+        # `format:` beside `file:` (harness.config.sources), taken out before the entry's shape is checked
+        fmt = next((x for x in items if x[0] == "format"), None)
+        if fmt is not None and any(x[0] in SOURCES for x in items):
+            items = [x for x in items if x[0] != "format"]
         named = [x for x in items if x[0] == "name"]
         if named and len(items) == 2:
             items = [x for x in items if x[0] != "name"]
@@ -180,7 +184,9 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             continue
         model, knode, pnode = items[0]
         if model in SOURCES:
-            entries.append(("source", check_source(ctx, model, pnode, p), p, item, label))
+            entries.append(
+                ("source", check_source(ctx, model, pnode, p, None if fmt is None else fmt[2]), p, item, label)
+            )
             continue
         entries.append(("search", [], p, item, label))
         if model not in names:

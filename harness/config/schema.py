@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.config.execution import ENGINES, Execution
 from harness.config.keys import Key
 from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
@@ -49,10 +50,7 @@ __all__ = [
 # The schema
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
-ENGINES = ("local", "dask")
-# A Dask scheduler address: protocol://host:port (dask's own protocols) or host:port.
-SCHEDULER_PATTERN = r"((tcp|tls|ucx|ws|wss|inproc)://)?\[?[\w.:-]+\]?(:\d+)?/?"
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
 
 
 _PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
@@ -97,10 +95,21 @@ SCHEMA = Key(
                     "format",
                     "choice",
                     "How the documents are stored, required with `path` (text-folder: one document per "
-                    ".txt file, its id the path relative to `path`; vectors: the user's own vectors, "
+                    ".txt file, its id the path relative to `path`; tsv: MS MARCO's passages, `pid<TAB>text` "
+                    "per line, indexed as Anserini indexes its JSON conversion; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
-                    "`knn` runs).",
-                    choices=("jsonl", "trec", "html", "text-folder", "vectors"),
+                    "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
+                    "indexed as Anserini's BeirFlatCollection: title, a line break, text).",
+                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir"),
+                ),
+                Key(
+                    "fields",
+                    "fields",
+                    "A `beir` corpus with its title as a field of its own (Anserini's BeirMultifieldCollection, "
+                    "IndexCollection `-fields title`), searched over both fields as Anserini's SearchCollection "
+                    "`-fields contents=1.0 title=1.0` (its BEIR multifield regressions): `true` for those weights, "
+                    "or `{contents: W, title: W}`. Named after Anserini's `-fields`.",
+                    default_text="false: one field, title and text together",
                 ),
                 Key(
                     "irds",
@@ -110,9 +119,10 @@ SCHEMA = Key(
                     pattern=r"\S+",
                 ),
                 Key(
-                    "fields",
+                    "contents",
                     "string",
-                    "With `irds`: the document fields indexed, comma-separated (`title,text`), joined by newlines.",
+                    "With `irds`: the document fields that make the indexed `contents`, comma-separated "
+                    "(`title,text`), joined by newlines.",
                     default_text="title and text when both exist (as BEIR's), else the only text field, else "
                     "ir_datasets' `default_text()`",
                     pattern=r"[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*",
@@ -206,17 +216,29 @@ SCHEMA = Key(
                     "format",
                     "topic-format",
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+                    "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
+                    "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
                     "`anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,
+                ),
+                Key(
+                    "remove_query",
+                    "bool",
+                    "Leave out of each ranking the document whose id is the query's id (Anserini's "
+                    "SearchCollection `-removeQuery`, Pyserini's `--remove-query`, BEIR's evaluation "
+                    "`ignore_identical_ids`): in ArguAna and Quora a query is also a document. The rest "
+                    "keep their scores; a ranking so cut holds one document fewer, as Anserini's.",
+                    default_text="true for beir topics (as Anserini's BEIR regressions), else false",
                 ),
             ),
         ),
         Key(
             "qrels",
             "section",
-            "Relevance judgments: a TREC qrels file (a plain string is its path), or `pyserini`/`irds` named ones. "
+            "Relevance judgments: a TREC qrels file or BEIR's qrels TSV, header and all (a plain string is its path), "
+            "or `pyserini`/`irds` named ones. "
             "Without them only runs are written, and `measures` and `expect` are errors.",
             shorthand="path",
             keys=(*_named("TREC qrels file", "qrels", "TREC"),),
@@ -234,7 +256,8 @@ SCHEMA = Key(
             "not be empty, start with `.` (`.`, `..`, `.x`: a hidden file), start or end with a space, or "
             "contain `/`, `\\` or a control character (NUL included). "
             "An entry may also be a run the harness does not search: `file: PATH` (a TREC "
-            "run) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
+            "run; with `format: msmarco` beside it, MS MARCO's `qid<TAB>pid<TAB>rank`: docs/semantics.md, "
+            "*MS MARCO files*) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a fusion of "
             "other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept or tuned.",
             required=True,
         ),
@@ -515,38 +538,6 @@ class CompareSpec:
 
 
 @dataclass(frozen=True)
-class Execution:
-    """The validated `execution:` block: where indexing and searching run. Nothing here enters
-    an index fingerprint or a run's cache key: a run is the same wherever it was computed."""
-
-    engine: str = "local"
-    scheduler: str | None = None  # a running scheduler's address
-    workers: int | None = None  # LocalCluster size (dask, no scheduler); None: CPU cores
-    index_shards: int | None = None  # None: the cluster's worker threads
-    topics_per_task: int | None = None  # None: chosen from the cluster size
-    timeout: float = 10.0
-
-    def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
-        """This setting with the command line's --scheduler / --workers (either means dask)."""
-        from dataclasses import replace
-
-        if scheduler is not None:
-            return replace(self, engine="dask", scheduler=scheduler, workers=None)
-        if workers is not None:
-            return replace(self, engine="dask", scheduler=None, workers=workers)
-        return self
-
-    def __str__(self) -> str:
-        if self.engine == "local":
-            return "local"
-        if self.scheduler:
-            return f"dask (scheduler {self.scheduler})"
-        return (
-            f"dask (LocalCluster, {self.workers} workers)" if self.workers else "dask (LocalCluster, a worker per core)"
-        )
-
-
-@dataclass(frozen=True)
 class Config:
     """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
 
@@ -583,6 +574,12 @@ class Config:
     efC: int = 500
     quantize: str | None = None  # index.quantize of a vectors index: int8
     qrels_format: str = "trec"  # or irds:ID (qrels_path: ir_datasets' folder of it; harness.formats.named)
+    # collection.fields of a beir collection: (("contents", w), ("title", w)); (): one field
+    search_fields: tuple = ()
+    # the qrels (path, format) that choose which queries of `beir` topics are searched
+    # (engine.topics.judged_queries): the config's `qrels`, kept when a verb evaluates nothing (harness search)
+    topics_split: tuple | None = None
+    remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

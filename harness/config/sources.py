@@ -1,4 +1,5 @@
-"""Run entries the harness does not search: ``file: PATH`` (a TREC run file the user brings) and
+"""Run entries the harness does not search: ``file: PATH`` (a run file the user brings: TREC, or
+MS MARCO's ``qid<TAB>pid<TAB>rank`` with ``format: msmarco`` beside it) and
 ``fuse: {method, runs: [LABEL, ...], ...}`` (a fusion of other entries of the same config,
 computed by :mod:`harness.fusion`). Both are specs as values, like a Similarity: a canonical
 text (``file(runs/bm25.trec)``, ``fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25+knn)``) that names
@@ -26,26 +27,39 @@ from harness.policies import (
     DEFAULT_RRF_K,
     FUSION_METHODS,
     NORMALIZATIONS,
+    RUN_FORMATS,
     FusionPolicy,
     fusion_methods_with,
 )
 
-__all__ = ["FileRun", "FusedRun", "FILE_KEY", "FUSE_KEY", "SOURCES", "check_source", "resolve_sources", "all_run_names"]
+__all__ = [
+    "FileRun",
+    "FusedRun",
+    "FILE_KEY",
+    "FILE_FORMAT_KEY",
+    "FUSE_KEY",
+    "SOURCES",
+    "check_source",
+    "resolve_sources",
+    "all_run_names",
+]
 
 SOURCES = ("file", "fuse")  # the keys of a run entry that is not searched
 
 
 @dataclass(frozen=True)
 class FileRun:
-    """A TREC run file (``path``: absolute; ``written``: as the config writes it)."""
+    """A run file (``path``: absolute; ``written``: as the config writes it; ``format``: a key of
+    policies.RUN_FORMATS)."""
 
     path: Path
     written: str
+    format: str = "trec"
     model: ClassVar[str] = "file"  # what reports group runs by (a Similarity's family)
     family: ClassVar[str] = "file"
 
     def __str__(self) -> str:
-        return f"file({self.written})"
+        return f"file({self.written})" if self.format == "trec" else f"file({self.written},format={self.format})"
 
 
 @dataclass(frozen=True)
@@ -102,7 +116,16 @@ FUSE_KEY = Key(
         Key("weights", "numbers", f"{_for('weights')}one weight per run (default: 1 each)."),
     ),
 )
-FILE_KEY = Key("file", "path", "A TREC run file.", path_kind="file", must_exist=True)
+FILE_KEY = Key("file", "path", "A run file (TREC, or see `format`).", path_kind="file", must_exist=True)
+FILE_FORMAT_KEY = Key(
+    "format",
+    "choice",
+    "Beside `file:`, the run file's layout: "
+    + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+    + " (docs/semantics.md, MS MARCO runs).",
+    default="trec",
+    choices=tuple(RUN_FORMATS),
+)
 
 
 @dataclass
@@ -129,15 +152,33 @@ def _names(ctx: Ctx, node: Node, path: str, numbers: bool = False) -> list | Non
     return out
 
 
-def check_source(ctx: Ctx, kind: str, node: Node, path: str) -> FileRun | _Pending | None:
-    """The spec of a `file:` or `fuse:` entry's value (a fusion still naming its parts as written)."""
+def check_source(
+    ctx: Ctx, kind: str, node: Node, path: str, format_node: Node | None = None
+) -> FileRun | _Pending | None:
+    """The spec of a `file:` or `fuse:` entry's value (a fusion still naming its parts as written);
+    ``format_node``: the `format:` beside a `file:`."""
     p = join_path(path, kind)
     if kind == "file":
+        fmt = "trec"
+        if format_node is not None:
+            fmt = read_string(ctx, format_node, join_path(path, "format"))
+            if fmt is INVALID:
+                return None
+            if fmt not in RUN_FORMATS:
+                ctx.problem(
+                    join_path(path, "format"),
+                    f"must be one of {', '.join(RUN_FORMATS)} (got {fmt!r})",
+                    format_node,
+                )
+                return None
         got = ctx.checks["path"](ctx, FILE_KEY, node, p)
         if got is INVALID:
             return None
         ctx.found.setdefault("run_files", {})[p] = got  # an input the output must not hold (config.paths)
-        return FileRun(got, read_string(ctx, node, p))
+        return FileRun(got, read_string(ctx, node, p), fmt)
+    if format_node is not None:
+        ctx.problem(join_path(path, "format"), "only a `file:` run has a format", format_node)
+        return None
     if not isinstance(node, MappingNode):
         expected(ctx, p, "a mapping {method: rrf, runs: [LABEL, LABEL]}", node)
         return None

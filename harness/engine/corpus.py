@@ -6,14 +6,17 @@
 | trec        | TrecCollection      | <DOCNO> (one file or a folder, .gz allowed)          |
 | html        | HtmlCollection      | as Anserini's HtmlCollection gives it (file name)    |
 | text-folder | JsonCollection      | the .txt file's path relative to the folder, with / |
+| tsv         | JsonCollection      | the pid of each ``pid<TAB>text`` line (MS MARCO's passages) |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
+| beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
 | irds:ID     | JsonCollection      | ir_datasets' doc_id (harness.formats.irds: the text) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
-`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. An ir_datasets
-collection (format ``irds:ID``, path the folder ir_datasets keeps it in) is streamed from
-ir_datasets into such a file, never held in memory. A single
+`corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A TSV of
+passages is converted to the JSON files Anserini's own conversion writes (harness.formats.msmarco).
+An ir_datasets collection (format ``irds:ID``, path the folder ir_datasets keeps it in) is
+streamed from ir_datasets into one JSON-lines file, never held in memory. A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -33,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine import beir
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -68,7 +72,9 @@ FORMATS = {
     "trec": "TrecCollection",
     "html": "HtmlCollection",
     "text-folder": "JsonCollection",
+    "tsv": "JsonCollection",  # converted first, as Anserini's convert_collection_to_jsonl.py does
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
+    "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -92,7 +98,9 @@ _SUFFIXES = {
     "trec": None,  # any file
     "html": None,
     "text-folder": (".txt",),
+    "tsv": (".tsv",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
+    "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
 }
 
 
@@ -121,6 +129,7 @@ class Corpus:
 
     path: Path
     format: str
+    fields: bool = False  # a beir corpus with its title as a field of its own (BeirMultifieldCollection)
 
     @property
     def dataset(self) -> tuple[str, tuple[str, ...]] | None:
@@ -133,6 +142,8 @@ class Corpus:
             return "JsonCollection"  # staged as one JSON-lines file (stage)
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
+        if self.format == "beir":
+            return beir.anserini_class(self.fields)
         return FORMATS[self.format]
 
     @property
@@ -161,6 +172,9 @@ class Corpus:
             return irds.docs_files(self.dataset[0])
         p = self.path
         mode = _mode(p, "collection path")
+        if self.format == "beir" and stat.S_ISDIR(mode):  # the folder's corpus file, nothing else
+            p = beir.corpus_file(p)
+            mode = _mode(p, "corpus file")
         if stat.S_ISREG(mode):
             return [p]
         if not stat.S_ISDIR(mode):
@@ -294,6 +308,7 @@ class Corpus:
         """Every document of one file as JsonCollection reads it (one JSON array of documents,
         or JSON objects one after another: one per line, or pretty-printed over several lines,
         one or more per file); DataError naming the first bad one. Returns how many there are."""
+        check = _check_doc if self.format != "beir" else _check_beir_doc
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -307,12 +322,12 @@ class Corpus:
             if not isinstance(docs, list):
                 raise DataError(f, "expected a JSON array of documents or one JSON object per line")
             for i, doc in enumerate(docs):
-                _check_doc(f, doc, None, f"document {i}: ")
+                check(f, doc, None, f"document {i}: ")
             return len(docs)
         count = 0
         with _open_binary(f) as fh:
             for lineno, doc in json_documents(f, numbered_lines(f, fh, limit=DOC_LINE_LIMIT), DOC_LINE_LIMIT):
-                _check_doc(f, doc, lineno, "")
+                check(f, doc, lineno, "")
                 count += 1
         return count
 
@@ -324,11 +339,23 @@ class Corpus:
         the file and line (exit 2). A scan of the bytes finds the lines that may be wrong (0.17 s
         on a 169 MB, 200k-document file, against 0.74 s for parsing every line); only then is
         every line parsed to name the first bad one (a false alarm, e.g. a blank line or a key
-        written with a \\u escape, costs that parse and nothing else)."""
+        written with a \\u escape, costs that parse and nothing else).
+
+        Returns, for vectors, the documents; for JSON lines, the lines the scan counted (an
+        upper bound on the documents, the one check_complete compares Anserini's count with, and
+        the total of the indexing's progress), or None where a file holds one JSON array."""
         if self.format == "vectors":
             return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
+        if self.format == "beir":  # every line parsed: "_id", "title" and "text" are all needed
+            for f in self.files():
+                with _open_binary(f) as fh:
+                    if _read(f, fh, len(BOM)) == BOM:
+                        raise DataError(f, _BOM_MESSAGE, line=1)
+            self.check_jsonl()
+            return None
         if self.format != "jsonl":
             return None
+        total: int | None = 0
         for f in self.files():
             lines = strings = keys = 0
             rest = b""
@@ -337,12 +364,7 @@ class Corpus:
                 while chunk := _read(f, fh, 1 << 22):
                     if not first and not lines and not rest and chunk.startswith(BOM):
                         # Jackson, reading text through a Reader, stops at it: the whole file is lost
-                        raise DataError(
-                            f,
-                            "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
-                            "read (it would index nothing from this file): save the file without it",
-                            line=1,
-                        )
+                        raise DataError(f, _BOM_MESSAGE, line=1)
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
@@ -355,6 +377,7 @@ class Corpus:
                     keys += len(_CONTENTS_KEY.findall(chunk))
             if first == b"[":  # one JSON array of documents: parsed whole (such files are small)
                 self.check_jsonl_file(f)
+                total = None
                 continue
             if rest.strip():
                 lines += 1
@@ -362,7 +385,9 @@ class Corpus:
                 keys += len(_CONTENTS_KEY.findall(rest))
             if strings < lines or keys > strings:
                 self.check_jsonl_file(f)
-        return None
+            if total is not None:  # an unterminated last line counts, as in _max_json_lines
+                total += lines + (bool(rest) and not rest.strip())
+        return total
 
     def _max_json_lines(self) -> int | None:
         """An upper bound on the documents JsonCollection should find (line breaks, plus an
@@ -409,8 +434,10 @@ class Corpus:
 
     def stage(self, staging: Path) -> Path:
         """Return the folder Anserini should read, creating files under `staging` when needed."""
-        if self.dataset is not None:
-            return _stage_dataset(*self.dataset, staging)
+        if self.dataset is not None:  # streamed from ir_datasets into one JSON-lines file
+            staging.mkdir(parents=True, exist_ok=True)
+            irds.write_collection(*self.dataset, staging / "docs.jsonl", JSON_STRING_LIMIT)
+            return staging
         if self.format == "text-folder":
             if not self.path.is_dir():
                 raise DataError(self.path, "a text-folder collection must be a folder of .txt files")
@@ -436,30 +463,40 @@ class Corpus:
                         raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
-        if self.path.is_file():
+        if self.format == "tsv":
+            from harness.formats.msmarco import passages_to_json
+
+            if staging.exists():
+                shutil.rmtree(staging)  # a conversion an interrupted build left: made again
+            passages_to_json(self.files(), staging, JSON_STRING_LIMIT)
+            return staging
+        if self.path.is_file() or self.format == "beir":  # a BEIR folder: its corpus file alone
+            source = self.files()[0] if self.format == "beir" else self.path
             staging.mkdir(parents=True, exist_ok=True)
-            name = self.path.name
-            if self.format in _ANSERINI_NAMES and not name.endswith(_ANSERINI_NAMES[self.format]):
+            name = source.name
+            names = _ANSERINI_NAMES.get("jsonl" if self.format == "beir" else self.format)
+            if names and not name.endswith(names):
                 # a file the user named (corpus.ndjson): staged under a name Anserini reads
-                name += _ANSERINI_NAMES[self.format][0]
+                name += names[0]
             target = staging / name
             target.unlink(missing_ok=True)
             try:
-                os.link(self.path, target)
+                os.link(source, target)
             except OSError:
-                shutil.copyfile(self.path, target)
+                shutil.copyfile(source, target)
             return staging
         return self.path
 
     def check_complete(self, counters: dict, documents: int | None = None) -> None:
         """Anserini's JsonCollection stops reading a file at its first malformed line and says
         nothing; when the documents it saw fall short of the lines, find the bad line ourselves.
-        ``documents``: what check_contents counted (vectors), so the files are not read again."""
+        ``documents``: what check_contents counted (vectors: documents; JSON lines: lines), so
+        the files are not read again."""
         if counters.get("errors") or not counters.get("indexed"):
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format not in ("jsonl", "vectors"):
+        if self.format not in ("jsonl", "vectors", "beir"):
             return
         seen = sum(counters.values())
         if self.format == "vectors" and documents is not None:  # every line or row already checked
@@ -473,10 +510,10 @@ class Corpus:
                 self.check_vectors()
                 raise DataError(self.path, f"Anserini read {seen} of {expected} Parquet rows ({counters})")
             return
-        bound = self._max_json_lines()
+        bound = documents if self.format == "jsonl" and documents is not None else self._max_json_lines()
         if bound is None or seen >= bound:
             return
-        if self.format == "jsonl":
+        if self.format in ("jsonl", "beir"):
             # Blank lines, and documents written over several lines, make the bound loose: count
             # the documents as JsonCollection reads them (raises DataError at a bad one).
             expected = self.check_jsonl()
@@ -489,18 +526,10 @@ class Corpus:
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
 
 
-def _stage_dataset(dataset_id: str, fields: tuple[str, ...], staging: Path) -> Path:
-    """An ir_datasets collection as one JSONL file under ``staging`` (inside the index's build
-    folder, removed with it), written as ir_datasets yields the documents."""
-    source = irds.PREFIX + dataset_id
-    staging.mkdir(parents=True, exist_ok=True)
-    with open(staging / "docs.jsonl", "w", encoding="utf-8") as fh:
-        for doc_id, text in irds.documents(dataset_id, fields):
-            check_id(source, "document id", doc_id)
-            if len(text) > JSON_STRING_LIMIT:
-                raise DataError(source, f"document {doc_id!r}: " + _too_long("its text", f"{len(text):,} characters"))
-            fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
-    return staging
+_BOM_MESSAGE = (
+    "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
+    "read (it would index nothing from this file): save the file without it"
+)
 
 
 def _row_id(f: Path, what: str, value: str, row: int) -> str:
@@ -588,6 +617,10 @@ def _json_type(value) -> str:
     if isinstance(value, (int, float)):
         return f"the number {json.dumps(value)}"
     return {dict: "an object", list: "an array", str: "a string"}[type(value)]
+
+
+def _check_beir_doc(f: Path, doc, lineno: int | None, where: str) -> None:
+    beir.check_document(f, doc, lineno, where, JSON_STRING_LIMIT)
 
 
 def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:

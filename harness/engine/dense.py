@@ -142,8 +142,11 @@ class DenseSearcher:
             start += c
         return out
 
-    def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
-        """A :class:`~harness.formats.runs.Run` (topics without hits left out), as Searcher.search_run."""
+    def search_run(
+        self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
+    ):
+        """A :class:`~harness.formats.runs.Run` (topics without hits left out), as Searcher.search_run
+        (``progress`` is not called: a knn batch reports no count)."""
         packed = self._search_packed(topics, sim, depth, threads, source)
         counts, docs, scores = batch_arrays(packed, len(topics))
         ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")

@@ -17,6 +17,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from harness.engine import lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.corpus import Corpus, VectorScan
 from harness.errors import DataError, EngineError
-from harness.events import Emit, IndexBuild, IndexRebuild, ignore
+from harness.events import Emit, IndexBuild, IndexRebuild, Progress, ignore
 from harness.files import disk_full, write_json_atomic
 from harness.folders import (
     INDEX_MANIFEST,
@@ -57,6 +58,10 @@ __all__ = [
 
 MANIFEST = INDEX_MANIFEST
 INDEX_LAYOUT = 1  # bump when what the harness asks IndexCollection to store changes
+# Where a build in this process reports its progress: (emit, the documents the check counted or
+# None), set by ensure_index around the Builder, read by run_index_collection (a Builder's
+# signature is the executors' too, and a Dask worker's build reports nothing).
+_PROGRESS: ContextVar[tuple[Emit, int | None] | None] = ContextVar("harness_index_progress", default=None)
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,10 @@ class IndexOptions:
     # "int8": the vectors also stored scalar-quantised to a byte each (Anserini's -quantize.sqv,
     # Lucene's scalar-quantised formats); None: float32 only.
     quantize: str | None = None
+    # A multifield index (a beir collection with fields): the fields searched and their weights,
+    # ("contents", w), ("title", w)...; the fields besides "contents" are indexed apart
+    # (IndexCollection -fields). The weights change runs, not the index: they are not in anserini().
+    fields: tuple[tuple[str, float], ...] = ()
 
     @property
     def indexer(self) -> str:
@@ -110,6 +119,8 @@ class IndexOptions:
         if self.language != DEFAULT_LANGUAGE:
             # Only then: English indexes keep the fingerprints they had before languages existed.
             args["language"] = self.language
+        if self.fields:  # only then, likewise
+            args["fields"] = [name for name, _ in self.fields if name != "contents"]
         return args
 
     def recorded(self) -> dict:
@@ -120,6 +131,10 @@ class IndexOptions:
             del out["language"]
         if self.quantize is None:
             del out["quantize"]
+        if not self.fields:
+            del out["fields"]
+        else:
+            out["fields"] = dict(self.fields)
         if self.vectors is None:  # a text index's manifest reads as before dense indexes existed
             del out["vectors"], out["M"], out["efC"]
             return out
@@ -291,11 +306,16 @@ def _build(
         # what Anserini would convert or throw on, refused with its line; and the fingerprint
         checked = _check_contents(corpus, (lambda: fp) if fp else (lambda: index_fingerprint(corpus, options)))
         t0 = time.perf_counter()
+        # the documents the check counted (a vectors collection is checked beside the build)
+        total = checked()[0] if corpus.format != "vectors" else None
+        token = _PROGRESS.set((on, total))
         try:
             built = build(corpus, options, work, threads)
         except Exception:
             checked()  # a bad vector explains a failed build better than Anserini's error does
             raise
+        finally:
+            _PROGRESS.reset(token)
         documents, fp = checked()
         seconds = time.perf_counter() - t0
         target, counters = built.index, built.counters
@@ -422,11 +442,31 @@ def run_index_collection(
     try:
         indexer = IndexCollection(args)
         with lucene.java_output_hidden():
-            lucene.interruptible(indexer.run)  # Ctrl-C acts at once, not when the build ends
+            # Ctrl-C acts at once, not when the build ends; the documents indexed so far, as progress
+            lucene.interruptible(indexer.run, poll=_index_progress(indexer))
         c = indexer.getCounters()
     except Exception as e:
         raise EngineError(f"Anserini {options.indexer} failed on {source}: {e}") from e
     return {k: int(getattr(c, k).get()) for k in ("indexed", "empty", "unindexable", "skipped", "errors")}
+
+
+def _index_progress(indexer):
+    """A poll that emits the documents IndexCollection has indexed so far (its counters), or None
+    when nobody listens (harness.events.Progress)."""
+    sink = _PROGRESS.get()
+    if sink is None or sink[0] is ignore:
+        return None
+    on, total = sink
+    t0 = time.perf_counter()
+
+    def poll() -> None:
+        try:
+            done = int(indexer.getCounters().indexed.get())
+        except Exception:  # no counters yet
+            return
+        on(Progress("indexing", done, total, time.perf_counter() - t0, "documents"))
+
+    return poll
 
 
 def _indexer_args(collection_class: str, source: Path, target: Path, options: IndexOptions, threads: int):
@@ -438,7 +478,9 @@ def _indexer_args(collection_class: str, source: Path, target: Path, options: In
     args.threads = int(threads)
     args.quiet = True
     for key, value in options.anserini().items():
-        if key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
+        if isinstance(value, list):  # a String[] (-fields title), which pyjnius cannot assign
+            lucene.jclass("harness.BatchSearcher").setStrings(args, key, value)
+        elif key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
             setattr(args, key, value)
     return args
 

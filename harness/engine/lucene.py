@@ -139,10 +139,25 @@ def _start():
                 # Java 24+ prints four WARNING lines for it on every Parquet collection (JEP 498);
                 # the option that allows it exists from Java 24 on (older Javas refuse it).
                 unsafe = ["--sun-misc-unsafe-memory-access=allow"] if (_release_version(home) or 0) >= 24 else []
+                # Started from the main thread (the CLI, a notebook), the JVM leaves SIGINT, SIGTERM
+                # and SIGHUP to Python (-Xrs): with its own handlers in place while it starts, a
+                # signal landing then ran Java's Runtime.exit (no clean-up: the build folder was
+                # left) or was lost (the run went on and exited 0), tests/test_faults.py.
+                # Elsewhere (Dask workers) Java's handlers stay, as before. Under -Xrs HotSpot opens
+                # its attach socket at start (/tmp/.java_pid<pid>, no SIGQUIT to open it later) and
+                # removes it only at a normal exit: every harness killed (SIGKILL, the OOM killer)
+                # left one in /tmp. Attaching (jcmd, jstack) is off instead.
+                reduce_signals = (
+                    ["-Xrs", "-XX:+DisableAttachMechanism"]
+                    if threading.current_thread() is threading.main_thread()
+                    else []
+                )
                 jnius_config.add_options(
                     f"-Dlog4j2.level={_java_log_level()}",
                     f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
+                    f"-Djava.io.tmpdir={_java_temp_folder()}",
                     "--enable-native-access=ALL-UNNAMED",
+                    *reduce_signals,
                     *unsafe,
                     *opts,
                 )
@@ -154,6 +169,19 @@ def _start():
             raise EngineError(f"could not start the JVM from {home}: {e}") from e
         _autoclass = autoclass
         return autoclass
+
+
+def _java_temp_folder() -> str:
+    """Java's temporary folder: one of this process's own in Python's ($TMPDIR, else /tmp), removed
+    when the process exits. The JVM embedded here never runs its shutdown hooks, so what Java
+    deletes "on exit" stays: each Parquet collection left Snappy's 280 KB native library in /tmp."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="harness-java-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def _python_signal_handlers() -> dict:
@@ -187,13 +215,15 @@ def jclass(name: str):
         raise EngineError(f"Java class {name} not available: {e}") from e
 
 
-def interruptible(fn, *args):
+def interruptible(fn, *args, poll=None, every: float = 0.5):
     """``fn(*args)``, one long Java call (a batch search, an index build), made so that Ctrl-C
     and SIGTERM act at once instead of when the call returns: it runs on a worker thread that
     the main thread waits for, and a signal raises in the main thread (KeyboardInterrupt or
     :class:`harness.cli.failures.Terminated`), which cleans up and exits while the abandoned
     call ends with the process (its searcher is closed on the way out, which stops it sooner).
-    Called outside the main thread (Dask workers, the judging server), just ``fn(*args)``."""
+    ``poll()`` is called from the waiting main thread every ``every`` seconds while the call
+    runs (progress). Called outside the main thread (Dask workers, the judging server), just
+    ``fn(*args)``."""
     if threading.current_thread() is not threading.main_thread():
         return fn(*args)
     box: dict = {}
@@ -208,10 +238,19 @@ def interruptible(fn, *args):
 
     worker = threading.Thread(target=work, name="harness-java-call", daemon=True)
     worker.start()
-    worker.join()  # a lock wait: a signal's handler runs, and its exception raises, right here
+    if poll is None:
+        worker.join()  # a lock wait: a signal's handler runs, and its exception raises, right here
+    else:
+        while not _joined(worker, every):
+            poll()
     if "error" in box:
         raise box["error"]
     return box["value"]
+
+
+def _joined(worker: threading.Thread, seconds: float) -> bool:
+    worker.join(seconds)  # as worker.join(): a signal's exception raises here
+    return not worker.is_alive()
 
 
 def detach() -> None:

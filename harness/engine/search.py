@@ -27,6 +27,7 @@ from harness.engine import lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
+from harness.engine.ties import strictly_decreasing
 from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.hygiene import id_problem
 
@@ -46,38 +47,6 @@ __all__ = [
 ]
 
 
-def strictly_decreasing(scores: np.ndarray, starts=None) -> np.ndarray:
-    """Scores in rank order as float64, the j-th repeat of a score lowered by j float64 ulps.
-    ``starts``: where each ranking begins when ``scores`` holds several back to back.
-
-    The input is non-increasing (Anserini's adjusted scores), so only equal neighbours need
-    fixing; two distinct float32 values are millions of float64 ulps apart, so the lowered
-    scores never reach the next distinct score.
-
-    >>> strictly_decreasing(np.array([3.0, 3.0, 3.0, 1.0], dtype=np.float32)).tolist()
-    [3.0, 2.9999999999999996, 2.999999999999999, 1.0]
-    """
-    s = scores.astype(np.float64)
-    within = np.ones(s.size, dtype=bool)  # row i continues the ranking of row i - 1
-    within[:1] = False
-    if starts is not None:
-        starts = np.asarray(starts, dtype=np.int64)
-        within[starts[starts < s.size]] = False
-    if s.size < 2 or not np.any((s[1:] >= s[:-1]) & within[1:]):
-        return s
-    idx = np.arange(s.size)
-    first = ~within
-    first[1:] |= s[1:] != s[:-1]
-    repeat = idx - np.maximum.accumulate(np.where(first, idx, 0))  # 0, 1, 2... within a tie
-    out = s - repeat * np.abs(np.spacing(s))
-    if not np.all((out[1:] < out[:-1]) | ~within[1:]):  # not reachable for real scores; kept anyway
-        out = s.copy()
-        for i in range(1, out.size):
-            if within[i] and out[i] >= out[i - 1]:
-                out[i] = np.nextafter(out[i - 1], -np.inf)
-    return out
-
-
 class Searcher:
     """Searches one index with any similarity; open it once, run many configurations."""
 
@@ -94,6 +63,12 @@ class Searcher:
                 IndexSearcher.setMaxClauseCount(MAX_CLAUSES)
             analyzer = make_analyzer(options)
             self._java = Batch(str(index_path), analyzer)
+            if options.fields:  # a multifield index (engine.beir): every field, weighted
+                weights = lucene.jclass("java.util.HashMap")()
+                Float = lucene.jclass("java.lang.Float")
+                for name, weight in options.fields:
+                    weights.put(name, Float(float(weight)))
+                self._java.setFields(weights)
             raw = self._java.externalIds().tostring()
             self._run_text = lucene.jclass("harness.RunText")  # resolved here, used by the run cache's writer thread
         except HarnessError:
@@ -198,8 +173,9 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
-    def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int) -> bytes:
-        """BatchSearcher.search's packed results: hits per query, docids, float32 scores."""
+    def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int, progress=None) -> bytes:
+        """BatchSearcher.search's packed results: hits per query, docids, float32 scores.
+        ``progress(done)`` is called about twice a second with the queries done so far."""
         self._check_lengths(sim)
         if not queries:
             return b""
@@ -217,6 +193,7 @@ class Searcher:
                 sim.model == "indri",
                 reranker,
                 int(depth if first is None else first),
+                poll=None if progress is None else lambda: progress(int(self._java.done())),
             ).tostring()
         except Exception as e:
             text = str(e)
@@ -225,13 +202,16 @@ class Searcher:
             raise EngineError(f"search with {sim} failed: {text}") from e
         return raw
 
-    def search_run(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
+    def search_run(
+        self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
+    ):
         """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
         arrays without a Python object per hit (topics that return nothing are left out). Its
-        ``text_writer`` writes its TREC text from the same results in Java (RunText)."""
+        ``text_writer`` writes its TREC text from the same results in Java (RunText).
+        ``progress(done)``: the topics searched so far, about twice a second."""
         if self._id_bytes is None:
             self._id_bytes = id_table(self.ids.tolist())
-        packed = self._search_packed([text for _, text in topics], sim, depth, threads)
+        packed = self._search_packed([text for _, text in topics], sim, depth, threads, progress)
         counts, docs, scores = batch_arrays(packed, len(topics))
         run = run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
         run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])

@@ -50,7 +50,7 @@ class Shard:
 
 def _splittable(corpus: Corpus, f: Path) -> bool:
     """A JSON-lines file read as plain text (not gzipped, not one JSON array)."""
-    if corpus.format not in ("jsonl", "text-folder") or f.name.endswith(".gz"):
+    if corpus.format not in ("jsonl", "text-folder", "tsv") or f.name.endswith(".gz"):
         return False
     with open(f, "rb") as fh:
         head = fh.read(4096).lstrip()
@@ -75,6 +75,8 @@ def split_corpus(corpus: Corpus, n: int, staging: Path) -> list[Shard]:
     under `staging`, as for a single build). Fewer when the corpus cannot be cut finer."""
     if corpus.format == "text-folder" or corpus.dataset is not None:  # one JSON-lines file, staged here
         files = [corpus.stage(staging) / "docs.jsonl"]
+    elif corpus.format == "tsv":  # the JSON files of its conversion (harness.formats.msmarco)
+        files = sorted(corpus.stage(staging).glob("docs*.json"))
     elif corpus.format == "html" or n <= 1:
         return [Shard(0, folder=str(corpus.stage(staging)))]
     else:

@@ -27,8 +27,13 @@ __all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
 _READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
 
 
-def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
+def read_topics(path: Path, fmt: str = "tsv", qrels: tuple | None = None) -> list[tuple[str, str]]:
+    """``qrels``: the config's judgments, ``(path, format)``; BEIR queries (``beir``) are then
+    only those the qrels judge (:func:`judged_queries`). Every other format is read whole."""
     path = Path(path)
+    if fmt == "beir":
+        topics = plain.read_topics(path, fmt)
+        return judged_queries(topics, qrels) if qrels is not None else topics
     if fmt in ("tsv", "jsonl"):
         return plain.read_topics(path, fmt)
     if fmt == "vectors":
@@ -41,6 +46,19 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
         dataset_id, _, field = fmt[len(irds.PREFIX) :].partition("#")
         return irds.read_topics(dataset_id, field or None)
     raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(TOPIC_FORMATS)}")
+
+
+def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[str, str]]:
+    """The BEIR queries a split's qrels judge, in the order of queries.jsonl. A BEIR folder has one
+    queries.jsonl for all its splits, and the split is chosen by its qrels file (qrels/test.tsv):
+    Pyserini's and Anserini's BEIR topics (topics.beir-v1.0.0-*.test.tsv.gz) are the queries of
+    the test qrels, and so are these. A qrels line of any label counts (0 included). When no
+    query is judged, all are returned and the check of topic ids against the qrels says so."""
+    from harness.formats.named import read_qrels_as
+
+    judged = set(read_qrels_as(*qrels).topics())
+    kept = [(qid, text) for qid, text in topics if qid in judged]
+    return kept or topics
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ import time
 import warnings
 
 from harness.config import Config
+from harness.engine.beir import without_query
 from harness.engine.index import IndexInfo, ensure_index
 from harness.engine.similarity import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
@@ -140,14 +141,14 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
-    from harness.experiment.cache import load_run
+    from harness.experiment.cache import cached, load_run
     from harness.formats.named import read_qrels_as
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     p = plan(cfg)
-    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format) if cfg.qrels_path else None
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
@@ -218,7 +219,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
 
         paths = {
             str(sim): p.for_run(sim).runs_folder
-            / f"{sim}.{run_key(index_of(sim).fingerprint, sim, topics, cfg.depth)[:16]}.trec"
+            / f"{sim}.{run_key(index_of(sim).fingerprint, sim, topics, cfg.depth, cfg.search_fields, cfg.remove_query)[:16]}.trec"
             for sim in cfg.runs
         }
 
@@ -233,9 +234,9 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
 
         pending = []
         for sim in cfg.runs:
-            if paths[str(sim)].exists():
-                t = time.perf_counter()
-                run = load_run(paths[str(sim)])
+            t = time.perf_counter()
+            run = load_run(paths[str(sim)]) if cached(paths[str(sim)]) else None
+            if run is not None:
                 finish(sim, run, time.perf_counter() - t, True)
             else:
                 pending.append(sim)
@@ -250,6 +251,8 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
                 continue
             searched = executor.search_runs(infos[where.index_path], group, topics, cfg.depth, cfg.index_threads)
             for sim, run, seconds in searched:
+                if cfg.remove_query:  # the query's own document out of its ranking (engine.beir)
+                    run = without_query(run)
                 writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
                 finish(sim, run, seconds, False)
         results = [done[str(sim)] for sim in cfg.runs]

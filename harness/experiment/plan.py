@@ -91,8 +91,9 @@ def plan(cfg: Config) -> Plan:
             fp = hashlib.sha256("\0".join([fp, *analyzer]).encode()).hexdigest()
         cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
-    corpus = Corpus(cfg.collection_path, cfg.collection_format)
-    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
+    fields = cfg.search_fields  # a multifield beir corpus (engine.beir): its fields' weights
+    corpus = Corpus(cfg.collection_path, cfg.collection_format, fields=bool(fields))
+    options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language, fields=fields)
     if cfg.vectors is not None:
         graph = {"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}
         options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, **graph)
@@ -106,7 +107,9 @@ def plan(cfg: Config) -> Plan:
     manifest = open_manifest(path)
     beside = None
     if exact:
-        x_options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, lengths="exact", language=cfg.language)
+        x_options = IndexOptions(
+            stemmer=cfg.stemmer, stopwords=cfg.stopwords, lengths="exact", language=cfg.language, fields=fields
+        )
         x_fp = index_fingerprint(corpus, x_options)
         if cfg.index_path is not None:
             x_path = cfg.index_path.with_name(cfg.index_path.name + ".exact-lengths")
@@ -137,9 +140,21 @@ def _check_default_index(cfg: Config, path: Path) -> None:
         raise ConfigError(str(cfg.source), [ConfigProblem(where, m) for _, m in problems])
 
 
-def run_key(fingerprint: str, sim: Similarity, topics: list[tuple[str, str]], depth: int) -> str:
-    blob = json.dumps(
-        {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS},
-        ensure_ascii=False,
-    )
+def run_key(
+    fingerprint: str,
+    sim: Similarity,
+    topics: list[tuple[str, str]],
+    depth: int,
+    fields: tuple = (),
+    remove_query: bool = False,
+) -> str:
+    """``fields``: the weights of a multifield index's fields (IndexOptions.fields);
+    ``remove_query``: the query's own document left out (topics.remove_query). Each is keyed
+    only when given, so every other run keeps the key it had."""
+    key = {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS}
+    if fields:
+        key["fields"] = [list(f) for f in fields]
+    if remove_query:
+        key["remove_query"] = True
+    blob = json.dumps(key, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()

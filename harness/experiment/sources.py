@@ -15,6 +15,7 @@ from harness.config import Config
 from harness.config.sources import FileRun, FusedRun
 from harness.errors import DataError
 from harness.events import Emit, RunReady
+from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
@@ -24,9 +25,10 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
-    from harness.formats.runs import read_run
+    from harness.formats.run_files import read_run_file
+    from harness.policies import ReadPolicy
 
-    run = read_run(spec.path, duplicates="error", ranks=ranks)
+    run = read_run_file(spec.path, ReadPolicy("error", spec.format), ranks=ranks)
     known = {q for q, _ in topics}
     unknown = [t for t in run.topics() if t not in known]
     if unknown:
@@ -90,13 +92,17 @@ def add_source_runs(
         if isinstance(spec, FileRun):
             (run, seconds), path, how = files[name], spec.path, "read"
             t -= seconds
+            if spec.format != "trec":  # the report's runs/ and the explorer hold TREC runs: its TREC text, cached
+                path = folder / f"file.{_content_key(name, run)[:16]}.trec"
+                if not path.exists():
+                    store(path, run, spec.format)
         else:
             try:
                 run = fuse([done[p].run for p in spec.parts], spec.policy)
             except ValueError as e:
                 raise DataError(cfg.label(name), str(e)) from None
             path, how = folder / f"fuse.{_content_key(name, run)[:16]}.trec", "fused"
-            if not path.exists():
+            if not cached(path):
                 store(path, run, "harness.fuse")
         seconds = time.perf_counter() - t
         in_run = set(run.topics())

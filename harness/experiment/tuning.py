@@ -108,7 +108,7 @@ def add_tuned_runs(
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
     from harness.errors import DataError
-    from harness.experiment.cache import load_run, store_run
+    from harness.experiment.cache import cached, load_run, store_run
     from harness.experiment.compare import aligned_scores
 
     spec = cfg.compare
@@ -126,10 +126,9 @@ def add_tuned_runs(
         t = time.perf_counter()
         key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
         path = cache / f"{tr.name}.{key[:16]}.trec"
-        reused = path.exists()
-        if reused:
-            run = load_run(path)
-        else:
+        run = load_run(path) if cached(path) else None
+        reused = run is not None
+        if not reused:
             run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
             store_run(path, run, tag=tr.name)
         in_run = set(run.topics())

@@ -42,6 +42,7 @@ __all__ = [
     "offline",
     "documents",
     "check_documents",
+    "write_collection",
     "document_text",
     "docs_files",
     "docs_signature",
@@ -249,7 +250,7 @@ def document_text(cls, fields: tuple[str, ...], dataset_id: str) -> Callable[[ob
         return lambda d: d.default_text() or ""
     raise DataError(
         PREFIX + dataset_id,
-        f"its documents have several fields ({', '.join(names)}): name those to index with `fields`",
+        f"its documents have several fields ({', '.join(names)}): name those to index with `contents`",
     )
 
 
@@ -275,6 +276,27 @@ def documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Iterator[tuple[s
             f"ir_datasets could not read its documents after the first {n} ({type(e).__name__}: {why}); "
             f"its files in {folder(dataset_id)} may be damaged: remove them and fetch them again",
         ) from None
+
+
+def write_collection(dataset_id: str, fields: tuple[str, ...], out: Path, limit: int) -> int:
+    """The documents as Anserini's JsonCollection reads them, one ``{"id", "contents"}`` per line
+    into ``out`` (the index's build folder), streamed; a text over ``limit`` characters (Jackson's
+    longest string: harness.engine.corpus.JSON_STRING_LIMIT) is refused. Returns how many."""
+    from harness.formats.hygiene import check_id
+
+    source, n = PREFIX + dataset_id, 0
+    with open(out, "w", encoding="utf-8") as fh:
+        for doc_id, text in documents(dataset_id, fields):
+            check_id(source, "document id", doc_id)
+            if len(text) > limit:
+                raise DataError(
+                    source,
+                    f"document {doc_id!r}: its text is {len(text):,} characters; Anserini's JSON reader (Jackson) "
+                    f"refuses strings over {limit:,} characters and would drop the whole file",
+                )
+            fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+            n += 1
+    return n
 
 
 def check_documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Path:

@@ -16,7 +16,16 @@ from pathlib import Path
 
 from harness.formats import irds, pyserini_cache
 
-__all__ = ["PYSERINI", "IRDS", "is_named", "resolve_topics", "resolve_qrels", "read_qrels_as", "irds_topics_format"]
+__all__ = [
+    "PYSERINI",
+    "IRDS",
+    "is_named",
+    "resolve_topics",
+    "resolve_qrels",
+    "read_qrels_as",
+    "read_user_qrels",
+    "irds_topics_format",
+]
 
 PYSERINI = "pyserini:"
 IRDS = irds.PREFIX
@@ -61,6 +70,17 @@ def read_qrels_as(path, fmt: str = "trec"):
     from harness.formats.qrels import read_qrels
 
     return read_qrels(path)
+
+
+def read_user_qrels(path, *, beir: bool = True):
+    """The judgments a user names at a door (``harness evaluate``, ``compare``, ``trec_eval``, the
+    API): ``pyserini:NAME`` or ``irds:ID`` from a local cache, else a qrels file
+    (harness.formats.qrels.read_qrels_file; ``beir``: BEIR's qrels TSV too)."""
+    if is_named(path):
+        return read_named_qrels(path)
+    from harness.formats.qrels import read_qrels_file
+
+    return read_qrels_file(path, beir=beir)
 
 
 def read_named_qrels(text: str):

@@ -7,17 +7,26 @@ which it reads as 1, are errors). Negative labels
 are kept: trec_eval reads them as "in the pool but not judged", and so does
 :mod:`harness.metrics` (non-relevant everywhere, skipped by bpref). A (qid, docid) pair given
 twice is an error naming both lines (trec_eval refuses it too).
+
+BEIR's qrels (``qrels/test.tsv``: a header line ``query-id<TAB>corpus-id<TAB>score``, then
+``query-id corpus-id score`` per line) are read as they are, recognised by that header, with the
+same rules for ids and labels; ``harness trec_eval`` keeps trec_eval's four fields
+(``beir=False``). BEIR's own loader skips the first line whatever it holds, so three fields
+without the header are refused rather than read as a judgment BEIR would drop.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.formats.hygiene import field_count_hint
+from harness.formats.hygiene import field_count_hint, regular_file
 from harness.formats.tokenizer import (
     LineMap,
     TopicColumn,
@@ -30,7 +39,7 @@ from harness.formats.tokenizer import (
     topic_doc_keys,
 )
 
-__all__ = ["Qrels", "read_qrels"]
+__all__ = ["Qrels", "read_qrels", "read_qrels_file", "judgments_named"]
 
 
 class Qrels:
@@ -110,31 +119,39 @@ class Qrels:
 
 
 _LABEL = "relevance label (field 4)"
+BEIR_HEADER = ("query-id", "corpus-id", "score")
+_AWK = "awk 'NF == 3 && $3 ~ /^-?[0-9]+$/ {print $1, 0, $2, $3}' FILE > FILE.qrels"
 # BEIR's qrels/*.tsv (a header, then query-id corpus-id score) and qrels without the iteration
 _HINTS = {
+    3: "Three fields are BEIR's qrels TSV (query-id corpus-id score), which is read as it is when it starts "
+    "with BEIR's header line query-id<TAB>corpus-id<TAB>score (BEIR's loader skips that line whatever it "
+    "holds), or qrels without the iteration column. Add the header, or convert: " + _AWK
+}
+# harness trec_eval: trec_eval's own rules, four fields
+_TREC_EVAL_HINTS = {
     3: "Three fields are BEIR's qrels TSV (query-id corpus-id score, after a header line) or qrels "
-    "without the iteration column; trec_eval refuses them too. Convert: "
-    "awk 'NF == 3 && $3 ~ /^-?[0-9]+$/ {print $1, 0, $2, $3}' FILE > FILE.qrels"
+    "without the iteration column; trec_eval refuses them too (harness evaluate and compare read BEIR's "
+    "qrels with its header as they are). Convert: " + _AWK
 }
 _INTEGRAL = re.compile(rb"[+-]?0*(\d{1,19})(?:\.0*)?")  # an integer, or a decimal with a zero fraction
 
 
-def _labels(block, source: str):
-    """Field 4 as int64: integers (the fast path), else integers and decimals whose fraction is
-    zero, token by token (rare files: pandas' float labels); anything else is an error naming
-    its line, as parse_ints names it."""
+def _labels(block, source: str, field: int = 3, what: str = _LABEL):
+    """Field 4 (BEIR's 3) as int64: integers (the fast path), else integers and decimals whose
+    fraction is zero, token by token (rare files: pandas' float labels); anything else is an
+    error naming its line, as parse_ints names it."""
     try:
-        return parse_ints(block, 3, source, _LABEL)
+        return parse_ints(block, field, source, what)
     except DataError:
         pass
     values = []
     for i in range(len(block)):
-        tok = block.token(3, i)
+        tok = block.token(field, i)
         m = _INTEGRAL.fullmatch(tok)
         v = int(tok.split(b".")[0]) if m else None
         if v is None or not -(2**63) <= v < 2**63:
             shown = tok.decode("utf-8", "replace")[:120]
-            raise DataError(source, f"{_LABEL} must be an integer, got {shown!r}{_atol(tok)}", line=block.line(i))
+            raise DataError(source, f"{what} must be an integer, got {shown!r}{_atol(tok)}", line=block.line(i))
         values.append(v)
     return np.array(values, dtype=np.int64)
 
@@ -149,37 +166,59 @@ def _atol(tok: bytes) -> str:
     return f" (trec_eval would read it as {value}, the digits before any '.' or 'e': write the label meant)"
 
 
-def read_qrels(path) -> Qrels:
+def beir_header(path) -> int:
+    """The length in bytes of BEIR's qrels header (``query-id<TAB>corpus-id<TAB>score``, after a
+    byte-order mark, with its CR LF or LF) when the file starts with it, else 0 (also when it
+    cannot be read: the reader says why). The tokenizer starts after it, counting it as line 1."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return 0
+    bom = 3 if head.startswith(b"\xef\xbb\xbf") else 0
+    first, newline, _ = head[bom:].partition(b"\n")
+    if tuple(first.rstrip(b"\r").split(b"\t")) != tuple(f.encode() for f in BEIR_HEADER):
+        return 0
+    return bom + len(first) + len(newline)
+
+
+def read_qrels(path, *, beir: bool = True) -> Qrels:
     """Read a TREC qrels file: exactly four whitespace-separated fields per line (as trec_eval
-    9.0.8 requires). :class:`DataError` with the line number for a wrong field count, a
-    non-integer label, a (qid, docid) pair judged twice, a control character or an over-long
-    line or id (see :mod:`harness.formats.tokenizer`); an empty file (no judgments) is an error."""
+    9.0.8 requires), or, with ``beir``, BEIR's qrels TSV when it starts with BEIR's header (three
+    fields: query-id corpus-id score). :class:`DataError` with the line number for a wrong field
+    count, a non-integer label, a (qid, docid) pair judged twice, a control character or an
+    over-long line or id (see :mod:`harness.formats.tokenizer`); an empty file (no judgments) is
+    an error."""
     source = str(path)
     topics = TopicColumn()
     ids, labels, lines = [], [], LineMap()
+    header = beir_header(path) if beir else 0
+    doc, label, what = (1, 2, "score (field 3)") if header else (2, 3, _LABEL)
 
     def columns(block):
         check_ids(block, 0, source, "topic id")
-        check_ids(block, 2, source, "doc id")
+        check_ids(block, doc, source, "doc id")
         return (
             TopicColumn.segments(block),
-            fixed_bytes(block, 2),
-            _labels(block, source),
+            fixed_bytes(block, doc),
+            _labels(block, source, label, what),
             LineMap.of(block),
         )
 
+    layout = "BEIR qrels: query-id corpus-id score" if header else "qrels: qid iter docid rel"
     try:
         for line0, (segs, block_ids, block_labels, line_info) in map_blocks(
-            path, 4, "qrels: qid iter docid rel", columns
+            path, 3 if header else 4, layout, columns, header=header
         ):
             topics.add(segs)
             ids.append(block_ids)
             labels.append(block_labels)
             lines.add(line_info, line0)
     except DataError as e:
-        raise field_count_hint(e, _HINTS) from None
+        raise field_count_hint(e, {} if header else _HINTS if beir else _TREC_EVAL_HINTS) from None
     if not ids:
-        raise DataError(source, "no judgments: the qrels file is empty (expected lines 'qid iter docid rel')")
+        expected = "'query-id corpus-id score' after the header" if header else "'qid iter docid rel'"
+        raise DataError(source, f"no judgments: the qrels file is empty (expected lines {expected})")
     names, offsets, order = topics.grouping()
     docids = np.concatenate(ids)
     lab = np.concatenate(labels)
@@ -188,3 +227,27 @@ def read_qrels(path) -> Qrels:
     qrels = Qrels(names, offsets, docids, lab, source)
     dedupe("judgment", source, names, offsets, docids, lines, "error", qrels.keys())
     return qrels
+
+
+def read_qrels_file(path: str | os.PathLike, *, beir: bool = True) -> Qrels:
+    """A qrels file a user names (``harness evaluate``, ``compare``, ``trec_eval``, the API): a
+    regular file (a folder, FIFO or device is named as such, not "not found") that holds
+    judgments (harness.formats.named.read_user_qrels also takes judgments named in a cache).
+    ``beir``: BEIR's qrels TSV is read too (not by ``harness trec_eval``)."""
+    regular_file(Path(path), "qrels file")
+    qrels = read_qrels(path, beir=beir)
+    if not qrels.topics():
+        raise DataError(str(path), "the qrels file has no judgments: nothing could be evaluated")
+    return qrels
+
+
+@contextlib.contextmanager
+def judgments_named(name: str | None):
+    """A DataError about the judgments (source ``qrels``, raised while measuring: e.g. a label
+    too large for the per-level measures) names the qrels file instead, when there is one."""
+    try:
+        yield
+    except DataError as e:
+        if name is None or e.source != "qrels" or e.line is not None:
+            raise
+        raise DataError(name, str(e)[len(e.source) + 2 :]) from None

@@ -44,11 +44,13 @@ from harness.formats.tokenizer import (
     worker_threads,
 )
 
-__all__ = ["Run", "read_run", "write_run"]
+__all__ = ["Run", "read_run", "write_run", "check_writable_ids"]
 
-# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank; -rank keeps the order
+# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
+# harness.formats.msmarco; for trec_eval itself, -rank keeps the order
 _HINTS = {
-    3: "Three fields are MS MARCO's run format (qid docid rank); trec_eval refuses it too. Convert: "
+    3: "Three fields are MS MARCO's run format (qid docid rank): harness evaluate, compare and fuse "
+    "read it with --run-format msmarco (a config: `format: msmarco` beside `file:`); trec_eval refuses it. Convert: "
     'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec'
 }
 
@@ -273,20 +275,7 @@ def write_run(path, run: Run, tag: str) -> None:
         raise DataError(
             source, f"run tag must be one non-empty word without whitespace or control characters (got {tag!r})"
         )
-    names = []
-    for qid in run.topics():
-        b = qid.encode("utf-8", "surrogateescape") if isinstance(qid, str) else b""
-        if not _clean_id(b):
-            raise DataError(
-                source,
-                f"topic id {qid!r} is empty, too long, or holds whitespace or a control character: "
-                "a TREC run cannot hold it",
-            )
-        if b.startswith(b"\xef\xbb\xbf"):  # on the first line, every reader drops it as a BOM
-            raise DataError(
-                source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a TREC run cannot hold it"
-            )
-        names.append(b)
+    names = _topic_names(source, run)
     writer = run.text_writer
     if writer is None:
         _check_values(source, run)
@@ -298,6 +287,33 @@ def write_run(path, run: Run, tag: str) -> None:
             f.truncate()  # whatever the declining writer left
             _check_values(source, run)
         _write_lines(f, run, names, tag_b)
+
+
+def _topic_names(source: str, run: Run) -> list[bytes]:
+    """The topic ids as a run file's lines hold them; DataError for one a line cannot hold."""
+    names = []
+    for qid in run.topics():
+        b = qid.encode("utf-8", "surrogateescape") if isinstance(qid, str) else b""
+        if not _clean_id(b):
+            raise DataError(
+                source,
+                f"topic id {qid!r} is empty, too long, or holds whitespace or a control character: "
+                "a run file cannot hold it",
+            )
+        if b.startswith(b"\xef\xbb\xbf"):  # on the first line, every reader drops it as a BOM
+            raise DataError(
+                source, f"topic id {qid!r} starts with a byte-order mark (U+FEFF): a run file cannot hold it"
+            )
+        names.append(b)
+    return names
+
+
+def check_writable_ids(source: str, run: Run) -> list[bytes]:
+    """Every id of ``run`` is one a run file's line can hold (as :func:`write_run` checks them);
+    returns the topic ids as bytes."""
+    names = _topic_names(source, run)
+    _check_doc_ids(source, run)
+    return names
 
 
 def _check_values(source: str, run: Run) -> None:

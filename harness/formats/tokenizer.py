@@ -103,7 +103,7 @@ class _Block:
         return bytes(self.body[int(self.start(f)[i]) : int(self.end(f)[i])])
 
 
-def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Iterator[tuple]:
+def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK, header: int = 0) -> Iterator[tuple]:
     """Read the file into blocks of whole lines: yield (buffer, cut), the lines being
     ``buffer[_FRONT:_FRONT + cut]``. Buffers come from ``buffers`` (None: allocate one) and
     go back there once their block is processed. A leading BOM is skipped; a compressed file,
@@ -115,7 +115,7 @@ def _chunks(path, what: str, buffers: queue.Queue, block: int = _BLOCK) -> Itera
     with f:
         head = f.read(16)
         refuse_compressed(path, head, what.split(":")[0])
-        f.seek(3 if head.startswith(_BOM) else 0)
+        f.seek(header or (3 if head.startswith(_BOM) else 0))  # header: its bytes (BOM and line end too)
         carry = b""
         while True:
             buf = buffers.get()
@@ -161,7 +161,7 @@ def worker_threads() -> int:
     return max(1, min(n, os.cpu_count() or 1))
 
 
-def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False) -> Iterator:
+def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: int = 0) -> Iterator:
     """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
     line0 is the number of lines before the block. Blocks are tokenised and processed on a few
     threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
@@ -185,7 +185,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False)
         finally:
             buffers.put(buf)
 
-    line0 = 0
+    line0 = int(header > 0)  # a header's line (its bytes skipped by _chunks) counts as line 1
 
     def absolute(get):
         nonlocal line0
@@ -202,7 +202,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False)
         return before, r
 
     if threads == 1:
-        for chunk in _chunks(path, what, buffers, block):
+        for chunk in _chunks(path, what, buffers, block, header):
             before, r = absolute(lambda chunk=chunk: work(*chunk))
             if r is not None:
                 yield before, r
@@ -210,7 +210,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False)
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         try:
-            for chunk in _chunks(path, what, buffers, block):
+            for chunk in _chunks(path, what, buffers, block, header):
                 pending.append(pool.submit(work, *chunk))
                 while pending and (pending[0].done() or len(pending) > threads):
                     before, r = absolute(pending.popleft().result)

@@ -11,6 +11,9 @@ the diagnosis).
   1". Its numbers would be wrong for certain, not merely incomplete (the topic's results counted
   nowhere, its judgments scoring 0), and nothing else explains such a pair.
 - **A partial overlap** otherwise is evaluated, with a warning naming how many topics and which.
+
+:func:`check_run_against_qrels` applies the rule to a run (evaluate, compare and the API), and
+warns too when none of the run's doc ids is judged.
 """
 
 from __future__ import annotations
@@ -18,10 +21,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from harness.errors import DataError
+from harness.errors import DataError, warn
+from harness.policies import EvalPolicy
 
-__all__ = ["TopicMatch", "match_topic_ids", "diagnosis", "refuse_unmatched", "partial_notes", "few"]
+if TYPE_CHECKING:
+    from harness.formats.qrels import Qrels
+    from harness.formats.runs import Run
+
+__all__ = [
+    "TopicMatch",
+    "match_topic_ids",
+    "diagnosis",
+    "refuse_unmatched",
+    "partial_notes",
+    "few",
+    "check_run_against_qrels",
+]
 
 _PREFIX = re.compile(r"([^\W\d_]+[-_:.#]?)(?=\d)")  # letters (and a separator) before the number: Q1, q-1, topic_1
 
@@ -176,3 +193,57 @@ def partial_notes(
             f"they {unasked}"
         )
     return out
+
+
+def check_run_against_qrels(
+    run: Run, qrels: Qrels, run_name: str, qrels_name: str, missing_topics: str = EvalPolicy.missing_topics
+) -> None:
+    """The run's topic ids against the judged ones, by the rule of every door
+    (this module's): a run whose results are all for topics the qrels do not
+    judge is refused, as trec_eval refuses it (where ``-c`` would score every judged topic 0: a
+    PyTerrier frame whose ``qid`` pandas read as an integer, 1, against qrels of topic '001'), and
+    so is a run whose ids are the judged ones written another way (leading zeros, a prefix, case);
+    a partial overlap is a warning naming the topics. Then a warning when none of the run's doc
+    ids is judged: every score would be 0. A run with no results at all is evaluated (0 on every
+    judged topic under ``-c``), as the Python API has always done with ``{}``."""
+    if not len(run):
+        return
+    match = match_topic_ids(run.topics(), qrels.topics())
+    refuse_unmatched(
+        match,
+        run_name,
+        qrels_name,
+        ours_word="run",
+        what="the run's {n} topics",
+        also=', and trec_eval refuses it too ("No queries with both results and relevance info")',
+    )
+    effect = (
+        "score 0 in every mean (trec_eval -c)" if missing_topics == "zero" else "are left out (as trec_eval without -c)"
+    )
+    for note in partial_notes(
+        match,
+        run_name,
+        qrels_name,
+        what="the run's {n} topics",
+        where="the run",
+        unjudged="are not evaluated",
+        unasked=effect,
+    ):
+        warn(note)
+    if not _shares_an_id(run, qrels.docids.tolist()):
+        warn(
+            f"{run_name}: none of its document ids is judged in {qrels_name}: every score will be 0. "
+            "Do the ids match (file names with or without an extension, a prefix)?"
+        )
+
+
+def _shares_an_id(run: Run, judged: list) -> bool:
+    """Whether any of the run's doc ids is in ``judged``. Almost always one of its first hits
+    is: those are looked at first, and the rest only when none is, in blocks (no list of every
+    id at once). np.unique and intersect1d over a 10M-line run's ids took 6.5 s of an
+    8.9-second evaluation (numpy 2.5)."""
+    head = 1 << 14
+    if not set(run.docids[:head].tolist()).isdisjoint(judged):
+        return True
+    judged_set, step = set(judged), 1 << 16
+    return any(not judged_set.isdisjoint(run.docids[lo : lo + step].tolist()) for lo in range(head, len(run), step))

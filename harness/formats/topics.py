@@ -22,7 +22,7 @@ from harness.formats.hygiene import check_id, json_values, numbered_lines
 
 __all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
 _JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
 _JSON_TEXT = ("query", "text", "title")
 # A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.
@@ -37,10 +37,12 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
         topics = _read_tsv(path)
     elif fmt == "jsonl":
         topics = _read_jsonl(path)
+    elif fmt == "beir":
+        topics = _read_beir(path)
     else:
         raise DataError(
             path,
-            f"topics format {fmt!r} is not a plain file format; valid here: tsv, jsonl "
+            f"topics format {fmt!r} is not a plain file format; valid here: tsv, jsonl, beir "
             f"(all formats: {', '.join(TOPIC_FORMATS)})",
         )
     return nonempty(path, topics)
@@ -59,7 +61,10 @@ def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") ->
             lines.append(f"{qid}\t{text}\n")
         else:
             lines.append(json.dumps({"qid": qid, "query": text}, ensure_ascii=False) + "\n")
-    write_text_atomic(Path(path), "".join(lines))
+    body = "".join(lines)
+    if body.startswith("\ufeff"):  # an id starting with U+FEFF: readers drop a leading BOM, so one goes first
+        body = "\ufeff" + body
+    write_text_atomic(Path(path), body)
 
 
 def nonempty(path: Path, topics: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -133,6 +138,26 @@ def _read_jsonl(path: Path) -> list[tuple[str, str]]:
             raise DataError(path, f'"{qkey}" must be a string or an integer (it is {_json_type(qid)})', line=lineno)
         if not isinstance(text, str):
             raise DataError(path, f'"{tkey}" must be a string (it is {_json_type(text)})', line=lineno)
+        _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
+    return topics
+
+
+def _read_beir(path: Path) -> list[tuple[str, str]]:
+    """BEIR's queries.jsonl: one ``{"_id", "text"}`` object per line (``metadata`` and any other
+    key ignored), the query its ``text``, trimmed as Anserini's TsvString reader trims the
+    query of Pyserini's BEIR topic files."""
+    topics: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for lineno, obj in json_values(path, numbered_lines(path)):
+        if not isinstance(obj, dict):
+            raise DataError(path, 'expected a JSON object {"_id": ..., "text": ...} per line', line=lineno)
+        qid, text = obj.get("_id"), obj.get("text")
+        if isinstance(qid, bool) or not isinstance(qid, (str, int)):
+            got = "missing" if "_id" not in obj else _json_type(qid)
+            raise DataError(path, f'"_id" must be a string or an integer (it is {got})', line=lineno)
+        if not isinstance(text, str):
+            got = "missing" if "text" not in obj else _json_type(text)
+            raise DataError(path, f'"text" must be a string (it is {got})', line=lineno)
         _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
     return topics
 

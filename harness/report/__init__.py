@@ -13,7 +13,6 @@ the view is made of (rows, significance marks, the provenance manifest).
 from __future__ import annotations
 
 import errno
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,14 +89,15 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
 def _write_files(result: ExperimentResult, tmp: Path) -> None:
     import json
 
+    from harness.experiment.cache import place_text
     from harness.folders import OUTPUT_MARKER, fsync_tree, write_marker
     from harness.report import data, html, latex, markdown
     from harness.report.view import build_view
 
     (tmp / "runs").mkdir(parents=True)
     files = result.run_files()
-    for r in result.runs:
-        shutil.copyfile(r.path, tmp / "runs" / files[r.name])
+    for r in result.runs:  # the run cache's text hard-linked (each hit stored once), a user's file copied
+        place_text(r.path, tmp / "runs" / files[r.name], r.run)
     manifest = provenance(result)
     view = build_view(result, manifest)
     files = {

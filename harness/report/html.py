@@ -19,7 +19,7 @@ from markupsafe import Markup
 from harness.policies import format_p
 from harness.report import explorer
 from harness.report.tables import fmt_d, significance
-from harness.report.view import ReportView
+from harness.report.view import ReportView, removed
 
 __all__ = ["render"]
 
@@ -80,7 +80,11 @@ def _provenance_items(manifest: dict) -> list[tuple[str, str, str]]:
             f"fingerprint {idx['fingerprint']}; {'reused' if idx['reused'] else 'built'}; "
             f"{stats.get('documents', '?')} documents",
         ),
-        ("topics", manifest["topics"]["path"], f"{manifest['topics']['format']}, {manifest['topics']['count']} topics"),
+        (
+            "topics",
+            manifest["topics"]["path"],
+            f"{manifest['topics']['format']}, {manifest['topics']['count']} topics{removed(manifest)}",
+        ),
     ]
     if manifest["qrels"]:
         items.append(("qrels", manifest["qrels"]["path"], f"sha256 {manifest['qrels']['sha256']}"))

@@ -158,7 +158,9 @@ def audit(result: ExperimentResult) -> dict:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    # streamed: a run's text is 400 MB at MS MARCO's size (read whole, it added that to the peak)
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def provenance(result: ExperimentResult) -> dict:
@@ -180,7 +182,13 @@ def provenance(result: ExperimentResult) -> dict:
             **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
             **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
-        "topics": {"path": str(cfg.topics_path), "format": cfg.topics_format, "count": len(result.topics)},
+        "topics": {
+            "path": str(cfg.topics_path),
+            "format": cfg.topics_format,
+            "count": len(result.topics),
+            # a query's own document left out of its ranking (topics.remove_query): said when it is
+            **({"remove_query": True} if getattr(cfg, "remove_query", False) else {}),
+        },
         "qrels": None
         if cfg.qrels_path is None
         else {

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # types only: rendering imports nothing that runs an experime
     from harness.experiment.compare import Comparisons
     from harness.experiment.result import Check, ExperimentResult
 
-__all__ = ["ReportView", "Facts", "MeanRow", "MeanCell", "SweepView", "SweepRow", "RunRow", "build_view"]
+__all__ = ["ReportView", "Facts", "MeanRow", "MeanCell", "SweepView", "SweepRow", "RunRow", "build_view", "removed"]
 
 
 @dataclass(frozen=True)
@@ -196,6 +196,12 @@ def _sweeps(result: ExperimentResult) -> tuple[SweepView, ...]:
     return tuple(out)
 
 
+def removed(manifest: dict) -> str:
+    """What the topics line adds when each query's own document was left out of its ranking
+    (topics.remove_query), and nothing otherwise."""
+    return ", each query's own document left out of its ranking" if manifest["topics"].get("remove_query") else ""
+
+
 def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
     """The manifest's headline facts, for the human-readable reports (the JSON has it all)."""
     v = manifest["versions"]
@@ -214,7 +220,8 @@ def provenance_lines(manifest: dict) -> list[tuple[str, str]]:
         ),
         (
             "topics",
-            f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics)",
+            f"{manifest['topics']['path']} ({manifest['topics']['format']}, {manifest['topics']['count']} topics"
+            f"{removed(manifest)})",
         ),
     ]
     if manifest["qrels"]:

@@ -12,5 +12,6 @@ pandas.
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
 - ``verbs.lab``: the course lab
+- ``verbs.cache``: the run cache per index, and pruning the runs unused since a date (``harness cache``)
 - ``verbs.system``: doctor, schema
 """

@@ -146,9 +146,12 @@ def compare_files(
     """Evaluate each run file (a run's name is its file name without .trec) against ``qrels``
     and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
     which is then listed first). ``on(name)`` is called after each run is evaluated."""
-    from harness.verbs.evaluate import check_run_against_qrels, parse_measure_list, read_qrels_file, read_run_file
+    from harness.formats.named import read_user_qrels
+    from harness.formats.run_files import read_run_file
+    from harness.formats.topic_ids import check_run_against_qrels
+    from harness.metrics import parse_measures
 
-    ms = parse_measure_list(measures, "-m")
+    ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)
     from harness.formats.hygiene import windows_path_hint
     from harness.formats.named import is_named
@@ -156,7 +159,7 @@ def compare_files(
     for p in [*paths, *(() if is_named(os.fspath(qrels)) else (Path(qrels),))]:  # irds:ID, pyserini:NAME: read below
         if not p.is_file():
             raise DataError(str(p), f"file not found{windows_path_hint(p)}")
-    qrels_obj = read_qrels_file(qrels)
+    qrels_obj = read_user_qrels(qrels)
     from harness.metrics import evaluate as evaluate_run
 
     evaluations = {}

@@ -1,7 +1,8 @@
 """The fuse verb: `harness fuse`, `harness.fuse`: several runs in, one fused run out
 (harness.fusion), equal to pyserini.fusion 2.4.0 for its four methods. Run files are read with
 the harness's reader (errors name the file and line; a document listed twice in a topic is an
-error), with their rank column when the method reads it (reciprocal rank fusion)."""
+error), with their rank column when the method reads it (reciprocal rank fusion); ``read.run_format``
+is the layout of the run files read and of the one written (TREC or MS MARCO)."""
 
 from __future__ import annotations
 
@@ -38,9 +39,9 @@ def fuse(
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
     ``output`` as a TREC run tagged ``runtag`` when given; return it."""
+    from harness.formats.run_files import read_run_file
     from harness.formats.runs import Run
     from harness.fusion import fuse as fuse_runs
-    from harness.verbs.evaluate import read_run_file
 
     policy = policy or FusionPolicy()
     problem = policy.runs_problem(len(runs))
@@ -48,7 +49,7 @@ def fuse(
         key, message = problem
         raise DataError("fuse", message if key == "runs" else f"{key}: {message}")
     if output is not None:
-        _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag)
+        _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag, read.run_format)
     loaded = []
     for r in runs:
         # the rank column is read (and checked) only for a method that reads it, as a config's
@@ -62,16 +63,22 @@ def fuse(
     except ValueError as e:
         raise DataError("fuse", str(e)) from None
     if output is not None:
-        from harness.formats.runs import write_run
+        if read.run_format == "msmarco":
+            from harness.formats.msmarco import write_msmarco_run
 
-        write_run(Path(output), fused, runtag)
+            write_msmarco_run(Path(output), fused)
+        else:
+            from harness.formats.runs import write_run
+
+            write_run(Path(output), fused, runtag)
     return fused
 
 
-def _check_output(output: PathLike, inputs: list, runtag: str) -> None:
+def _check_output(output: PathLike, inputs: list, runtag: str, run_format: str = "trec") -> None:
     """Before anything is read: the fused run may replace only a regular file the harness wrote
     (a run whose first line carries ``runtag``), never an input run, a folder or a device (the
-    rename that writes it atomically would put a regular file in the device's place)."""
+    rename that writes it atomically would put a regular file in the device's place). An MS
+    MARCO run has no tag to tell: a non-empty file there is never replaced."""
     import stat
 
     if not str(output):
@@ -94,6 +101,12 @@ def _check_output(output: PathLike, inputs: list, runtag: str) -> None:
         raise DataError(path, f"is a folder: give the fused run a file name, e.g. {path / 'fused.trec'}")
     if not stat.S_ISREG(st.st_mode):
         raise DataError(path, "is not a regular file (a device, FIFO or socket): the harness writes only regular files")
+    if st.st_size and run_format == "msmarco":
+        raise DataError(
+            path,
+            "exists, and an MS MARCO run has no tag column to tell a run the harness fused from any other "
+            "file: it is left as it is; remove it or write to another file",
+        )
     if st.st_size and _first_tag(path) != runtag:
         raise DataError(
             path,

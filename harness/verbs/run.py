@@ -7,7 +7,6 @@ whole run, run the same checks and write the same report."""
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -39,7 +38,7 @@ IN_MEMORY = "<config>"
 
 def scheduler_problem(address: str) -> str | None:
     """Why ``address`` is not a Dask scheduler address, or None (``--scheduler``)."""
-    from harness.config.load import scheduler_problem as problem
+    from harness.config.execution import scheduler_problem as problem
 
     return problem(address)
 
@@ -177,7 +176,7 @@ def _dict_dumper():
 
 # ------------------------------------------------------------------------------ validate
 # topics formats read without Java (trec and anserini:<Reader> are read by Anserini)
-_PLAIN_TOPICS = ("tsv", "jsonl", "vectors")
+_PLAIN_TOPICS = ("tsv", "jsonl", "vectors", "beir")
 
 
 def validate(cfg) -> bool:
@@ -189,7 +188,7 @@ def validate(cfg) -> bool:
         return False
     from harness.engine.topics import read_topics
 
-    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+    _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     return True
 
 
@@ -255,6 +254,7 @@ def plan_run(cfg, command: str) -> PlanReport:
     """The plan of ``command`` (run, index or search). Starts no Java for tsv/jsonl topics
     (trec and anserini:<Reader> topics are read by Anserini)."""
     from harness.experiment import plan, run_key
+    from harness.experiment.cache import cached
 
     p = plan(cfg)
     x = p.exact
@@ -271,18 +271,18 @@ def plan_run(cfg, command: str) -> PlanReport:
         return report
     from harness.engine.topics import read_topics
 
-    topics = read_topics(cfg.topics_path, cfg.topics_format)
+    topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
     for sim in cfg.runs:
         where = p.for_run(sim)
-        key = run_key(where.fingerprint, sim, topics, cfg.depth)
+        key = run_key(where.fingerprint, sim, topics, cfg.depth, cfg.search_fields, cfg.remove_query)
         path = where.runs_folder / f"{sim}.{key[:16]}.trec"
         exact = " on the exact-lengths index" if where is not p else ""
         runs.append(
             (
                 str(sim),
-                (f"reuse {path.name}" if where.index_exists and path.exists() else "search (not cached)") + exact,
+                (f"reuse {path.name}" if where.index_exists and cached(path) else "search (not cached)") + exact,
             )
         )
     for spec in cfg.sources:  # runs from files and fusions: never searched (harness.config.sources)
@@ -380,18 +380,42 @@ class SearchOutcome:
     runs: tuple[tuple[str, bool, Path], ...]  # (run, reused, file written)
 
 
-def _copy_atomic(src: Path, dst: Path) -> None:
-    from harness.files import atomic_writer
+def _place_atomic(r, dst: Path) -> None:
+    """The run's text at ``dst`` in one step: the run cache's text hard-linked (or copied, see
+    harness.experiment.cache.place_text) under a temporary name that an interrupted run's sweep
+    removes, then renamed over the previous file."""
+    from harness.experiment.cache import place_text
+    from harness.files import fsync_dir
 
-    with open(src, "rb") as fin, atomic_writer(dst, "wb") as fout:
-        shutil.copyfileobj(fin, fout, 1 << 20)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name[:128]}.{os.getpid()}.place.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        place_text(r.path, tmp, r.run)
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # a copy's bytes on disk before the rename (a link's are already)
+        finally:
+            os.close(fd)
+        os.replace(tmp, dst)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(dst.parent)
 
 
-def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
+def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome:
     """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
-    the report names it (:meth:`ExperimentResult.run_files`). The
+    the report names it (:meth:`ExperimentResult.run_files`), or with ``run_format="msmarco"``
+    written there in MS MARCO's layout as ``<name>.tsv`` (harness.formats.msmarco). The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
+    from harness.policies import RUN_FORMATS, one_of
+
+    try:
+        one_of("run_format", run_format, RUN_FORMATS)
+    except ValueError as e:
+        raise DataError("--run-format", str(e)) from None
     from harness.experiment import run_experiment
     from harness.experiment.labels import relabel
     from harness.folders import check_writable, clean_interrupted, locked
@@ -399,7 +423,7 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
         from harness.engine.topics import read_topics
 
-        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format))
+        _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
@@ -407,12 +431,12 @@ def search(cfg, *, on: Emit = ignore) -> SearchOutcome:
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
         result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
         try:
-            return _copy_runs(cfg, result.settle(), on)
+            return _copy_runs(cfg, result.settle(), on, run_format)
         finally:
             result.release_indexes()  # the cached run files are copied: the index may be replaced
 
 
-def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
+def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome:
     """The searched runs' cached files into OUTPUT/runs, under the output's lock."""
     from harness.files import remove_stale_temp_files
     from harness.folders import OUTPUT_MARKER, is_legacy_report, listed_entries, read_marker, write_marker
@@ -429,12 +453,19 @@ def _copy_runs(cfg, result, on: Emit) -> SearchOutcome:
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
     files = result.run_files()  # as the report names them (harness.engine.labels.run_file_names)
+    if run_format == "msmarco":
+        files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"runs/{files[r.name]}" for r in result.runs]
     write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
     remove_stale_temp_files(out, on)
     written = []
     for r in result.runs:
         dst = out / files[r.name]
-        _copy_atomic(r.path, dst)
+        if run_format == "msmarco":
+            from harness.formats.msmarco import write_msmarco_run
+
+            write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
+        else:
+            _place_atomic(r, dst)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))

@@ -80,11 +80,13 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     """Evaluate the ``run`` file against the ``qrels`` file (the judgments, in the format
     ``options.rel_info``) as trec_eval 9.0.8 does (its defaults without ``options``)."""
     options = options or TrecEvalOptions()
+    from harness.formats.named import read_user_qrels
     from harness.formats.prefs import REL_INFO_FORMATS
+    from harness.formats.qrels import judgments_named
+    from harness.formats.run_files import read_run_file
     from harness.metrics.evaluate import rank_labels
     from harness.metrics.trec_names import parse_requests
     from harness.policies import EvalPolicy
-    from harness.verbs.evaluate import judgments_named, read_qrels_file, read_run_file
 
     if options.rel_info not in REL_INFO_FORMATS:
         raise DataError(
@@ -106,7 +108,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         zscores = parse_zscores(Path(options.zscores))
     if options.rel_info != "qrels":
         return _other_judgments(qrels, run, options, requests, zscores)
-    q = read_qrels_file(qrels)
+    q = read_user_qrels(qrels, beir=False)  # trec_eval's four fields, as trec_eval reads them
     r = read_run_file(run)
     rl, _, zero = rank_labels(
         r, q, EvalPolicy(missing_topics="drop"), max_docs=options.max_docs, judged_only=options.judged_only
@@ -166,10 +168,10 @@ def _check_formats(requests, options: TrecEvalOptions) -> None:
 def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, requests, zscores) -> TrecEvalResult:
     """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
     from harness.formats.prefs import read_prefs, read_qrels_jg
+    from harness.formats.run_files import read_run_file
     from harness.metrics.trec_eval import compute
     from harness.metrics.trec_jg import GroupsData
     from harness.metrics.trec_prefs import PrefsData
-    from harness.verbs.evaluate import read_run_file
 
     if options.rel_info == "qrels_jg":
         judgments = read_qrels_jg(qrels)

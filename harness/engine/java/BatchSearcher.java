@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -136,6 +137,11 @@ public final class BatchSearcher implements AutoCloseable {
   private final IndexReader reader;
   private final Analyzer analyzer;
   private int[] idRank; // Lucene docid -> rank of its external id; null: sort as Anserini does
+  private final AtomicInteger done = new AtomicInteger(); // queries of the running search done (progress)
+  // Field weights of a multifield index (BEIR's "contents" and "title"): each query is then
+  // BagOfWordsQueryGenerator.buildQuery(fields, analyzer, text), what SimpleSearcher.search_fields
+  // and SearchCollection -fields run; null: the "contents" field alone.
+  private java.util.Map<String, Float> fields;
 
   public BatchSearcher(String indexPath, Analyzer analyzer) throws Exception {
     this.reader = DirectoryReader.open(FSDirectory.open(Paths.get(indexPath)));
@@ -250,6 +256,20 @@ public final class BatchSearcher implements AutoCloseable {
   }
 
   public int numDocs() { return reader.numDocs(); }
+
+  /**
+   * Sets an indexer's String[] option (IndexCollection.Args.fields, `-fields title`): pyjnius
+   * cannot assign a Java array to a field, but passes a list as a String[] argument.
+   */
+  public static void setStrings(Object args, String name, String[] values) throws Exception {
+    args.getClass().getField(name).set(args, values);
+  }
+
+  /**
+   * Search these fields with these weights (a HashMap, as Pyserini's LuceneSearcher.search(fields=...)
+   * hands SimpleSearcher: its iteration order is the order of the query's clauses); null: "contents".
+   */
+  public void setFields(java.util.Map<String, Float> fields) { this.fields = fields; }
 
   /**
    * Statistics of an index's "contents" field, read in one call: documents, documents with
@@ -459,13 +479,22 @@ public final class BatchSearcher implements AutoCloseable {
     int n = queries.length;
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
-    forEach(n, threads, i -> one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth));
+    done.set(0);
+    forEach(n, threads, i -> {
+      one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth);
+      done.incrementAndGet();
+    });
     return pack(docs, scores);
   }
 
+  /** How many queries of the search running now are done (read from another thread: progress). */
+  public int done() { return done.get(); }
+
   private void one(IndexSearcher s, String text, int k, int i, int[][] docs, float[][] scores, boolean indri,
       Reranker<Object> reranker, int firstDepth) throws Exception {
-    Query query = new BagOfWordsQueryGenerator().buildQuery(FIELD, analyzer, text);
+    Query query = fields == null
+        ? new BagOfWordsQueryGenerator().buildQuery(FIELD, analyzer, text)
+        : new BagOfWordsQueryGenerator().buildQuery(fields, analyzer, text);
     if (indri) query = indriQuery(query);
     int[] d;
     float[] sc;

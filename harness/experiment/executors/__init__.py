@@ -27,4 +27,4 @@ def open_executor(execution: Execution, on: Emit = ignore):
         return DaskExecutor(execution, on)
     from harness.experiment.executors.local import LocalExecutor
 
-    return LocalExecutor()
+    return LocalExecutor(on)

@@ -93,6 +93,8 @@ class DaskExecutor:
                     silence_logs=logging.ERROR,
                 )
                 client = Client(self._cluster, set_as_default=False)
+                if os.environ.get("HARNESS_JAVA_LOG") != "1":  # not under --debug
+                    client.register_plugin(_quiet_workers())
             except Exception as e:
                 self.close()
                 raise EngineError(f"cannot start a Dask LocalCluster of {n} workers: {e}") from e
@@ -134,6 +136,10 @@ class DaskExecutor:
         if self._levels or os.environ.get("HARNESS_JAVA_LOG") == "1":
             return
         names = ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]
+        # and tornado's, which logs an exception in a callback of Dask's: Ctrl-C landing in
+        # distributed.utils.sync before its future exists printed "tornado.application - ERROR"
+        # and a NameError's traceback above `harness: interrupted` (test_dask_faults, one run in a few)
+        names.append("tornado.application")
         for name in names:
             logger = logging.getLogger(name)
             self._levels[name] = logger.level
@@ -275,6 +281,27 @@ class DaskExecutor:
         queries = list(topics) if index.options.vectors else [text for _, text in topics]
         for sim, counts, docs, scores, seconds, table in self._arrays(index, sims, queries, depth):
             yield sim, run_from_arrays(topics, counts, table[docs], scores, f"<search {sim}>"), seconds
+
+
+def _quiet_workers():
+    """A worker plugin that silences Dask's log on the workers of the harness's own LocalCluster:
+    they write to the harness's stderr, and `silence_logs` quiets only their nanny's logger. A
+    worker's heartbeat that met the scheduler already closed (Ctrl-C or SIGTERM while the shards
+    were indexed) printed "distributed.worker - ERROR" and a traceback after `harness: interrupted`."""
+    from distributed import WorkerPlugin
+
+    class QuietWorkers(WorkerPlugin):
+        name = "harness-quiet-logs"
+
+        def setup(self, worker):
+            _silence_dask_logs()
+
+    return QuietWorkers()
+
+
+def _silence_dask_logs() -> None:
+    for name in ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _tag() -> str:

@@ -5,12 +5,16 @@ from __future__ import annotations
 import time
 
 from harness.engine.index import build_here
+from harness.events import Emit, Progress, ignore
 
 __all__ = ["LocalExecutor"]
 
 
 class LocalExecutor:
     build = staticmethod(build_here)
+
+    def __init__(self, on: Emit = ignore):
+        self.on = on
 
     def describe(self) -> str:
         return "local"
@@ -26,7 +30,11 @@ class LocalExecutor:
         try:
             for sim in sims:
                 t = time.perf_counter()
-                run = searcher.search_run(topics, sim, depth, threads=threads)
+
+                def progress(done: int, sim=sim, t=t) -> None:
+                    self.on(Progress(f"searching {sim}", done, len(topics), time.perf_counter() - t, "topics"))
+
+                run = searcher.search_run(topics, sim, depth, threads=threads, progress=progress)
                 yield sim, run, time.perf_counter() - t
         finally:
             searcher.close()
