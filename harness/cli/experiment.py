@@ -76,6 +76,8 @@ def _load(args):
         workers=getattr(args, "workers", None),
         sets=args.sets,
         output=getattr(args, "output", None),
+        topics=getattr(args, "topics", None),
+        qrels=getattr(args, "qrels", None),
     )
 
 

@@ -11,11 +11,13 @@
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
 | impact      | JsonVectorCollection | the "id" field; "vector" holds {term: weight} (every file of a folder) |
 | beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
+| irds:ID     | JsonCollection      | ir_datasets' doc_id (harness.formats.irds: the text) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A TSV of
 passages is converted to the JSON files Anserini's own conversion writes (harness.formats.msmarco).
-A single
+An ir_datasets collection (format ``irds:ID``, path the folder ir_datasets keeps it in) is
+streamed from ir_datasets into one JSON-lines file, never held in memory. A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -49,6 +51,7 @@ from harness.engine.vectors import (
     parse_vector,
 )
 from harness.errors import DataError, read_error
+from harness.formats import irds
 from harness.formats.hygiene import (
     BOM,
     block_lines,
@@ -135,7 +138,14 @@ class Corpus:
     fields: bool = False  # a beir corpus with its title as a field of its own (BeirMultifieldCollection)
 
     @property
+    def dataset(self) -> tuple[str, tuple[str, ...]] | None:
+        """An ir_datasets collection's id and the fields it is indexed with; None for files."""
+        return irds.split_collection(self.format) if self.format.startswith(irds.PREFIX) else None
+
+    @property
     def anserini_class(self) -> str:
+        if self.dataset is not None:
+            return "JsonCollection"  # staged as one JSON-lines file (stage)
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
         if self.format == "beir":
@@ -160,7 +170,12 @@ class Corpus:
         Nothing is opened here. Anserini walks the folder itself and opens what it finds, so a
         FIFO, socket or device anywhere inside (``mkfifo``, a link to ``/dev/zero``) would block
         or never end: each is an error naming it, as are symlink loops and unreadable entries.
-        Linked folders are followed (each real folder once)."""
+        Linked folders are followed (each real folder once).
+
+        An ir_datasets collection's files are those ir_datasets reads its documents from
+        (harness.formats.irds.docs_files), which the fingerprint covers."""
+        if self.dataset is not None:
+            return irds.docs_files(self.dataset[0])
         p = self.path
         mode = _mode(p, "collection path")
         if self.format == "beir" and stat.S_ISDIR(mode):  # the folder's corpus file, nothing else
@@ -201,8 +216,11 @@ class Corpus:
             return _FINGERPRINTS[key]
         h = hashlib.sha256(f"format={self.format}\n".encode())
         base = self.path if self.path.is_dir() else self.path.parent
+        if self.dataset is not None:  # the id, fields, document class, ir_datasets' version
+            h.update(irds.docs_signature(*self.dataset) + b"\0")
+            base = irds.home()
         for f in files:
-            h.update(f.relative_to(base).as_posix().encode() + b"\0")
+            h.update((f.relative_to(base) if f.is_relative_to(base) else f).as_posix().encode() + b"\0")
             try:
                 fh = open(f, "rb")
             except OSError as e:
@@ -438,6 +456,10 @@ class Corpus:
 
     def stage(self, staging: Path) -> Path:
         """Return the folder Anserini should read, creating files under `staging` when needed."""
+        if self.dataset is not None:  # streamed from ir_datasets into one JSON-lines file
+            staging.mkdir(parents=True, exist_ok=True)
+            irds.write_collection(*self.dataset, staging / "docs.jsonl", JSON_STRING_LIMIT)
+            return staging
         if self.format == "text-folder":
             if not self.path.is_dir():
                 raise DataError(self.path, "a text-folder collection must be a folder of .txt files")

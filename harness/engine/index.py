@@ -518,7 +518,9 @@ def empty_document_ids(corpus: Corpus, options: IndexOptions, work: Path, count:
     not 0, and stops at the last id kept (Cranfield's 1,400 documents: ~0.1 s)."""
     if count <= 0 or options.vectors is not None:
         return []
-    source = corpus.stage(work / "empty-scan")
+    staged = work / "staged"  # an ir_datasets collection, streamed once for the build: read again
+    reuse = corpus.dataset is not None and (staged / "docs.jsonl").is_file()
+    source = staged if reuse else corpus.stage(work / "empty-scan")
     args = _indexer_args(corpus.anserini_class, source, work / "empty-scan-index", options, 1)
     try:
         found = lucene.jclass("harness.EmptyDocs").find(
