@@ -50,7 +50,7 @@ __all__ = [
 # The schema
 
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
 
 
 _PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
@@ -99,8 +99,10 @@ SCHEMA = Key(
                     "per line, indexed as Anserini indexes its JSON conversion; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
                     "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
-                    "indexed as Anserini's BeirFlatCollection: title, a line break, text).",
-                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir"),
+                    "indexed as Anserini's BeirFlatCollection: title, a line break, text; impact: the user's own "
+                    'term weights, `{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by '
+                    "`impact` runs).",
+                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir", "impact"),
                 ),
                 Key(
                     "fields",
@@ -218,7 +220,8 @@ SCHEMA = Key(
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
                     "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
                     "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
-                    "`anserini:<Reader>` uses one of "
+                    'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
+                    "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,

@@ -20,6 +20,7 @@ from harness.errors import DataError, EngineError
 from harness.formats import irds
 from harness.formats import topics as plain
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
+from harness.formats.impact import read_impact_topics
 from harness.formats.topics import TOPIC_FORMATS
 
 __all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
@@ -38,6 +39,8 @@ def read_topics(path: Path, fmt: str = "tsv", qrels: tuple | None = None) -> lis
         return plain.read_topics(path, fmt)
     if fmt == "vectors":
         return read_vector_topics(path)
+    if fmt == "impact":
+        return read_impact_topics(path)
     if fmt == "trec":
         return plain.nonempty(path, _read_anserini(path, "Trec"))
     if fmt.startswith("anserini:"):
