@@ -15,7 +15,8 @@ from statsmodels.stats.multitest import multipletests
 
 from harness import stats
 from harness.config import CompareSpec, load_config
-from harness.engine.similarity import Similarity, sweeps
+from harness.engine.similarity import Similarity
+from harness.engine.sweeps import sweeps
 from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment

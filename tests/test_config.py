@@ -178,7 +178,7 @@ def test_unknown_model_and_parameter(tmp_path):
     found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm26: {}\n  - jm: {lamda: 0.5}"))
     assert found == [
         "c.yaml:5: runs[0]: unknown model 'bm26'; did you mean 'bm25'? Valid: bm25, dirichlet, indri, jm, tfidf, dfr, "
-        "ib, dfi, axiomatic, knn, inl2, spl, f2exp, f2log, qld, qljm",
+        "ib, dfi, axiomatic, knn, impact, inl2, spl, f2exp, f2log, qld, qljm",
         "c.yaml:6: runs[1].jm.lamda: unknown jm parameter 'lamda'; did you mean 'lambda'? Valid: lambda "
         "(or one query expansion: rm3, rocchio, bm25prf)",
     ]
@@ -364,7 +364,7 @@ def test_bad_topic_format(tmp_path):
     msg = only(tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: tvs}}"))
     assert (
         msg
-        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, beir, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
+        == "c.yaml:3: topics.format: must be one of tsv, jsonl, trec, vectors, beir, impact, anserini:<Reader> (got 'tvs'); did you mean 'tsv'?"
     )
 
 

@@ -390,3 +390,34 @@ def test_dense_runs_on_workers_equal_local(cluster, tmp_path):
         ours, theirs = runs_of(tmp_path / "dask" / "out"), runs_of(tmp_path / "local" / "out")
         assert sorted(ours) == ["bm25.trec", "combsum.trec", "dense.trec", "rrf.trec"] and ours == theirs
         assert remote.index.options.vectors == ("hnsw" if hnsw else "flat")
+
+
+def test_impact_runs_on_workers_equal_local(cluster, tmp_path):
+    """An impact collection of three files built in shards on the workers (whole files, since a
+    JSON document may span lines) and merged; its runs, of query weights and of pretokenized
+    text, searched on the workers in tasks of 4 topics: the local run files."""
+    from .test_impact import demo_weights
+
+    w = demo_weights(tmp_path / "w")
+    lines = w["docs"].read_text().splitlines(keepends=True)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"part-{i}.jsonl").write_text("".join(lines[i::3]))
+    for fmt, topics in (("impact", w["jsonl"]), ("tsv", w["tsv"])):
+        cfg = tmp_path / f"{fmt}.yaml"
+        cfg.write_text(
+            f"name: impact\ncollection: {{path: {docs}, format: impact}}\ntopics: {{path: {topics}, format: {fmt}}}\n"
+            f"qrels: {REPO / 'qrels' / 'demo.txt'}\nruns: [impact]\noutput: {tmp_path / 'unused'}\n"
+        )
+        config = load_config(cfg)
+        local, _ = experiment(config, tmp_path / fmt / "local", index_path=tmp_path / fmt / "i1")
+        remote, logs = experiment(
+            config,
+            tmp_path / fmt / "dask",
+            index_path=tmp_path / fmt / "i2",
+            execution=on(cluster, index_shards=3, topics_per_task=4),
+        )
+        assert [e.shards > 1 for e in logs if isinstance(e, ShardsBuild)] == [True]
+        assert runs_of(tmp_path / fmt / "dask") == runs_of(tmp_path / fmt / "local") != {}
+        assert remote.index.options == IndexOptions(impact=True)

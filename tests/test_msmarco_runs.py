@@ -269,3 +269,21 @@ def test_a_config_reads_an_msmarco_file_run_and_search_writes_msmarco_runs(tmp_p
         assert name == name2 and m.suffix == ".tsv" and m.stem == t.stem
         want = [(q, d, r) for q, _, d, r, _, _ in (ln.split() for ln in t.read_text().splitlines())]
         assert [tuple(ln.split("\t")) for ln in m.read_text().splitlines()] == want, name
+
+
+@pytest.mark.parametrize("seed", [2, 3, 5])
+def test_the_trec_copy_of_an_msmarco_run_is_anserinis_conversion(tmp_path, seed):
+    """The TREC text the harness writes of an MS MARCO run (the report's copy of a `file:` run)
+    holds each row's rank as given and 1/rank, in the file's order within each topic: the lines
+    Anserini's convert_msmarco_to_trec_run.py writes, so fusing the copy by rank fuses the original
+    (was: ranks 1..n, which a shuffled file or one with gaps made disagree with its scores)."""
+    from harness.formats.runs import write_run
+
+    text = _msmarco_run(seed, TOPICS, DOCS, gaps=True, repeats=seed == 3)
+    (tmp_path / "r.tsv").write_text(text)
+    write_run(tmp_path / "copy.trec", read_msmarco_run(tmp_path / "r.tsv"), "anserini")
+    got = (tmp_path / "copy.trec").read_text().splitlines()
+    want = _as_anserini_converts(text).splitlines()
+    for q in TOPICS:
+        assert [ln for ln in got if ln.split()[0] == q] == [ln for ln in want if ln.split()[0] == q], q
+    assert sorted(got) == sorted(want)

@@ -11,14 +11,16 @@ import pandas as pd
 
 from harness.api.frames import column, ids
 from harness.errors import DataError
+from harness.formats.impact import check_weights, weights_text
 
 __all__ = ["search"]
 
 
-def _queries(queries) -> list[tuple[str, str]]:
+def _queries(queries) -> list[tuple[str, str | dict]]:
     """(qid, text) pairs from a string, a list of strings (qids "1", "2", ...), a dict
-    {qid: text} or a DataFrame with qid and query columns (PyTerrier's topics)."""
-    if isinstance(queries, str) or _is_vector(queries):
+    {qid: text} or a DataFrame with qid and query columns (PyTerrier's topics). A query may be
+    term weights for an impact run, ``{term: weight}``: kept as a dict."""
+    if isinstance(queries, str) or _is_vector(queries) or _is_weights(queries):
         pairs = [("1", queries)]
     elif isinstance(queries, Mapping):
         pairs = list(zip(ids(list(queries), "queries", "qid").tolist(), queries.values()))
@@ -35,10 +37,14 @@ def _queries(queries) -> list[tuple[str, str]]:
     # a query vector (for knn on a vectors index) goes to the searcher as its JSON text
     pairs = [(qid, _vector_text(t) if _is_vector(t) else t) for qid, t in pairs]
     seen = set()
+    pairs = [(qid, _plain_weights(t) if isinstance(t, Mapping) else t) for qid, t in pairs]
     for qid, text in pairs:
-        if not isinstance(text, str) or not text.strip():
+        if isinstance(text, dict):  # checked here too, to name the query by its id
+            check_weights("queries", text, None, document=False, what=f"query {qid}")
+        elif not isinstance(text, str) or not text.strip():
             raise DataError(
-                "queries", f"query {qid!r}: expected a non-empty text or a vector of numbers (got {text!r})"
+                "queries",
+                f"query {qid!r}: expected a non-empty text, a vector of numbers or term weights (got {text!r})",
             )
         if qid in seen:
             raise DataError("queries", f"query id {qid!r} is given twice")
@@ -57,6 +63,24 @@ def _is_vector(value) -> bool:
         and len(value) > 0
         and all(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) for x in value)
     )
+
+
+def _is_weights(value) -> bool:
+    """Term weights for an impact run: a non-empty mapping of texts to numbers (a dict {qid: text}
+    maps to texts, so the two never meet)."""
+    return (
+        isinstance(value, Mapping)
+        and len(value) > 0
+        and all(isinstance(t, str) for t in value)
+        and all(
+            isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, bool) for w in value.values()
+        )
+    )
+
+
+def _plain_weights(weights: Mapping) -> dict:
+    """Term weights with numpy's numbers as Python's (checked by the search, naming the query)."""
+    return {t: w.item() if isinstance(w, (np.integer, np.floating)) else w for t, w in weights.items()}
 
 
 def _vector_text(value) -> str:
@@ -84,6 +108,8 @@ def search(
     ...), a dict ``{qid: text}`` or a DataFrame with ``qid`` and ``query`` columns; on a vectors
     index (``similarity="knn"``, ``efSearch=`` for HNSW) each query is a vector of numbers (one
     vector, a list of them, or a dict of them), from the model that made the documents' vectors.
+    On an impact index (``similarity="impact"``) a query is a pretokenized text (each occurrence
+    of a token adds one to its weight) or term weights ``{term: weight}`` (whole numbers >= 0).
     ``similarity``: a spec such as ``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"dirichlet"``,
     and parameters as keywords (``k1=1.2``; ``**{"lambda": 0.2}`` for jm). The ranking is a
     harness run's: Anserini's exact semantics (see docs/semantics.md "Retrieval semantics").
@@ -104,9 +130,10 @@ def search(
     where = open_index(given, flag="index", on=to_stderr if verbose else ignore, language=language)
     asked = [t for _, t in pairs]
     ranked = query(where, asked, [sim], k, threads=threads, qids=[q for q, _ in pairs]).by_similarity[str(sim)]
+    shown = [(qid, weights_text(q) if isinstance(q, dict) else q) for qid, q in pairs]  # weights as JSON text
     rows = [
         (qid, query, doc, rank, score)
-        for (qid, query), (docs, scores) in zip(pairs, ranked)
+        for (qid, query), (docs, scores) in zip(shown, ranked)
         for rank, (doc, score) in enumerate(zip(docs, scores.tolist()), start=1)
     ]
     df = pd.DataFrame(rows, columns=["qid", "query", "docno", "rank", "score"])

@@ -93,7 +93,14 @@ def _config_command(make, sub, name, help, examples, func, dry_run: str | None, 
         "the value is YAML; repeatable; checked like the file's keys and listed in manifest.json; "
         "a path given here is relative to the current folder",
     )
-    if output:
+    if output:  # the commands that read topics (and qrels) and write a report
+        for flag in ("topics", "qrels"):
+            p.add_argument(
+                f"--{flag}",
+                metavar="SPEC",
+                help=f"the config's {flag} replaced: a file (relative to the current folder), irds:ID or "
+                f"pyserini:NAME (read from the local caches, as `{flag}: {{irds: ID}}` in the config)",
+            )
         p.add_argument(
             "--output",
             metavar="DIR",
@@ -195,6 +202,8 @@ def _load(args):
         workers=getattr(args, "workers", None),
         sets=args.sets,
         output=getattr(args, "output", None),
+        topics=getattr(args, "topics", None),
+        qrels=getattr(args, "qrels", None),
     )
 
 

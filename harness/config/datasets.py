@@ -1,13 +1,13 @@
 """Data named in local caches, resolved while the config is validated (no Java, no network):
-``topics: {pyserini | irds}``, ``qrels: {pyserini | irds}`` and ``index: {prebuilt}``
-(harness.formats.named, pyserini_cache, irds). Each becomes the path and format the rest of the
+``topics: {pyserini | irds}``, ``qrels: {pyserini | irds}``, ``collection: {irds}`` and
+``index: {prebuilt}`` (harness.formats.named, pyserini_cache, irds). Each becomes the path and format the rest of the
 harness reads like a file's, so every later step is the one a file takes."""
 
 from __future__ import annotations
 
-from harness.config.nodes import INVALID, Ctx
+from harness.config.nodes import INVALID, Ctx, is_null
 from harness.errors import DataError
-from harness.formats import named
+from harness.formats import irds, named
 from harness.formats.pyserini_cache import prebuilt_index
 
 __all__ = ["resolve_named"]
@@ -15,15 +15,16 @@ __all__ = ["resolve_named"]
 _SOURCES = ("path", "pyserini", "irds")
 
 
-def _one(ctx: Ctx, section: str, values: dict) -> str | None:
-    """Which of path/pyserini/irds the section gives (exactly one), or None (reported)."""
-    given = [k for k in _SOURCES if values.get(k) not in (None, INVALID)]
-    if any(values.get(k) is INVALID for k in _SOURCES):
+def _one(ctx: Ctx, section: str, values: dict, sources: tuple[str, ...] = _SOURCES) -> str | None:
+    """Which of ``sources`` (path/pyserini/irds) the section gives (exactly one), or None (reported)."""
+    given = [k for k in sources if values.get(k) not in (None, INVALID)]
+    if any(values.get(k) is INVALID for k in sources):
         return None
     if len(given) != 1:
+        choices = ", ".join(f"`{k}`" for k in sources[:-1]) + f" or `{sources[-1]}`"
         ctx.problem(
             section,
-            f"give one of `path`, `pyserini` or `irds` (got {', '.join(f'`{k}`' for k in given) or 'none'})",
+            f"give one of {choices} (got {', '.join(f'`{k}`' for k in given) or 'none'})",
             ctx.nodes.get(section),
         )
         return None
@@ -38,7 +39,8 @@ def _problem(ctx: Ctx, key: str, e: DataError) -> None:
 def resolve_named(ctx: Ctx, v: dict) -> None:
     """Replace the named sources of ``v`` (checked values) by paths and formats, in place:
     ``v["topics"]["path"|"format"]``, ``v["qrels"]`` (a Path or None, its format in
-    ``ctx.found["qrels_format"]``) and ``v["index"]["path"]``."""
+    ``ctx.found["qrels_format"]``), ``v["collection"]`` and ``v["index"]["path"]``."""
+    _collection(ctx, v)
     t = v["topics"]
     if isinstance(t, dict) and (kind := _one(ctx, "topics", t)) not in (None, "path"):
         for key in ("format",) if "topics.format" in ctx.present else ():
@@ -73,3 +75,35 @@ def resolve_named(ctx: Ctx, v: dict) -> None:
         except DataError as e:
             _problem(ctx, "index.prebuilt", e)
             i["path"] = INVALID
+
+
+def _collection(ctx: Ctx, v: dict) -> None:
+    """``collection``: absent or null (None), a path with its format, or an ir_datasets id
+    (path: the dataset's folder; format: ``irds:ID`` or ``irds:ID#field,field``)."""
+    c = v["collection"]
+    if not isinstance(c, dict):
+        return
+    if "collection" not in ctx.present or is_null(ctx.nodes.get("collection")):
+        v["collection"] = None
+        return
+    kind = _one(ctx, "collection", c, ("path", "irds"))
+    if kind == "path" and c["format"] is None:
+        doc = "How the documents are stored, required with `path`"
+        ctx.problem("collection.format", f"required key is missing ({doc})", ctx.nodes["collection"])
+    if c.get("contents") not in (None, INVALID) and kind != "irds":
+        ctx.problem(
+            "collection.contents", "applies to `irds` collections alone; remove it", ctx.nodes["collection.contents"]
+        )
+    if kind != "irds":
+        return
+    if "collection.format" in ctx.present:
+        ctx.problem(
+            "collection.format", "comes from ir_datasets with `irds`; remove `format`", ctx.nodes["collection.format"]
+        )
+    fields = tuple(f.strip() for f in c["contents"].split(",")) if isinstance(c.get("contents"), str) else ()
+    try:
+        c["path"] = irds.check_documents(c["irds"], fields)
+        c["format"] = irds.PREFIX + c["irds"] + ("#" + ",".join(fields) if fields else "")
+    except DataError as e:
+        _problem(ctx, "collection.irds", e)
+        c["path"] = INVALID

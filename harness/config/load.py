@@ -29,6 +29,8 @@ from harness.config.beir import beir_fields, check_beir, check_fields
 from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
 from harness.config.execution import scheduler_problem
+from harness.config.existing import finish_existing_index
+from harness.config.impact import check_impact
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -62,7 +64,8 @@ from harness.config.schema import (
 from harness.config.sources import all_run_names
 from harness.config.text import config_text, parse, too_deep
 from harness.engine.labels import TUNED, run_labels
-from harness.engine.similarity import Similarity, sweeps
+from harness.engine.similarity import Similarity
+from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
@@ -292,8 +295,8 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 if measures is not INVALID and m not in measures:
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
-    _finish_existing_index(ctx, v)
-    for check in (check_dense, check_beir):  # the keys of a dense, of a BEIR experiment together
+    finish_existing_index(ctx, v)
+    for check in (check_dense, check_beir, check_impact):  # a dense, BEIR, impact experiment's keys together
         check(ctx, v)
     lang = v["index"]["language"] if v["index"] is not INVALID else DEFAULT_LANGUAGE
     for key in ("stemmer", "stopwords") if lang in LANGUAGES and lang != DEFAULT_LANGUAGE else ():
@@ -340,58 +343,6 @@ def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
         )
         return None
     return Execution(**e)
-
-
-def _finish_existing_index(ctx: Ctx, v: dict) -> None:
-    """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
-    every run must find in it what it needs (expansion: stored document vectors)."""
-    from harness.engine.existing import NEEDS, is_lucene_index, stored_features
-    from harness.engine.index import open_manifest
-
-    if v["collection"] is not None or v["collection"] is INVALID or v["index"] is INVALID:
-        return
-    path = v["index"]["path"]
-    if path is None:
-        ctx.problem(
-            "collection",
-            "required key is missing: give the documents to index (`collection: {path, format}`), "
-            "or name an existing index with `index.path`",
-            None,
-        )
-        return
-    if path is INVALID:
-        return
-    node = ctx.nodes.get("index.path")
-    if not path.is_dir() or not is_lucene_index(path):
-        ctx.problem(
-            "index.path",
-            f"{path} is not an existing Lucene index (no segments_N file); to build one, add `collection`",
-            node,
-        )
-        return
-    manifest = open_manifest(path)
-    if manifest is not None:
-        built = manifest.get("options") or {}
-        for key in ("stemmer", "stopwords", "language"):
-            if f"index.{key}" in ctx.present and key in built and built[key] != v["index"][key]:
-                ctx.problem(
-                    f"index.{key}",
-                    f"the harness built {path} with {key}: {built[key]}; queries must be analysed the same way",
-                    ctx.nodes[f"index.{key}"],
-                )
-            elif key in built:
-                v["index"][key] = built[key]
-    if v["runs"] is INVALID:
-        return
-    stores = stored_features(path)
-    for sim in v["runs"]:
-        if sim.expansion and stores["docvectors"] is False:
-            ctx.problem(
-                "runs",
-                f"run {sim} expands the query from its feedback documents, which needs "
-                f"{NEEDS['docvectors']}; the index {path} has none: rebuild it with them, or drop the expansion",
-                ctx.nodes.get("runs"),
-            )
 
 
 def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:

@@ -19,6 +19,7 @@ from harness.config.overrides import OVERRIDE_NAMES, OverrideMark
 from harness.config.schema import Key, LocatedProblem, join_path, range_text
 from harness.engine.similarity import format_number
 from harness.formats.hygiene import windows_path_hint
+from harness.formats.named import is_named, split
 
 # --------------------------------------------------------------------------------------------
 # Validation machinery
@@ -176,9 +177,14 @@ def _check(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     names = [k.name for k in key.keys]
     if key.shorthand and isinstance(node, ScalarNode) and node.tag == _STR:
+        name = key.shorthand
+        if is_named(node.value) and key.key(split(node.value)[0]) is not None:
+            # `topics: irds:ID` is `topics: {irds: ID}`: data named as the command line names it
+            name, text = split(node.value)
+            node = ScalarNode(_STR, text, node.start_mark, node.end_mark)
         node = MappingNode(
             "tag:yaml.org,2002:map",
-            [(ScalarNode(_STR, key.shorthand, node.start_mark, node.end_mark), node)],
+            [(ScalarNode(_STR, name, node.start_mark, node.end_mark), node)],
             node.start_mark,
             node.end_mark,
         )

@@ -29,7 +29,7 @@ __all__ = ["Override", "OverrideMark", "OVERRIDE_NAMES", "parse_set", "apply_ove
 
 _STR = "tag:yaml.org,2002:str"
 # how an override is named (Override.given): by the flag or the API argument that gave it
-OVERRIDE_NAMES = ("--set ", "--output ", "overrides[", "output=")
+OVERRIDE_NAMES = ("--set ", "--output ", "--topics ", "--qrels ", "overrides[", "output=")
 _KEY = re.compile(r"[^.\s=]+(\.[^.\s=]+)*\Z")
 
 

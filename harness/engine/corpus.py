@@ -9,12 +9,15 @@
 | tsv         | JsonCollection      | the pid of each ``pid<TAB>text`` line (MS MARCO's passages) |
 | vectors     | JsonDenseVectorCollection | the "docid" field; "vector" holds the numbers  |
 |             | ParquetDenseVectorCollection (.parquet files) | the "docid" column (strings)   |
+| impact      | JsonVectorCollection | the "id" field; "vector" holds {term: weight} (every file of a folder) |
 | beir        | BeirFlatCollection, or BeirMultifieldCollection (fields) | "_id" (harness.engine.beir) |
+| irds:ID     | JsonCollection      | ir_datasets' doc_id (harness.formats.irds: the text) |
 
 A text folder is converted to one JsonCollection file in the index's staging area, so that
 `corpora/sample_docs/x.txt` gets the id `sample_docs/x.txt`, as in the course lab. A TSV of
 passages is converted to the JSON files Anserini's own conversion writes (harness.formats.msmarco).
-A single
+An ir_datasets collection (format ``irds:ID``, path the folder ir_datasets keeps it in) is
+streamed from ir_datasets into one JSON-lines file, never held in memory. A single
 file is staged (hard link, else copy) into a folder of its own, since Anserini reads folders.
 """
 
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import beir
+from harness.engine.json_docs import JSON_STRING_LIMIT, document_check, json_type, too_long
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -47,6 +51,7 @@ from harness.engine.vectors import (
     parse_vector,
 )
 from harness.errors import DataError, read_error
+from harness.formats import irds
 from harness.formats.hygiene import (
     BOM,
     block_lines,
@@ -71,21 +76,24 @@ FORMATS = {
     "text-folder": "JsonCollection",
     "tsv": "JsonCollection",  # converted first, as Anserini's convert_collection_to_jsonl.py does
     "vectors": "JsonDenseVectorCollection",  # indexed by IndexFlat/HnswDenseVectors (engine.index)
+    "impact": "JsonVectorCollection",  # indexed -impact -pretokenized (engine.index)
     "beir": "BeirFlatCollection",  # BeirMultifieldCollection with fields (engine.beir)
 }
-# Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
-# makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
-JSON_STRING_LIMIT = 20_000_000
 # A "contents" key whose value is a string, and any "contents" key (corpus.check_contents). Inside
 # a JSON string a quote is escaped, so '"contents"' followed by a colon only matches a key.
 _STRING_CONTENTS = re.compile(rb'"contents"\s*:\s*"')
 _CONTENTS_KEY = re.compile(rb'"contents"\s*:')
 DOC_LINE_LIMIT = 4 * JSON_STRING_LIMIT + (1 << 20)  # bytes: any line holding a longer string is refused
 _DOCNO = re.compile(r"<DOCNO>(.*?)</DOCNO>", re.S)
+_BOM_MESSAGE = (
+    "starts with a UTF-8 byte-order mark, which Anserini's {cls} cannot read (it would index nothing "
+    "from this file): save the file without it"
+)
 # Which files of a folder Anserini reads (DocumentCollection.discover with each collection's
 # rules; Anserini matches names case-sensitively): JsonCollection any name ending in .json,
 # .jsonl or .gz; TrecCollection any file but those whose name starts with readme or README, and
-# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout).
+# nothing inside a folder named cr, dtd or dtds (upper or lower case: the TREC disks' layout);
+# JsonVectorCollection every file (it sets no suffix: a README there is read as JSON too).
 # Exactly these are checked and fingerprinted, so no file Anserini indexes escapes the fingerprint.
 _ANSERINI_NAMES = {"jsonl": (".json", ".jsonl", ".gz")}
 _SKIPPED_PREFIXES = {"trec": ("readme", "README")}
@@ -97,6 +105,7 @@ _SUFFIXES = {
     "text-folder": (".txt",),
     "tsv": (".tsv",),
     "vectors": (".jsonl", ".json", ".jsonl.gz", ".json.gz", PARQUET),
+    "impact": None,  # any file
     "beir": None,  # one file: the folder's corpus.jsonl(.gz) (Corpus.files)
 }
 
@@ -129,7 +138,14 @@ class Corpus:
     fields: bool = False  # a beir corpus with its title as a field of its own (BeirMultifieldCollection)
 
     @property
+    def dataset(self) -> tuple[str, tuple[str, ...]] | None:
+        """An ir_datasets collection's id and the fields it is indexed with; None for files."""
+        return irds.split_collection(self.format) if self.format.startswith(irds.PREFIX) else None
+
+    @property
     def anserini_class(self) -> str:
+        if self.dataset is not None:
+            return "JsonCollection"  # staged as one JSON-lines file (stage)
         if self.format == "vectors" and self.parquet:
             return "ParquetDenseVectorCollection"
         if self.format == "beir":
@@ -154,7 +170,12 @@ class Corpus:
         Nothing is opened here. Anserini walks the folder itself and opens what it finds, so a
         FIFO, socket or device anywhere inside (``mkfifo``, a link to ``/dev/zero``) would block
         or never end: each is an error naming it, as are symlink loops and unreadable entries.
-        Linked folders are followed (each real folder once)."""
+        Linked folders are followed (each real folder once).
+
+        An ir_datasets collection's files are those ir_datasets reads its documents from
+        (harness.formats.irds.docs_files), which the fingerprint covers."""
+        if self.dataset is not None:
+            return irds.docs_files(self.dataset[0])
         p = self.path
         mode = _mode(p, "collection path")
         if self.format == "beir" and stat.S_ISDIR(mode):  # the folder's corpus file, nothing else
@@ -195,8 +216,11 @@ class Corpus:
             return _FINGERPRINTS[key]
         h = hashlib.sha256(f"format={self.format}\n".encode())
         base = self.path if self.path.is_dir() else self.path.parent
+        if self.dataset is not None:  # the id, fields, document class, ir_datasets' version
+            h.update(irds.docs_signature(*self.dataset) + b"\0")
+            base = irds.home()
         for f in files:
-            h.update(f.relative_to(base).as_posix().encode() + b"\0")
+            h.update((f.relative_to(base) if f.is_relative_to(base) else f).as_posix().encode() + b"\0")
             try:
                 fh = open(f, "rb")
             except OSError as e:
@@ -240,7 +264,7 @@ class Corpus:
                 raise DataError(f, 'expected a JSON object {"docid": ..., "vector": [...]}', line=lineno)
             docid = doc.get("docid")
             if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-                got = "missing" if "docid" not in doc else _json_type(docid)
+                got = "missing" if "docid" not in doc else json_type(docid)
                 raise DataError(f, f'"docid" must be a string or an integer (it is {got})', line=lineno)
             check_id(f, "document id", str(docid), lineno)
             dims.check(f, len(parse_vector(f, doc.get("vector"), lineno)), lineno)
@@ -289,8 +313,11 @@ class Corpus:
     def check_jsonl_file(self, f: Path) -> int:
         """Every document of one file as JsonCollection reads it (one JSON array of documents,
         or JSON objects one after another: one per line, or pretty-printed over several lines,
-        one or more per file); DataError naming the first bad one. Returns how many there are."""
-        check = _check_doc if self.format != "beir" else _check_beir_doc
+        one or more per file); DataError naming the first bad one. Returns how many there are.
+        An impact collection's documents (JsonVectorCollection reads its files alike) are
+        checked as JsonVectorCollection reads them, a beir corpus's as the BEIR collections do
+        (harness.engine.json_docs)."""
+        check = document_check(self.format)
         with _open_binary(f) as fh:
             head = _read(f, fh, 4096).lstrip()[:1]
         if head == b"[":  # JsonCollection also reads one JSON array of documents per file
@@ -328,11 +355,10 @@ class Corpus:
         the total of the indexing's progress), or None where a file holds one JSON array."""
         if self.format == "vectors":
             return self.check_vectors(scan)  # the number of documents (check_complete's `documents`)
+        if self.format == "impact":
+            return self.check_impact()
         if self.format == "beir":  # every line parsed: "_id", "title" and "text" are all needed
-            for f in self.files():
-                with _open_binary(f) as fh:
-                    if _read(f, fh, len(BOM)) == BOM:
-                        raise DataError(f, _BOM_MESSAGE, line=1)
+            self._check_no_bom()
             self.check_jsonl()
             return None
         if self.format != "jsonl":
@@ -346,7 +372,7 @@ class Corpus:
                 while chunk := _read(f, fh, 1 << 22):
                     if not first and not lines and not rest and chunk.startswith(BOM):
                         # Jackson, reading text through a Reader, stops at it: the whole file is lost
-                        raise DataError(f, _BOM_MESSAGE, line=1)
+                        raise DataError(f, _BOM_MESSAGE.format(cls="JsonCollection"), line=1)
                     if not first:
                         first = chunk.lstrip()[:1]
                         if first == b"[":
@@ -370,6 +396,20 @@ class Corpus:
             if total is not None:  # an unterminated last line counts, as in _max_json_lines
                 total += lines + (bool(rest) and not rest.strip())
         return total
+
+    def check_impact(self) -> int:
+        """Every document of an impact collection (harness.engine.json_docs), and no file starting
+        with a byte-order mark (Jackson stops at it, as in a jsonl collection); DataError naming
+        the file and line. Returns the number of documents."""
+        self._check_no_bom()
+        return sum(self.check_jsonl_file(f) for f in self.files())
+
+    def _check_no_bom(self) -> None:
+        """No file starting with a byte-order mark, which Jackson stops at (DataError, line 1)."""
+        for f in self.files():
+            with _open_binary(f) as fh:
+                if _read(f, fh, len(BOM)) == BOM:
+                    raise DataError(f, _BOM_MESSAGE.format(cls=self.anserini_class), line=1)
 
     def _max_json_lines(self) -> int | None:
         """An upper bound on the documents JsonCollection should find (line breaks, plus an
@@ -416,6 +456,10 @@ class Corpus:
 
     def stage(self, staging: Path) -> Path:
         """Return the folder Anserini should read, creating files under `staging` when needed."""
+        if self.dataset is not None:  # streamed from ir_datasets into one JSON-lines file
+            staging.mkdir(parents=True, exist_ok=True)
+            irds.write_collection(*self.dataset, staging / "docs.jsonl", JSON_STRING_LIMIT)
+            return staging
         if self.format == "text-folder":
             if not self.path.is_dir():
                 raise DataError(self.path, "a text-folder collection must be a folder of .txt files")
@@ -428,7 +472,7 @@ class Corpus:
                     )
                     size = f.stat().st_size
                     if size > 4 * JSON_STRING_LIMIT:  # more than any 20M-character text: never read it
-                        raise DataError(f, _too_long("the text", f"{size:,} bytes"))
+                        raise DataError(f, too_long("the text", f"{size:,} bytes"))
                     try:
                         text = f.read_bytes().decode("utf-8")
                     except UnicodeDecodeError as e:
@@ -438,7 +482,7 @@ class Corpus:
                     if text.startswith("\ufeff"):
                         text = text[1:]
                     if len(text) > JSON_STRING_LIMIT:
-                        raise DataError(f, _too_long("the text", f"{len(text):,} characters"))
+                        raise DataError(f, too_long("the text", f"{len(text):,} characters"))
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
         if self.format == "tsv":
@@ -474,12 +518,12 @@ class Corpus:
             self._check_gzip()  # a corrupt .gz is counted as one error by Anserini: name it
             if self.format == "trec":
                 self._check_docnos()  # a DOCNO Lucene refuses drops its whole file
-        if self.format not in ("jsonl", "vectors", "beir"):
+        if self.format not in ("jsonl", "vectors", "impact", "beir"):
             return
         seen = sum(counters.values())
-        if self.format == "vectors" and documents is not None:  # every line or row already checked
+        if self.format in ("vectors", "impact") and documents is not None:  # every document already checked
             if seen < documents:
-                unit = "Parquet rows" if self.parquet else "JSON lines"
+                unit = "JSON documents" if self.format == "impact" else "Parquet rows" if self.parquet else "JSON lines"
                 raise DataError(self.path, f"Anserini read {seen} of {documents} {unit} ({counters})")
             return
         if self.format == "vectors" and self.parquet:
@@ -491,7 +535,7 @@ class Corpus:
         bound = documents if self.format == "jsonl" and documents is not None else self._max_json_lines()
         if bound is None or seen >= bound:
             return
-        if self.format in ("jsonl", "beir"):
+        if self.format in ("jsonl", "impact", "beir"):
             # Blank lines, and documents written over several lines, make the bound loose: count
             # the documents as JsonCollection reads them (raises DataError at a bad one).
             expected = self.check_jsonl()
@@ -502,12 +546,6 @@ class Corpus:
         if seen < expected:
             self.check_vectors()  # raises DataError naming the file and line
             raise DataError(self.path, f"Anserini read {seen} of {expected} JSON lines ({counters})")
-
-
-_BOM_MESSAGE = (
-    "starts with a UTF-8 byte-order mark, which Anserini's JsonCollection cannot "
-    "read (it would index nothing from this file): save the file without it"
-)
 
 
 def _row_id(f: Path, what: str, value: str, row: int) -> str:
@@ -577,43 +615,3 @@ def _read(f: Path, fh, size: int) -> bytes:
         ) from None
     except OSError as e:
         raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
-
-
-def _too_long(what: str, size: str) -> str:
-    return (
-        f"{what} is {size}; Anserini's JSON reader (Jackson) refuses strings over {JSON_STRING_LIMIT:,} "
-        "characters and then drops the whole file: split or shorten this document"
-    )
-
-
-def _json_type(value) -> str:
-    """What a parsed JSON value is, in JSON's words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {json.dumps(value)}"
-    return {dict: "an object", list: "an array", str: "a string"}[type(value)]
-
-
-def _check_beir_doc(f: Path, doc, lineno: int | None, where: str) -> None:
-    beir.check_document(f, doc, lineno, where, JSON_STRING_LIMIT)
-
-
-def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
-    if not isinstance(doc, dict):
-        raise DataError(f, f'{where}expected a JSON object with "id" and "contents"', line=lineno)
-    for key, types in (("id", (str, int)), ("contents", (str,))):
-        if not isinstance(doc.get(key), types) or isinstance(doc.get(key), bool):
-            got = "missing" if key not in doc else _json_type(doc[key])
-            want = "a string" if key == "contents" else "a string or an integer"
-            raise DataError(f, f'{where}"{key}" must be {want} (it is {got})', line=lineno)
-    check_id(f, f"{where}document id", str(doc["id"]), lineno)
-    for key, value in doc.items():
-        if isinstance(value, str) and len(value) > JSON_STRING_LIMIT:
-            raise DataError(
-                f,
-                f"{where}document {doc['id']!r}: " + _too_long(f'its "{key}"', f"{len(value):,} characters"),
-                line=lineno,
-            )

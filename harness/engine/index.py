@@ -88,6 +88,13 @@ class IndexOptions:
     # "int8": the vectors also stored scalar-quantised to a byte each (Anserini's -quantize.sqv,
     # Lucene's scalar-quantised formats); None: float32 only.
     quantize: str | None = None
+    # An index of the user's term weights (an "impact" collection, Anserini's JsonVectorCollection):
+    # IndexCollection -impact -pretokenized, so each term is indexed as written (Lucene's
+    # WhitespaceAnalyzer) with its weight as its frequency, and ImpactSimilarity's norms. No
+    # positions or document vectors (nothing the harness searches reads them; Anserini's own
+    # impact indexes store neither); the raw document is kept for the report. The analyzer options
+    # mean nothing then.
+    impact: bool = False
     # A multifield index (a beir collection with fields): the fields searched and their weights,
     # ("contents", w), ("title", w)...; the fields besides "contents" are indexed apart
     # (IndexCollection -fields). The weights change runs, not the index: they are not in anserini().
@@ -99,6 +106,15 @@ class IndexOptions:
         return {None: "IndexCollection", "flat": "IndexFlatDenseVectors", "hnsw": "IndexHnswDenseVectors"}[self.vectors]
 
     def anserini(self) -> dict:
+        if self.impact:
+            return {
+                "generatorClass": "DefaultLuceneDocumentGenerator",
+                "impact": True,
+                "pretokenized": True,
+                "storePositions": False,
+                "storeDocvectors": False,
+                "storeRaw": True,
+            }
         if self.vectors is not None:
             args = {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
             if self.vectors == "hnsw":
@@ -131,6 +147,11 @@ class IndexOptions:
             del out["language"]
         if self.quantize is None:
             del out["quantize"]
+        if not self.impact:  # only then: the other indexes' manifests read as before
+            del out["impact"]
+        else:
+            for key in ("stemmer", "stopwords", "language"):
+                out.pop(key, None)  # no analyzer options in an impact index
         if not self.fields:
             del out["fields"]
         else:
@@ -145,7 +166,7 @@ class IndexOptions:
     @classmethod
     def from_manifest(cls, opts: dict) -> IndexOptions:
         """The options a harness-index.json records (keys of older manifests default)."""
-        keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC", "quantize")
+        keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC", "quantize", "impact")
         return cls(**{k: v for k, v in opts.items() if k in keys})
 
 
@@ -234,6 +255,7 @@ def read_manifest(path: Path) -> tuple[dict | None, str | None]:
         or opts.get("language", DEFAULT_LANGUAGE) not in LANGUAGES
         or opts.get("vectors") not in VECTOR_INDEXES
         or opts.get("quantize") not in (None, "int8")
+        or not isinstance(opts.get("impact", False), bool)
         or any(not isinstance(opts.get(k, 1), int) or isinstance(opts.get(k), bool) for k in ("M", "efC"))
     ):
         return None, "has index options the harness does not write (stemmer, stopwords, lengths, language, vectors)"
@@ -496,7 +518,9 @@ def empty_document_ids(corpus: Corpus, options: IndexOptions, work: Path, count:
     not 0, and stops at the last id kept (Cranfield's 1,400 documents: ~0.1 s)."""
     if count <= 0 or options.vectors is not None:
         return []
-    source = corpus.stage(work / "empty-scan")
+    staged = work / "staged"  # an ir_datasets collection, streamed once for the build: read again
+    reuse = corpus.dataset is not None and (staged / "docs.jsonl").is_file()
+    source = staged if reuse else corpus.stage(work / "empty-scan")
     args = _indexer_args(corpus.anserini_class, source, work / "empty-scan-index", options, 1)
     try:
         found = lucene.jclass("harness.EmptyDocs").find(

@@ -23,7 +23,7 @@ import re
 
 import numpy as np
 
-from harness.engine import lucene
+from harness.engine import impact, lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
@@ -173,16 +173,44 @@ class Searcher:
         ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
         return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
 
-    def _search_packed(self, queries: list[str], sim: Similarity, depth: int, threads: int, progress=None) -> bytes:
-        """BatchSearcher.search's packed results: hits per query, docids, float32 scores.
+    def _impact_packed(self, queries: list, depth: int, threads: int, progress=None) -> bytes:
+        """An impact search's packed results (harness.engine.impact): texts and term weights each
+        searched in their form, the results put back in the queries' order. ``progress(done)``
+        counts the queries of both forms."""
+
+        def poll(before: int):
+            return None if progress is None else lambda: progress(before + int(self._java.done()))
+
+        texts = [i for i, q in enumerate(queries) if isinstance(q, str)]
+        weighted = [i for i, q in enumerate(queries) if not isinstance(q, str)]
+        if not texts or not weighted:
+            return impact.search_packed(self._java, queries, depth, threads, poll=poll(0))
+        hits: list = [None] * len(queries)
+        for before, where in ((0, texts), (len(texts), weighted)):
+            batch = [queries[i] for i in where]
+            raw = impact.search_packed(self._java, batch, depth, threads, numbers=where, poll=poll(before))
+            counts, docs, scores = batch_arrays(raw, len(where))
+            ends = np.cumsum(counts).tolist()
+            for i, start, end in zip(where, [0, *ends[:-1]], ends):
+                hits[i] = (docs[start:end], scores[start:end])
+        counts = np.array([len(d) for d, _ in hits], dtype="<i4")
+        return b"".join([counts.tobytes(), *(d.tobytes() for d, _ in hits), *(s.tobytes() for _, s in hits)])
+
+    def _search_packed(self, queries: list, sim: Similarity, depth: int, threads: int, progress=None) -> bytes:
+        """BatchSearcher.search's packed results: hits per query, docids, float32 scores. An
+        impact run's queries are texts or ``{term: weight}`` mappings (harness.engine.impact).
         ``progress(done)`` is called about twice a second with the queries done so far."""
         self._check_lengths(sim)
         if not queries:
             return b""
+        if sim.model != "impact" and not all(isinstance(q, str) for q in queries):
+            raise DataError(self.path, f"{sim} searches query texts; term weights are searched by impact runs")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
+            if sim.model == "impact":
+                return self._impact_packed(queries, depth, int(threads), progress)
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(
                 self._java.search,
@@ -195,6 +223,8 @@ class Searcher:
                 int(depth if first is None else first),
                 poll=None if progress is None else lambda: progress(int(self._java.done())),
             ).tostring()
+        except HarnessError:
+            raise
         except Exception as e:
             text = str(e)
             if "OutOfMemoryError" in text:  # its first line, without Java's frames, and what to do

@@ -1,7 +1,7 @@
 """A corpus in shards, each indexed on its own (by a Dask worker), then merged into one index.
 
 :func:`split_corpus` (the driver, no Java) cuts the corpus into shards of about equal bytes:
-JSON-lines files (and a text folder, staged as one JSON-lines file) are cut at line boundaries,
+JSON-lines files (and a text folder or an ir_datasets collection, staged as one JSON-lines file) are cut at line boundaries,
 so one big file still makes many shards; TREC files, gzipped files and JSON arrays are kept whole
 (a shard is then a set of whole files); an HTML collection, whose document ids come from file
 names, is indexed in one piece. :func:`build_shard` (a worker) writes its shard's bytes into a
@@ -73,7 +73,7 @@ def _line_start(f: Path, offset: int, size: int) -> int:
 def split_corpus(corpus: Corpus, n: int, staging: Path) -> list[Shard]:
     """At most `n` shards of about equal bytes, in corpus order (a text folder is first staged
     under `staging`, as for a single build). Fewer when the corpus cannot be cut finer."""
-    if corpus.format == "text-folder":
+    if corpus.format == "text-folder" or corpus.dataset is not None:  # one JSON-lines file, staged here
         files = [corpus.stage(staging) / "docs.jsonl"]
     elif corpus.format == "tsv":  # the JSON files of its conversion (harness.formats.msmarco)
         files = sorted(corpus.stage(staging).glob("docs*.json"))

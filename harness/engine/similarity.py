@@ -318,6 +318,8 @@ MODELS: dict[str, tuple[ParamSpec, ...]] = {
     ),
     # Not a Lucene similarity: nearest neighbours of a query vector in a dense index (engine.dense).
     "knn": (ParamSpec("efSearch", 100, 1, 1 << 20, kind="int", doc="HNSW candidates (Anserini's -efSearch)"),),
+    # Learned sparse retrieval over the user's term weights (an impact collection; engine.impact).
+    "impact": (),
 }
 
 # The formula source of each family (docs/semantics.md's retrieval-semantics table and `harness.similarity`).
@@ -335,6 +337,8 @@ SOURCES: dict[str, str] = {
     "dfi": "Lucene DFISimilarity(Independence)",
     "axiomatic": "Lucene AxiomaticF1EXP/F1LOG/F2EXP/F2LOG/F3EXP/F3LOG; the default is Anserini's -f2exp",
     "knn": "Lucene KnnFloatVectorQuery(vector, q, efSearch) on a vectors index, as Anserini's SearchHnswDenseVectors",
+    "impact": "Anserini's ImpactSimilarity on an impact index (SearchCollection -impact -pretokenized, "
+    "SimpleImpactSearcher): the sum over the query's terms of the document's weight times the query's weight",
 }
 
 # Anserini's shortcuts: a name for a setting of a family (its fixed choices; the rest stay free).
@@ -355,8 +359,6 @@ ALIASES: dict[str, str] = {"qld": "dirichlet", "qljm": "jm"}
 _NOT_HERE: dict[str, str] = {
     "axiom": "Anserini's -axiom is its axiomatic reranking (a query expansion), which the harness does not "
     "have; Lucene's axiomatic similarities are `axiomatic` (Anserini's -f2exp and -f2log: `f2exp`, `f2log`)",
-    "impact": "Anserini's -impact sums the pre-encoded term weights of a learned sparse index (SPLADE, "
-    "uniCOIL), which the harness does not search",
     "sdm": "Anserini's -sdm is a query generator (sequential dependence model), not a similarity; the harness "
     "searches bags of words",
 }
@@ -601,6 +603,11 @@ class Similarity:
             return cls(model, values)
         if expansion not in EXPANSIONS:
             raise ValueError(f"unknown query expansion {expansion!r}; valid: {', '.join(EXPANSIONS)}")
+        if model == "impact":
+            raise ValueError(
+                f"impact cannot take an expansion ({expansion}): the harness's impact index stores no document "
+                "vectors for the rerankers to read"
+            )
         if model == "indri":
             # Anserini's rerankers search their expanded query as a plain BooleanQuery, under which
             # Indri's log-probabilities (negative) rank documents matching fewer terms first.
@@ -632,17 +639,3 @@ class Similarity:
             inner = ",".join(f"{k}={format_value(v)}" for k, v in self.expansion_values)
             text += f"+{self.expansion}({inner})"
         return text
-
-
-def sweeps(runs) -> list[tuple[str, list, list[str]]]:
-    """(family, its runs, varying parameters) for every family (model, with its expansion:
-    ``bm25``, ``bm25+rm3``) given more than one setting. Expansion parameters are named
-    ``rm3.fb_terms``."""
-    out = []
-    for family in dict.fromkeys(r.family for r in runs):
-        group = [r for r in runs if r.family == family]
-        if len(group) > 1:
-            keys = list(dict.fromkeys(k for r in group for k in r.settings))
-            varying = [k for k in keys if len({r.settings.get(k) for r in group}) > 1]
-            out.append((family, group, varying))
-    return out

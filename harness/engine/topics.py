@@ -1,9 +1,12 @@
 """Topics in every format: ``tsv`` and ``jsonl`` through :mod:`harness.formats.topics`, ``trec``
 through Anserini's ``TrecTopicReader`` (the query is the ``<title>``) and any Anserini topic reader
-by name (``anserini:Cacm``, ``anserini:TsvString``...), which start the JVM."""
+by name (``anserini:Cacm``, ``anserini:TsvString``...), which start the JVM. A file read by an
+Anserini reader may be gzipped (its name ends in ``.gz``): Anserini's ``TopicReader`` reads it so,
+and Pyserini's cache holds many topic sets so (BEIR's ``topics.beir-v1.0.0-*.tsv.gz``)."""
 
 from __future__ import annotations
 
+import gzip
 import re
 import shutil
 import tempfile
@@ -17,6 +20,7 @@ from harness.errors import DataError, EngineError
 from harness.formats import irds
 from harness.formats import topics as plain
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
+from harness.formats.impact import read_impact_topics
 from harness.formats.topics import TOPIC_FORMATS
 
 __all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
@@ -35,6 +39,8 @@ def read_topics(path: Path, fmt: str = "tsv", qrels: tuple | None = None) -> lis
         return plain.read_topics(path, fmt)
     if fmt == "vectors":
         return read_vector_topics(path)
+    if fmt == "impact":
+        return read_impact_topics(path)
     if fmt == "trec":
         return plain.nonempty(path, _read_anserini(path, "Trec"))
     if fmt.startswith("anserini:"):
@@ -112,7 +118,7 @@ def _trec_blocks(path: Path) -> int:
     ``<desc>`` or ``</top>`` likewise, and one without ``<num>`` or ``<title>`` failed with a
     Java NullPointerException. Ids are Java ints: ``301`` and ``0301`` are one topic there."""
     lines = [
-        (n, part) for n, text in numbered_lines(path) for part in text.rstrip("\r\n").split("\r")
+        (n, part) for n, text in _lines(path) for part in text.rstrip("\r\n").split("\r")
     ]  # Java's readLine ends a line at \n, \r or \r\n
     starts = [i for i, (_, text) in enumerate(lines) if text.startswith("<top")]
     if not starts:
@@ -159,23 +165,35 @@ def _trec_blocks(path: Path) -> int:
 _TREC_TAGS = ("<num>", "<title>", "<desc>", "<narr>", "</top>")
 
 
+def _lines(path: Path):
+    """``numbered_lines`` of a topics file as Anserini's TopicReader reads it: decompressed when
+    its name ends in ``.gz`` (a file that is not gzip is then a DataError saying so)."""
+    if not path.name.endswith(".gz"):
+        yield from numbered_lines(path)
+        return
+    regular_file(path, "topics file")
+    with gzip.open(path, "rb") as fh:
+        yield from numbered_lines(path, fh)
+
+
 @contextmanager
 def _clean_copy(path: Path):
     """The file Anserini should read: ``path`` itself once it is known to be a regular UTF-8
     file with lines under the limit (Java would block on a FIFO and read a 10 GB line); a
     temporary copy without the byte-order mark when it starts with one (Java keeps it as
-    part of the first tag or id)."""
+    part of the first tag or id; a gzipped one is copied decompressed)."""
     regular_file(path, "topics file")
-    for _ in numbered_lines(path):
+    for _ in _lines(path):
         pass
-    with open(path, "rb") as fh:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as fh:
         bom = fh.read(len(BOM)) == BOM
     if not bom:
         yield path
         return
     with tempfile.TemporaryDirectory(prefix="harness-topics-") as tmp:
-        copy = Path(tmp) / path.name
-        with open(path, "rb") as src, open(copy, "wb") as dst:
+        copy = Path(tmp) / path.name.removesuffix(".gz")
+        with opener(path, "rb") as src, open(copy, "wb") as dst:
             src.seek(len(BOM))
             shutil.copyfileobj(src, dst)
         yield copy

@@ -17,7 +17,8 @@ import numpy as np
 
 from harness import stats
 from harness.config import CompareSpec
-from harness.engine.similarity import Similarity, sweeps
+from harness.engine.similarity import Similarity
+from harness.engine.sweeps import sweeps
 from harness.errors import DataError
 
 __all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "compare_runs"]

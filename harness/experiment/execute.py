@@ -13,7 +13,7 @@ import warnings
 from harness.config import Config
 from harness.engine.beir import without_query
 from harness.engine.index import IndexInfo, ensure_index
-from harness.engine.similarity import sweeps
+from harness.engine.sweeps import sweeps
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
 from harness.experiment.plan import Plan, plan, run_key
@@ -142,6 +142,7 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
     from harness.engine.topics import read_topics
     from harness.experiment.cache import cached, load_run
+    from harness.formats.impact import impact_queries
     from harness.formats.named import read_qrels_as
     from harness.metrics import EvalPolicy, evaluate, parse_measure
 
@@ -232,6 +233,8 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             )
             on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
+        # what the searcher takes: the texts, or an impact topic's term weights (harness.engine.impact)
+        queries = impact_queries(topics) if cfg.topics_format == "impact" else topics
         pending = []
         for sim in cfg.runs:
             t = time.perf_counter()
@@ -249,7 +252,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             group = [sim for sim in pending if p.for_run(sim) is where]
             if not group:
                 continue
-            searched = executor.search_runs(infos[where.index_path], group, topics, cfg.depth, cfg.index_threads)
+            searched = executor.search_runs(infos[where.index_path], group, queries, cfg.depth, cfg.index_threads)
             for sim, run, seconds in searched:
                 if cfg.remove_query:  # the query's own document out of its ranking (engine.beir)
                     run = without_query(run)

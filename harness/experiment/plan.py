@@ -97,6 +97,8 @@ def plan(cfg: Config) -> Plan:
     if cfg.vectors is not None:
         graph = {"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}
         options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, **graph)
+    elif cfg.collection_format == "impact":
+        options = IndexOptions(impact=True)
     fp = index_fingerprint(corpus, options)
     if cfg.index_path is not None:
         path = cfg.index_path

@@ -24,7 +24,8 @@ import numpy as np
 
 from harness import stats
 from harness.config import Config
-from harness.engine.similarity import Similarity, sweeps
+from harness.engine.similarity import Similarity
+from harness.engine.sweeps import sweeps
 from harness.events import Emit, RunReady
 from harness.experiment.result import RunResult
 from harness.formats.runs import Run

@@ -12,20 +12,46 @@ What is read is what ir_datasets yields, unchanged: query ids, doc ids and label
 given; otherwise, like PyTerrier's ``get_topics``, the one text field when a query has only one
 (``GenericQuery.text``), else ir_datasets' own ``default_text()`` (a TREC topic's ``title``, as
 Anserini and Pyserini take it).
+
+A document's indexed text (:func:`document_text`): the fields ``fields`` names, joined by a newline;
+otherwise a document with ``title`` and ``text`` fields (BEIR's) is ``title + "\\n" + text``, as
+Anserini's BeirFlatCollection makes its contents; else the only text field (``GenericDoc.text``);
+else ir_datasets' own ``default_text()`` (a TREC document's ``text``, not its markup). The documents
+are read from the file ir_datasets keeps them in (``docs_path``), which, with the dataset id,
+ir_datasets' version and this rule, is what identifies them (:func:`docs_files`, :func:`docs_signature`).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from harness.errors import DataError
 
-__all__ = ["PREFIX", "home", "folder", "read_topics", "read_qrels", "check", "offline"]
+__all__ = [
+    "PREFIX",
+    "home",
+    "folder",
+    "read_topics",
+    "read_qrels",
+    "check",
+    "offline",
+    "documents",
+    "check_documents",
+    "write_collection",
+    "document_text",
+    "docs_files",
+    "docs_signature",
+    "split_collection",
+]
 
 PREFIX = "irds:"
+# Bump when the text a document is indexed with changes (document_text): part of every index's fingerprint
+DOC_TEXT_RULE = 1
 _PARTS = {"topics": ("queries", "queries_iter"), "qrels": ("qrels", "qrels_iter"), "docs": ("docs", "docs_iter")}
 
 
@@ -102,8 +128,7 @@ def _dataset(dataset_id: str, part: str):
 def _read(dataset_id: str, part: str, rows):
     """``rows(iterator)`` over the dataset's ``part``, offline; a missing file is MissingFromCache."""
     ds = _dataset(dataset_id, part)
-    if not folder(dataset_id).exists() and not _local_only(ds, part):
-        raise _missing(dataset_id, part)
+    _present(ds, dataset_id, part)
     try:
         with offline():
             return rows(getattr(ds, _PARTS[part][1])())
@@ -111,6 +136,11 @@ def _read(dataset_id: str, part: str, rows):
         raise _missing(dataset_id, part, f" (ir_datasets would download {e})") from None
     except FileNotFoundError as e:  # a LocalDownload the user was to place (ir_datasets logs how)
         raise _missing(dataset_id, part, f" ({e.filename or e} is missing)") from None
+
+
+def _present(ds, dataset_id: str, part: str) -> None:
+    if not folder(dataset_id).exists() and not _local_only(ds, part):
+        raise _missing(dataset_id, part)
 
 
 def _local_only(ds, part: str) -> bool:
@@ -190,3 +220,123 @@ def read_qrels(dataset_id: str):
     if not judged:
         raise DataError(source, "the dataset has no judgments: nothing could be evaluated")
     return Qrels.from_dict(judged, source=source)
+
+
+# ------------------------------------------------------------------------------ documents
+
+
+def split_collection(fmt: str) -> tuple[str, tuple[str, ...]]:
+    """``irds:ID`` or ``irds:ID#title,text`` (a collection's format) -> (ID, fields)."""
+    dataset_id, _, fields = fmt[len(PREFIX) :].partition("#")
+    return dataset_id, tuple(f for f in fields.split(",") if f)
+
+
+def document_text(cls, fields: tuple[str, ...], dataset_id: str) -> Callable[[object], str]:
+    """The text a document of ``cls`` is indexed with (see the module's note)."""
+    names = [f for f in cls._fields if f != "doc_id"]
+    if fields:
+        unknown = [f for f in fields if f not in names]
+        if unknown:
+            raise DataError(
+                PREFIX + dataset_id, f"its documents have no field {unknown[0]!r}; they have: {', '.join(names)}"
+            )
+        return lambda d: "\n".join("" if getattr(d, f) is None else str(getattr(d, f)) for f in fields)
+    if "title" in names and "text" in names:  # Anserini's BeirFlatCollection: title, newline, text
+        return lambda d: f"{d.title or ''}\n{d.text or ''}"
+    texts = [f for f in names if getattr(cls, "__annotations__", {}).get(f) in (str, "str")]
+    if len(texts) == 1:
+        return lambda d: getattr(d, texts[0]) or ""
+    if hasattr(cls, "default_text"):
+        return lambda d: d.default_text() or ""
+    raise DataError(
+        PREFIX + dataset_id,
+        f"its documents have several fields ({', '.join(names)}): name those to index with `contents`",
+    )
+
+
+def documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    """``(doc_id, text)`` of every document, in ir_datasets' order, streamed and offline."""
+    ds = _dataset(dataset_id, "docs")
+    text = document_text(ds.docs_cls(), fields, dataset_id)
+    _present(ds, dataset_id, "docs")
+    n = 0
+    try:
+        with offline():
+            for d in ds.docs_iter():
+                yield d.doc_id, text(d)
+                n += 1
+    except _WouldDownload as e:
+        raise _missing(dataset_id, "docs", f" (ir_datasets would download {e})") from None
+    except FileNotFoundError as e:
+        raise _missing(dataset_id, "docs", f" ({e.filename or e} is missing)") from None
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as e:  # its parser on a damaged file
+        why = str(e).splitlines()[0] if str(e) else ""
+        raise DataError(
+            PREFIX + dataset_id,
+            f"ir_datasets could not read its documents after the first {n} ({type(e).__name__}: {why}); "
+            f"its files in {folder(dataset_id)} may be damaged: remove them and fetch them again",
+        ) from None
+
+
+def write_collection(dataset_id: str, fields: tuple[str, ...], out: Path, limit: int) -> int:
+    """The documents as Anserini's JsonCollection reads them, one ``{"id", "contents"}`` per line
+    into ``out`` (the index's build folder), streamed; a text over ``limit`` characters (Jackson's
+    longest string: harness.engine.corpus.JSON_STRING_LIMIT) is refused. Returns how many."""
+    from harness.formats.hygiene import check_id
+
+    source, n = PREFIX + dataset_id, 0
+    with open(out, "w", encoding="utf-8") as fh:
+        for doc_id, text in documents(dataset_id, fields):
+            check_id(source, "document id", doc_id)
+            if len(text) > limit:
+                raise DataError(
+                    source,
+                    f"document {doc_id!r}: its text is {len(text):,} characters; Anserini's JSON reader (Jackson) "
+                    f"refuses strings over {limit:,} characters and would drop the whole file",
+                )
+            fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def check_documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Path:
+    """The first document read offline and its text made (fields checked); the dataset's folder."""
+    next(documents(dataset_id, fields), None)
+    return folder(dataset_id)
+
+
+def docs_files(dataset_id: str) -> list[Path]:
+    """The files that hold the dataset's documents: ir_datasets' ``docs_path`` (a file, or every
+    file under a folder), asked without downloading; when the dataset has none on disk, every
+    file of the dataset's folder but ir_datasets' lookup stores (``*.pklz4``)."""
+    ds = _dataset(dataset_id, "docs")
+    try:
+        with offline():
+            where = Path(ds.docs_path(force=False))
+    except Exception:  # no docs_path, or one that needs a download: fall back to the whole folder
+        where = None
+    if where is None or not where.exists():
+        where = folder(dataset_id)
+    if where.is_file():
+        return [where]
+    return sorted(
+        (p for p in where.rglob("*") if p.is_file() and not any(part.endswith(".pklz4") for part in p.parts)),
+        key=lambda p: p.as_posix(),
+    )
+
+
+def docs_signature(dataset_id: str, fields: tuple[str, ...] = ()) -> bytes:
+    """What besides the files' bytes makes the indexed documents: the id, the fields, the
+    document class, ir_datasets' version (its parsers) and :data:`DOC_TEXT_RULE`."""
+    ir_datasets = importlib.import_module("ir_datasets")
+    cls = _dataset(dataset_id, "docs").docs_cls()
+    return json.dumps(
+        {
+            "dataset": dataset_id,
+            "fields": list(fields),
+            "class": f"{cls.__module__}.{cls.__qualname__}{list(cls._fields)}",
+            "ir_datasets": getattr(ir_datasets, "__version__", "?"),
+            "rule": DOC_TEXT_RULE,
+        },
+        sort_keys=True,
+    ).encode()

@@ -248,8 +248,12 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
 
 
 def write_run(path, run: Run, tag: str) -> None:
-    """Write ``run`` as a TREC run file, ranks 1..n in the run's order, atomically (a temp file
-    in the same directory, then ``os.replace``).
+    """Write ``run`` as a TREC run file, atomically (a temp file in the same directory, then
+    ``os.replace``). The rank column is 1..n in the run's order, or, for a run read with its
+    rank column (``Run.ranks``: an MS MARCO run, a TREC run that reciprocal rank fusion reads),
+    the ranks as the file gave them: the copy of an MS MARCO run is then the file Anserini's
+    convert_msmarco_to_trec_run.py writes (rank as given, score 1/rank, the file's order), and
+    fusing the copy by rank gives what fusing the original gives.
 
     Each score is written as ``repr(score)``: the shortest decimal text that reads back to the
     same float64 (Python's and trec_eval's strtod agree), so :func:`read_run` returns exactly
@@ -327,7 +331,10 @@ def _write_lines(f, run: Run, names: list[bytes], tag_b: bytes) -> None:
     def lines(lo):  # on a worker thread: Arrow releases the GIL
         hi = min(lo + step, len(run))
         s = seg[lo:hi]
-        rank = np.arange(lo + 1, hi + 1, dtype=np.int64) - run.offsets[s]
+        if run.ranks is None:
+            rank = np.arange(lo + 1, hi + 1, dtype=np.int64) - run.offsets[s]
+        else:  # a run read with its rank column (an MS MARCO run, a TREC run fused by rank): as written
+            rank = run.ranks[lo:hi]
         text = pc.binary_join_element_wise(
             qids.take(_numeric(s)),
             q0,

@@ -22,7 +22,7 @@ from harness.formats.hygiene import check_id, json_values, numbered_lines
 
 __all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "anserini:<Reader>")
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
 _JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
 _JSON_TEXT = ("query", "text", "title")
 # A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.

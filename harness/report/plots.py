@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from harness.engine.similarity import format_value
-from harness.engine.similarity import sweeps as sweeps_of
+from harness.engine.sweeps import sweeps as sweeps_of
 from harness.experiment.result import RECALL_LEVELS
 from harness.policies import format_p
 from harness.report.svg import (

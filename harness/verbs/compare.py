@@ -154,8 +154,9 @@ def compare_files(
     ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)
     from harness.formats.hygiene import windows_path_hint
+    from harness.formats.named import is_named
 
-    for p in [*paths, Path(qrels)]:
+    for p in [*paths, *(() if is_named(os.fspath(qrels)) else (Path(qrels),))]:  # irds:ID, pyserini:NAME: read below
         if not p.is_file():
             raise DataError(str(p), f"file not found{windows_path_hint(p)}")
     qrels_obj = read_user_qrels(qrels)

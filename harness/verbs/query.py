@@ -78,7 +78,8 @@ def query(
     qids: Sequence[str] | None = None,
 ) -> Rankings:
     """The top ``k`` of each query under each similarity (one searcher, opened once). On a vectors
-    index each query is a vector as JSON text; ``qids`` name them in errors (default 1, 2, ...)."""
+    index each query is a vector as JSON text; ``qids`` name them in errors (default 1, 2, ...).
+    An impact run's query is a pretokenized text or a ``{term: weight}`` mapping (harness.engine.impact)."""
     from harness.engine.dense import open_searcher
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -90,6 +91,14 @@ def query(
                 "similarity",
                 f"{sim} needs a {need} index; {index.path} is a {have} index (knn searches the vectors of a "
                 "`vectors` collection, every other model the terms of a text collection)",
+            )
+        impact_index = bool(getattr(index.options, "impact", False))
+        if impact_index != (sim.model == "impact") and (impact_index or index.where.kind != "anserini"):
+            raise DataError(
+                "similarity",
+                f"{sim} needs {'an impact' if sim.model == 'impact' else 'a text'} index; {index.path} is "
+                f"{'an impact' if impact_index else 'a text'} index the harness built (impact searches the term "
+                "weights of an `impact` collection, or any Anserini index; every other model analysed text)",
             )
     searcher = open_searcher(index.path, index.options)  # a DenseSearcher for a vectors index
     try:

@@ -51,9 +51,12 @@ def parse_set(text: str) -> tuple[str, str]:
     return parse(text)
 
 
-def _overrides(sets: Sequence[str], overrides: Mapping | None, output, flags: bool) -> list:
+def _overrides(
+    sets: Sequence[str], overrides: Mapping | None, output, flags: bool, data: Mapping | None = None
+) -> list:
     """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
-    (YAML text), the API's ``overrides`` (Python values, written as YAML), then ``output``."""
+    (YAML text), the API's ``overrides`` (Python values, written as YAML), ``data`` (``--topics``
+    and ``--qrels``: a file, ``irds:ID`` or ``pyserini:NAME``), then ``output``."""
     import yaml
 
     from harness.config import LocatedProblem
@@ -84,6 +87,9 @@ def _overrides(sets: Sequence[str], overrides: Mapping | None, output, flags: bo
                 "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
             ) from None
         out.append(Override(key, text, given))
+    for key, given in (data or {}).items():
+        if given is not None:
+            out.append(Override(key, yaml.safe_dump(os.fspath(given)), f"--{key} {os.fspath(given)}"))
     if output is not None:
         path = os.fspath(output)
         out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
@@ -99,6 +105,8 @@ def load(
     overrides: Mapping | None = None,
     output: str | os.PathLike | None = None,
     flags: bool = True,
+    topics: str | os.PathLike | None = None,
+    qrels: str | os.PathLike | None = None,
 ):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), with ``--scheduler`` / ``--workers`` applied to its
@@ -109,12 +117,13 @@ def load(
     validated (:mod:`harness.config.overrides`): checked as if written in it, named as given in
     errors, listed in manifest.json; a path among them is relative to the current folder.
     ``flags``: name ``output`` as the command line's flag (``--output DIR``), else as the API's
-    argument (``output='DIR'``)."""
+    argument (``output='DIR'``). ``topics``, ``qrels`` (``--topics``, ``--qrels``): the config's
+    topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``."""
     import yaml
 
     from harness.config import LocatedProblem, load_config
 
-    changes = _overrides(sets, overrides, output, flags)
+    changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
 
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])

@@ -10,12 +10,15 @@ import io.anserini.search.ScoredDocs;
 import io.anserini.search.SearchCollection;
 import io.anserini.search.query.BagOfWordsQueryGenerator;
 import io.anserini.search.similarity.AccurateBM25Similarity;
+import io.anserini.search.similarity.ImpactSimilarity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.core.WhitespaceAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.analysis.tokenattributes.OffsetAttribute;
 import org.apache.lucene.document.Document;
@@ -126,6 +130,10 @@ import org.apache.lucene.util.BytesRef;
  * SimpleSearcher builds it, then the same tie adjustment: what SimpleSearcher.set_rm3 /
  * set_rocchio and SearchCollection -bm25prf compute, on a thread pool across queries. The
  * `indri` model scores under Lucene's IndriAndQuery built from the bag-of-words clauses.
+ *
+ * <p>Impact search ({@link #impact}, {@link #impactWeights}) is Anserini's SimpleImpactSearcher
+ * (and SearchCollection -impact -pretokenized): ImpactSimilarity, queries as term weights, the same
+ * order, cut-off and tie adjustment.
  */
 public final class BatchSearcher implements AutoCloseable {
   static final String FIELD = "contents";
@@ -496,24 +504,71 @@ public final class BatchSearcher implements AutoCloseable {
         ? new BagOfWordsQueryGenerator().buildQuery(FIELD, analyzer, text)
         : new BagOfWordsQueryGenerator().buildQuery(fields, analyzer, text);
     if (indri) query = indriQuery(query);
-    int[] d;
-    float[] sc;
     if (reranker == null) {
-      ScoreDoc[] hits = top(s, query, k);
-      d = new int[hits.length];
-      sc = new float[hits.length];
-      for (int j = 0; j < hits.length; j++) {
-        d[j] = hits[j].doc;
-        sc[j] = hits[j].score;
-      }
-    } else {
-      ScoredDocs out = rerank(s, query, text, k, reranker, firstDepth);
-      d = out.lucene_docids;
-      sc = out.scores;
+      ranked(s, query, k, i, docs, scores);
+      return;
+    }
+    ScoredDocs out = rerank(s, query, text, k, reranker, firstDepth);
+    adjustTies(out.scores);
+    docs[i] = out.lucene_docids;
+    scores[i] = out.scores;
+  }
+
+  /** The top k of `query` in Anserini's order, tie-adjusted, as the i-th query's results. */
+  private void ranked(IndexSearcher s, Query query, int k, int i, int[][] docs, float[][] scores) throws Exception {
+    ScoreDoc[] hits = top(s, query, k);
+    int[] d = new int[hits.length];
+    float[] sc = new float[hits.length];
+    for (int j = 0; j < hits.length; j++) {
+      d[j] = hits[j].doc;
+      sc[j] = hits[j].score;
     }
     adjustTies(sc);
     docs[i] = d;
     scores[i] = sc;
+  }
+
+  interface QueryOf { Query of(int i) throws Exception; }
+
+  /**
+   * Anserini's impact search of pretokenized queries (SearchCollection -impact -pretokenized,
+   * SimpleImpactSearcher.search(String, k)): each query split by Lucene's WhitespaceAnalyzer,
+   * whatever the index's analyzer, and a token's occurrences its weight
+   * (BagOfWordsQueryGenerator: BoostQuery(term, count)); scored by ImpactSimilarity.
+   */
+  public byte[] impact(String[] queries, int k, int threads) throws Exception {
+    Analyzer whitespace = new WhitespaceAnalyzer();
+    return impactSearch(queries.length, k, threads,
+        i -> new BagOfWordsQueryGenerator().buildQuery(FIELD, whitespace, queries[i]));
+  }
+
+  /**
+   * Anserini's impact search of term weights (SimpleImpactSearcher.search(Map<String, Integer>, k)):
+   * query q is the terms terms[o..o + counts[q]) with their weights (o: the counts before q),
+   * each weight an Integer made a float as SimpleImpactSearcher's intToFloat does, the query
+   * BagOfWordsQueryGenerator.buildQuery(field, weights): a clause per term, weight 0 included.
+   */
+  public byte[] impactWeights(String[] terms, int[] weights, int[] counts, int k, int threads) throws Exception {
+    int[] start = new int[counts.length + 1];
+    for (int q = 0; q < counts.length; q++) start[q + 1] = start[q] + counts[q];
+    return impactSearch(counts.length, k, threads, q -> {
+      Map<String, Float> weighted = new HashMap<>();
+      for (int j = start[q]; j < start[q + 1]; j++) weighted.put(terms[j], Integer.valueOf(weights[j]).floatValue());
+      return new BagOfWordsQueryGenerator().buildQuery(FIELD, weighted);
+    });
+  }
+
+  private byte[] impactSearch(int n, int k, int threads, QueryOf queries) throws Exception {
+    IndexSearcher s = new IndexSearcher(reader);
+    s.setSimilarity(new ImpactSimilarity());
+    int[][] docs = new int[n][];
+    float[][] scores = new float[n][];
+    done.set(0);
+    forEach(n, threads, i -> {
+      ranked(s, queries.of(i), k, i, docs, scores);
+      done.incrementAndGet();
+    });
+    return pack(docs, scores);
   }
 
   private ScoreDoc[] top(IndexSearcher s, Query query, int k) throws Exception {
