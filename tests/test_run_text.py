@@ -68,7 +68,7 @@ def both(tmp_path, ids: list[str], qids: list[str], counts, docs, scores, tag="r
     return value), from one batch."""
     raw = packed(counts, docs, scores)
     table = np.array([i.encode() for i in ids], dtype="S") if ids else np.zeros(0, "S8")
-    from harness.formats.tokenizer import pad8
+    from harness.formats.columns import pad8
 
     table = pad8(table)
     c = np.array(counts, dtype=np.int32)

@@ -13,10 +13,13 @@ stays instant; this module imports pandas.
 - :func:`similarities`, :func:`measures` — the registries as tables.
 """
 
+from harness.api.analyze import analyze
 from harness.api.cache import cache
-from harness.api.evaluation import compare, evaluate
-from harness.api.experiment import Result, run
+from harness.api.compare import compare
+from harness.api.evaluate import evaluate
 from harness.api.fuse import fuse
-from harness.api.retrieval import analyze, measures, search, similarities
+from harness.api.query import search
+from harness.api.run import Result, run
+from harness.api.system import measures, similarities
 
 __all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result"]

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import DataError
+from harness.formats.columns import pad8
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
-from harness.formats.tokenizer import pad8
 
 __all__ = ["as_run", "as_qrels", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 

@@ -9,7 +9,7 @@ from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
 
 
 def add_parser(sub, make) -> None:
-    """The subcommand, made by ``make`` (harness.cli._sub)."""
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
     p = make(
         sub,
         "analyze",

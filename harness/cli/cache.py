@@ -8,7 +8,7 @@ import datetime as dt
 
 
 def add_parser(sub, make) -> None:
-    """The subcommand, made by ``make`` (harness.cli._sub)."""
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
     p = make(
         sub,
         "cache",

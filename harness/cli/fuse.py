@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.cli import run_format_flag
+from harness.cli.flags import run_format_flag
 from harness.policies import (
     DEFAULT_ALPHA,
     DEFAULT_DEPTH,
@@ -33,7 +33,7 @@ def _cut(text: str) -> int | None:
 
 
 def add_parser(sub, make) -> None:
-    """The subcommand, made by ``make`` (harness.cli._sub)."""
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
 
     p = make(
         sub,

@@ -18,7 +18,16 @@ JUDGE_EXAMPLES = """\
 """
 
 
-def add_judge_arguments(p) -> None:
+def add_parser(sub, make) -> None:
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
+    p = make(
+        sub,
+        "judge",
+        "open a local judging page for the pooled top k of a config's runs (or of lab-style "
+        "queries); every judgment goes at once into a TREC qrels file and the runs' metrics update",
+        JUDGE_EXAMPLES,
+        cmd_judge,
+    )
     p.add_argument("config", nargs="?", help="an experiment config: judge the pool of its runs on its topics")
     p.add_argument(
         "--qrels",

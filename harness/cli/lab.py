@@ -6,7 +6,7 @@ from harness.errors import DataError
 from harness.events import to_stderr
 from harness.policies import LANGUAGES
 
-__all__ = ["LAB_EXAMPLES", "add_lab_arguments", "similarity_from_args", "cmd_lab"]
+__all__ = ["add_parser", "similarity_from_args", "cmd_lab"]
 
 LAB_EXAMPLES = """\
   harness lab --index corpora --queries "vector space model" "information retrieval" \\
@@ -23,8 +23,18 @@ LAB_EXAMPLES = """\
 PARAMS = {"k1": "bm25", "b": "bm25", "mu": "dirichlet", "lambda": "jm"}
 
 
-def add_lab_arguments(p) -> None:
+def add_parser(sub, make) -> None:
+    """The subcommand, made by ``make`` (harness.cli.flags.command)."""
     from harness.verbs.system import similarity_aliases, similarity_models
+
+    p = make(
+        sub,
+        "lab",
+        "the course lab: search an index (or a folder of .txt files, indexed once "
+        "and reused) and print each query's ranking with P@k, R@k, AP, nDCG@k and RR",
+        LAB_EXAMPLES,
+        cmd_lab,
+    )
 
     MODELS = similarity_models()
 

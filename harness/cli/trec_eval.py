@@ -8,7 +8,7 @@ import sys
 
 
 def add_parser(sub, make) -> None:
-    """The subcommand, made by ``make`` (harness.cli._sub) with trec_eval's flags."""
+    """The subcommand, made by ``make`` (harness.cli.flags.command) with trec_eval's flags."""
     p = make(
         sub,
         "trec_eval",

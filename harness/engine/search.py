@@ -287,7 +287,7 @@ def run_text_writer(run_text, packed: bytes, ids: bytes, qids: list[str]):
 
 def id_table(ids: list[str]) -> np.ndarray:
     """External ids in Lucene docid order as the NUL-padded ``S`` array a Run holds."""
-    from harness.formats.tokenizer import pad8
+    from harness.formats.columns import pad8
 
     return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in ids], "S"))
 

@@ -26,18 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import DataError
+from harness.formats.columns import LineMap, TopicColumn, pad8
 from harness.formats.hygiene import field_count_hint, regular_file
-from harness.formats.tokenizer import (
-    LineMap,
-    TopicColumn,
-    check_ids,
-    dedupe,
-    fixed_bytes,
-    map_blocks,
-    pad8,
-    parse_ints,
-    topic_doc_keys,
-)
+from harness.formats.keys import dedupe, topic_doc_keys
+from harness.formats.tokenizer import check_ids, fixed_bytes, map_blocks, parse_ints
 
 __all__ = ["Qrels", "read_qrels", "read_qrels_file", "judgments_named"]
 
@@ -106,7 +98,7 @@ class Qrels:
         return self._index.get(qid)
 
     def keys(self) -> np.ndarray:
-        """Cached 64-bit (topic, doc) keys (see :func:`harness.runs.topic_doc_keys`)."""
+        """Cached 64-bit (topic, doc) keys (see :func:`harness.formats.keys.topic_doc_keys`)."""
         if self._keys is None:
             self._keys = topic_doc_keys(self._topics, self.offsets, self.docids)
         return self._keys

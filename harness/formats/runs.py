@@ -24,23 +24,17 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.files import atomic_file
+from harness.formats.columns import Column, LineMap, TopicColumn, pad8
 from harness.formats.hygiene import field_count_hint
+from harness.formats.keys import dedupe, id_hash, salts, topic_doc_keys
 from harness.formats.tokenizer import (
     MAX_ID,
-    Column,
-    LineMap,
-    TopicColumn,
     check_ids,
-    dedupe,
     file_size,
     fixed_bytes,
-    id_hash,
     map_blocks,
-    pad8,
     parse_floats,
     parse_ints,
-    salts,
-    topic_doc_keys,
     worker_threads,
 )
 

@@ -1,4 +1,7 @@
-"""The columnar tokeniser shared by the run and qrels readers.
+"""The columnar tokeniser shared by the run and qrels readers: a file in blocks of whole lines, and
+the fields of a block as arrays. What the readers build of the blocks is in
+:mod:`harness.formats.columns`; the (topic, document) keys and the duplicate check in
+:mod:`harness.formats.keys`.
 
 A file is read in large blocks; numpy finds the field boundaries of whole lines and turns columns
 into arrays (topic segments, fixed-width id bytes, numbers) without a Python loop per line.
@@ -15,8 +18,6 @@ line longer than :data:`MAX_LINE` bytes or an id longer than :data:`MAX_ID` byte
 
 from __future__ import annotations
 
-import bisect
-import hashlib
 import os
 import queue
 import re
@@ -30,20 +31,12 @@ from harness.errors import DataError, read_error
 from harness.formats.hygiene import refuse_compressed
 
 __all__ = [
-    "LineMap",
-    "TopicColumn",
-    "Column",
     "map_blocks",
-    "dedupe",
     "fixed_bytes",
-    "pad8",
     "parse_ints",
     "parse_floats",
     "worker_threads",
     "file_size",
-    "salts",
-    "id_hash",
-    "topic_doc_keys",
     "check_ids",
     "MAX_LINE",
     "MAX_ID",
@@ -95,6 +88,11 @@ class _Block:
 
     def end(self, f):
         return self.delim[:, f]
+
+    @property
+    def lines(self):
+        """The 1-based line of each row, or None when rows are lines line0+1, line0+2, ..."""
+        return self._lines
 
     def line(self, i) -> int:
         return int(self._lines[i]) if self._lines is not None else self.line0 + i + 1
@@ -429,222 +427,8 @@ def _arrow_type(name):
     return getattr(pa, name)()
 
 
-class LineMap:
-    """File line of each row, kept per block (no per-row array for regular blocks)."""
-
-    def __init__(self):
-        self.rows = [0]
-        self.info = []
-        self.order = None  # set when rows were regrouped by topic
-
-    @staticmethod
-    def of(block: _Block):
-        """What a worker hands back for :meth:`add`."""
-        return block.line0, block._lines, len(block)
-
-    def add(self, info, offset: int = 0):
-        """``info`` from :meth:`of` on a block whose lines are numbered from ``offset``."""
-        line0, lines, n = info
-        self.info.append((line0 + offset, None if lines is None else lines + offset))
-        self.rows.append(self.rows[-1] + n)
-
-    def __getitem__(self, i) -> int:
-        i = int(self.order[i]) if self.order is not None else int(i)
-        b = bisect.bisect_right(self.rows, i) - 1
-        line0, lines = self.info[b]
-        j = i - self.rows[b]
-        return int(lines[j]) if lines is not None else line0 + j + 1
-
-
-class TopicColumn:
-    """Accumulates a topic column block by block as segments (topic index, row count)."""
-
-    def __init__(self):
-        self.names: list[str] = []
-        self.index: dict[str, int] = {}
-        self.seg_topic: list[int] = []
-        self.seg_len: list[int] = []
-
-    @staticmethod
-    def segments(block: _Block, f: int = 0):
-        """The block's runs of equal topic ids: (names, lengths). Stateless (thread-safe)."""
-        ids = fixed_bytes(block, f)
-        words = ids.view(np.uint64).reshape(len(ids), -1)
-        change = words[1:, 0] != words[:-1, 0]
-        for k in range(1, words.shape[1]):
-            change |= words[1:, k] != words[:-1, k]
-        heads = np.flatnonzero(np.r_[True, change])
-        lens = np.diff(np.r_[heads, len(ids)])
-        return [h.decode("utf-8", "surrogateescape") for h in ids[heads].tolist()], lens.tolist()
-
-    def add(self, segments):
-        for name, ln in zip(*segments):
-            t = self.index.get(name)
-            if t is None:
-                t = self.index[name] = len(self.names)
-                self.names.append(name)
-            if self.seg_topic and self.seg_topic[-1] == t:
-                self.seg_len[-1] += ln
-            else:
-                self.seg_topic.append(t)
-                self.seg_len.append(ln)
-
-    def grouping(self):
-        """(names, offsets, order): ``order`` is None when each topic is one contiguous
-        segment, else the stable permutation that groups the rows by topic."""
-        seg_topic = np.asarray(self.seg_topic, dtype=np.int64)
-        seg_len = np.asarray(self.seg_len, dtype=np.int64)
-        counts = np.bincount(seg_topic, weights=seg_len, minlength=len(self.names)).astype(np.int64)
-        offsets = np.zeros(len(self.names) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        order = None
-        if len(seg_topic) != len(self.names):
-            order = np.argsort(np.repeat(seg_topic, seg_len), kind="stable")
-        return self.names, offsets, order
-
-
-# --------------------------------------------------------------------------- hashing
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-def id_hash(ids: np.ndarray) -> np.ndarray:
-    """A cheap 64-bit hash of each id of a NUL-padded ``S`` array (width a multiple of 8).
-    Independent of the width (NUL words are skipped), so arrays of different widths agree.
-    Not collision-free: equal hashes are always confirmed by comparing the bytes."""
-    width = ids.dtype.itemsize
-    words = ids.view(np.uint64).reshape(len(ids), width // 8)
-    h = words[:, 0] * _M1
-    for j in range(1, words.shape[1]):
-        w = words[:, j]
-        h = np.where(w != 0, (h ^ w) * _M2, h)
-    return h
-
-
-def salts(topics) -> np.ndarray:
-    return np.array(
-        [
-            int.from_bytes(hashlib.blake2b(t.encode("utf-8", "surrogateescape"), digest_size=8).digest(), "little")
-            for t in topics
-        ],
-        dtype=np.uint64,
-    )
-
-
-def topic_doc_keys(topics: list[str], offsets: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """64-bit (topic, doc) key per row: the doc id hash xor a salt drawn from the topic *name*,
-    so a run's and a qrels' keys agree without any mapping between their topic indexes."""
-    keys = np.repeat(salts(topics), np.diff(offsets))
-    step = 1 << 20  # in slices: no second run-sized array to fault in
-    for lo in range(0, len(keys), step):
-        keys[lo : lo + step] ^= id_hash(ids[lo : lo + step])
-    return keys
-
-
-def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.ndarray:
-    """Row indices that repeat an earlier row's (topic, id), in row order. Only rows whose
-    hash key is shared are compared, by their bytes (a hash collision is not a duplicate)."""
-    order = np.argsort(keys, kind="stable")
-    k = keys[order]
-    shared = np.zeros(len(k), dtype=bool)
-    eq = k[1:] == k[:-1]
-    shared[1:] |= eq
-    shared[:-1] |= eq
-    rows = np.sort(order[shared])
-    o = rows[np.lexsort((rows, ids[rows], seg[rows]))]
-    again = (ids[o[1:]] == ids[o[:-1]]) & (seg[o[1:]] == seg[o[:-1]])
-    return np.sort(o[1:][again])
-
-
-def dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
-    """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None;
-    ``keys`` are the rows' :func:`topic_doc_keys`."""
-    if duplicates not in ("error", "drop"):
-        raise ValueError(f"duplicates must be 'error' or 'drop' (got {duplicates!r})")
-    if len(ids) < 2:
-        return None
-    lens = np.diff(offsets)
-    # sort ~1M rows at a time, cut at topic boundaries (duplicates are within a topic)
-    cuts = np.unique(np.r_[offsets[np.searchsorted(offsets, np.arange(0, len(ids), 1 << 20))], len(ids)])
-
-    def repeats(bounds) -> bool:  # on a worker thread: np.sort releases the GIL
-        s = np.sort(keys[bounds[0] : bounds[1]])
-        return bool((s[1:] == s[:-1]).any())
-
-    # the slices on worker threads: at 10M rows, 0.5 s of sorting on one
-    slices = list(zip(cuts[:-1].tolist(), cuts[1:].tolist()))
-    if worker_threads() == 1 or len(slices) == 1:
-        found = any(map(repeats, slices))
-    else:
-        with ThreadPoolExecutor(worker_threads()) as pool:
-            found = any(pool.map(repeats, slices))
-    if not found:
-        return None
-    seg = np.repeat(np.arange(len(names), dtype=np.int64), lens)
-    dup = _find_duplicates(keys, ids, seg)
-    if len(dup) == 0:
-        return None
-    if duplicates == "error":
-        i = int(dup[0])
-        t = int(seg[i])
-        doc = ids[i].decode("utf-8", "surrogateescape")
-        lo = int(offsets[t])
-        first = lo + int(np.flatnonzero(ids[lo:i] == ids[i])[0])
-        where = f" (first seen on line {lines[first]})" if lines is not None else ""
-        hint = (
-            " Remove them (`harness evaluate --duplicates drop` and duplicates='drop' in the Python API"
-            " keep each document's first row)."
-            if kind == "document"
-            else " Keep one judgment per document."
-        )
-        raise DataError(
-            source,
-            f"duplicate {kind} for topic {names[t]!r}, document {doc!r}{where}; "
-            f"{len(dup)} duplicate row(s) in all.{hint}",
-            line=lines[i] if lines is not None else None,
-        )
-    keep = np.ones(len(ids), dtype=bool)
-    keep[dup] = False
-    return keep
-
-
-def pad8(ids: np.ndarray) -> np.ndarray:
-    """Widen an ``S`` array to a multiple of 8 bytes (NUL padding, values unchanged)."""
-    w = ids.dtype.itemsize
-    w8 = max(-(-w // 8) * 8, 8)
-    return ids if w8 == w else ids.astype(f"S{w8}")
-
-
 def file_size(path) -> int:
     try:
         return os.path.getsize(path)
     except OSError:
         return 0
-
-
-class Column:
-    """A column filled block by block into one array sized from the file size (a final
-    concatenation would touch every page of a second run-sized array)."""
-
-    def __init__(self, file_size: int):
-        self.file_size = file_size
-        self.arr = None
-        self.n = 0
-
-    def append(self, part: np.ndarray, part_bytes: int):
-        if self.arr is None:
-            guess = int(self.file_size / max(part_bytes, 1) * len(part) * 1.02) + 1024
-            self.arr = np.empty(max(guess, len(part)), dtype=part.dtype)
-        if part.dtype.itemsize > self.arr.dtype.itemsize:  # wider doc ids: re-widen
-            wider = np.empty(len(self.arr), dtype=part.dtype)
-            wider[: self.n] = self.arr[: self.n]
-            self.arr = wider
-        if self.n + len(part) > len(self.arr):
-            bigger = np.empty(max(2 * len(self.arr), self.n + len(part)), dtype=self.arr.dtype)
-            bigger[: self.n] = self.arr[: self.n]
-            self.arr = bigger
-        self.arr[self.n : self.n + len(part)] = part
-        self.n += len(part)
-
-    def result(self, empty: np.ndarray) -> np.ndarray:
-        return empty if self.arr is None else self.arr[: self.n]

@@ -1,91 +1,19 @@
-"""``harness.evaluate`` and ``harness.compare``: trec_eval's numbers and the harness's paired
-tests on tables from any source."""
+"""``harness.compare``: the harness's paired tests, corrections and CIs on per-topic scores from
+any source (:func:`harness.evaluate`'s table, PyTerrier's, ir_measures'); the compare verb's
+adapter."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
 import pandas as pd
 
-from harness.api.frames import as_qrels, as_run, column, long_per_topic, means_frame
+from harness.api.frames import column
 from harness.errors import DataError
-from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
+from harness.policies import ComparePolicy, StatsPolicy
 from harness.verbs.compare import COMPARISON_FIELDS
 
-__all__ = ["evaluate", "compare"]
-
-
-def evaluate(
-    run,
-    qrels,
-    measures: str | Sequence[str] = DEFAULT_MEASURES,
-    *,
-    name: str | None = None,
-    ties: str = EvalPolicy.ties,
-    missing_topics: str = EvalPolicy.missing_topics,
-    nDCG_threshold: bool = EvalPolicy.nDCG_threshold,
-    duplicates: str = ReadPolicy.duplicates,
-    run_format: str = ReadPolicy.run_format,
-    msmarco_mrr: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
-
-    ``run``: a TREC run file, a DataFrame (``qid``/``query_id``, ``docno``/``doc_id``, ``score``;
-    ``rank`` orders rows when present) or a pytrec_eval dict ``{qid: {docno: score}}``.
-    ``qrels``: a TREC qrels file, a DataFrame (``qid``/``query_id``, ``docno``/``doc_id``,
-    ``label``/``relevance``) or ``{qid: {docno: label}}``. ``measures``: harness names
-    (``AP``, ``nDCG@10``, ``P@10``, ...). The policies are ``harness evaluate``'s flags:
-    ``ties`` (trec_eval | as-ranked), ``missing_topics`` (zero = trec_eval -c | drop),
-    ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables); ``run_format``
-    (trec | msmarco) is the run file's layout, as ``harness evaluate --run-format``.
-    ``msmarco_mrr=True`` adds MS MARCO's official ``MRR @10`` (msmarco_passage_eval.py's number,
-    as ``harness evaluate --msmarco-mrr``; docs/semantics.md) as the measure ``MRR@10(msmarco)``:
-    a column of ``means`` (and ``means.attrs["QueriesRanked"]``) and rows of ``per_topic``, one
-    per qrels topic.
-
-    ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
-    after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
-    per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
-    The policy and the topic counts are in ``means.attrs``.
-    """
-    from harness.verbs.evaluate import evaluate as evaluate_verb
-    from harness.verbs.evaluate import parse_measure_list
-
-    try:
-        policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
-        read = ReadPolicy(duplicates, run_format)
-    except ValueError as e:
-        raise DataError("policy", str(e)) from None
-    ms = parse_measure_list(measures)
-    if name is None:
-        name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"
-    if not isinstance(run, (str, os.PathLike)):
-        run = as_run(run, "run", duplicates)
-    if not isinstance(qrels, (str, os.PathLike)):
-        qrels = as_qrels(qrels)
-    ev = evaluate_verb(run, qrels, ms, policy=policy, read=read)
-    per_topic = long_per_topic(name, ev, ms)
-    means = means_frame({name: ev.means}, ms)
-    means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
-    if msmarco_mrr:
-        from harness.verbs.evaluate import msmarco_eval
-
-        official = msmarco_eval(run, qrels, read=read)
-        means[MSMARCO_MRR] = official.mrr
-        means.attrs["QueriesRanked"] = official.queries_ranked
-        rows = pd.DataFrame(
-            {
-                "run": name,
-                "qid": list(official.per_topic),
-                "measure": MSMARCO_MRR,
-                "value": list(official.per_topic.values()),
-            }
-        )
-        per_topic = pd.concat([per_topic, rows], ignore_index=True)
-    per_topic.attrs = dict(means.attrs)
-    return per_topic, means
+__all__ = ["compare"]
 
 
 def _long(per_topic: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,5 @@
-"""``harness.search`` for ad-hoc querying from a notebook, and the registries as tables."""
+"""``harness.search``: ad-hoc queries against an index from a notebook, PyTerrier's result columns
+out; the query verb's adapter (harness.verbs.query)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,8 @@ import pandas as pd
 from harness.api.frames import column, ids
 from harness.errors import DataError
 from harness.formats.impact import check_weights, weights_text
-from harness.policies import DEFAULT_LANGUAGE
 
-__all__ = ["search", "similarities", "measures"]
+__all__ = ["search"]
 
 
 def _queries(queries) -> list[tuple[str, str | dict]]:
@@ -117,7 +117,7 @@ def search(
     a text folder is indexed with it, an Anserini index searched with it; None takes a harness
     index's own language, else English.
     """
-    from harness.api.experiment import Result
+    from harness.api.run import Result
     from harness.verbs.query import open_index, parse_similarity, query
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -145,41 +145,3 @@ def search(
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df
-
-
-def analyze(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
-    """The terms Anserini's analyzer for ``language`` makes of ``text``, in order: what an index
-    of that language stores and a query of it searches for (``harness analyze``)."""
-    from harness.verbs.analyze import analyze as run
-
-    return run(text, language, flag="language")
-
-
-def similarities() -> pd.DataFrame:
-    """The similarity models and their parameters, from the engine's registry: ``model``,
-    ``parameter``, ``default``, ``allowed``, ``doc``."""
-    from harness.verbs.system import similarity_models
-
-    MODELS = similarity_models()
-
-    return pd.DataFrame(
-        [(model, s.name, s.default, s.allowed(), s.doc) for model, specs in MODELS.items() for s in specs],
-        columns=["model", "parameter", "default", "allowed", "doc"],
-    )
-
-
-def measures() -> pd.DataFrame:
-    """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
-    (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
-    from harness.verbs.system import measure_registry
-
-    MEASURES = measure_registry()
-
-    def trec(info):
-        names = [n for n in (info.trec, info.trec_cut and f"{info.trec_cut}_k") if n]
-        return " / ".join(names)
-
-    return pd.DataFrame(
-        [(m.name, m.cutoff, ", ".join(m.options), trec(m), m.doc) for m in MEASURES.values()],
-        columns=["measure", "cutoff", "options", "trec_eval", "doc"],
-    )

@@ -1,0 +1,16 @@
+"""``harness.analyze``: the terms Anserini's analyzer for a language makes of a text; the analyze
+verb's adapter."""
+
+from __future__ import annotations
+
+from harness.policies import DEFAULT_LANGUAGE
+
+__all__ = ["analyze"]
+
+
+def analyze(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The terms Anserini's analyzer for ``language`` makes of ``text``, in order: what an index
+    of that language stores and a query of it searches for (``harness analyze``)."""
+    from harness.verbs.analyze import analyze as run
+
+    return run(text, language, flag="language")

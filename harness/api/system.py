@@ -1,0 +1,38 @@
+"""``harness.similarities`` and ``harness.measures``: the registries as tables; the system verb's
+adapter (harness.verbs.system)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["similarities", "measures"]
+
+
+def similarities() -> pd.DataFrame:
+    """The similarity models and their parameters, from the engine's registry: ``model``,
+    ``parameter``, ``default``, ``allowed``, ``doc``."""
+    from harness.verbs.system import similarity_models
+
+    MODELS = similarity_models()
+
+    return pd.DataFrame(
+        [(model, s.name, s.default, s.allowed(), s.doc) for model, specs in MODELS.items() for s in specs],
+        columns=["model", "parameter", "default", "allowed", "doc"],
+    )
+
+
+def measures() -> pd.DataFrame:
+    """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
+    (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
+    from harness.verbs.system import measure_registry
+
+    MEASURES = measure_registry()
+
+    def trec(info):
+        names = [n for n in (info.trec, info.trec_cut and f"{info.trec_cut}_k") if n]
+        return " / ".join(names)
+
+    return pd.DataFrame(
+        [(m.name, m.cutoff, ", ".join(m.options), trec(m), m.doc) for m in MEASURES.values()],
+        columns=["measure", "cutoff", "options", "trec_eval", "doc"],
+    )
