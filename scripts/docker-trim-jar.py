@@ -75,6 +75,12 @@ REQUIRED = (
     "io.anserini.collection.JsonDenseVectorCollection",
     "io.anserini.collection.TrecCollection",
     "io.anserini.collection.HtmlCollection",
+    # impact collections and BEIR folders: IndexCollection loads them by a name it builds
+    "io.anserini.collection.JsonVectorCollection",
+    "io.anserini.collection.BeirFlatCollection",
+    "io.anserini.collection.BeirMultifieldCollection",
+    "io.anserini.search.similarity.ImpactSimilarity",
+    "io.anserini.search.query.BagOfWordsQueryGenerator",
     "io.anserini.index.generator.DefaultLuceneDocumentGenerator",
     "io.anserini.index.generator.DenseVectorDocumentGenerator",
     "io.anserini.rerank.lib.ScoreTiesAdjusterReranker",
