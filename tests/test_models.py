@@ -20,9 +20,10 @@ from harness.errors import ConfigError
 from .conftest import write_full_report
 
 REPO = Path(__file__).resolve().parents[1]
-# The lexical families: knn searches a vectors index (tests/test_dense.py), which a text
-# collection's config refuses (harness.config.dense).
-TEXT_MODELS = [m for m in MODELS if m != "knn"]
+# The lexical families: knn searches a vectors index (tests/test_dense.py) and impact an impact
+# index (tests/test_impact.py), which a text collection's config refuses (harness.config.dense,
+# harness.config.impact).
+TEXT_MODELS = [m for m in MODELS if m not in ("knn", "impact")]
 
 
 def test_existing_names_are_unchanged():
@@ -36,8 +37,8 @@ def test_existing_names_are_unchanged():
 @pytest.mark.parametrize("model", [*MODELS, *PRESETS])
 @pytest.mark.parametrize("expansion", [None, *EXPANSIONS])
 def test_every_default_name_parses_back(model, expansion):
-    if model == "indri" and expansion:
-        with pytest.raises(ValueError, match="indri cannot take an expansion"):
+    if model in ("indri", "impact") and expansion:
+        with pytest.raises(ValueError, match=f"{model} cannot take an expansion"):
             Similarity.of(model, {}, expansion, {})
         return
     sim = Similarity.of(model, {}, expansion, {})
