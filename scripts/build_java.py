@@ -1,4 +1,4 @@
-"""Compile harness/engine/java/*.java (BatchSearcher, EmptyDocs, RunText, VectorLines) against the bundled Anserini fatjar.
+"""Compile every harness/engine/java/*.java (package harness) against the bundled Anserini fatjar.
 
 The compiled classes are committed (users need no Java compiler), with the SHA-256 of each source
 they came from in NAME.sha256; a test checks that the two agree. Lucene 10 classes are
@@ -23,8 +23,10 @@ def main() -> int:
     if not ecj:
         print("ecj not found: apt-get install ecj", file=sys.stderr)
         return 2
-    sources = sorted(HERE.glob("*.java"))  # BatchSearcher, EmptyDocs, RunText, VectorLines
+    sources = sorted(HERE.glob("*.java"))  # every source, whatever its name
     for stale in (HERE / "harness").glob("*.class"):  # an inner class that no longer exists must go
+        stale.unlink()
+    for stale in HERE.glob("*.sha256"):  # a source that no longer exists leaves no checksum
         stale.unlink()
     subprocess.run(
         [ecj, "-17", "-proc:none", "-nowarn", "-d", str(HERE), "-cp", str(anserini_jar()), *map(str, sources)],

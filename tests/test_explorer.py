@@ -92,9 +92,9 @@ def test_tokens_are_analyzed_in_bounded_batches(tmp_path, monkeypatch):
         one_by_one = [docs.tokens(t) for t in texts]
         monkeypatch.setattr(documents, "BATCH_CHARS", 2000)
         calls = []
-        real = docs._batch.tokens
+        real = docs._java_documents.tokens
         monkeypatch.setattr(
-            docs, "_batch", type("B", (), {"tokens": lambda self, a, b: calls.append(b) or real(a, b)})()
+            docs, "_java_documents", type("B", (), {"tokens": lambda self, a, b: calls.append(b) or real(a, b)})()
         )
         assert docs.tokens_many(texts) == one_by_one
         assert len(calls) > 1 and all(sum(map(len, b)) <= 2000 or len(b) == 1 for b in calls)

@@ -11,7 +11,21 @@ SOURCES = sorted(p.stem for p in JAVA_DIR.glob("*.java"))
 
 
 def test_every_source_is_known():
-    assert SOURCES == ["BatchSearcher", "EmptyDocs", "RunText", "VectorLines"]
+    assert SOURCES == [
+        "AnseriniOrder",
+        "BatchSearcher",
+        "Documents",
+        "EmptyDocs",
+        "Expansion",
+        "ImpactQueries",
+        "IndexInfo",
+        "IndexerArgs",
+        "IndriTermQuery",
+        "KnnSearch",
+        "RunText",
+        "Similarities",
+        "VectorLines",
+    ]
 
 
 @pytest.mark.parametrize("name", SOURCES)
@@ -21,3 +35,10 @@ def test_class_matches_source(name):
     assert hashlib.sha256(source).hexdigest() == recorded, f"run `make java` after editing {name}.java"
     cls = (JAVA_DIR / "harness" / f"{name}.class").read_bytes()
     assert cls[:4] == b"\xca\xfe\xba\xbe" and int.from_bytes(cls[6:8], "big") == 61  # Java 17 bytecode
+
+
+def test_no_checksum_or_class_without_its_source():
+    """A source split or removed leaves neither its checksum nor its compiled class behind."""
+    assert sorted(p.stem for p in JAVA_DIR.glob("*.sha256")) == SOURCES
+    classes = {p.stem.split("$")[0] for p in (JAVA_DIR / "harness").glob("*.class")}
+    assert sorted(classes) == SOURCES

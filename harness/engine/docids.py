@@ -31,7 +31,7 @@ def sample_ids(ids) -> list[str]:
 def count_in_index(index_path: Path, ids: list[str]) -> tuple[int, list[str]]:
     """(how many of ``ids`` the index holds, up to 3 of those it does not); one Java call."""
     try:
-        missing = list(lucene.jclass("harness.BatchSearcher").missingIds(str(index_path), list(ids)))
+        missing = list(lucene.jclass("harness.IndexInfo").missingIds(str(index_path), list(ids)))
     except Exception as e:
         raise EngineError(f"cannot open index {index_path}: {e}") from e
     return len(ids) - len(missing), [ids[i] for i in missing[:3]]

@@ -62,7 +62,7 @@ class Documents:
             self._analyzer = make_analyzer(options)
             self._utils = lucene.jclass("io.anserini.index.IndexReaderUtils")
             self._reader = self._utils.getReader(str(index_path))
-            self._batch = lucene.jclass("harness.BatchSearcher")
+            self._java_documents = lucene.jclass("harness.Documents")
         except HarnessError:
             raise
         except Exception as e:
@@ -73,12 +73,12 @@ class Documents:
         return self.raws([docid])[0]
 
     def raws(self, docids: list[str]) -> list[str | None]:
-        """:meth:`raw` of each id, in one Java call (BatchSearcher.raws): IndexReaderUtils.documentRaw
+        """:meth:`raw` of each id, in one Java call (harness.Documents.raws): IndexReaderUtils.documentRaw
         per document cost ~0.44 ms through pyjnius, 0.52 s for the explorer's 1,183 documents of
         Cranfield x10."""
         if not docids:
             return []
-        return [None if r is None else str(r) for r in self._batch.raws(self._reader, list(docids))]
+        return [None if r is None else str(r) for r in self._java_documents.raws(self._reader, list(docids))]
 
     def text(self, docid: str) -> str | None:
         """What a person reads: a JSON document's ``contents``, else the raw document."""
@@ -103,7 +103,7 @@ class Documents:
         self, texts: list[str], limit: int = MAX_ANALYZED_CHARS, keep: list[set[str] | None] | None = None
     ) -> list[str]:
         """The tokens of each ``text[:limit]`` as one string, a line "start end term" per token
-        (offsets in code points), in one Java call (BatchSearcher.tokens): 32,767 synthetic
+        (offsets in code points), in one Java call (harness.Documents.tokens): 32,767 synthetic
         documents took 9.8 s token by token through pyjnius, one attribute read at a time.
         :func:`match_encoded` finds a query's terms in it without a Python object per token.
         With ``keep``, text i keeps only the tokens whose term is in ``keep[i]`` (all: None)."""
@@ -114,8 +114,8 @@ class Documents:
 
         def call():
             if keep is None:
-                return [str(s) for s in self._batch.tokens(self._analyzer, batch)]
-            return [str(s) for s in self._batch.tokens(self._analyzer, batch, kept)]
+                return [str(s) for s in self._java_documents.tokens(self._analyzer, batch)]
+            return [str(s) for s in self._java_documents.tokens(self._analyzer, batch, kept)]
 
         for i, t in enumerate(texts):  # calls of at most BATCH_CHARS: 20,000 long documents are not sent at once
             t = t[:limit]

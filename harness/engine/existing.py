@@ -87,7 +87,7 @@ def describe(path: Path) -> dict[str, object]:
     from harness.engine import lucene
 
     try:
-        text = str(lucene.jclass("harness.BatchSearcher").describe(str(path)))
+        text = str(lucene.jclass("harness.IndexInfo").describe(str(path)))
     except Exception as e:
         raise EngineError(f"cannot read the index {path}: {e}") from e
     out: dict[str, object] = {}

@@ -501,7 +501,7 @@ def _indexer_args(collection_class: str, source: Path, target: Path, options: In
     args.quiet = True
     for key, value in options.anserini().items():
         if isinstance(value, list):  # a String[] (-fields title), which pyjnius cannot assign
-            lucene.jclass("harness.BatchSearcher").setStrings(args, key, value)
+            lucene.jclass("harness.IndexerArgs").setStrings(args, key, value)
         elif key != "indexer":  # the class itself (part of the fingerprint), not one of its Args
             setattr(args, key, value)
     return args
@@ -532,10 +532,10 @@ def empty_document_ids(corpus: Corpus, options: IndexOptions, work: Path, count:
 
 
 def index_stats(path: Path) -> dict:
-    """Documents and terms of the "contents" field (BatchSearcher.indexStats: one Java call;
+    """Documents and terms of the "contents" field (IndexInfo.indexStats: one Java call;
     the same numbers as Anserini's IndexReaderUtils.getIndexStats)."""
     try:
-        docs, non_empty, total, unique = lucene.jclass("harness.BatchSearcher").indexStats(str(path))
+        docs, non_empty, total, unique = lucene.jclass("harness.IndexInfo").indexStats(str(path))
     except Exception as e:
         raise EngineError(f"cannot read the statistics of index {path}: {e}") from e
     return {"documents": docs, "non_empty_documents": non_empty, "total_terms": total, "unique_terms": unique}

@@ -293,5 +293,5 @@ def versions(jvm: bool = True) -> dict[str, str]:
     home, why = java_home()
     out["java_home"] = f"{home} ({why})"
     if jvm:
-        out["java"], out["lucene"] = str(jclass("harness.BatchSearcher").versions()).split("|")
+        out["java"], out["lucene"] = str(jclass("harness.IndexInfo").versions()).split("|")
     return out

@@ -5,7 +5,7 @@ Every query is what Anserini's ``SimpleSearcher.search(text, k)`` runs — a bag
 ``/slip flow/``, ``?`` or quotes is just words; hits ordered by score descending, ties by
 external doc id ascending (also across the depth cut-off); scores rounded to 4 decimals and
 near-ties spread by 1e-6 steps (Anserini's ``ScoreTiesAdjusterReranker``). The work happens in
-``harness/java/BatchSearcher.java``; a whole batch of results crosses into Python as one byte
+``harness/engine/java/BatchSearcher.java``; a whole batch of results crosses into Python as one byte
 array, and Lucene docids become external ids through a table read once per index.
 
 The one thing we add: where float32 cannot hold Anserini's 1e-6 step (scores >= 32) two
@@ -53,6 +53,7 @@ class Searcher:
     def __init__(self, index_path, options: IndexOptions):
         self.path, self.options = str(index_path), options
         Batch = lucene.jclass("harness.BatchSearcher")
+        self._similarities = lucene.jclass("harness.Similarities")  # the similarity factories
         try:
             # Lucene refuses a query of more than 1,024 clauses (one per distinct query term
             # here), and Anserini leaves that limit as it is, so a long query (a pasted
@@ -75,7 +76,6 @@ class Searcher:
             raise
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
-        self._batch = Batch
         self._id_bytes = None  # the ids as a NUL-padded S array, made on first search_run
         self._ids_raw = raw  # the same ids as Java gave them, each followed by "\n" (RunText)
         text = raw.decode("utf-8")
@@ -119,7 +119,7 @@ class Searcher:
 
     def _similarity(self, sim: Similarity):
         """The Lucene similarity of ``sim`` (see similarity.SOURCES for what each family is)."""
-        p, B = sim.params, self._batch
+        p, B = sim.params, self._similarities
         norm = p.get("normalization")
         norm_param = {"h1": "c", "h2": "c", "h3": "mu", "z": "z"}.get(norm)
         param = float(p[norm_param]) if norm_param else 0.0
