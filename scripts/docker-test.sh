@@ -111,4 +111,4 @@ median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
 say "docker run --rm --network none $image doctor: first ${times[0]} ms, median of 5 $median ms"
 
 # 4. the checks
-HARNESS_DOCKER_IMAGE=$image .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_docker_image.py
+HARNESS_DOCKER_IMAGE=$image scripts/pytest-tidy -q -p no:cacheprovider tests/test_docker_image.py  # nothing left in /tmp
