@@ -29,18 +29,8 @@ def add_parser(sub, make) -> None:
         help="the baseline: one of the runs (file or name), or another run file",
     )
     measure_flag(c, "measures (repeatable)")
-    c.add_argument(
-        "--test",
-        choices=tuple(TESTS),
-        default=StatsPolicy.test,
-        help="; ".join(f"{k}: {v}" for k, v in TESTS.items()) + f" (default {StatsPolicy.test})",
-    )
-    c.add_argument(
-        "--correction",
-        choices=tuple(CORRECTIONS),
-        default=StatsPolicy.correction,
-        help="; ".join(f"{k}: {v}" for k, v in CORRECTIONS.items()) + f" (default {StatsPolicy.correction})",
-    )
+    _choice(c, "--test", TESTS, StatsPolicy.test)
+    _choice(c, "--correction", CORRECTIONS, StatsPolicy.correction)
     c.add_argument(
         "--family",
         choices=tuple(FAMILIES),
@@ -56,12 +46,7 @@ def add_parser(sub, make) -> None:
         default=StatsPolicy.permutations,
         help=f"randomization test resamples (default {StatsPolicy.permutations})",
     )
-    c.add_argument(
-        "--align",
-        choices=tuple(ALIGNMENTS),
-        default=ComparePolicy.align,
-        help="; ".join(f"{k}: {v}" for k, v in ALIGNMENTS.items()) + f" (default {ComparePolicy.align})",
-    )
+    _choice(c, "--align", ALIGNMENTS, ComparePolicy.align)
     c.add_argument(
         "--seed",
         type=int,
@@ -142,3 +127,13 @@ def cmd_compare(args) -> int:
         print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
     print(f"* p ({args.correction}) < alpha = {stats_policy.alpha:g}")
     return 0
+
+
+def _choice(parser, flag: str, table: dict, default: str) -> None:
+    """A flag choosing one key of ``table`` (name: what it does), each listed in the help."""
+    parser.add_argument(
+        flag,
+        choices=tuple(table),
+        default=default,
+        help="; ".join(f"{k}: {v}" for k, v in table.items()) + f" (default {default})",
+    )
