@@ -39,7 +39,6 @@ PENDING = (
     "harness.config",
     "harness.engine",
     "harness.experiment",
-    "harness.formats",
     "harness.judge",
     "harness.metrics",
     "harness.report",
