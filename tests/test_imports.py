@@ -37,7 +37,6 @@ PENDING = (
     "harness.api",
     "harness.cli",
     "harness.config",
-    "harness.engine",
     "harness.experiment",
     "harness.judge",
     "harness.metrics",
