@@ -39,9 +39,7 @@ PENDING = (
     "harness.config",
     "harness.experiment",
     "harness.judge",
-    "harness.metrics",
     "harness.report",
-    "harness.stats",
     "harness.verbs",
 )
 
