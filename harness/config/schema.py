@@ -33,6 +33,7 @@ from harness.policies import (
     EvalPolicy,
     StatsPolicy,
 )
+from harness.stats import all_pairs, pairs_against
 
 __all__ = [
     "Key",
@@ -529,8 +530,6 @@ class CompareSpec:
         """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several
         baselines, two baselines are compared once (the earlier one as the baseline), so no
         test enters the correction family twice."""
-        from harness.stats import all_pairs, pairs_against
-
         if self.all_pairs:
             return all_pairs(runs)
         out: list[tuple[str, str]] = []
