@@ -36,7 +36,6 @@ PENDING = (
     "harness",
     "harness.api",
     "harness.cli",
-    "harness.experiment",
     "harness.judge",
     "harness.report",
     "harness.verbs",
