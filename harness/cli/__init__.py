@@ -12,6 +12,7 @@ import argparse
 import os
 
 from harness.cli import analyze, cache, compare, evaluate, fuse, judge, lab, run, system, trec_eval
+from harness.cli.failures import handle_signals, report_failure
 from harness.cli.flags import EXIT_CODES, command
 from harness.cli.notes import harness_warnings
 
@@ -71,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False))
     if debug:  # Java's own log too (Anserini's errors with their stack traces): harness.engine.lucene
         os.environ["HARNESS_JAVA_LOG"] = "1"
-    from harness.cli.failures import handle_signals, report_failure
-
     with handle_signals():
         try:
             with harness_warnings():
