@@ -1,4 +1,5 @@
-"""Tables in, harness objects out, and back: the Python API's conversions.
+"""Tables in, harness objects out, and back: the Python API's conversions (and its keyword
+arguments into the policies of harness.policies, :func:`as_policy`).
 
 Inputs follow PyTerrier's column names (``qid``, ``docno``, ``score``, ``rank``, ``label``,
 ``query``) and accept ir_measures' (``query_id``, ``doc_id``, ``relevance``) and
@@ -9,7 +10,7 @@ bad input is a :class:`~harness.errors.DataError` naming the argument and the co
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
 
-__all__ = ["as_run", "as_qrels", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
+__all__ = ["as_run", "as_qrels", "as_policy", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 
 # role -> accepted column names, PyTerrier's first
 COLUMNS = {
@@ -104,6 +105,15 @@ def _encode(docs: np.ndarray) -> np.ndarray:
 
 def _path(x) -> Path | None:
     return Path(x) if isinstance(x, (str, os.PathLike)) else None
+
+
+def as_policy[P](make: Callable[..., P], what: str, *args, **options) -> P:
+    """``make(*args, **options)``: a policy of harness.policies from the API's arguments; a value
+    it refuses (its ValueError) is a DataError naming ``what``."""
+    try:
+        return make(*args, **options)
+    except ValueError as e:
+        raise DataError(what, str(e)) from None
 
 
 def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
