@@ -103,8 +103,14 @@ def _encode(docs: np.ndarray) -> np.ndarray:
     return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in docs], dtype="S"))
 
 
-def _path(x) -> Path | None:
-    return Path(x) if isinstance(x, (str, os.PathLike)) else None
+def _file(x, what: str) -> Path | None:
+    """``x`` as a path when it is one (a string or path-like), which must then name a file; else None."""
+    if not isinstance(x, (str, os.PathLike)):
+        return None
+    path = Path(x)
+    if not path.is_file():
+        raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
+    return path
 
 
 def as_policy[P](make: Callable[..., P], what: str, *args, **options) -> P:
@@ -121,10 +127,8 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     by ``rank`` when that column exists, else in row order) or a ``{qid: {docno: score}}`` dict."""
     if isinstance(run, Run):
         return run
-    path = _path(run)
+    path = _file(run, what)
     if path is not None:
-        if not path.is_file():
-            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_run(path, duplicates=duplicates)
     if isinstance(run, Mapping):
         rows = []
@@ -161,10 +165,8 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
     ``{qid: {docno: label}}`` dict. Labels must be integers."""
     if isinstance(qrels, Qrels):
         return qrels
-    path = _path(qrels)
+    path = _file(qrels, what)
     if path is not None:
-        if not path.is_file():
-            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_qrels(path)
     if isinstance(qrels, Mapping):
         source = f"{what} (dict)"
