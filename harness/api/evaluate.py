@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from harness.api.frames import as_qrels, as_run, long_per_topic, means_frame
-from harness.errors import DataError
+from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
 
 __all__ = ["evaluate"]
@@ -52,11 +51,8 @@ def evaluate(
     from harness.verbs.evaluate import evaluate as evaluate_verb
     from harness.verbs.evaluate import parse_measure_list
 
-    try:
-        policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
-        read = ReadPolicy(duplicates, run_format)
-    except ValueError as e:
-        raise DataError("policy", str(e)) from None
+    policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
+    read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     ms = parse_measure_list(measures)
     if name is None:
         name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"
