@@ -80,7 +80,7 @@ QRELS = Key(
             "pyserini",
             "string",
             "Pyserini's qrels by name (`msmarco-passage-dev-subset`) in its cache "
-            "(`$PYSERINI_CACHE` or `~/.cache/pyserini`), TREC.",
+            "(`$PYSERINI_CACHE` or `~/.cache/pyserini`), read as TREC qrels.",
             pattern=r"\S+",
         ),
         IRDS,
