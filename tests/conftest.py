@@ -317,3 +317,29 @@ def explorer_data(page: str) -> dict:
 def marked(data: dict) -> list[str]:
     """Every highlighted piece of the explorer's snippets, topic by topic, document by document."""
     return [s[i] for t in data["topics"] for _, _, s in t["docs"] if s for i in range(2, len(s), 2) if s[i]]
+
+
+def assert_runs_equal_simple_searcher(ours: Path, theirs: Path, queries: list[str], depth: int) -> None:
+    """The harness's Searcher on index ``ours`` and Anserini's SimpleSearcher on index ``theirs``
+    (the oracle) rank the same documents with the same float32 scores for each of ``queries``,
+    with BM25 (k1=0.9, b=0.4) and Dirichlet (mu=1000), ``depth`` hits each."""
+    import numpy as np
+
+    from harness.engine import lucene
+    from harness.engine.index import IndexOptions
+    from harness.engine.search import Searcher
+    from harness.engine.similarity import Similarity
+
+    searcher = Searcher(ours, IndexOptions())
+    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(theirs))
+    try:
+        for spec in ("bm25", "dirichlet"):
+            sim = Similarity.parse(spec)
+            ss.set_bm25(0.9, 0.4) if spec == "bm25" else ss.set_qld(1000.0)
+            for q, (ids, scores) in zip(queries, searcher.search(queries, sim, depth, threads=1), strict=True):
+                hits = ss.search(q, depth)
+                assert ids == [str(h.docid) for h in hits], (spec, q)
+                assert scores.astype(np.float32).tolist() == [h.score for h in hits], (spec, q)
+    finally:
+        ss.close()
+        searcher.close()

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_stats, run_index_collection
 from harness.errors import DataError
 from harness.formats.hygiene import json_documents
+
+from .conftest import assert_runs_equal_simple_searcher
 
 DATA = Path(__file__).resolve().parent / "data" / "anserini"
 QUIET = {"on": lambda e: None}
@@ -85,27 +86,11 @@ def test_the_harness_indexes_what_index_collection_indexes(tmp_path, name, fmt, 
 @pytest.mark.java
 @pytest.mark.parametrize("name", ["json/collection1", "json/collection3", "trec/collection2"])
 def test_runs_on_the_samples_equal_simple_searcher_on_anserinis_index(tmp_path, name):
-    from harness.engine import lucene
-    from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
-
     fmt, cls = ("trec", "TrecCollection") if name.startswith("trec") else ("jsonl", "JsonCollection")
     ours = ensure_index(Corpus(DATA / name, fmt), IndexOptions(), tmp_path / "ours", threads=1, **QUIET)
     run_index_collection(cls, DATA / name, tmp_path / "theirs", IndexOptions(), 1)
     queries = ["contents of document", "document 2", "simple text", "head text content", "nothing here"]
-    searcher = Searcher(ours.path, IndexOptions())
-    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(tmp_path / "theirs"))
-    try:
-        for spec in ("bm25", "dirichlet"):
-            sim = Similarity.parse(spec)
-            ss.set_bm25(0.9, 0.4) if spec == "bm25" else ss.set_qld(1000.0)
-            for q, (ids, scores) in zip(queries, searcher.search(queries, sim, 10, threads=1), strict=True):
-                hits = ss.search(q, 10)
-                assert ids == [str(h.docid) for h in hits], (spec, q)
-                assert scores.astype(np.float32).tolist() == [h.score for h in hits], (spec, q)
-    finally:
-        ss.close()
-        searcher.close()
+    assert_runs_equal_simple_searcher(ours.path, tmp_path / "theirs", queries, 10)
 
 
 def _values(text: str, limit: int = 1 << 20):

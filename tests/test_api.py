@@ -533,3 +533,21 @@ def test_registries_as_tables():
     assert list(sims.itertuples(index=False, name=None))[0][:3] == ("bm25", "k1", 0.9)
     assert len(sims) == sum(len(v) for v in MODELS.values())
     assert list(harness.measures()["measure"]) == list(REGISTRY)
+
+
+# Each door turns a policy value it refuses into a DataError naming the argument group
+# (harness.api.frames.as_policy), before any run is read.
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: harness.evaluate("nope.trec", "nope.txt", ties="random"), "policy: EvalPolicy.ties must be one of"),
+        (lambda: harness.evaluate("nope.trec", "nope.txt", run_format="csv"), "policy: run_format must be one of"),
+        (lambda: harness.fuse(["a.trec", "b.trec"], duplicates="keep"), "policy: duplicates must be one of"),
+        (lambda: harness.compare(PER_TOPIC, align="loose"), "compare: align must be one of 'strict', 'common'"),
+        (lambda: harness.compare(PER_TOPIC, alpha=2), r"compare: alpha must be a number in \(0, 1\) \(got 2\)"),
+    ],
+    ids=["evaluate-ties", "evaluate-run_format", "fuse-duplicates", "compare-align", "compare-alpha"],
+)
+def test_a_refused_policy_value_is_a_data_error_naming_its_group(call, message):
+    with pytest.raises(DataError, match=f"^{message}"):
+        call()

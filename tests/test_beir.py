@@ -298,7 +298,7 @@ def test_topics_are_the_queries_the_qrels_judge(tmp_path):
         ('{"_id": "a", "text": "x"}', '"title" must be a string (it is missing)'),
         ('{"_id": "a", "title": null, "text": "x"}', '"title" must be a string (it is null)'),
         ('{"_id": "a", "title": "t"}', '"text" must be a string (it is missing)'),
-        ('{"_id": "a", "title": "t", "text": 1.50}', '"text" must be a string (it is a number)'),
+        ('{"_id": "a", "title": "t", "text": 1.50}', '"text" must be a string (it is the number 1.5)'),
         ('["a"]', 'expected a JSON object with "_id", "title" and "text"'),
     ],
 )

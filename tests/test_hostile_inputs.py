@@ -290,10 +290,22 @@ CASES = {
     "jsonl-query-number": (
         topics(b'{"qid": "1", "query": 42}\n', "jsonl"),
         2,
-        ["t.jsonl:1:", "must be a string"],
+        ["t.jsonl:1:", '"query" must be a string (it is the number 42)'],
         False,
     ),
-    "jsonl-id-bool": (topics(b'{"qid": true, "query": "x"}\n', "jsonl"), 2, ["t.jsonl:1:", "boolean"], False),
+    # the corpus readers' wording (formats.hygiene.json_kind), one for every JSON reader
+    "jsonl-id-bool": (
+        topics(b'{"qid": true, "query": "x"}\n', "jsonl"),
+        2,
+        ["t.jsonl:1:", '"qid" must be a string or an integer (it is the boolean true)'],
+        False,
+    ),
+    "jsonl-query-array": (
+        topics(b'{"qid": "1", "query": ["x"]}\n', "jsonl"),
+        2,
+        ["t.jsonl:1:", '"query" must be a string (it is an array)'],
+        False,
+    ),
     "jsonl-id-newline": (topics(b'{"qid": "a\\nb", "query": "x"}\n', "jsonl"), 2, ["t.jsonl:1:", "line break"], False),
     "jsonl-deep-nesting": (topics(b"[" * 200_000 + b"]" * 200_000 + b"\n", "jsonl"), 2, ["t.jsonl:1:", "JSON"], False),
     "jsonl-not-object": (topics(b'["1", "x"]\n', "jsonl"), 2, ["t.jsonl:1:", "JSON object"], False),

@@ -11,7 +11,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from harness.engine.corpus import JSON_STRING_LIMIT, Corpus
@@ -19,7 +18,7 @@ from harness.engine.index import IndexOptions, ensure_index, index_stats, run_in
 from harness.errors import DataError
 from harness.formats.msmarco import passages_to_json
 
-from .conftest import REPO
+from .conftest import REPO, assert_runs_equal_simple_searcher
 from .test_anserini_collections import QUIET, documents
 
 
@@ -45,10 +44,6 @@ def _as_anserini_converts(tsv: Path, out: Path) -> None:
 
 @pytest.mark.java
 def test_the_index_and_runs_equal_anserinis_on_its_json_conversion(tmp_path):
-    from harness.engine import lucene
-    from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
-
     tsv = tmp_path / "collection.tsv"
     tsv.write_bytes(_passages().encode("utf-8"))
     _as_anserini_converts(tsv, tmp_path / "json")
@@ -59,19 +54,7 @@ def test_the_index_and_runs_equal_anserinis_on_its_json_conversion(tmp_path):
     assert documents(ours.path) == documents(tmp_path / "theirs")
     queries = [q.split("\t")[1] for q in (REPO / "topics" / "demo.tsv").read_text().splitlines() if q]
     queries += ["naïve café", "fine"]
-    searcher = Searcher(ours.path, IndexOptions())
-    ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(tmp_path / "theirs"))
-    try:
-        for spec in ("bm25", "dirichlet"):
-            sim = Similarity.parse(spec)
-            ss.set_bm25(0.9, 0.4) if spec == "bm25" else ss.set_qld(1000.0)
-            for q, (ids, scores) in zip(queries, searcher.search(queries, sim, 20, threads=1), strict=True):
-                hits = ss.search(q, 20)
-                assert ids == [str(h.docid) for h in hits], (spec, q)
-                assert scores.astype(np.float32).tolist() == [h.score for h in hits], (spec, q)
-    finally:
-        ss.close()
-        searcher.close()
+    assert_runs_equal_simple_searcher(ours.path, tmp_path / "theirs", queries, 20)
 
 
 def test_the_conversion_writes_what_anserinis_writes_one_file_per_million(tmp_path):

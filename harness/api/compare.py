@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from harness import lazy
-from harness.api.frames import column
+from harness.api.frames import as_policy, column
 from harness.errors import DataError
 from harness.policies import ComparePolicy, StatsPolicy
 from harness.verbs.compare import COMPARISON_FIELDS
@@ -124,22 +124,19 @@ def compare(
     for n in names:
         for m in measures:
             per[n].setdefault(m, {})
-    try:
-        policy = ComparePolicy(
-            StatsPolicy(
-                test=test,
-                correction=correction,
-                family=family,
-                alpha=alpha,
-                permutations=permutations,
-                bootstrap_samples=bootstrap_samples,
-                ci_level=ci_level,
-                seed=seed,
-            ),
-            align,
-        )
-    except ValueError as e:
-        raise DataError("compare", str(e)) from None
+    stats = as_policy(
+        StatsPolicy,
+        "compare",
+        test=test,
+        correction=correction,
+        family=family,
+        alpha=alpha,
+        permutations=permutations,
+        bootstrap_samples=bootstrap_samples,
+        ci_level=ci_level,
+        seed=seed,
+    )
+    policy = as_policy(ComparePolicy, "compare", stats, align)
     table = compare_verb(
         {n: per[n] for n in names},
         baselines=baseline,

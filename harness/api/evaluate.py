@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import lazy
-from harness.api.frames import as_qrels, as_run, long_per_topic, means_frame
-from harness.errors import DataError
+from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
 from harness.verbs.evaluate import evaluate as evaluate_verb
 from harness.verbs.evaluate import msmarco_eval, parse_measure_list
@@ -52,11 +51,8 @@ def evaluate(
     per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
     The policy and the topic counts are in ``means.attrs``.
     """
-    try:
-        policy = EvalPolicy(ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
-        read = ReadPolicy(duplicates, run_format)
-    except ValueError as e:
-        raise DataError("policy", str(e)) from None
+    policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
+    read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     ms = parse_measure_list(measures)
     if name is None:
         name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"

@@ -1,4 +1,5 @@
-"""Tables in, harness objects out, and back: the Python API's conversions.
+"""Tables in, harness objects out, and back: the Python API's conversions (and its keyword
+arguments into the policies of harness.policies, :func:`as_policy`).
 
 Inputs follow PyTerrier's column names (``qid``, ``docno``, ``score``, ``rank``, ``label``,
 ``query``) and accept ir_measures' (``query_id``, ``doc_id``, ``relevance``) and
@@ -9,7 +10,7 @@ bad input is a :class:`~harness.errors.DataError` naming the argument and the co
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from harness.formats.runs import Run, read_run
 
 pd = lazy.module("pandas")
 
-__all__ = ["as_run", "as_qrels", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
+__all__ = ["as_run", "as_qrels", "as_policy", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 
 # role -> accepted column names, PyTerrier's first
 COLUMNS = {
@@ -104,8 +105,23 @@ def _encode(docs: np.ndarray) -> np.ndarray:
     return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in docs], dtype="S"))
 
 
-def _path(x) -> Path | None:
-    return Path(x) if isinstance(x, (str, os.PathLike)) else None
+def _file(x, what: str) -> Path | None:
+    """``x`` as a path when it is one (a string or path-like), which must then name a file; else None."""
+    if not isinstance(x, (str, os.PathLike)):
+        return None
+    path = Path(x)
+    if not path.is_file():
+        raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
+    return path
+
+
+def as_policy[P](make: Callable[..., P], what: str, *args, **options) -> P:
+    """``make(*args, **options)``: a policy of harness.policies from the API's arguments; a value
+    it refuses (its ValueError) is a DataError naming ``what``."""
+    try:
+        return make(*args, **options)
+    except ValueError as e:
+        raise DataError(what, str(e)) from None
 
 
 def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
@@ -113,10 +129,8 @@ def as_run(run, what: str = "run", duplicates: str = "error") -> Run:
     by ``rank`` when that column exists, else in row order) or a ``{qid: {docno: score}}`` dict."""
     if isinstance(run, Run):
         return run
-    path = _path(run)
+    path = _file(run, what)
     if path is not None:
-        if not path.is_file():
-            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_run(path, duplicates=duplicates)
     if isinstance(run, Mapping):
         rows = []
@@ -153,10 +167,8 @@ def as_qrels(qrels, what: str = "qrels") -> Qrels:
     ``{qid: {docno: label}}`` dict. Labels must be integers."""
     if isinstance(qrels, Qrels):
         return qrels
-    path = _path(qrels)
+    path = _file(qrels, what)
     if path is not None:
-        if not path.is_file():
-            raise DataError(str(path), f"{what} file not found{windows_path_hint(path)}")
         return read_qrels(path)
     if isinstance(qrels, Mapping):
         source = f"{what} (dict)"

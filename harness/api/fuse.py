@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 from harness import lazy
-from harness.api.frames import as_run, run_frame
+from harness.api.frames import as_policy, as_run, run_frame
 from harness.errors import DataError
 from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, FUSE_RUNTAG, ReadPolicy
 from harness.verbs.fuse import fuse as fuse_verb
@@ -58,10 +58,7 @@ def fuse(
         )
     if output is not None and not isinstance(output, (str, os.PathLike)):
         raise DataError("output", f"expected a file path or None (got {type(output).__name__})")
-    try:
-        read = ReadPolicy(duplicates, run_format)
-    except ValueError as e:
-        raise DataError("policy", str(e)) from None
+    read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     given = [
         r if isinstance(r, (str, os.PathLike)) else as_run(r, f"runs[{i}]", duplicates) for i, r in enumerate(runs)
     ]

@@ -8,9 +8,13 @@ starts Java and never imports pyserini or jnius: Anserini's topic readers are li
 jar's entries with ``zipfile``.
 """
 
+from harness.config.execution import Execution
+from harness.config.keys import Key
 from harness.config.load import load_config
 from harness.config.reference import reference_markdown
-from harness.config.schema import ALL_PAIRS, SCHEMA, CompareSpec, Config, Execution, Key, LocatedProblem
+from harness.config.schema import SCHEMA
+from harness.config.validated import CompareSpec, Config, LocatedProblem
+from harness.policies import ALL_PAIRS
 
 __all__ = [
     "load_config",

@@ -9,8 +9,8 @@ from typing import Any
 
 from yaml import MappingNode, Node, ScalarNode
 
+from harness.config.keys import Key
 from harness.config.nodes import INVALID, Ctx, describe, mapping_items, read_number
-from harness.config.schema import Key
 from harness.engine.beir import DEFAULT_FIELDS
 
 __all__ = ["check_fields", "check_beir", "beir_fields"]

@@ -16,11 +16,14 @@ import math
 import re
 
 from harness.config.execution import SCHEDULER_PATTERN
-from harness.config.schema import ALL_PAIRS, SCHEMA, TOPIC_FORMATS, Key
+from harness.config.keys import Key
+from harness.config.schema import SCHEMA
+from harness.config.schema.topics import TOPIC_FORMATS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.engine.similarity import ALIASES as MODEL_ALIASES
 from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
 from harness.metrics.measures import ALIASES, MEASURES
+from harness.policies import ALL_PAIRS
 
 __all__ = ["json_schema", "DIALECT"]
 

@@ -1,12 +1,17 @@
 """What a config key is: :class:`Key`, the node of the schema tree (``harness.config.schema``)
-that validation, the reference and the JSON Schema all walk."""
+that validation, the reference and the JSON Schema all walk, and how both validation and the
+reference write a key's place (:func:`join_path`) and its range (:func:`range_text`)."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Key"]
+from harness.engine.similarity import format_number
+
+__all__ = ["Key", "join_path", "range_text"]
 
 
 @dataclass(frozen=True)
@@ -38,3 +43,21 @@ class Key:
 
     def key(self, name: str) -> Key | None:
         return next((k for k in self.keys if k.name == name), None)
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def join_path(path: str, key: str) -> str:
+    """A key's place in messages: ``compare.alpha``, or ``expect["dirichlet mu=500"]`` for a key that is no name."""
+    if _IDENT.match(key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"
+
+
+def range_text(key: Key) -> str:
+    """'>= 0', '(0, 1)', '[0, 1]'."""
+    if key.maximum is None:
+        return f"{'>' if key.exclusive else '>='} {format_number(key.minimum)}"
+    lo, hi = "(["[not key.exclusive], ")]"[not key.exclusive]
+    return f"{lo}{format_number(key.minimum)}, {format_number(key.maximum)}{hi}"

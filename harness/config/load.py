@@ -28,9 +28,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from harness.config.beir import beir_fields, check_beir, check_fields
 from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
-from harness.config.execution import scheduler_problem
+from harness.config.execution import Execution, scheduler_problem
 from harness.config.existing import finish_existing_index
 from harness.config.impact import check_impact
+from harness.config.keys import Key, join_path
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -51,19 +52,10 @@ from harness.config.nodes import (
 from harness.config.overrides import Override, apply_overrides
 from harness.config.paths import write_target_problems
 from harness.config.runs import check_runs
-from harness.config.schema import (
-    ALL_PAIRS,
-    DEFAULT_MEASURES,
-    SCHEMA,
-    CompareSpec,
-    Config,
-    Execution,
-    Key,
-    LocatedProblem,
-    join_path,
-)
+from harness.config.schema import SCHEMA
 from harness.config.sources import all_run_names
 from harness.config.text import config_text, parse, too_deep
+from harness.config.validated import CompareSpec, Config, LocatedProblem
 from harness.engine.labels import TUNED, run_labels
 from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
@@ -71,7 +63,7 @@ from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
-from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
+from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
 from harness.stats import CVSpec, StatsPolicy
 
 __all__ = ["load_config"]

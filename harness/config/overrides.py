@@ -22,7 +22,8 @@ from pathlib import Path
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from harness.config.schema import SCHEMA, LocatedProblem
+from harness.config.schema import SCHEMA
+from harness.config.validated import LocatedProblem
 from harness.errors import ConfigError
 
 __all__ = ["Override", "OverrideMark", "OVERRIDE_NAMES", "parse_set", "apply_overrides"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from harness.config.schema import ALL_PAIRS, SCHEMA, Key, join_path, range_text
+from harness.config.keys import Key, join_path, range_text
+from harness.config.schema import SCHEMA
 from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
+from harness.policies import ALL_PAIRS
 
 __all__ = ["reference_markdown"]
 

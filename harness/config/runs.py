@@ -11,6 +11,7 @@ from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.keys import Key, join_path
 from harness.config.limits import MAX_RUNS
 from harness.config.nodes import (
     INVALID,
@@ -21,10 +22,6 @@ from harness.config.nodes import (
     read_number,
     read_string,
     unknown_message,
-)
-from harness.config.schema import (
-    Key,
-    join_path,
 )
 from harness.config.sources import SOURCES, check_source, resolve_sources
 from harness.engine.labels import run_labels

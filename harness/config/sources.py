@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.keys import Key, join_path
 from harness.config.limits import MAX_DEPTH
 from harness.config.nodes import INVALID, Ctx, check_section, expected, mapping_items, read_number, read_string
-from harness.config.schema import Key, join_path
 from harness.engine.similarity import Similarity, format_value
 from harness.policies import (
     DEFAULT_ALPHA,

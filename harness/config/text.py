@@ -20,7 +20,7 @@ import yaml
 from yaml.nodes import Node
 
 from harness.config.limits import MAX_CONFIG_BYTES
-from harness.config.schema import LocatedProblem
+from harness.config.validated import LocatedProblem
 from harness.errors import AccessError, ConfigError, DataError, read_error
 from harness.formats.hygiene import regular_file
 

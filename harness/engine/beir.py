@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from harness.errors import DataError
-from harness.formats.hygiene import check_id
+from harness.formats.hygiene import check_id, json_kind
 from harness.formats.runs import Run
 
 if TYPE_CHECKING:
@@ -60,16 +60,6 @@ def corpus_file(path: Path) -> Path:
     return found[0]
 
 
-def _json_type(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
-
-
 def check_document(f: Path, doc, lineno: int | None, where: str, limit: int) -> None:
     """One corpus document: an object whose ``_id`` is a string (or an integer, whose text is
     the id) and whose ``title`` and ``text`` are strings; DataError naming the file and line."""
@@ -77,13 +67,13 @@ def check_document(f: Path, doc, lineno: int | None, where: str, limit: int) -> 
         raise DataError(f, f'{where}expected a JSON object with "_id", "title" and "text"', line=lineno)
     docid = doc.get("_id")
     if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-        got = "missing" if "_id" not in doc else _json_type(docid)
+        got = "missing" if "_id" not in doc else json_kind(docid)
         raise DataError(f, f'{where}"_id" must be a string or an integer (it is {got})', line=lineno)
     check_id(f, f"{where}document id", str(docid), lineno)
     for key in ("title", "text"):
         value = doc.get(key)
         if not isinstance(value, str):
-            got = "missing" if key not in doc else _json_type(value)
+            got = "missing" if key not in doc else json_kind(value)
             hint = ' (write "title": "" for a document without one)' if key == "title" else ""
             raise DataError(
                 f,

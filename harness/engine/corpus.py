@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.engine import beir
-from harness.engine.json_docs import JSON_STRING_LIMIT, document_check, json_type, too_long
+from harness.engine.json_docs import JSON_STRING_LIMIT, document_check, too_long
 from harness.engine.vectors import (
     MAX_DIMENSIONS,
     PARQUET,
@@ -57,6 +57,7 @@ from harness.formats.hygiene import (
     block_lines,
     check_id,
     json_documents,
+    json_kind,
     json_values,
     line_text,
     numbered_lines,
@@ -265,7 +266,7 @@ class Corpus:
                 raise DataError(f, 'expected a JSON object {"docid": ..., "vector": [...]}', line=lineno)
             docid = doc.get("docid")
             if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-                got = "missing" if "docid" not in doc else json_type(docid)
+                got = "missing" if "docid" not in doc else json_kind(docid)
                 raise DataError(f, f'"docid" must be a string or an integer (it is {got})', line=lineno)
             check_id(f, "document id", str(docid), lineno)
             dims.check(f, len(parse_vector(f, doc.get("vector"), lineno)), lineno)

@@ -10,16 +10,15 @@ harness.engine.corpus reads the files and hands each parsed document here.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.engine import beir
 from harness.errors import DataError
-from harness.formats.hygiene import check_id
+from harness.formats.hygiene import check_id, json_kind
 from harness.formats.impact import check_weights
 
-__all__ = ["JSON_STRING_LIMIT", "document_check", "json_type", "too_long"]
+__all__ = ["JSON_STRING_LIMIT", "document_check", "too_long"]
 
 # Jackson's StreamReadConstraints.maxStringLength in Anserini's fatjar: a longer JSON string
 # makes IndexCollection abandon the whole file ("indexed no documents"); measured, see tests.
@@ -41,17 +40,6 @@ def too_long(what: str, size: str) -> str:
     )
 
 
-def json_type(value) -> str:
-    """What a parsed JSON value is, in JSON's words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {json.dumps(value)}"
-    return {dict: "an object", list: "an array", str: "a string"}[type(value)]
-
-
 def _check_impact_doc(f: Path, doc, lineno: int | None, where: str) -> None:
     """A JsonVectorCollection document: an "id" (a string or an integer, as for jsonl) and a
     "vector" of term weights (harness.formats.impact.check_weights); "contents" (the text shown
@@ -60,7 +48,7 @@ def _check_impact_doc(f: Path, doc, lineno: int | None, where: str) -> None:
         raise DataError(f, f'{where}expected a JSON object with "id" and "vector"', line=lineno)
     docid = doc.get("id")
     if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-        got = "missing" if "id" not in doc else json_type(docid)
+        got = "missing" if "id" not in doc else json_kind(docid)
         raise DataError(f, f'{where}"id" must be a string or an integer (it is {got})', line=lineno)
     check_id(f, f"{where}document id", str(docid), lineno)
     check_weights(f, doc.get("vector"), lineno, document=True, what=f"{where}vector")
@@ -76,7 +64,7 @@ def _check_doc(f: Path, doc, lineno: int | None, where: str) -> None:
         raise DataError(f, f'{where}expected a JSON object with "id" and "contents"', line=lineno)
     for key, types in (("id", (str, int)), ("contents", (str,))):
         if not isinstance(doc.get(key), types) or isinstance(doc.get(key), bool):
-            got = "missing" if key not in doc else json_type(doc[key])
+            got = "missing" if key not in doc else json_kind(doc[key])
             want = "a string" if key == "contents" else "a string or an integer"
             raise DataError(f, f'{where}"{key}" must be {want} (it is {got})', line=lineno)
     check_id(f, f"{where}document id", str(doc["id"]), lineno)

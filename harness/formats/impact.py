@@ -42,7 +42,7 @@ import re
 from pathlib import Path
 
 from harness.errors import DataError
-from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
+from harness.formats.hygiene import check_id, json_kind, json_values, numbered_lines, regular_file
 
 __all__ = [
     "MAX_TERM_UNITS",
@@ -96,29 +96,15 @@ def term_problem(term: str) -> str | None:
     return None
 
 
-def _kind(value) -> str:
-    """What a parsed JSON value is, in JSON's words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        text = json.dumps(value)
-        return f"the number {text if len(text) <= 40 else text[:37] + '...'}"
-    if isinstance(value, str):
-        return f"the string {json.dumps(value[:40])}"
-    return {dict: "an object", list: "an array"}.get(type(value), f"a {type(value).__name__}")
-
-
 def _weight(term: str, w, limit: int) -> int | str:
     """The weight as Anserini reads it (an int), or why it is refused."""
     if isinstance(w, bool) or not isinstance(w, (int, float)):
-        return f"is {_kind(w)}, not a number"
+        return f"is {json_kind(w)}, not a number"
     if isinstance(w, float):
         if not math.isfinite(w):
-            return f"is {_kind(w)}, not a finite number"
+            return f"is {json_kind(w)}, not a finite number"
         if w < 0:
-            return f"is {_kind(w)}: weights are >= 0"
+            return f"is {json_kind(w)}: weights are >= 0"
         w = int(w)  # Jackson's asInt on a double: Java's (int) cast, toward zero (2.7 is 2)
     if w < 0:
         return f"is {w}: weights are >= 0"
@@ -134,7 +120,7 @@ def check_weights(source, value, line: int | None, *, document: bool, what: str 
     that is not. ``document``: a document's weights (their sum at most
     :data:`MAX_DOCUMENT_TOKENS`), else a query's (each at most :data:`MAX_QUERY_WEIGHT`)."""
     if not isinstance(value, dict):
-        got = "missing" if value is None else _kind(value)
+        got = "missing" if value is None else json_kind(value)
         hint = " (an array is a dense vector: format vectors)" if isinstance(value, list) else ""
         raise DataError(source, f'"{what}" must be a JSON object {{term: weight}} (it is {got}){hint}', line=line)
     limit = MAX_DOCUMENT_TOKENS if document else MAX_QUERY_WEIGHT
@@ -205,7 +191,7 @@ def read_impact_topics(path: Path) -> list[tuple[str, str]]:
         key = "id" if "id" in obj else "qid"
         qid = obj.get(key)
         if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            got = "missing" if key not in obj else _kind(qid)
+            got = "missing" if key not in obj else json_kind(qid)
             raise DataError(path, f'"id" (or "qid") must be a string or an integer (it is {got})', line=lineno)
         qid = check_id(path, "topic id", str(qid).strip(), lineno)
         if qid in seen:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness.errors import DataError, warn
 from harness.files import write_text_atomic
-from harness.formats.hygiene import check_id, json_values, numbered_lines
+from harness.formats.hygiene import check_id, json_kind, json_values, numbered_lines
 
 __all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
 
@@ -133,9 +133,9 @@ def _read_jsonl(path: Path) -> list[tuple[str, str]]:
             )
         qid, text = obj[qkey], obj[tkey]
         if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            raise DataError(path, f'"{qkey}" must be a string or an integer (it is {_json_type(qid)})', line=lineno)
+            raise DataError(path, f'"{qkey}" must be a string or an integer (it is {json_kind(qid)})', line=lineno)
         if not isinstance(text, str):
-            raise DataError(path, f'"{tkey}" must be a string (it is {_json_type(text)})', line=lineno)
+            raise DataError(path, f'"{tkey}" must be a string (it is {json_kind(text)})', line=lineno)
         _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
     return topics
 
@@ -151,18 +151,10 @@ def _read_beir(path: Path) -> list[tuple[str, str]]:
             raise DataError(path, 'expected a JSON object {"_id": ..., "text": ...} per line', line=lineno)
         qid, text = obj.get("_id"), obj.get("text")
         if isinstance(qid, bool) or not isinstance(qid, (str, int)):
-            got = "missing" if "_id" not in obj else _json_type(qid)
+            got = "missing" if "_id" not in obj else json_kind(qid)
             raise DataError(path, f'"_id" must be a string or an integer (it is {got})', line=lineno)
         if not isinstance(text, str):
-            got = "missing" if "text" not in obj else _json_type(text)
+            got = "missing" if "text" not in obj else json_kind(text)
             raise DataError(path, f'"text" must be a string (it is {got})', line=lineno)
         _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
     return topics
-
-
-def _json_type(v) -> str:
-    if v is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
-        type(v), type(v).__name__
-    )

@@ -1,0 +1,90 @@
+"""What an experiment writes and where it is computed: the `report:`, `output:` and
+`execution:` keys of the schema."""
+
+from __future__ import annotations
+
+from harness.config.execution import ENGINES
+from harness.config.keys import Key
+from harness.policies import MAX_WORKERS
+
+__all__ = ["REPORT", "OUTPUT", "EXECUTION"]
+
+REPORT = Key(
+    "report",
+    "section",
+    "What report.html shows beyond the tables.",
+    keys=(
+        Key(
+            "explorer_depth",
+            "int",
+            "Results per run shown for each topic in the report's topic explorer (0: no explorer).",
+            default=20,
+            minimum=0,
+        ),
+        Key(
+            "explorer_topics",
+            "int",
+            "Topics shown in the topic explorer: beyond this many, those with the largest difference "
+            "between the first two runs shown (either way), else the first ones.",
+            default=250,
+            minimum=1,
+        ),
+    ),
+)
+
+OUTPUT = Key("output", "path", "Folder for runs and reports (created if missing).", required=True, path_kind="dir")
+
+EXECUTION = Key(
+    "execution",
+    "section",
+    "Where indexing and searching run (docs/deployment.md *Clusters*); runs, metrics and caches do not "
+    "depend on it. `harness run --scheduler ADDRESS` / `--workers N` override it.",
+    keys=(
+        Key(
+            "engine",
+            "choice",
+            "`local`: this process; `dask`: Dask workers (a running scheduler, or a "
+            "LocalCluster the harness starts and stops).",
+            default="local",
+            choices=ENGINES,
+        ),
+        Key(
+            "scheduler",
+            "scheduler",
+            "Address of a running Dask scheduler (dask only; not with `workers`).",
+        ),
+        Key(
+            "workers",
+            "int",
+            "Start a LocalCluster of this many single-threaded worker processes (dask only; not with `scheduler`).",
+            minimum=1,
+            maximum=MAX_WORKERS,
+            default_text="the number of CPU cores, when no `scheduler` is given",
+        ),
+        Key(
+            "index_shards",
+            "int",
+            "Dask: build the index as this many corpus shards on the workers, merged into one "
+            "(Lucene addIndexes); 1 builds it in one piece on one worker. A vectors index is always "
+            "built in one piece (merging rebuilds an HNSW graph, which would differ from Anserini's).",
+            minimum=1,
+            maximum=MAX_WORKERS,
+            default_text="the workers' thread count",
+        ),
+        Key(
+            "topics_per_task",
+            "int",
+            "Dask: topics searched by one task (one run setting, one topic shard).",
+            minimum=1,
+            default_text="at least 4 tasks per worker thread over all runs",
+        ),
+        Key(
+            "timeout",
+            "number",
+            "Dask: seconds to wait for the scheduler, and for its first worker, before failing.",
+            default=10.0,
+            minimum=0,
+            exclusive=True,
+        ),
+    ),
+)

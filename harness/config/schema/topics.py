@@ -1,0 +1,88 @@
+"""The queries and their relevance judgments: the `topics:` and `qrels:` sections of the schema,
+each a file or data named in a local cache (harness.formats.named)."""
+
+from __future__ import annotations
+
+from harness.config.keys import Key
+
+__all__ = ["TOPICS", "QRELS", "TOPIC_FORMATS"]
+
+TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
+
+# topics and qrels alike: an ir_datasets id
+IRDS = Key(
+    "irds",
+    "string",
+    "An ir_datasets id (`msmarco-passage/dev/small`) read through the optional ir_datasets "
+    "package from its cache (`$IR_DATASETS_HOME` or `~/.ir_datasets`).",
+    pattern=r"\S+",
+)
+
+TOPICS = Key(
+    "topics",
+    "section",
+    "The queries; a plain string is a path to a tsv file. Instead of `path`: `pyserini` or `irds` "
+    "(docs/semantics.md, *Named data*).",
+    required=True,
+    shorthand="path",
+    keys=(
+        Key("path", "path", "The topics file.", path_kind="file", must_exist=True),
+        Key(
+            "pyserini",
+            "string",
+            "Pyserini's topic set by name (`msmarco-passage-dev-subset`) in its cache "
+            "(`$PYSERINI_CACHE` or `~/.cache/pyserini`), read with the Anserini reader its registry "
+            "names; the query is the `title` field, as Pyserini searches it.",
+            pattern=r"\S+",
+        ),
+        IRDS,
+        Key(
+            "field",
+            "string",
+            "With `irds`: the query field to search (`title`, `description`...).",
+            default_text="the only text field, else ir_datasets' `default_text()`",
+            pattern=r"[A-Za-z_]\w*",
+        ),
+        Key(
+            "format",
+            "topic-format",
+            "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
+            "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
+            "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
+            'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
+            "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
+            "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
+            default="tsv",
+            choices=TOPIC_FORMATS,
+        ),
+        Key(
+            "remove_query",
+            "bool",
+            "Leave out of each ranking the document whose id is the query's id (Anserini's "
+            "SearchCollection `-removeQuery`, Pyserini's `--remove-query`, BEIR's evaluation "
+            "`ignore_identical_ids`): in ArguAna and Quora a query is also a document. The rest "
+            "keep their scores; a ranking so cut holds one document fewer, as Anserini's.",
+            default_text="true for beir topics (as Anserini's BEIR regressions), else false",
+        ),
+    ),
+)
+
+QRELS = Key(
+    "qrels",
+    "section",
+    "Relevance judgments: a TREC qrels file or BEIR's qrels TSV, header and all (a plain string is its "
+    "path), or `pyserini`/`irds` named ones. Without them only runs are written, and `measures` and "
+    "`expect` are errors.",
+    shorthand="path",
+    keys=(
+        Key("path", "path", "The TREC qrels file.", path_kind="file", must_exist=True),
+        Key(
+            "pyserini",
+            "string",
+            "Pyserini's qrels by name (`msmarco-passage-dev-subset`) in its cache "
+            "(`$PYSERINI_CACHE` or `~/.cache/pyserini`), read as TREC qrels.",
+            pattern=r"\S+",
+        ),
+        IRDS,
+    ),
+)

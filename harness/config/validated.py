@@ -1,0 +1,112 @@
+"""What validation gives back: a :class:`Config` (with its :class:`CompareSpec`) for a sound
+config, and :class:`LocatedProblem` for each problem found, naming its place (``configs/x.yaml:12``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.config.execution import Execution
+from harness.engine.similarity import Similarity
+from harness.errors import ConfigProblem
+from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
+from harness.stats import all_pairs, pairs_against
+
+__all__ = ["Config", "CompareSpec", "LocatedProblem"]
+
+
+@dataclass(frozen=True)
+class CompareSpec:
+    """The validated `compare:` block. ``baselines`` is empty when ``all_pairs``."""
+
+    baselines: tuple[str, ...]
+    all_pairs: bool
+    measures: tuple[str, ...]
+    policy: StatsPolicy
+    folds: int | None  # cross-validation folds; None: no cross-validation
+    align: str = ComparePolicy.align  # how topics are paired (harness.stats.align)
+
+    def pairs(self, runs) -> list[tuple[str, str]]:
+        """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several
+        baselines, two baselines are compared once (the earlier one as the baseline), so no
+        test enters the correction family twice."""
+        if self.all_pairs:
+            return all_pairs(runs)
+        out: list[tuple[str, str]] = []
+        for b, r in pairs_against(self.baselines, runs):
+            if (r, b) not in out:
+                out.append((b, r))
+        return out
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
+
+    source: Path
+    name: str
+    collection_path: Path | None  # None: `index_path` names an existing index, only read
+    collection_format: str | None
+    index_path: Path | None
+    stemmer: str
+    stopwords: bool
+    index_threads: int
+    topics_path: Path
+    topics_format: str
+    qrels_path: Path | None
+    runs: tuple[Similarity, ...]
+    depth: int
+    measures: tuple[str, ...]
+    expect: dict[str, dict[str, float]]
+    expect_tolerance: float
+    ties: str
+    missing_topics: str
+    output: Path
+    raw: dict = field(compare=False, repr=False)
+    compare: CompareSpec | None = None
+    explorer_depth: int = 20  # report.explorer_depth
+    explorer_topics: int = 250  # report.explorer_topics
+    text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
+    execution: Execution = Execution()
+    # canonical run name (and cross-validated run's) -> its label (engine.labels.run_labels)
+    labels: dict[str, str] = field(default_factory=dict, compare=False)
+    language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
+    vectors: str | None = None  # index.vectors of a vectors collection: flat | hnsw
+    M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
+    efC: int = 500
+    quantize: str | None = None  # index.quantize of a vectors index: int8
+    qrels_format: str = "trec"  # or irds:ID (qrels_path: ir_datasets' folder of it; harness.formats.named)
+    # collection.fields of a beir collection: (("contents", w), ("title", w)); (): one field
+    search_fields: tuple = ()
+    # the qrels (path, format) that choose which queries of `beir` topics are searched
+    # (engine.topics.judged_queries): the config's `qrels`, kept when a verb evaluates nothing (harness search)
+    topics_split: tuple | None = None
+    remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
+
+    # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
+    sources: tuple = ()
+    order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
+    # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def run_names(self) -> tuple[str, ...]:
+        """Every run's spec (searched, file and fused), in config order."""
+        return self.order or tuple(str(r) for r in self.runs)
+
+    def label(self, name: str) -> str:
+        """What tables, plots and file names call the run ``name`` (canonical)."""
+        return self.labels.get(name, name)
+
+
+class LocatedProblem(ConfigProblem):
+    """A ConfigProblem that also knows where it is: ``configs/x.yaml:12``."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, path: str, message: str, where: str | None = None):
+        super().__init__(path, message)
+        self.where = where
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.where, self.path, self.message) if part)
