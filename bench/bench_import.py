@@ -10,6 +10,7 @@ the median wall time of:
   harness run --help             `python -m harness run --help` (argument parsing only)
   harness trec_eval              `python -m harness trec_eval -q QRELS RUN`: the demo's qrels
                                  (qrels/demo.txt, 113 judgments) and a run of its judged documents
+  harness validate               `python -m harness validate configs/demo.yaml` (no Java)
   harness.run attribute          `import harness; harness.run`: loads the API
 
 and which heavy modules each case loaded (HEAVY: numpy and the libraries harness.lazy defers),
@@ -58,6 +59,7 @@ def cases(run: Path) -> dict[str, tuple[str, ...] | str]:
         "harness --help": ("--help",),
         "harness run --help": ("run", "--help"),
         "harness trec_eval": ("trec_eval", "-q", str(QRELS), str(run)),
+        "harness validate": ("validate", str(REPO / "configs" / "demo.yaml")),
         "harness.run attribute": "import harness; harness.run",
     }
 

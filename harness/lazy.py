@@ -18,11 +18,12 @@ else forwards each read to the real module (1.4 us a read), so a test that patch
 the real module is seen through it, as a copy of the namespace would not be.
 
 Why not :class:`importlib.util.LazyLoader` or the ``lazy_loader`` package: LazyLoader's module
-finishes loading inside ``__getattribute__`` without a lock, so two threads reading the module's
-first attribute at once can see it half loaded or load it twice (CPython gh-114763, fixed in
-3.12.3 and 3.13; this harness runs on 3.12.1), and lazy_loader's ``load`` is LazyLoader
-(scientific-python/lazy_loader#88). The harness imports on threads: the judging server's request
-threads, the search's Java call threads, Dask's worker threads. ``import_module`` takes the import
+resets its class before its attributes are filled in, without a lock, so a second thread reading
+an attribute meanwhile finds it missing (CPython gh-114763, fixed in 3.12.3 and 3.13; the harness
+runs on 3.12.1), and lazy_loader's ``load`` is LazyLoader (scientific-python/lazy-loader#88). The
+harness imports on threads: the file readers parse blocks on worker threads (formats/tokenizer.py:
+the first number parsed imports pyarrow, on several threads at once), the run cache is written on
+a thread of its own, the judging server answers on a pool. ``import_module`` takes the import
 system's per-module lock: a second thread waits for the first to finish executing the module and
 both get the same module; rebinding a global twice to the same module is harmless.
 

@@ -91,6 +91,18 @@ def test_no_import_in_a_function_body_but_the_listed_exceptions():
     assert used == set(EXCEPTIONS), f"listed exceptions that no longer import: {set(EXCEPTIONS) - used}"
 
 
+def test_no_other_way_to_defer_an_import():
+    """importlib.import_module and __import__ are harness.lazy's alone."""
+    found = [
+        f"{path.relative_to(REPO)}:{node.lineno}: {ast.unparse(node)}"
+        for name, path, tree in _modules()
+        if name != "harness.lazy"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in ("importlib.import_module", "__import__")
+    ]
+    assert not found, "\n".join(found)
+
+
 def _run_time_nodes(tree: ast.AST):
     """Every node but those under ``if TYPE_CHECKING:`` (annotations, never imported at run time)."""
     for node in ast.iter_child_nodes(tree):

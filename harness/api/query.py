@@ -15,7 +15,6 @@ from harness.errors import DataError
 from harness.events import ignore, to_stderr
 from harness.formats.impact import check_weights, weights_text
 from harness.verbs import query as ad_hoc  # its `query`: a name this module gives the queries
-from harness.verbs.query import texts as stored_texts
 from harness.verbs.similarity import parse_similarity
 
 pd = lazy.module("pandas")
@@ -141,7 +140,7 @@ def search(
     df = pd.DataFrame(rows, columns=["qid", "query", "docno", "rank", "score"])
     df = df.astype({"rank": "int64", "score": "float64"})
     if text:
-        texts = stored_texts(where, df["docno"].tolist())
+        texts = ad_hoc.texts(where, df["docno"].tolist())
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df
