@@ -250,3 +250,21 @@ def test_lazy_module_loads_once_when_threads_read_it_first_at_the_same_time(slow
 def test_lazy_module_refuses_a_light_library():
     with pytest.raises(ValueError, match="yaml is not deferred"):
         lazy.module("yaml")
+
+
+# ------------------------------------------------------------------ what a deferred import does
+def test_dask_loggers_are_quieted_after_distributed_made_them(tmp_path):
+    """distributed makes its loggers (distributed.client, ...) when imported; the executor quiets
+    them once it holds the client. Deferred, the import has to come before the quieting, or Dask's
+    reconnection tracebacks reach stderr beside `harness: error:` (test_dask_faults saw them)."""
+    code = (
+        "import logging\n"
+        "from harness.config import Execution\n"
+        "from harness.errors import EngineError\n"
+        "from harness.experiment.executors.dask import DaskExecutor\n"
+        "ex = DaskExecutor(Execution(engine='dask', scheduler='tcp://127.0.0.1:9', timeout=1.0))\n"
+        "try:\n    ex._connect()\nexcept EngineError:\n    pass\n"
+        "assert logging.getLogger('distributed.client').getEffectiveLevel() > logging.CRITICAL\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr

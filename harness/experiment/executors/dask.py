@@ -72,12 +72,15 @@ class DaskExecutor:
     def _connect(self):
         if self._client is not None:
             return self._client
+        # distributed makes its loggers when it is imported (harness.lazy imports it on this first
+        # read): they must exist before _quiet sets their levels
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
         self._quiet()
         ex = self.execution
         timeout = ex.timeout
         if ex.scheduler:
             try:
-                client = distributed.Client(ex.scheduler, timeout=f"{timeout}s", set_as_default=False)
+                client = Client(ex.scheduler, timeout=f"{timeout}s", set_as_default=False)
             except (OSError, TimeoutError) as e:
                 raise EngineError(
                     f"cannot reach the Dask scheduler at {ex.scheduler} within {timeout:g} s ({e}); "
@@ -88,7 +91,7 @@ class DaskExecutor:
             try:
                 # memory_limit=0: the JVM sizes its own heap; Dask's memory manager would count
                 # the index's memory-mapped files and pause or restart healthy workers.
-                self._cluster = distributed.LocalCluster(
+                self._cluster = LocalCluster(
                     n_workers=n,
                     threads_per_worker=1,
                     processes=True,
@@ -97,7 +100,7 @@ class DaskExecutor:
                     scheduler_kwargs={"dashboard_address": ":0"},
                     silence_logs=logging.ERROR,
                 )
-                client = distributed.Client(self._cluster, set_as_default=False)
+                client = Client(self._cluster, set_as_default=False)
                 if os.environ.get("HARNESS_JAVA_LOG") != "1":  # not under --debug
                     client.register_plugin(_quiet_workers())
             except Exception as e:
