@@ -619,6 +619,34 @@ def test_ctrl_c_inside_a_long_java_call_acts_at_once(tmp_path, cranfield_index):
     assert stopped < searched / 2, f"stopped {stopped:.2f} s after Ctrl-C; the search takes {searched:.2f} s"
 
 
+def test_a_signal_while_pyjnius_starts_the_jvm_acts_once_it_has_started():
+    """SIGTERM landing while pyjnius starts the JVM (from the import of its extension, as the
+    harness's SIGTERM mid-index sometimes met it): held back until the JVM has started, then
+    raised in the main thread. Its handler used to run inside pyjnius's initialisation, where C
+    code cleared the exception: the signal was lost and the run exited 0, once in ~25 runs."""
+    code = (
+        "import importlib.abc, os, signal, sys\n"
+        "from harness.cli.failures import Terminated, handle_signals\n"
+        "from harness.engine import lucene\n"
+        "masks = []\n"
+        "class Pyjnius(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'jnius.jnius':  # the extension, whose loading starts the JVM\n"
+        "            masks.append(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))\n"
+        "            os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Pyjnius())\n"
+        "with handle_signals():\n"
+        "    try:\n"
+        "        lucene.jclass('java.lang.Object')\n"
+        "    except Terminated as e:\n"
+        "        print(e.signum, lucene.started(), masks)\n"
+    )
+    r = subprocess.run([PY, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=DEADLINE)
+    held = sorted(int(s) for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM))
+    assert r.stdout.split(" ", 2) == [str(int(signal.SIGTERM)), "True", f"[{held}]\n"], r.stdout + r.stderr
+
+
 def test_two_concurrent_runs_of_one_config_both_succeed_with_identical_results(tmp_path):
     cfg = cranfield_project(tmp_path)
     logs = [tmp_path / "a.txt", tmp_path / "b.txt"]
