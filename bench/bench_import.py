@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
-"""Import-time benchmark: what `import harness` and `harness run --help` cost, whole process.
+"""Import-time benchmark: what `import harness` and the quick commands cost, whole process.
 
 Each case runs in a fresh interpreter (the same `.venv` Python), --repeat times; the table gives
 the median wall time of:
 
   python -c pass                 the interpreter alone, for scale
-  import harness                 the package (the Python API is lazy: nothing heavy is imported)
+  import harness                 the package (the Python API is loaded on first use)
+  harness --help                 `python -m harness --help` (every subcommand's parser)
   harness run --help             `python -m harness run --help` (argument parsing only)
-  harness.run attribute          `import harness; harness.run`: loads the API (pandas)
+  harness trec_eval              `python -m harness trec_eval -q QRELS RUN`: the demo's qrels
+                                 (qrels/demo.txt, 113 judgments) and a run of its judged documents
+  harness validate               `python -m harness validate configs/demo.yaml` (no Java)
+  harness.run attribute          `import harness; harness.run`: loads the API
 
-and which heavy modules each case loaded (numpy, yaml, pandas, scipy, jnius), plus the
-cumulative time `python -X importtime` reports for `harness`. With --baseline REV the same
-cases also run on that git revision (extracted with `git archive` into a temporary folder),
+and which heavy modules each case loaded (HEAVY: numpy and the libraries harness.lazy defers),
+plus the cumulative time `python -X importtime` reports for `harness`. With --baseline REV the
+same cases also run on that git revision (extracted with `git archive` into a temporary folder),
 alternating run by run with this tree, so both columns come from one run of the script on the
 same machine load. Timings on a shared machine are noisy: compare columns of one run.
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -30,50 +35,81 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "yaml", "pandas", "scipy", "jnius", "pyserini")
+QRELS = REPO / "qrels" / "demo.txt"
+HEAVY = (
+    "numpy",
+    "yaml",
+    "pandas",
+    "scipy",
+    "pyarrow",
+    "distributed",
+    "ir_datasets",
+    "starlette",
+    "jinja2",
+    "jnius",
+    "pyserini",
+)
 
-CASES = {
-    "python -c pass": "pass",
-    "import harness": "import harness",
-    "harness run --help": None,  # run as `python -m harness run --help`
-    "harness.run attribute": "import harness; harness.run",
-}
+
+def cases(run: Path) -> dict[str, tuple[str, ...] | str]:
+    """name -> Python code (a string) or the arguments of `python -m harness` (a tuple)."""
+    return {
+        "python -c pass": "pass",
+        "import harness": "import harness",
+        "harness --help": ("--help",),
+        "harness run --help": ("run", "--help"),
+        "harness trec_eval": ("trec_eval", "-q", str(QRELS), str(run)),
+        "harness validate": ("validate", str(REPO / "configs" / "demo.yaml")),
+        "harness.run attribute": "import harness; harness.run",
+    }
 
 
-def _argv(code: str | None) -> list[str]:
-    if code is None:
-        return [sys.executable, "-m", "harness", "run", "--help"]
-    return [sys.executable, "-c", code]
+def write_run(path: Path) -> Path:
+    """A run of the demo qrels' judged documents, the more relevant first."""
+    lines, rank = [], {}
+    for line in QRELS.read_text().splitlines():
+        qid, _, doc, label = line.split()
+        rank[qid] = rank.get(qid, 0) + 1
+        lines.append(f"{qid} Q0 {doc} {rank[qid]} {int(label) + 1 / rank[qid]:.4f} bench")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _argv(case: tuple[str, ...] | str) -> list[str]:
+    if isinstance(case, tuple):
+        return [sys.executable, "-m", "harness", *case]
+    return [sys.executable, "-c", case]
 
 
 def _env(tree: Path) -> dict:
-    import os
-
     # the tree's own package first, whatever the venv has installed
     return {**os.environ, "PYTHONPATH": str(tree)}
 
 
-def once(code: str | None, tree: Path) -> float | None:
+def once(case: tuple[str, ...] | str, tree: Path) -> float | None:
     """Wall time of one fresh process, or None when the case fails (no `harness.run` before the API)."""
     t = time.perf_counter()
-    r = subprocess.run(_argv(code), cwd=tree, env=_env(tree), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    r = subprocess.run(_argv(case), cwd=tree, env=_env(tree), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     elapsed = time.perf_counter() - t
     return None if r.returncode else elapsed
 
 
-def loaded(code: str | None, tree: Path) -> str:
+def loaded(case: tuple[str, ...] | str, tree: Path) -> str:
     """Which HEAVY modules are in sys.modules after the case ran."""
     body = (
-        "sys.argv = ['harness', 'run', '--help']\n"
+        f"sys.argv = ['harness', *{list(case)!r}]\n"
         "try:\n    runpy.run_module('harness', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        if code is None
-        else code + "\n"
+        if isinstance(case, tuple)
+        else case + "\n"
     )
-    probe = f"import sys, json, runpy\n{body}print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))"
+    probe = (
+        f"import sys, json, runpy\n{body}print('HEAVY', json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))"
+    )
     r = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=_env(tree), capture_output=True, text=True)
     if r.returncode:
         return "fails"
-    return ", ".join(json.loads(r.stdout.strip().splitlines()[-1])) or "none"
+    line = [x for x in r.stdout.splitlines() if x.startswith("HEAVY ")][-1]
+    return ", ".join(json.loads(line.removeprefix("HEAVY "))) or "none"
 
 
 def importtime_s(tree: Path) -> float:
@@ -105,17 +141,19 @@ def main(argv: list[str] | None = None) -> int:
                 ["git", "rev-parse", "--short", args.baseline], cwd=REPO, check=True, capture_output=True, text=True
             ).stdout.strip()
             archive = subprocess.run(["git", "archive", rev, "harness"], cwd=REPO, check=True, capture_output=True)
-            subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
-            trees = {f"{args.baseline} ({rev})": Path(tmp), **trees}
+            base = Path(tmp) / "baseline"
+            base.mkdir()
+            subprocess.run(["tar", "-x", "-C", base], input=archive.stdout, check=True)
+            trees = {f"{args.baseline} ({rev})": base, **trees}
         print(f"median wall seconds of {args.repeat} fresh processes each, trees alternating; {sys.executable}")
         print("| case | " + " | ".join(trees) + " | heavy modules loaded (" + " / ".join(trees) + ") |")
         print("|---|" + "---:|" * len(trees) + "---|")
-        for name, code in CASES.items():
+        for name, case in cases(write_run(Path(tmp) / "bench.run")).items():
             times: dict[str, list] = {t: [] for t in trees}
             for _ in range(args.repeat):
                 for label, tree in trees.items():
-                    times[label].append(once(code, tree))
-            mods = " / ".join(loaded(code, tree) for tree in trees.values())
+                    times[label].append(once(case, tree))
+            mods = " / ".join(loaded(case, tree) for tree in trees.values())
             print(f"| {name} | " + " | ".join(_fmt(times[t]) for t in trees) + f" | {mods} |")
         print(
             "\npython -X importtime, `harness` cumulative: "

@@ -6,17 +6,21 @@ The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyz
 imports neither pandas nor scipy.
 """
 
+from harness import lazy
+
 __version__ = "0.1.0"
 
 _API = ("run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result")
 __all__ = [*_API, "__version__"]
 
+# The API loads the pipeline (numpy, the verbs and what they run): the first of its names read
+# loads it (harness.lazy), so `import harness` stays instant (bench/bench_import.py times both).
+_api = lazy.module("harness.api")
+
 
 def __getattr__(name: str):
     if name in _API:
-        from harness import api
-
-        return getattr(api, name)
+        return getattr(_api, name)
     raise AttributeError(f"module 'harness' has no attribute {name!r}")
 
 

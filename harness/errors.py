@@ -4,6 +4,8 @@ says what went wrong, where (file:line or key path), what was given and what is 
 The CLI maps each class to an exit code; nothing else in the package picks exit codes.
 """
 
+import warnings
+
 __all__ = [
     "HarnessError",
     "ConfigError",
@@ -119,6 +121,4 @@ class HarnessWarning(UserWarning):
 
 def warn(message: str) -> None:
     """Emit a :class:`HarnessWarning` (a Python warning: the API's callers can filter or record it)."""
-    import warnings
-
     warnings.warn(HarnessWarning(message), stacklevel=2)

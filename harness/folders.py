@@ -39,6 +39,7 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from harness.events import Cleaned, Emit, InUse, Waiting, ignore
@@ -376,8 +377,6 @@ def fsync_tree(folder: Path) -> None:
 # ------------------------------------------------------------------------------ markers
 def write_marker(folder: Path, kind: str, files: list[str]) -> None:
     """Write the marker saying the harness created ``folder`` and which files it put there."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         v = version("harness")
     except PackageNotFoundError:

@@ -696,7 +696,7 @@ def test_every_door_gives_the_same_run(tmp_path, capsys, monkeypatch):
     import harness
     from harness.cli import main
     from harness.verbs.lab import LabRequest, lab
-    from harness.verbs.query import parse_similarity
+    from harness.verbs.similarity import parse_similarity
 
     monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))  # the run cache, not the checkout's
     w = demo_weights(tmp_path / "w")

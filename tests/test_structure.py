@@ -19,11 +19,29 @@ def _modules():
 
 
 def _imports(name: str, tree: ast.AST, lazy: bool):
-    """(module imported, names) for every `from harness... import` (top level only unless lazy)."""
+    """(module imported, names) for every `from harness... import` (top level only unless lazy),
+    and every harness module deferred with ``lazy.module("harness.x.y")``, as ``from harness.x
+    import y``."""
     nodes = ast.walk(tree) if lazy else tree.body
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
             yield node.module, [a.name for a in node.names], node.lineno
+    for target, _, line in _deferred(tree):
+        parent, _, last = target.rpartition(".")
+        yield parent, [last], line
+
+
+def _deferred(tree: ast.AST):
+    """(harness module, the global bound to it, line) for each ``NAME = lazy.module("harness...")``."""
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "lazy.module"
+            and isinstance(node.value.args[0], ast.Constant)
+            and node.value.args[0].value.startswith("harness.")
+        ):
+            yield node.value.args[0].value, node.targets[0].id, node.lineno
 
 
 def test_no_private_name_is_imported_across_modules():
@@ -41,6 +59,7 @@ def test_no_private_attribute_of_another_module_is_used():
     bad = []
     for _, path, tree in _modules():
         imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+        imported |= {bound for _, bound, _ in _deferred(tree)}
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Attribute)

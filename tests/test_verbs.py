@@ -86,7 +86,7 @@ def test_a_run_sharing_no_judged_id_warns_from_both_doors(tmp_path, capsys):
 def test_lab_has_a_python_entry_point_with_the_cli_numbers(tmp_path, monkeypatch):
     """verbs.lab.lab on the README's dirichlet example equals what `harness lab` prints."""
     from harness.verbs.lab import LabRequest, lab
-    from harness.verbs.query import parse_similarity
+    from harness.verbs.similarity import parse_similarity
 
     monkeypatch.setenv("HARNESS_INDEXES", str(tmp_path / "indexes"))
     monkeypatch.chdir(REPO)

@@ -1,7 +1,7 @@
 """The Python API: the harness in a notebook, with pandas DataFrames in and out.
 
 ``import harness`` exposes these lazily (see ``harness/__init__.py``), so importing the package
-stays instant; this module imports pandas.
+stays instant; pandas is imported by the first call that makes or reads a DataFrame (harness.lazy).
 
 - :func:`run` — an experiment config (path, YAML string or dict) run exactly as ``harness run``;
 - :func:`evaluate` — a run against qrels (files, DataFrames or dicts): trec_eval's numbers;

@@ -4,6 +4,7 @@ verb's adapter."""
 from __future__ import annotations
 
 from harness.policies import DEFAULT_LANGUAGE
+from harness.verbs.analyze import analyze as analyze_verb
 
 __all__ = ["analyze"]
 
@@ -11,6 +12,4 @@ __all__ = ["analyze"]
 def analyze(text: str, language: str = DEFAULT_LANGUAGE) -> list[str]:
     """The terms Anserini's analyzer for ``language`` makes of ``text``, in order: what an index
     of that language stores and a query of it searches for (``harness analyze``)."""
-    from harness.verbs.analyze import analyze as run
-
-    return run(text, language, flag="language")
+    return analyze_verb(text, language, flag="language")

@@ -5,7 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 
-import pandas as pd
+from harness import lazy
+from harness.verbs.cache import cache as cache_verb
+from harness.verbs.cache import parse_since
+
+pd = lazy.module("pandas")
 
 __all__ = ["cache"]
 
@@ -24,9 +28,6 @@ def cache(
     holding its text) and ``removed``. With ``unused_since`` (a datetime, or ``"2026-11-01"`` /
     ``"30d"`` as ``harness cache --unused-since`` takes), the runs not used since then are
     removed (only marked with ``dry_run``), as ``harness cache`` does."""
-    from harness.verbs.cache import cache as cache_verb
-    from harness.verbs.cache import parse_since
-
     since = parse_since(unused_since) if isinstance(unused_since, str) else unused_since
     out = cache_verb(path, unused_since=since, dry_run=dry_run)
     gone = {(index, r.key, r.name) for index, r in out.removed}

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-import pandas as pd
-
+from harness import lazy
 from harness.api.frames import as_policy, column
 from harness.errors import DataError
 from harness.policies import ComparePolicy, StatsPolicy
 from harness.verbs.compare import COMPARISON_FIELDS
+from harness.verbs.compare import compare as compare_verb
+
+pd = lazy.module("pandas")
 
 __all__ = ["compare"]
 
@@ -93,8 +95,6 @@ def compare(
     (the topics every run has; the others are listed in ``attrs["dropped_topics"]``). Returns one row per (measure, baseline, run) with the columns of the report's
     ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
     """
-    from harness.verbs.compare import compare as compare_verb
-
     df = _long(per_topic)
     names = list(dict.fromkeys(df["run"]))
     runs, measures = _names(runs, "runs"), _names(measures, "measures")

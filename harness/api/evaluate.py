@@ -7,10 +7,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import pandas as pd
-
+from harness import lazy
 from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
+from harness.verbs.evaluate import evaluate as evaluate_verb
+from harness.verbs.evaluate import msmarco_eval, parse_measure_list
+
+pd = lazy.module("pandas")
 
 __all__ = ["evaluate"]
 
@@ -48,9 +51,6 @@ def evaluate(
     per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
     The policy and the topic counts are in ``means.attrs``.
     """
-    from harness.verbs.evaluate import evaluate as evaluate_verb
-    from harness.verbs.evaluate import parse_measure_list
-
     policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
     read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     ms = parse_measure_list(measures)
@@ -65,8 +65,6 @@ def evaluate(
     means = means_frame({name: ev.means}, ms)
     means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
     if msmarco_mrr:
-        from harness.verbs.evaluate import msmarco_eval
-
         official = msmarco_eval(run, qrels, read=read)
         means[MSMARCO_MRR] = official.mrr
         means.attrs["QueriesRanked"] = official.queries_ranked

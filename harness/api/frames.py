@@ -14,13 +14,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
+from harness import lazy
 from harness.errors import DataError
 from harness.formats.columns import pad8
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
 from harness.formats.runs import Run, read_run
+
+pd = lazy.module("pandas")
 
 __all__ = ["as_run", "as_qrels", "as_policy", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 

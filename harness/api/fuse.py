@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
-import pandas as pd
-
+from harness import lazy
 from harness.api.frames import as_policy, as_run, run_frame
 from harness.errors import DataError
 from harness.policies import DEFAULT_ALPHA, DEFAULT_DEPTH, DEFAULT_FUSION_K, DEFAULT_RRF_K, FUSE_RUNTAG, ReadPolicy
+from harness.verbs.fuse import fuse as fuse_verb
+from harness.verbs.fuse import fusion_policy
+
+pd = lazy.module("pandas")
 
 __all__ = ["fuse"]
 
@@ -39,9 +42,6 @@ def fuse(
     | combsum | combmnz; ``norm`` (none | minmax | zscore | rank) and ``weights`` are for
     combsum and combmnz. ``depth``/``k``: None keeps every row. ``run_format`` (trec | msmarco):
     the layout of the run files read and of ``output``, as ``harness fuse --run-format``."""
-    from harness.verbs.fuse import fuse as fuse_verb
-    from harness.verbs.fuse import fusion_policy
-
     policy = fusion_policy(
         method=method,
         rrf_k=rrf_k,

@@ -7,11 +7,17 @@ import json
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
+from harness import lazy
 from harness.api.frames import column, ids
+from harness.api.run import Result
 from harness.errors import DataError
+from harness.events import ignore, to_stderr
 from harness.formats.impact import check_weights, weights_text
+from harness.verbs import query as ad_hoc  # its `query`: a name this module gives the queries
+from harness.verbs.similarity import parse_similarity
+
+pd = lazy.module("pandas")
 
 __all__ = ["search"]
 
@@ -117,19 +123,14 @@ def search(
     a text folder is indexed with it, an Anserini index searched with it; None takes a harness
     index's own language, else English.
     """
-    from harness.api.run import Result
-    from harness.verbs.query import open_index, parse_similarity, query
-
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise DataError("k", f"must be an integer >= 1 (got {k!r})")
     pairs = _queries(queries)
     sim = parse_similarity(similarity, params)
     given = index.index if isinstance(index, Result) else index
-    from harness.events import ignore, to_stderr
-
-    where = open_index(given, flag="index", on=to_stderr if verbose else ignore, language=language)
+    where = ad_hoc.open_index(given, flag="index", on=to_stderr if verbose else ignore, language=language)
     asked = [t for _, t in pairs]
-    ranked = query(where, asked, [sim], k, threads=threads, qids=[q for q, _ in pairs]).by_similarity[str(sim)]
+    ranked = ad_hoc.query(where, asked, [sim], k, threads=threads, qids=[q for q, _ in pairs]).by_similarity[str(sim)]
     shown = [(qid, weights_text(q) if isinstance(q, dict) else q) for qid, q in pairs]  # weights as JSON text
     rows = [
         (qid, query, doc, rank, score)
@@ -139,9 +140,7 @@ def search(
     df = pd.DataFrame(rows, columns=["qid", "query", "docno", "rank", "score"])
     df = df.astype({"rank": "int64", "score": "float64"})
     if text:
-        from harness.verbs.query import texts as stored_texts
-
-        texts = stored_texts(where, df["docno"].tolist())
+        texts = ad_hoc.texts(where, df["docno"].tolist())
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df

@@ -7,11 +7,14 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-import pandas as pd
-
+from harness import lazy
 from harness.api.frames import long_per_topic, means_frame, run_frame
+from harness.events import ignore, to_stderr
 from harness.policies import format_p
+from harness.verbs import run as verb
 from harness.verbs.compare import COMPARISON_FIELDS
+
+pd = lazy.module("pandas")
 
 __all__ = ["run", "Result"]
 
@@ -137,9 +140,6 @@ def run(config, *, output=None, overrides: Mapping | None = None, verbose: bool 
     a path among them is relative to the current folder.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
-    from harness.events import ignore, to_stderr
-    from harness.verbs import run as verb
-
     cfg = verb.load(config, overrides=overrides, output=output, flags=False)
     out = verb.run(cfg, on=to_stderr if verbose else ignore)
     return Result(out.result, out.output)

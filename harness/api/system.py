@@ -3,7 +3,11 @@ adapter (harness.verbs.system)."""
 
 from __future__ import annotations
 
-import pandas as pd
+from harness import lazy
+from harness.verbs.similarity import similarity_models
+from harness.verbs.system import measure_registry
+
+pd = lazy.module("pandas")
 
 __all__ = ["similarities", "measures"]
 
@@ -11,8 +15,6 @@ __all__ = ["similarities", "measures"]
 def similarities() -> pd.DataFrame:
     """The similarity models and their parameters, from the engine's registry: ``model``,
     ``parameter``, ``default``, ``allowed``, ``doc``."""
-    from harness.verbs.system import similarity_models
-
     MODELS = similarity_models()
 
     return pd.DataFrame(
@@ -24,8 +26,6 @@ def similarities() -> pd.DataFrame:
 def measures() -> pd.DataFrame:
     """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
     (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
-    from harness.verbs.system import measure_registry
-
     MEASURES = measure_registry()
 
     def trec(info):

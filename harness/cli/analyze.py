@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from harness import lazy
 from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
+
+verbs_analyze = lazy.module("harness.verbs.analyze")
 
 
 def add_parser(sub, make) -> None:
@@ -30,8 +33,6 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from harness.verbs.analyze import analyze
-
-    for term in analyze(args.text, args.language):
+    for term in verbs_analyze.analyze(args.text, args.language):
         print(term)
     return 0

@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 
+from harness import lazy
+
+verbs_cache = lazy.module("harness.verbs.cache")
+
 
 def add_parser(sub, make) -> None:
     """The subcommand, made by ``make`` (harness.cli.flags.command)."""
@@ -43,10 +47,8 @@ def _when(t: float) -> str:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from harness.verbs.cache import cache, parse_since
-
-    since = parse_since(args.unused_since) if args.unused_since else None
-    out = cache(args.path, unused_since=since, dry_run=args.dry_run)
+    since = verbs_cache.parse_since(args.unused_since) if args.unused_since else None
+    out = verbs_cache.cache(args.path, unused_since=since, dry_run=args.dry_run)
     if not out.indexes:
         print(f"no harness index under {out.root}")
         return 0

@@ -4,9 +4,23 @@ corrections, bootstrap CIs and wins/ties/losses against a baseline, over the com
 
 from __future__ import annotations
 
+from harness import lazy
 from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
+from harness.cli.progress import Progress
 from harness.errors import DataError
-from harness.policies import ALIGNMENTS, CORRECTIONS, FAMILIES, TESTS, ComparePolicy, StatsPolicy
+from harness.policies import (
+    ALIGNMENTS,
+    CORRECTIONS,
+    DEFAULT_MEASURES,
+    FAMILIES,
+    TESTS,
+    ComparePolicy,
+    ReadPolicy,
+    StatsPolicy,
+    format_p,
+)
+
+verbs_compare = lazy.module("harness.verbs.compare")
 
 
 def add_parser(sub, make) -> None:
@@ -58,10 +72,6 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_compare(args) -> int:
-    from harness.cli.progress import Progress
-    from harness.policies import DEFAULT_MEASURES, ComparePolicy, ReadPolicy, StatsPolicy, format_p
-    from harness.verbs.compare import compare_files
-
     try:
         stats_policy = StatsPolicy(
             test=args.test,
@@ -75,7 +85,7 @@ def cmd_compare(args) -> int:
         raise DataError("compare", str(e)) from None
     policy = eval_policy(args)
     with Progress(len(args.runs) + 1, "evaluating runs", unit="steps") as bar:
-        out = compare_files(
+        out = verbs_compare.compare_files(
             args.runs,
             args.qrels,
             baseline=args.baseline,

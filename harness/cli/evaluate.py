@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import sys
 
+from harness import lazy
 from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
+from harness.cli.progress import Progress
+from harness.policies import DEFAULT_MEASURES, ReadPolicy
+
+verbs_evaluate = lazy.module("harness.verbs.evaluate")
 
 
 def add_parser(sub, make) -> None:
@@ -40,12 +45,9 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    from harness.policies import ReadPolicy
-    from harness.verbs.evaluate import msmarco_eval
-
     if args.msmarco_mrr:
         read = ReadPolicy(args.duplicates, args.run_format)
-        official = msmarco_eval(args.run, args.qrels, read=read)  # errors before any measure is printed
+        official = verbs_evaluate.msmarco_eval(args.run, args.qrels, read=read)  # errors before any measure is printed
         if args.measures:
             _print_measures(args, read)
         # msmarco_passage_eval.py's lines, as it prints them (its metrics sorted by name)
@@ -58,18 +60,14 @@ def cmd_evaluate(args) -> int:
 
 
 def _print_measures(args, read) -> int:
-    from harness.cli.progress import Progress
-    from harness.policies import DEFAULT_MEASURES
-    from harness.verbs.evaluate import evaluate, parse_measure_list, summed
-
-    measures = parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
+    measures = verbs_evaluate.parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
     policy = eval_policy(args)
     with Progress(1, f"evaluating {len(measures)} measures") as bar:
-        ev = evaluate(args.run, args.qrels, measures, policy=policy, read=read)
+        ev = verbs_evaluate.evaluate(args.run, args.qrels, measures, policy=policy, read=read)
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.
-    counts = {str(m) for m in measures if summed(m)}
+    counts = {str(m) for m in measures if verbs_evaluate.summed(m)}
     fmt = lambda name, v: f"{v:.0f}" if name in counts else f"{v:.4f}"  # noqa: E731
     if args.per_topic:
         for topic in sorted(ev.topics):

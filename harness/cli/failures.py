@@ -16,11 +16,13 @@ short Java call is handled when that call returns.
 from __future__ import annotations
 
 import errno
+import gzip
 import os
 import re
 import signal
 import sys
 import threading
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -155,9 +157,6 @@ def _is_java_exception(e: BaseException) -> bool:
 
 def report_failure(e: BaseException) -> int:
     """Print one paragraph for ``e`` and return the exit code (see the module doc)."""
-    import gzip
-    import zlib
-
     if isinstance(e, KeyboardInterrupt):
         signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
         name = signal.Signals(signum).name

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from harness import lazy
 from harness.cli.flags import run_format_flag
 from harness.policies import (
     DEFAULT_ALPHA,
@@ -17,6 +18,8 @@ from harness.policies import (
     ReadPolicy,
     fusion_methods_with,
 )
+
+verbs_fuse = lazy.module("harness.verbs.fuse")
 
 
 def _for(option: str) -> str:
@@ -88,9 +91,7 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
-    from harness.verbs.fuse import fuse, fusion_policy
-
-    policy = fusion_policy(
+    policy = verbs_fuse.fusion_policy(
         method=args.method,
         rrf_k=args.rrf_k,
         alpha=args.alpha,
@@ -99,5 +100,5 @@ def cmd_fuse(args: argparse.Namespace) -> int:
         norm=args.norm,
         weights=None if args.weights is None else tuple(args.weights),
     )
-    fuse(args.runs, policy, args.output, args.runtag, ReadPolicy(run_format=args.run_format))
+    verbs_fuse.fuse(args.runs, policy, args.output, args.runtag, ReadPolicy(run_format=args.run_format))
     return 0

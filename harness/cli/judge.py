@@ -5,9 +5,16 @@ named) is checked before Java starts."""
 
 from __future__ import annotations
 
+from harness import lazy
 from harness.errors import DataError
 from harness.events import to_stderr
 from harness.policies import LANGUAGES
+from harness.verbs.similarity import parse_similarity
+
+judge_server = lazy.module("harness.judge.server")
+judge_store = lazy.module("harness.judge.store")
+verbs_judge = lazy.module("harness.verbs.judge")
+verbs_run = lazy.module("harness.verbs.run")
 
 JUDGE_EXAMPLES = """\
   harness judge configs/demo.yaml --qrels my-qrels.txt \\
@@ -64,16 +71,10 @@ def add_parser(sub, make) -> None:
 
 
 def _similarities(texts: list[str]):
-    from harness.verbs.query import parse_similarity
-
     return [parse_similarity(text, source="--similarity") for text in texts]
 
 
 def cmd_judge(args) -> int:
-    from harness.judge.server import check_host, serve
-    from harness.judge.store import QrelsStore
-    from harness.verbs import judge as js
-
     if args.depth < 1:
         raise DataError("--depth", f"must be an integer >= 1 (got {args.depth})")
     lab_style = args.index is not None or args.queries is not None
@@ -83,17 +84,15 @@ def cmd_judge(args) -> int:
         raise DataError("--index", "give either a CONFIG or --index with --queries, not both")
     if not args.config and not (args.index and args.queries):
         raise DataError("judge", "give a CONFIG, or --index PATH and --queries QUERY... (lab style)")
-    check_host(args.host, args.allow_remote)
-    store = QrelsStore(args.qrels)
+    judge_server.check_host(args.host, args.allow_remote)
+    store = judge_store.QrelsStore(args.qrels)
     if args.config:
-        from harness.verbs.run import load
-
-        cfg = load(args.config)
-        session = js.from_config(cfg, args.runs, args.depth, on=to_stderr)
+        cfg = verbs_run.load(args.config)
+        session = verbs_judge.from_config(cfg, args.runs, args.depth, on=to_stderr)
     else:
         if args.runs:
             raise DataError("--runs", "applies to a CONFIG; in lab style name --similarity instead")
-        session = js.from_lab(
+        session = verbs_judge.from_lab(
             args.index, args.queries, _similarities(args.similarity), args.depth, on=to_stderr, language=args.language
         )
-    return serve(session, store, args.host, args.port, args.allow_remote)
+    return judge_server.serve(session, store, args.host, args.port, args.allow_remote)

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from harness import lazy
+from harness.cli.progress import EventRenderer
 from harness.errors import DataError
 from harness.events import to_stderr
 from harness.policies import LANGUAGES
+from harness.verbs.similarity import parse_similarity, similarity_aliases, similarity_models
+
+judge_server = lazy.module("harness.judge.server")
+judge_store = lazy.module("harness.judge.store")
+verbs_judge = lazy.module("harness.verbs.judge")
+verbs_lab = lazy.module("harness.verbs.lab")
 
 __all__ = ["add_parser", "similarity_from_args", "cmd_lab"]
 
@@ -25,8 +33,6 @@ PARAMS = {"k1": "bm25", "b": "bm25", "mu": "dirichlet", "lambda": "jm"}
 
 def add_parser(sub, make) -> None:
     """The subcommand, made by ``make`` (harness.cli.flags.command)."""
-    from harness.verbs.system import similarity_aliases, similarity_models
-
     p = make(
         sub,
         "lab",
@@ -101,9 +107,6 @@ def add_parser(sub, make) -> None:
 
 def similarity_from_args(args):
     """The similarity of ``--similarity`` with the parameter flags given for it."""
-    from harness.verbs.query import parse_similarity
-    from harness.verbs.system import similarity_aliases
-
     params = {}
     for name, model in PARAMS.items():
         value = getattr(args, f"param_{name}")
@@ -121,8 +124,6 @@ def _fmt(values: dict[str, float]) -> str:
 
 def render(out, given: str) -> None:
     """The lab script's text: the index, the similarity, each query's ranking and metrics, the means."""
-    from harness.verbs.lab import LAB_CONVENTION, TREC_CONVENTION
-
     kind = out.index.where.kind
     if kind == "text-folder":
         how = f"{'built' if out.index.built else 'reused'} from the text folder {given}"
@@ -140,9 +141,9 @@ def render(out, given: str) -> None:
     print(f"index: {out.index.path} ({how})")
     print(f"similarity: {out.similarity}, top {out.k}")
     if out.convention == "lab":
-        print(f"metrics: {LAB_CONVENTION}")
+        print(f"metrics: {verbs_lab.LAB_CONVENTION}")
     elif out.convention == "trec":
-        print(f"metrics: {TREC_CONVENTION}")
+        print(f"metrics: {verbs_lab.TREC_CONVENTION}")
     for n, q in enumerate(out.queries, start=1):
         print()
         print(f"query {n}: {q.text}")
@@ -170,17 +171,12 @@ def render(out, given: str) -> None:
 
 
 def cmd_lab(args) -> int:
-    from harness.cli.progress import EventRenderer
-    from harness.verbs.lab import LabRequest, check_queries, lab
-
     if getattr(args, "judge", None):
-        from harness.judge.store import QrelsStore
-
-        QrelsStore(args.judge)  # a bad qrels file is reported before anything runs
-    check_queries(args.queries)
+        judge_store.QrelsStore(args.judge)  # a bad qrels file is reported before anything runs
+    verbs_lab.check_queries(args.queries)
     if args.topk < 1:
         raise DataError("--topk", f"must be an integer >= 1 (got {args.topk})")
-    req = LabRequest(
+    req = verbs_lab.LabRequest(
         args.index,
         args.queries,
         similarity_from_args(args),
@@ -191,7 +187,7 @@ def cmd_lab(args) -> int:
         args.language,
     )
     with EventRenderer() as on:
-        out = lab(req, on=on)
+        out = verbs_lab.lab(req, on=on)
     render(out, args.index)
     if getattr(args, "judge", None):
         return lab_judge(args)
@@ -200,12 +196,8 @@ def cmd_lab(args) -> int:
 
 def lab_judge(args) -> int:
     """``harness lab ... --judge QRELS``: the lab's queries, its similarity, its top k as the pool."""
-    from harness.judge.server import serve
-    from harness.judge.store import QrelsStore
-    from harness.verbs import judge as js
-
-    store = QrelsStore(args.judge)
-    session = js.from_lab(
+    store = judge_store.QrelsStore(args.judge)
+    session = verbs_judge.from_lab(
         args.index, args.queries, [similarity_from_args(args)], args.topk, on=to_stderr, language=args.language
     )
-    return serve(session, store, "127.0.0.1", args.port)
+    return judge_server.serve(session, store, "127.0.0.1", args.port)

@@ -18,6 +18,9 @@ import sys
 import threading
 import time
 
+from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild, rate_text
+from harness.events import Progress as Phase
+
 __all__ = ["Progress", "Spinner", "EventRenderer", "enabled"]
 
 _CLEAR = "\r\x1b[K"  # back to column 0, erase the line
@@ -161,9 +164,6 @@ class EventRenderer:
             print(text, file=self.stream, flush=True)
 
     def __call__(self, event) -> None:
-        from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild, rate_text
-        from harness.events import Progress as Phase
-
         match event:
             case RunsPlanned(total=total):
                 self.total = total

@@ -7,11 +7,14 @@ import argparse
 import os
 from pathlib import Path
 
+from harness import lazy
 from harness.cli.flags import run_format_flag
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
 from harness.events import ReportWritten, not_indexed, to_stderr
 from harness.policies import MAX_WORKERS
+
+verbs_run = lazy.module("harness.verbs.run")
 
 # ------------------------------------------------------------------------------ the parsers
 _PLAN_HELP = (
@@ -70,10 +73,8 @@ def add_parser(sub, make) -> None:
 
 
 def _key_value(text: str) -> str:
-    from harness.verbs.run import parse_set
-
     try:
-        parse_set(text)
+        verbs_run.parse_set(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return text
@@ -113,9 +114,7 @@ def _config_command(make, sub, name, help, examples, func, dry_run: str | None, 
 
 
 def _scheduler(text: str) -> str:
-    from harness.verbs.run import scheduler_problem
-
-    if why := scheduler_problem(text):
+    if why := verbs_run.scheduler_problem(text):
         raise argparse.ArgumentTypeError(why)
     return text
 
@@ -182,10 +181,8 @@ def print_plan(plan) -> None:
 
 # ------------------------------------------------------------------------------ commands
 def cmd_validate(args) -> int:
-    from harness.verbs.run import validate
-
     cfg = _load(args)
-    validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
+    verbs_run.validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
     names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
@@ -194,9 +191,7 @@ def cmd_validate(args) -> int:
 
 def _load(args):
     """The config, with --scheduler / --workers applied to its `execution:`."""
-    from harness.verbs.run import load
-
-    return load(
+    return verbs_run.load(
         Path(args.config),
         scheduler=getattr(args, "scheduler", None),
         workers=getattr(args, "workers", None),
@@ -208,14 +203,12 @@ def _load(args):
 
 
 def cmd_run(args) -> int:
-    from harness.verbs.run import plan_run, run
-
     cfg = _load(args)
     if args.dry_run:
-        print_plan(plan_run(cfg, "run"))
+        print_plan(verbs_run.plan_run(cfg, "run"))
         return 0
     with EventRenderer() as on:
-        out = run(cfg, on=on)
+        out = verbs_run.run(cfg, on=on)
     print(out.summary_md)
     to_stderr(ReportWritten(str(out.output)))  # after the summary
     failed = out.result.failed_checks
@@ -225,14 +218,12 @@ def cmd_run(args) -> int:
 
 
 def cmd_index(args) -> int:
-    from harness.verbs.run import index, plan_run
-
     cfg = _load(args)
     if args.dry_run:
-        print_plan(plan_run(cfg, "index"))
+        print_plan(verbs_run.plan_run(cfg, "index"))
         return 0
     with EventRenderer() as on:
-        out = index(cfg, on=on)
+        out = verbs_run.index(cfg, on=on)
     info, stats = out.info, out.info.manifest.get("stats", {})
     print(f"index                {info.path}")
     print(f"status               {'reused' if info.reused else f'built in {out.seconds:.2f} s'}")
@@ -253,14 +244,12 @@ def cmd_index(args) -> int:
 
 
 def cmd_search(args) -> int:
-    from harness.verbs.run import plan_run, search
-
     cfg = _load(args)
     if args.dry_run:
-        print_plan(plan_run(cfg, "search"))
+        print_plan(verbs_run.plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
-        out = search(cfg, on=on, run_format=args.run_format)
+        out = verbs_run.search(cfg, on=on, run_format=args.run_format)
     for name, reused, path in out.runs:
         print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
     return 0

@@ -3,6 +3,12 @@ configs), over the system verb (harness.verbs.system)."""
 
 from __future__ import annotations
 
+import json
+
+from harness import lazy
+
+verbs_system = lazy.module("harness.verbs.system")
+
 
 def add_parser(sub, make) -> None:
     """The subcommands, made by ``make`` (harness.cli.flags.command)."""
@@ -18,9 +24,7 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_doctor(args) -> int:
-    from harness.verbs.system import doctor
-
-    report = doctor()
+    report = verbs_system.doctor()
     for k, v in report.versions.items():
         print(f"{k:10} {v}")
     print(f"{'jvm':10} {report.jvm}")
@@ -28,9 +32,5 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_schema(args) -> int:
-    import json
-
-    from harness.verbs.system import schema
-
-    print(json.dumps(schema(), indent=2))
+    print(json.dumps(verbs_system.schema(), indent=2))
     return 0

@@ -4,7 +4,13 @@ output, byte for byte, over the trec_eval verb (harness.verbs.trec_eval)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
+
+from harness import lazy
+from harness.errors import DataError, OutputError
+
+verbs_trec_eval = lazy.module("harness.verbs.trec_eval")
 
 
 def add_parser(sub, make) -> None:
@@ -79,16 +85,11 @@ _NO_STDOUT = (
 
 
 def cmd_trec_eval(args: argparse.Namespace) -> int:
-    import errno
-
-    from harness.errors import DataError, OutputError
-    from harness.verbs.trec_eval import TrecEvalOptions, trec_eval
-
     if sys.stdout is None:  # Python started with file descriptor 1 closed
         raise OutputError(_NO_STDOUT)
     if args.Results_format != "trec_results":
         raise DataError("-T", f"results format {args.Results_format!r} is not read by the harness (only trec_results)")
-    options = TrecEvalOptions(
+    options = verbs_trec_eval.TrecEvalOptions(
         measures=tuple(args.measures),
         per_query=args.query_eval_wanted,
         complete=args.complete_rel_info_wanted,
@@ -100,7 +101,7 @@ def cmd_trec_eval(args: argparse.Namespace) -> int:
         zscores=args.Zscore,
         rel_info=args.Rel_info_format,
     )
-    result = trec_eval(args.qrels, args.run, options)
+    result = verbs_trec_eval.trec_eval(args.qrels, args.run, options)
     try:
         sys.stdout.write(result.output())
         sys.stdout.flush()

@@ -5,7 +5,7 @@ command line's --scheduler)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["Execution", "ENGINES", "SCHEDULER_PATTERN", "scheduler_problem"]
 
@@ -39,8 +39,6 @@ class Execution:
 
     def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
         """This setting with the command line's --scheduler / --workers (either means dask)."""
-        from dataclasses import replace
-
         if scheduler is not None:
             return replace(self, engine="dask", scheduler=scheduler, workers=None)
         if workers is not None:

@@ -5,6 +5,8 @@ what every run needs (expansions: stored document vectors; impact runs: term wei
 from __future__ import annotations
 
 from harness.config.nodes import INVALID, Ctx
+from harness.engine.existing import NEEDS, is_lucene_index, stored_features
+from harness.engine.index import open_manifest
 
 __all__ = ["finish_existing_index"]
 
@@ -12,9 +14,6 @@ __all__ = ["finish_existing_index"]
 def finish_existing_index(ctx: Ctx, v: dict) -> None:
     """Without `collection`, `index.path` names an index built elsewhere: it must be one, and
     every run must find in it what it needs (expansion: stored document vectors)."""
-    from harness.engine.existing import NEEDS, is_lucene_index, stored_features
-    from harness.engine.index import open_manifest
-
     if v["collection"] is not None or v["collection"] is INVALID or v["index"] is INVALID:
         return
     path = v["index"]["path"]

@@ -50,6 +50,7 @@ from harness.config.nodes import (
     unknown_message,
 )
 from harness.config.overrides import Override, apply_overrides
+from harness.config.paths import write_target_problems
 from harness.config.runs import check_runs
 from harness.config.schema import SCHEMA
 from harness.config.sources import all_run_names
@@ -60,6 +61,8 @@ from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
+from harness.formats.named import read_qrels_as
+from harness.metrics import parse_measure
 from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
 from harness.stats import CVSpec, StatsPolicy
 
@@ -90,8 +93,6 @@ def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 
 def _parse_measure(text: str) -> str:
-    from harness.metrics import parse_measure  # lazily: the config needs only the measure registry
-
     return str(parse_measure(text))
 
 
@@ -443,8 +444,6 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
 
 def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
     """The output and index folders against the inputs, home, root and checkouts (config/paths.py)."""
-    from harness.config.paths import write_target_problems
-
     targets = {"output": v["output"]}
     existing = None  # without `collection`, index.path is an index built elsewhere: an input
     if isinstance(v["index"], dict) and v["index"]["path"] not in (None, INVALID):
@@ -474,8 +473,6 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
     default); under `drop` only those a run answers, which is checked again when they are known."""
     if not isinstance(v.get("qrels"), Path):
         return
-    from harness.formats.named import read_qrels_as
-
     try:
         judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
     except HarnessError:

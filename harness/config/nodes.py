@@ -19,7 +19,8 @@ from harness.config.keys import Key, join_path, range_text
 from harness.config.overrides import OVERRIDE_NAMES, OverrideMark
 from harness.config.validated import LocatedProblem
 from harness.engine.similarity import format_number
-from harness.formats.hygiene import windows_path_hint
+from harness.errors import DataError
+from harness.formats.hygiene import regular_file, windows_path_hint
 from harness.formats.named import is_named, split
 
 # --------------------------------------------------------------------------------------------
@@ -360,9 +361,6 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
 
 def _special(p: Path) -> str:
     """'is a FIFO (named pipe)', 'is a character device'... (never opens it)."""
-    from harness.errors import DataError
-    from harness.formats.hygiene import regular_file
-
     try:
         regular_file(p)
     except DataError as e:

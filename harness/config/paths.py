@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.folders import INDEX_MANIFEST as MANIFEST
 from harness.folders import OUTPUT_MARKER, foreign_entries, is_legacy_report
 
 __all__ = ["resolve_path", "write_target_problems"]
@@ -139,8 +140,6 @@ def _existing_problems(t: Path, kind: str, key: str) -> list[str]:
     if empty:
         return []
     if kind == "index":
-        from harness.folders import INDEX_MANIFEST as MANIFEST
-
         if (t / MANIFEST).is_file():
             return []
         return [

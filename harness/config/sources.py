@@ -19,7 +19,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from harness.config.keys import Key, join_path
 from harness.config.limits import MAX_DEPTH
 from harness.config.nodes import INVALID, Ctx, check_section, expected, mapping_items, read_number, read_string
-from harness.engine.similarity import format_value
+from harness.engine.similarity import Similarity, format_value
 from harness.policies import (
     DEFAULT_ALPHA,
     DEFAULT_DEPTH,
@@ -302,8 +302,6 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
 
 def _spelling(text: str, labels: dict[str, str]) -> str | None:
     """The canonical spec of a searched run given by any spelling of its spec, else None."""
-    from harness.engine.similarity import Similarity
-
     try:
         spec = str(Similarity.parse(text))
     except ValueError:

@@ -22,6 +22,7 @@ from yaml.nodes import Node
 from harness.config.limits import MAX_CONFIG_BYTES
 from harness.config.validated import LocatedProblem
 from harness.errors import AccessError, ConfigError, DataError, read_error
+from harness.formats.hygiene import regular_file
 
 __all__ = ["config_text", "parse", "too_deep"]
 
@@ -33,8 +34,6 @@ def _fail(source: str, message: str, line: int | None = None):
 
 def config_text(file: Path, source: str) -> str:
     """The text of the config file ``file`` (``source``: how errors name it)."""
-    from harness.formats.hygiene import regular_file
-
     try:
         regular_file(file, "file")
     except AccessError:

@@ -24,8 +24,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from harness.errors import DataError
 from harness.formats.hygiene import check_id, json_kind
+from harness.formats.runs import Run
 
 if TYPE_CHECKING:
     from harness.formats.runs import Run
@@ -93,10 +96,6 @@ def without_query(run: Run) -> Run:
     adjustment, so every other hit keeps its score and order, and a ranking loses one hit
     (none is searched in its place). A topic left without hits is left out, as a search leaves
     out a topic that finds nothing. The same run when nothing is removed."""
-    import numpy as np  # lazily: the config reads this module, and `harness validate` loads no numpy
-
-    from harness.formats.runs import Run
-
     topics = run.topics()
     seg = np.repeat(np.arange(len(topics)), np.diff(run.offsets))
     own = np.array([t.encode("utf-8", "surrogateescape") for t in topics] or [b""], dtype="S")

@@ -63,6 +63,7 @@ from harness.formats.hygiene import (
     numbered_lines,
     regular_file,
 )
+from harness.formats.msmarco import passages_to_json
 
 # (file, line limit, most dimensions) -> (first doubtful line or 0, lines recognised before it, their
 # dimension, the first one's line): harness.VectorLines.scan, Corpus.check_vectors's first pass
@@ -487,8 +488,6 @@ class Corpus:
                     fh.write(json.dumps({"id": doc_id, "contents": text}, ensure_ascii=False) + "\n")
             return staging
         if self.format == "tsv":
-            from harness.formats.msmarco import passages_to_json
-
             if staging.exists():
                 shutil.rmtree(staging)  # a conversion an interrupted build left: made again
             passages_to_json(self.files(), staging, JSON_STRING_LIMIT)

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from harness.engine import lucene
 from harness.engine.analysis import analyzer as make_analyzer
+from harness.engine.index import IndexOptions
 from harness.errors import EngineError, HarnessError
 
 __all__ = [
@@ -154,8 +155,6 @@ def _readable(raw: str | None) -> str | None:
 def stored_texts(index_path: str | Path, docids: Iterable[str]) -> dict[str, str | None]:
     """``{docid: text}`` for each given doc id (None when the index has no such document or
     stored no text for it). Opens the index once; starts the JVM if it is not running."""
-    from harness.engine.index import IndexOptions
-
     docs = Documents(index_path, IndexOptions())
     try:
         unique = list(dict.fromkeys(docids))

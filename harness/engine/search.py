@@ -29,7 +29,9 @@ from harness.engine.index import IndexOptions
 from harness.engine.similarity import RERANK_CUTOFF, Similarity
 from harness.engine.ties import strictly_decreasing
 from harness.errors import DataError, EngineError, HarnessError
+from harness.formats.columns import pad8
 from harness.formats.hygiene import id_problem
+from harness.formats.runs import Run
 
 # Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
 MAX_CLAUSES = 1 << 20
@@ -287,8 +289,6 @@ def run_text_writer(run_text, packed: bytes, ids: bytes, qids: list[str]):
 
 def id_table(ids: list[str]) -> np.ndarray:
     """External ids in Lucene docid order as the NUL-padded ``S`` array a Run holds."""
-    from harness.formats.columns import pad8
-
     return pad8(np.array([d.encode("utf-8", "surrogateescape") for d in ids], "S"))
 
 
@@ -296,8 +296,6 @@ def run_from_arrays(topics, counts: np.ndarray, ids: np.ndarray, scores: np.ndar
     """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics from a batch's compact
     arrays (``ids``: the hits' external ids as an ``S`` array, in rank order), without a Python
     object per hit; topics that returned nothing are left out."""
-    from harness.formats.runs import Run
-
     keep = np.flatnonzero(counts > 0)
     offsets = np.zeros(len(keep) + 1, dtype=np.int64)
     np.cumsum(counts[keep], out=offsets[1:])

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from harness.engine import lucene
 from harness.engine.corpus import Corpus
+from harness.engine.index import run_index_collection
 from harness.errors import EngineError
 
 __all__ = ["Piece", "Shard", "split_corpus", "build_shard", "merge_indexes"]
@@ -145,8 +146,6 @@ def _materialise(shard: Shard, folder: Path) -> Path:
 def build_shard(collection_class: str, shard: Shard, work: Path, options, threads: int = 1) -> dict:
     """Index one shard into ``work/index`` (its input written to ``work/staged``); Anserini's
     counters. Runs on a worker; `work` must be on the file system the driver and merge see."""
-    from harness.engine.index import run_index_collection
-
     source = _materialise(shard, work / "staged")
     try:
         return run_index_collection(collection_class, source, work / "index", options, threads)

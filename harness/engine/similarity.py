@@ -29,6 +29,7 @@ Lucene's conventions are kept as they are: for Jelinek-Mercer, ``lambda`` is the
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import struct
@@ -588,8 +589,6 @@ class Similarity:
                 )
             model, params = family, {**params, **fixed}
         if model not in MODELS:
-            import difflib
-
             names = [*MODELS, *PRESETS, *ALIASES]
             close = difflib.get_close_matches(model, names, n=1, cutoff=0.6)
             hint = model_hint(model) or (f"; did you mean {close[0]!r}?" if close else ".")

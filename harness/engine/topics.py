@@ -15,12 +15,15 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from harness.engine import lucene
+from harness.engine.lucene import anserini_jar
 from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError, EngineError
 from harness.formats import irds
 from harness.formats import topics as plain
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
 from harness.formats.impact import read_impact_topics
+from harness.formats.named import read_qrels_as
 from harness.formats.topics import TOPIC_FORMATS
 
 __all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
@@ -57,8 +60,6 @@ def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[st
     Pyserini's and Anserini's BEIR topics (topics.beir-v1.0.0-*.test.tsv.gz) are the queries of
     the test qrels, and so are these. A qrels line of any label counts (0 included). When no
     query is judged, all are returned and the check of topic ids against the qrels says so."""
-    from harness.formats.named import read_qrels_as
-
     judged = set(read_qrels_as(*qrels).topics())
     kept = [(qid, text) for qid, text in topics if qid in judged]
     return kept or topics
@@ -68,8 +69,6 @@ def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[st
 def anserini_topic_readers() -> tuple[str, ...] | None:
     """Short names of Anserini's topic readers (``Cacm``, ``TsvString``...), read from the jar's
     entries without starting Java; None when pyserini (and so the jar) is not installed."""
-    from harness.engine.lucene import anserini_jar
-
     try:
         jar = anserini_jar()
     except EngineError:
@@ -79,8 +78,6 @@ def anserini_topic_readers() -> tuple[str, ...] | None:
 
 
 def _read_anserini(path: Path, reader: str) -> list[tuple[str, str]]:
-    from harness.engine import lucene  # lazily: the JVM starts only for these formats
-
     readers = anserini_topic_readers() or ()
     if reader not in readers:
         raise DataError(path, f"unknown Anserini topic reader {reader!r}; valid: {', '.join(readers)}")

@@ -15,8 +15,15 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
+
+from harness import lazy
 from harness.errors import DataError
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
+
+orjson = lazy.module("orjson")  # its shared library takes 5-30 ms to load, and most runs read no vectors
+pa = lazy.module("pyarrow")
+pq = lazy.module("pyarrow.parquet")
 
 __all__ = [
     "SameDimension",
@@ -55,8 +62,6 @@ def fast_json_object(line: str) -> dict | None:
     brackets or braces is not tried (a vector line has one of each)."""
     if line.count("[") + line.count("{") > 64:
         return None
-    import orjson  # here: its shared library takes 5-30 ms to load, and most runs read no vectors
-
     try:
         value = orjson.loads(line)
     except orjson.JSONDecodeError:
@@ -94,9 +99,6 @@ def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
     bytes 30-37 us, numpy's fromiter 26, the byte scans 8, the dot product 2."""
     if raw[:1] != b"{":
         return None
-    import numpy as np  # here: importing the corpus module loads neither
-    import orjson
-
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -146,8 +148,6 @@ def parse_vector(source, value, line: int | None, what: str = "vector") -> list[
         raise DataError(source, f'"{what}" is empty; a vector needs at least one number', line=line)
     kinds = set(map(type, value))
     if kinds <= {float, int}:  # the common case, checked in numpy (a Python loop: 0.7 ms per 768 numbers)
-        import numpy as np  # here: importing the corpus module loads no numpy
-
         try:
             a = np.abs(np.asarray(value, dtype=np.float64))
         except OverflowError:  # an integer beyond float64: the loop below names it
@@ -249,19 +249,17 @@ def is_parquet(path: Path) -> bool:
 
 def _parquet(path: Path):
     try:
-        import pyarrow.parquet as pq
+        parquet_file = pq.ParquetFile  # pyarrow is imported here
     except ImportError:  # a dependency of the harness; an installation without it cannot read Parquet
         raise DataError(path, "reading Parquet vectors needs pyarrow: pip install pyarrow") from None
     try:
-        return pq.ParquetFile(path)
+        return parquet_file(path)
     except Exception as e:  # pyarrow raises ArrowInvalid, OSError... for a file that is not Parquet
         raise DataError(path, f"not a readable Parquet file ({str(e).splitlines()[0][:160]})") from None
 
 
 def _columns(path: Path, f, id_col: str, id_types: tuple[str, ...]) -> None:
     """The two columns exist, the id's of a type in ``id_types``, the vector a list of floats."""
-    import pyarrow as pa
-
     schema = f.schema_arrow
     for name in (id_col, "vector"):
         if schema.get_field_index(name) < 0:
@@ -285,8 +283,6 @@ def parquet_rows(path: Path, id_col: str, id_types: tuple[str, ...], first: dict
     squared length beyond float32 (:func:`_too_long_squared`), one dimension throughout
     (``first``: the first vector's, shared by a collection's files); DataError naming the file
     and row."""
-    import numpy as np
-
     f = _parquet(path)
     _columns(path, f, id_col, id_types)
     row = 0

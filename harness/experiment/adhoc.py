@@ -7,7 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.config.paths import write_target_problems
+from harness.engine.analysis import language_problem
+from harness.engine.corpus import Corpus
+from harness.engine.index import MANIFEST, IndexOptions, index_fingerprint, read_manifest, unusable_index
 from harness.errors import DataError
+from harness.experiment.plan import indexes_root
+from harness.policies import DEFAULT_LANGUAGE
 
 __all__ = ["LabIndex", "resolve_index", "lab_qid"]
 
@@ -34,10 +40,6 @@ def resolve_index(given: str, flag: str = "--index", language: str | None = None
     ``flag`` names the argument in errors (``--index`` on the command line, ``index`` in the API).
     ``language`` (None: the index's own, else English): how documents and queries are analysed;
     a harness index records its language, and a different one is refused."""
-    from harness.engine.analysis import language_problem
-    from harness.engine.index import MANIFEST, IndexOptions, read_manifest, unusable_index
-    from harness.policies import DEFAULT_LANGUAGE
-
     lang_flag = "--language" if flag.startswith("--") else "language"
     if language is not None and (why := language_problem(language)) is not None:
         raise DataError(lang_flag, why)
@@ -62,10 +64,6 @@ def resolve_index(given: str, flag: str = "--index", language: str | None = None
     options = IndexOptions(language=language or DEFAULT_LANGUAGE)
     if any(path.glob("segments_*")):
         return LabIndex(path, options, "anserini")  # Lucene does not record the analyzer: we trust the caller
-    from harness.engine.corpus import Corpus
-    from harness.engine.index import index_fingerprint
-    from harness.experiment.plan import indexes_root
-
     corpus = Corpus(path.resolve(), "text-folder")
     try:
         fp = index_fingerprint(corpus, options)
@@ -76,8 +74,6 @@ def resolve_index(given: str, flag: str = "--index", language: str | None = None
             "file) nor a folder of .txt files to index",
         ) from None
     target = indexes_root(path) / f"{corpus.path.stem or 'corpus'}-{fp[:12]}"
-    from harness.config.paths import write_target_problems
-
     problems = write_target_problems({"index": target}, {f"text folder ({flag})": corpus.path}, {"index": "index"})
     if problems:
         raise DataError(

@@ -31,8 +31,13 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import lazy
+from harness.engine.ties import strictly_decreasing
 from harness.files import atomic_writer
 from harness.formats.runs import Run, read_run, write_run
+
+pa = lazy.module("pyarrow")
+pq = lazy.module("pyarrow.parquet")
 
 __all__ = ["store_run", "load_run", "place_text", "binary_path", "cached", "CACHE_FORMAT", "LEGACY_SUFFIXES"]
 
@@ -76,8 +81,6 @@ def _drop_legacy(trec: Path) -> None:
 
 def _float32_exact(run: Run) -> np.ndarray | None:
     """The run's scores as float32 when strictly_decreasing gives back every float64 bit."""
-    from harness.engine.ties import strictly_decreasing
-
     with np.errstate(over="ignore", invalid="ignore"):
         s32 = run.scores.astype(np.float32)
     again = strictly_decreasing(s32, run.offsets[:-1])
@@ -85,9 +88,6 @@ def _float32_exact(run: Run) -> np.ndarray | None:
 
 
 def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     n = len(run.docids)
     docids = np.ascontiguousarray(run.docids)
     width = max(docids.dtype.itemsize, 1)
@@ -118,9 +118,6 @@ def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> Non
 
 def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
     """(run, its metadata) of a sound binary copy, else None."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     try:
         table = pq.read_table(path)
         meta = json.loads((table.schema.metadata or {}).get(b"harness", b"{}"))
@@ -155,8 +152,6 @@ def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     if kind == "float32":
-        from harness.engine.ties import strictly_decreasing
-
         scores = strictly_decreasing(scores, offsets[:-1])
     else:
         scores = np.array(scores, dtype=np.float64)
@@ -219,9 +214,6 @@ def place_text(trec: Path, dst: Path, run: Run | None = None) -> bool:
 
 
 def _binary_meta(path: Path) -> dict | None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     try:
         meta = json.loads((pq.read_schema(path).metadata or {}).get(b"harness", b"{}"))
     except (OSError, ValueError, pa.ArrowException):

@@ -20,6 +20,7 @@ from harness.config import CompareSpec
 from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
 from harness.errors import DataError
+from harness.stats.align import align
 
 __all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "compare_runs"]
 
@@ -75,8 +76,6 @@ def aligned_scores(
     evaluations: Mapping[str, object], measures: Sequence[str], mode: str = "strict"
 ) -> tuple[list[str], dict[str, dict[str, np.ndarray]], tuple[str, ...]]:
     """(topics, scores[run][measure], dropped topics), paired by :func:`harness.stats.align.align`."""
-    from harness.stats.align import align
-
     if not evaluations:
         raise DataError("evaluations", "no evaluated runs to compare")
     per_topic = {name: ev.per_topic for name, ev in evaluations.items()}

@@ -9,18 +9,31 @@ from __future__ import annotations
 import errno
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 
 from harness.config import Config
 from harness.engine.beir import without_query
-from harness.engine.index import IndexInfo, ensure_index
+from harness.engine.existing import NEEDS, describe
+from harness.engine.index import IndexInfo, ensure_index, index_stats, open_manifest
 from harness.engine.sweeps import sweeps
+from harness.engine.topics import read_topics
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
+from harness.experiment import cache as run_cache
+from harness.experiment import sanity
+from harness.experiment.compare import compare_runs
+from harness.experiment.executors import open_executor
 from harness.experiment.plan import Plan, plan, run_key
 from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
+from harness.experiment.sanity import refuse_unmatched_topics
+from harness.experiment.sources import add_source_runs, read_file_runs
 from harness.experiment.tuning import add_tuned_runs
 from harness.files import remove_stale_temp_files
-from harness.folders import check_writable
+from harness.folders import check_writable, in_use
+from harness.formats.impact import impact_queries
+from harness.formats.named import read_qrels_as
+from harness.metrics import EvalPolicy, evaluate, parse_measure
 
 __all__ = ["run_experiment"]
 
@@ -28,9 +41,6 @@ __all__ = ["run_experiment"]
 def open_existing(p: Plan) -> IndexInfo:
     """An index built elsewhere, read only: what it stores (Lucene's word, where its file names
     could not tell), checked against the runs before any search."""
-    from harness.engine.existing import NEEDS, describe
-    from harness.engine.index import index_stats, open_manifest
-
     stores = describe(p.index_path)
     if not stores.get("contents") or not stores.get("id"):
         raise DataError(
@@ -50,10 +60,8 @@ def open_existing(p: Plan) -> IndexInfo:
 
 def _store(path, run, tag: str) -> None:
     """Write a run to the cache; a full disk names the cache folder (the file is not there)."""
-    from harness.experiment.cache import store_run
-
     try:
-        store_run(path, run, tag=tag)
+        run_cache.store_run(path, run, tag=tag)  # read from the module: tests/test_verbs.py patches it
     except OSError as e:
         if e.errno in (errno.ENOSPC, errno.EDQUOT):
             raise OSError(
@@ -100,9 +108,6 @@ def run_experiment(cfg: Config, on: Emit = ignore, settle: bool = True) -> Exper
 
 
 def _run_experiment(cfg: Config, on: Emit) -> ExperimentResult:
-    from concurrent.futures import ThreadPoolExecutor
-    from contextlib import ExitStack
-
     writer = ThreadPoolExecutor(1, thread_name_prefix="harness-run-cache")
     writes: list = []
     held = ExitStack()  # the indexes in use, until their runs are cached (result.settle/abandon)
@@ -125,9 +130,6 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
     its runs beside it: another config's rebuild at the same path waits instead of swapping the
     index (and its run cache) away. Taken after the index lock was let go, so the index is checked
     to be the one just built or reused."""
-    from harness.engine.index import open_manifest
-    from harness.folders import in_use
-
     held.enter_context(in_use(info.path))
     manifest = open_manifest(info.path)
     if manifest is None or manifest.get("fingerprint") != info.fingerprint:
@@ -140,12 +142,6 @@ def _hold(held, info: IndexInfo) -> IndexInfo:
 
 
 def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> ExperimentResult:
-    from harness.engine.topics import read_topics
-    from harness.experiment.cache import cached, load_run
-    from harness.formats.impact import impact_queries
-    from harness.formats.named import read_qrels_as
-    from harness.metrics import EvalPolicy, evaluate, parse_measure
-
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     p = plan(cfg)
@@ -154,17 +150,11 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
     if qrels is not None and not qrels.topics():
         raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
     if qrels is not None:  # no topic judged, or ids written two ways: refused before anything is indexed
-        from harness.experiment.sanity import refuse_unmatched_topics
-
         refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
     files = {}
     if cfg.sources:  # runs from files: read (and checked) before anything is indexed or searched
-        from harness.experiment.sources import read_file_runs
-
         files = read_file_runs(cfg, topics)
     timings["read_inputs"] = time.perf_counter() - t0
-
-    from harness.experiment.executors import open_executor
 
     on(RunsPlanned(len(cfg.runs) + len(cfg.sources) + _tuned_count(cfg)))
     executor = open_executor(cfg.execution, on)  # connects (or starts a cluster) only when needed
@@ -238,7 +228,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
         pending = []
         for sim in cfg.runs:
             t = time.perf_counter()
-            run = load_run(paths[str(sim)]) if cached(paths[str(sim)]) else None
+            run = run_cache.load_run(paths[str(sim)]) if run_cache.cached(paths[str(sim)]) else None
             if run is not None:
                 finish(sim, run, time.perf_counter() - t, True)
             else:
@@ -263,8 +253,6 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
     finally:
         executor.close()
     if cfg.sources:  # runs from files and fusions, in config order among the searched ones
-        from harness.experiment.sources import add_source_runs
-
         t = time.perf_counter()
         results = add_source_runs(cfg, results, files, topics, cache, _store, on)
         timings["files_and_fusions"] = time.perf_counter() - t
@@ -292,8 +280,6 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
                 curves[tr.name] = tuple(evaluations[tr.name].means[str(m)] for m in curve)
         timings["evaluate"] = time.perf_counter() - t
         if cfg.compare is not None:
-            from harness.experiment.compare import compare_runs
-
             t = time.perf_counter()
             comparisons = compare_runs(cfg.compare, cfg.runs, evaluations, tuned, [r.name for r in results])
             timings["compare"] = time.perf_counter() - t
@@ -319,8 +305,6 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
 
 
 def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult], evaluations) -> None:
-    from harness.experiment import sanity
-
     example = next((r.run for r in results if len(r.run)), None)
     retrieved = [] if example is None else list(dict.fromkeys(example.ranked(example.topics()[0])[0]))[:3]
     notes = sanity.check_qrels_overlap(qrels, info.path, cfg.qrels_path, retrieved)

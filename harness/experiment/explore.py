@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from harness.engine import lucene
+from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
 from harness.experiment.result import ExperimentResult
 
 __all__ = ["Hit", "TopicView", "ExplorerData", "gather", "attach", "MAX_RUNS", "SNIPPET_CHARS"]
@@ -107,8 +109,6 @@ def _move(doc: str, rank: int, other: dict[str, int], k: int) -> tuple[str, str]
 
 def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> ExplorerData:
     """The explorer's data; opens the index to read the shown documents."""
-    from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
-
     measure = _measure(result)
     shown = _shown_runs(result, measure)
     runs = {r.name: r.run for r in result.runs}
@@ -220,8 +220,6 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
 def attach(result: ExperimentResult) -> ExperimentResult:
     """What the report shows from Lucene, gathered before rendering: the explorer's data (when
     ``report.explorer_depth`` > 0) and the versions of Java, Lucene and Anserini."""
-    from harness.engine import lucene
-
     cfg = result.config
     if cfg.explorer_depth > 0:
         result.explorer = gather(result, cfg.explorer_depth, cfg.explorer_topics)

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.config import Config
+from harness.config.paths import write_target_problems
 from harness.engine.corpus import Corpus
+from harness.engine.existing import segment_fingerprint
 from harness.engine.index import IndexOptions, index_fingerprint, open_manifest
 from harness.engine.similarity import Similarity
+from harness.errors import ConfigError, ConfigProblem, DataError
 from harness.policies import DEFAULT_LANGUAGE
 
 __all__ = ["Plan", "plan", "run_key", "indexes_root", "SEARCH_SEMANTICS", "RUN_CACHE"]
@@ -65,11 +68,7 @@ def plan(cfg: Config) -> Plan:
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
     exact = any(sim.lengths == "exact" for sim in cfg.runs)
     if cfg.collection_path is None:
-        from harness.engine.existing import segment_fingerprint
-
         if exact:
-            from harness.errors import DataError
-
             raise DataError(
                 cfg.source,
                 "bm25 accurate=true reads exact document lengths, which the harness builds into an index of "
@@ -129,9 +128,6 @@ def plan(cfg: Config) -> Plan:
 
 def _check_default_index(cfg: Config, path: Path) -> None:
     """The default index folder gets the checks `index.path` gets at validation (config/paths.py)."""
-    from harness.config.paths import write_target_problems
-    from harness.errors import ConfigError, ConfigProblem
-
     inputs = {"config file": cfg.source, "collection": cfg.collection_path, "topics": cfg.topics_path}
     if cfg.qrels_path is not None:
         inputs["qrels"] = cfg.qrels_path

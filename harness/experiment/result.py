@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.engine.labels import run_file_names
+
 if TYPE_CHECKING:  # types only: the report imports this module and must not reach the engine
     from harness.config import Config
     from harness.engine.index import IndexInfo
@@ -113,8 +115,6 @@ class ExperimentResult:
         """Each run's file name in a report's ``runs/`` folder, by run name (its label once
         relabelled): :func:`harness.engine.labels.run_file_names` over every label of the config,
         so ``harness search`` and ``harness run`` name a run's file alike."""
-        from harness.engine.labels import run_file_names
-
         files = run_file_names([*self.config.labels.values(), *(r.name for r in self.runs)])
         return {r.name: files[r.name] for r in self.runs}
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from harness.engine.docids import count_in_index, sample_ids
 from harness.engine.similarity import format_number
 from harness.formats.topic_ids import few, match_topic_ids, partial_notes, refuse_unmatched
 
@@ -39,8 +40,6 @@ def qrels_doc_ids(qrels) -> list[str]:
 
 
 def check_qrels_overlap(qrels, index_path, qrels_path, retrieved_example: list[str] = ()) -> list[str]:
-    from harness.engine.docids import count_in_index, sample_ids
-
     ids = sample_ids(qrels_doc_ids(qrels))
     if not ids:
         return []

@@ -17,6 +17,9 @@ from harness.errors import DataError
 from harness.events import Emit, RunReady
 from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
+from harness.formats.run_files import read_run_file
+from harness.fusion import fuse
+from harness.policies import ReadPolicy
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
 
@@ -25,9 +28,6 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
-    from harness.formats.run_files import read_run_file
-    from harness.policies import ReadPolicy
-
     run = read_run_file(spec.path, ReadPolicy("error", spec.format), ranks=ranks)
     known = {q for q, _ in topics}
     unknown = [t for t in run.topics() if t not in known]
@@ -83,8 +83,6 @@ def add_source_runs(
     """``results`` (the searched runs) with the file runs ``files`` (:func:`read_file_runs`) and
     the fused runs of ``cfg``, in config order. ``store(path, run, tag)`` writes a fused run to
     the run cache."""
-    from harness.fusion import fuse
-
     done = {r.name: r for r in results}
     for spec in cfg.sources:
         t = time.perf_counter()

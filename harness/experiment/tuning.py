@@ -26,7 +26,10 @@ from harness import stats
 from harness.config import Config
 from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
+from harness.errors import DataError
 from harness.events import Emit, RunReady
+from harness.experiment import cache as run_cache
+from harness.experiment.compare import aligned_scores
 from harness.experiment.result import RunResult
 from harness.formats.runs import Run
 
@@ -108,10 +111,6 @@ def add_tuned_runs(
     """Tune every swept model by cross-validation and add its tuned run to ``results``, right
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
-    from harness.errors import DataError
-    from harness.experiment.cache import cached, load_run, store_run
-    from harness.experiment.compare import aligned_scores
-
     spec = cfg.compare
     measure = spec.measures[0]
     topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
@@ -127,11 +126,11 @@ def add_tuned_runs(
         t = time.perf_counter()
         key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
         path = cache / f"{tr.name}.{key[:16]}.trec"
-        run = load_run(path) if cached(path) else None
+        run = run_cache.load_run(path) if run_cache.cached(path) else None
         reused = run is not None
         if not reused:
             run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
-            store_run(path, run, tag=tr.name)
+            run_cache.store_run(path, run, tag=tr.name)
         in_run = set(run.topics())
         empty = [q for q in tr.topics if q not in in_run]
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)

@@ -15,10 +15,12 @@ satisfy before it enters a run file, a cache key or Lucene.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
 import stat
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -225,9 +227,6 @@ def _readline(path: Path, fh, size: int) -> bytes:
 
 
 def _read_block(path: Path, fh, size: int, line: bool = False) -> bytes:
-    import gzip
-    import zlib
-
     try:
         return fh.readline(size) if line else fh.read(size)
     except (gzip.BadGzipFile, zlib.error, EOFError) as e:

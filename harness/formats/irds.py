@@ -23,14 +23,17 @@ ir_datasets' version and this rule, is what identifies them (:func:`docs_files`,
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from harness import lazy
 from harness.errors import DataError
+from harness.formats.hygiene import check_id
+from harness.formats.pyserini_cache import MissingFromCache
+from harness.formats.qrels import Qrels
 
 __all__ = [
     "PREFIX",
@@ -48,6 +51,10 @@ __all__ = [
     "docs_signature",
     "split_collection",
 ]
+
+# the optional ir_datasets package (pip install 'harness[irds]'): a missing one is a DataError
+ir_datasets = lazy.module("ir_datasets")
+download = lazy.module("ir_datasets.util.download")
 
 PREFIX = "irds:"
 # Bump when the text a document is indexed with changes (document_text): part of every index's fingerprint
@@ -74,8 +81,6 @@ def _fetch(dataset_id: str, part: str) -> str:
 
 
 def _missing(dataset_id: str, part: str, detail: str = "") -> DataError:
-    from harness.formats.pyserini_cache import MissingFromCache
-
     what = f"the {_PARTS[part][0]} of ir_datasets' {dataset_id!r}"
     return MissingFromCache(PREFIX + dataset_id, what, folder(dataset_id), _fetch(dataset_id, part), detail)
 
@@ -85,16 +90,15 @@ def offline():
     """ir_datasets with every remote source closed: a ``stream`` of any download class but
     ``LocalDownload`` (files the user placed) raises :class:`_WouldDownload`. ir_datasets has no
     switch of its own for this; the classes are restored on exit."""
-    from ir_datasets.util.download import BaseDownload, LocalDownload
 
     def closed(self, *args, **kwargs):
         raise _WouldDownload(getattr(self, "url", None) or type(self).__name__)
 
-    classes, todo = [], list(BaseDownload.__subclasses__())
+    classes, todo = [], list(download.BaseDownload.__subclasses__())
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if not issubclass(cls, LocalDownload) and "stream" in vars(cls):
+        if not issubclass(cls, download.LocalDownload) and "stream" in vars(cls):
             classes.append((cls, vars(cls)["stream"]))
     try:
         for cls, _ in classes:
@@ -107,14 +111,14 @@ def offline():
 
 def _dataset(dataset_id: str, part: str):
     try:
-        ir_datasets = importlib.import_module("ir_datasets")
+        load = ir_datasets.load  # the package is imported here
     except ImportError:
         raise DataError(
             PREFIX + dataset_id,
             "irds: ids need the optional ir_datasets package: pip install 'harness[irds]' (or pip install ir_datasets)",
         ) from None
     try:
-        ds = ir_datasets.load(dataset_id)
+        ds = load(dataset_id)
     except KeyError:
         raise DataError(
             PREFIX + dataset_id, f"ir_datasets knows no dataset {dataset_id!r} (see https://ir-datasets.com)"
@@ -145,8 +149,6 @@ def _present(ds, dataset_id: str, part: str) -> None:
 
 def _local_only(ds, part: str) -> bool:
     """A dataset registered over the user's own files (``LocalDownload``) may live anywhere."""
-    from ir_datasets.util.download import LocalDownload
-
     handler = getattr(ds, f"{_PARTS[part][0]}_handler")()
     seen, todo = set(), [handler]
     while todo:
@@ -154,7 +156,7 @@ def _local_only(ds, part: str) -> bool:
         if id(obj) in seen or len(seen) > 200:
             continue
         seen.add(id(obj))
-        if isinstance(obj, LocalDownload):
+        if isinstance(obj, download.LocalDownload):
             return True
         todo.extend(v for v in getattr(obj, "__dict__", {}).values() if hasattr(v, "__dict__"))
     return False
@@ -203,8 +205,6 @@ def read_topics(dataset_id: str, field: str | None = None) -> list[tuple[str, st
 def read_qrels(dataset_id: str):
     """The dataset's judgments as a :class:`~harness.formats.qrels.Qrels` (topics and documents in
     ir_datasets' order; a (query, document) pair judged twice is an error, as in a qrels file)."""
-    from harness.formats.qrels import Qrels
-
     source = PREFIX + dataset_id
 
     def rows(it):
@@ -282,8 +282,6 @@ def write_collection(dataset_id: str, fields: tuple[str, ...], out: Path, limit:
     """The documents as Anserini's JsonCollection reads them, one ``{"id", "contents"}`` per line
     into ``out`` (the index's build folder), streamed; a text over ``limit`` characters (Jackson's
     longest string: harness.engine.corpus.JSON_STRING_LIMIT) is refused. Returns how many."""
-    from harness.formats.hygiene import check_id
-
     source, n = PREFIX + dataset_id, 0
     with open(out, "w", encoding="utf-8") as fh:
         for doc_id, text in documents(dataset_id, fields):
@@ -328,7 +326,6 @@ def docs_files(dataset_id: str) -> list[Path]:
 def docs_signature(dataset_id: str, fields: tuple[str, ...] = ()) -> bytes:
     """What besides the files' bytes makes the indexed documents: the id, the fields, the
     document class, ir_datasets' version (its parsers) and :data:`DOC_TEXT_RULE`."""
-    ir_datasets = importlib.import_module("ir_datasets")
     cls = _dataset(dataset_id, "docs").docs_cls()
     return json.dumps(
         {

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.formats import irds, pyserini_cache
+from harness.formats.qrels import read_qrels, read_qrels_file
 
 __all__ = [
     "PYSERINI",
@@ -67,8 +68,6 @@ def read_qrels_as(path, fmt: str = "trec"):
     """The qrels ``(path, format)`` names: a TREC file, or an ir_datasets id's judgments."""
     if fmt.startswith(IRDS):
         return irds.read_qrels(fmt[len(IRDS) :])
-    from harness.formats.qrels import read_qrels
-
     return read_qrels(path)
 
 
@@ -78,8 +77,6 @@ def read_user_qrels(path, *, beir: bool = True):
     (harness.formats.qrels.read_qrels_file; ``beir``: BEIR's qrels TSV too)."""
     if is_named(path):
         return read_named_qrels(path)
-    from harness.formats.qrels import read_qrels_file
-
     return read_qrels_file(path, beir=beir)
 
 

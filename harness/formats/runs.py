@@ -17,11 +17,14 @@ results assembled in file order.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from harness import lazy
 from harness.errors import DataError
 from harness.files import atomic_file
 from harness.formats.columns import Column, LineMap, TopicColumn, pad8
@@ -37,6 +40,9 @@ from harness.formats.tokenizer import (
     parse_ints,
     worker_threads,
 )
+
+pa = lazy.module("pyarrow")
+pc = lazy.module("pyarrow.compute")
 
 __all__ = ["Run", "read_run", "write_run", "check_writable_ids"]
 
@@ -321,8 +327,6 @@ def _check_values(source: str, run: Run) -> None:
 
 
 def _write_lines(f, run: Run, names: list[bytes], tag_b: bytes) -> None:
-    import pyarrow.compute as pc
-
     qids = _binary(names)
     q0, space, tail = (_binary([b])[0] for b in (b"Q0", b" ", tag_b + b"\n"))
     seg = np.repeat(np.arange(len(names), dtype=np.int64), np.diff(run.offsets))
@@ -353,22 +357,16 @@ def _write_lines(f, run: Run, names: list[bytes], tag_b: bytes) -> None:
 # Arrow arrays are built from buffers only: pa.array() and pa.scalar() import pandas when it is
 # installed (seconds on a loaded machine), which the harness never needs.
 def _type(name):
-    import pyarrow as pa
-
     return getattr(pa, name)()
 
 
 def _binary(items: list[bytes]):
-    import pyarrow as pa
-
     off = np.zeros(len(items) + 1, dtype=np.int32)
     np.cumsum([len(b) for b in items], out=off[1:])
     return pa.Array.from_buffers(pa.binary(), len(items), [None, pa.py_buffer(off), pa.py_buffer(b"".join(items))])
 
 
 def _numeric(arr: np.ndarray):
-    import pyarrow as pa
-
     kind, dtype = {"i": (pa.int64(), np.int64), "f": (pa.float64(), np.float64)}[arr.dtype.kind]
     arr = np.ascontiguousarray(arr, dtype=dtype)
     return pa.Array.from_buffers(kind, len(arr), [None, pa.py_buffer(arr)])
@@ -376,8 +374,6 @@ def _numeric(arr: np.ndarray):
 
 def _fixed_to_binary(ids: np.ndarray):
     """A NUL-padded ``S`` array (no NUL inside a value) as an Arrow binary array."""
-    import pyarrow as pa
-
     m = np.ascontiguousarray(ids).view(np.uint8).reshape(len(ids), ids.dtype.itemsize)
     keep = m != 0
     off = np.zeros(len(ids) + 1, dtype=np.int32)
@@ -387,9 +383,6 @@ def _fixed_to_binary(ids: np.ndarray):
 
 def _ordered(fn, items, sink) -> None:
     """``sink(fn(x))`` for each item in order, ``fn`` running on worker threads a little ahead."""
-    from collections import deque
-    from concurrent.futures import ThreadPoolExecutor
-
     threads = worker_threads()
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
@@ -412,9 +405,6 @@ def _score_text(scores: np.ndarray):
     every other value (integers, tiny and huge magnitudes, infinities: rare in scores) is
     formatted by ``repr`` itself. Measured on 2.25M float32-derived scores (loaded 2-core
     machine, CPU time): 0.45 s for the Arrow cast against 1.4 s for ``repr`` per value."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     text = pc.cast(_numeric(scores), pa.string()).cast(pa.binary())
     off = np.frombuffer(text.buffers()[1], dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
     data = np.frombuffer(text.buffers()[2], dtype=np.uint8, count=int(off[-1]))

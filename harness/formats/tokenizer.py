@@ -27,8 +27,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from harness import lazy
 from harness.errors import DataError, read_error
 from harness.formats.hygiene import refuse_compressed
+
+pa = lazy.module("pyarrow")
+pc = lazy.module("pyarrow.compute")
 
 __all__ = [
     "map_blocks",
@@ -349,8 +353,6 @@ def fixed_bytes(block: _Block, f: int) -> np.ndarray:
 # and 17-digit repr() scores, where Python's float() per token took ~400 ms and numpy's
 # bytes->float64 cast ~800 ms.
 def _token_strings(block: _Block, f: int, starts=None):
-    import pyarrow as pa
-
     start = block.start(f) if starts is None else starts
     end = block.end(f)
     n = len(start)
@@ -364,9 +366,6 @@ def _token_strings(block: _Block, f: int, starts=None):
 
 def _parsed(block, f, arrow_type, dtype, starts=None):
     """The tokens of field ``f`` as numbers, or None when one of them is not a number."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if len(block) == 0:
         return np.zeros(0, dtype=dtype)
     try:
@@ -422,8 +421,6 @@ def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
 
 
 def _arrow_type(name):
-    import pyarrow as pa
-
     return getattr(pa, name)()
 
 

@@ -15,9 +15,11 @@ here.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from harness.errors import DataError, warn
+from harness.files import write_text_atomic
 from harness.formats.hygiene import check_id, json_kind, json_values, numbered_lines
 
 __all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
@@ -51,10 +53,6 @@ def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
 def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") -> None:
     """Write ``(qid, text)`` pairs so that :func:`read_topics` reads them back identically
     (ids and texts must be what the reader accepts; TSV texts hold no tab or line break)."""
-    import json
-
-    from harness.files import write_text_atomic
-
     lines = []
     for qid, text in topics:
         if fmt == "tsv":

@@ -7,14 +7,14 @@ Starlette app and its templates; ``server`` binds (loopback unless told) and ser
 this package starts nothing.
 """
 
+from harness.judge.server import check_host, serve
+from harness.judge.store import QrelsStore
+
 __all__ = ["run_judge"]
 
 
 def run_judge(session, qrels_path, host="127.0.0.1", port=8765, allow_remote=False, out=None) -> int:
     """Serve the judging page for a prepared session until Ctrl-C."""
-    from harness.judge.server import check_host, serve
-    from harness.judge.store import QrelsStore
-
     check_host(host, allow_remote)
     store = QrelsStore(qrels_path)
     return serve(session, store, host, port, allow_remote, out=out)

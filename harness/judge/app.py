@@ -18,18 +18,23 @@ from __future__ import annotations
 import secrets
 import urllib.parse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Route
-from starlette.templating import Jinja2Templates
-
+from harness import lazy
 from harness.engine.documents import match_spans, segments, snippet
 from harness.errors import HarnessError
 from harness.judge.session import JudgeSession, metrics
 from harness.judge.store import LABELS, QrelsStore
+
+if TYPE_CHECKING:  # annotations only
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+applications = lazy.module("starlette.applications")
+concurrency = lazy.module("starlette.concurrency")
+responses = lazy.module("starlette.responses")
+routing = lazy.module("starlette.routing")
+templating = lazy.module("starlette.templating")
 
 __all__ = ["create_app"]
 
@@ -62,7 +67,7 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
     """The ASGI app. ``hosts``: accepted ``Host`` header values (host:port); ``origins``: accepted
     ``Origin`` values. The page token is the returned app's ``token`` attribute (for tests)."""
     token = secrets.token_urlsafe(32)
-    templates = Jinja2Templates(directory=str(TEMPLATES))
+    templates = templating.Jinja2Templates(directory=str(TEMPLATES))
     templates.env.globals.update(fmt=_fmt, LABELS=LABELS, LABEL_NAMES=LABEL_NAMES)
 
     def page(request: Request, name: str, **context) -> Response:
@@ -93,7 +98,7 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
             i = int(request.path_params["n"])
             t = session.topics[i]
         except (ValueError, IndexError):
-            return PlainTextResponse("no such topic", status_code=404)
+            return responses.PlainTextResponse("no such topic", status_code=404)
         _, judgments, judged, means, per_topic = state()
         labels = judgments.get(t.qid, {})
         docs = []
@@ -130,29 +135,31 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
     async def judge(request: Request) -> Response:
         form = await _form(request)
         if form is None:
-            return PlainTextResponse("expected a form post (application/x-www-form-urlencoded)", status_code=400)
+            return responses.PlainTextResponse(
+                "expected a form post (application/x-www-form-urlencoded)", status_code=400
+            )
         if not secrets.compare_digest(str(form.get("token", "")), token):
-            return PlainTextResponse("stale or missing page token: reload the page", status_code=403)
+            return responses.PlainTextResponse("stale or missing page token: reload the page", status_code=403)
         try:
             i = int(str(form.get("topic", "")))
             t = session.topics[i]
             label = int(str(form.get("label", "")))
         except (ValueError, IndexError):
-            return PlainTextResponse("bad topic or label", status_code=400)
+            return responses.PlainTextResponse("bad topic or label", status_code=400)
         doc = str(form.get("doc", ""))
         if doc not in t.pool:
-            return PlainTextResponse("that document is not in this topic's pool", status_code=400)
+            return responses.PlainTextResponse("that document is not in this topic's pool", status_code=400)
         if label not in LABELS:
-            return PlainTextResponse(f"label must be one of {', '.join(map(str, LABELS))}", status_code=400)
+            return responses.PlainTextResponse(f"label must be one of {', '.join(map(str, LABELS))}", status_code=400)
         try:
-            status = await run_in_threadpool(store.judge, t.qid, doc, label)
+            status = await concurrency.run_in_threadpool(store.judge, t.qid, doc, label)
         except HarnessError as e:
-            return PlainTextResponse(str(e), status_code=500)
+            return responses.PlainTextResponse(str(e), status_code=500)
         if "application/json" not in request.headers.get("accept", ""):
-            return RedirectResponse(f"/topic/{i}", status_code=303)
-        generation, judgments, judged, means, per_topic = await run_in_threadpool(state)
+            return responses.RedirectResponse(f"/topic/{i}", status_code=303)
+        generation, judgments, judged, means, per_topic = await concurrency.run_in_threadpool(state)
         labels = judgments.get(t.qid, {})
-        return JSONResponse(
+        return responses.JSONResponse(
             {
                 "status": status,
                 "generation": generation,
@@ -168,14 +175,16 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
 
     async def metrics_json(request: Request) -> Response:
         generation, _, judged, means, per_topic = state()
-        return JSONResponse({"generation": generation, "judged_topics": judged, "means": means, "per_topic": per_topic})
+        return responses.JSONResponse(
+            {"generation": generation, "judged_topics": judged, "means": means, "per_topic": per_topic}
+        )
 
-    app = Starlette(
+    app = applications.Starlette(
         routes=[
-            Route("/", index),
-            Route("/topic/{n}", topic),
-            Route("/judge", judge, methods=["POST"]),
-            Route("/metrics", metrics_json),
+            routing.Route("/", index),
+            routing.Route("/topic/{n}", topic),
+            routing.Route("/judge", judge, methods=["POST"]),
+            routing.Route("/metrics", metrics_json),
         ]
     )
 
@@ -192,7 +201,7 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
                 elif headers.get("sec-fetch-site") == "cross-site":
                     reason = "cross-site request refused"
             if reason:
-                await PlainTextResponse(reason, status_code=403)(scope, receive, send)
+                await responses.PlainTextResponse(reason, status_code=403)(scope, receive, send)
                 return
         await app(scope, receive, send)
 

@@ -13,8 +13,11 @@ import ipaddress
 import socket
 import sys
 
+from harness import lazy
 from harness.errors import DataError
 from harness.judge.app import create_app
+
+uvicorn = lazy.module("uvicorn")
 
 __all__ = ["check_host", "bind", "serve"]
 
@@ -67,8 +70,6 @@ def _url_host(host: str) -> str:
 
 def serve(session, store, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False, out=None) -> int:
     """Serve until Ctrl-C. Prints the URL (flushed) once the socket listens."""
-    import uvicorn
-
     out = out or sys.stdout
     check_host(host, allow_remote)
     sock = bind(host, port)

@@ -16,6 +16,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 from harness.engine.documents import Documents, Token
+from harness.formats.qrels import Qrels
+from harness.metrics import EvalPolicy, evaluate
 
 __all__ = ["Topic", "JudgeSession", "pool_order", "pools", "fill", "metrics"]
 
@@ -91,9 +93,6 @@ def metrics(session: JudgeSession, judgments: dict[str, dict[str, int]]):
     trec_eval -c) would with the qrels file: over the topics with at least one judgment, a
     judged topic a run did not answer scoring 0. Returns (judged topic ids, {run: means},
     {run: {measure: {qid: value}}})."""
-    from harness.formats.qrels import Qrels
-    from harness.metrics import EvalPolicy, evaluate
-
     shown = {t.qid for t in session.topics}
     judged = {q: j for q, j in judgments.items() if q in shown and j}
     if not judged:

@@ -13,6 +13,9 @@ Only trec_eval's convention lives here; the course lab's (P@k over min(k, labels
 :mod:`harness.eval_metrics`.
 """
 
+import warnings
+
+from harness import eval_metrics
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate
 from harness.metrics.measures import MEASURES, Measure, parse_measure, parse_measures
 
@@ -24,10 +27,6 @@ _MOVED = ("precision", "recall", "reciprocal_rank", "dcg", "ndcg", "average_prec
 
 def __getattr__(name: str):
     if name in _MOVED:
-        import warnings
-
-        from harness import eval_metrics
-
         warnings.warn(
             f"harness.metrics.{name} follows the course lab's convention and moved to harness.eval_metrics.{name}; "
             "this alias goes in the next release",

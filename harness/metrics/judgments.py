@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 from harness.errors import DataError, read_error
 from harness.formats.qrels import Qrels
@@ -188,8 +189,6 @@ def read_judgments(path) -> RankJudgments:
     except OSError as e:
         raise read_error(str(path), f"cannot read judgments: {e.strerror}", e) from None
     if path.suffix in (".yaml", ".yml"):
-        import yaml
-
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as e:

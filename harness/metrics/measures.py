@@ -12,10 +12,12 @@ names people type (trec_eval's, ``MRR``, ``recall@100``).
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass
 
+from harness.errors import DataError
 from harness.metrics.families import FAMILIES, MEASURES, MeasureInfo
 
 __all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures"]
@@ -150,8 +152,6 @@ def _family(word: str) -> str | None:
 
 
 def _did_you_mean(word: str) -> str:
-    import difflib
-
     names = list(MEASURES) + [a for a in ALIASES if len(a) > 2]
     by_lower = {n.lower(): n for n in names}
     close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
@@ -170,8 +170,6 @@ def parse_measures(items, *, source: str = "measures") -> list[Measure]:
     >>> [str(m) for m in parse_measures(["map", "AP", "ndcg_cut_10"])]
     ['AP', 'nDCG@10']
     """
-    from harness.errors import DataError
-
     if isinstance(items, (str, Measure)):
         items = [items]
     elif not isinstance(items, (list, tuple)) and not hasattr(items, "__iter__"):

@@ -13,11 +13,28 @@ the view is made of (rows, significance marks, the provenance manifest).
 from __future__ import annotations
 
 import errno
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.config.paths import write_target_problems
+from harness.errors import DataError
 from harness.events import Emit, ignore
+from harness.experiment.cache import place_text
+from harness.folders import (
+    OUTPUT_MARKER,
+    check_writable,
+    clean_interrupted,
+    fsync_tree,
+    locked,
+    remove_tree,
+    replace_folder,
+    temp_sibling,
+    write_marker,
+)
+from harness.report import data, html, latex, markdown
 from harness.report.tables import provenance, summary_rows
+from harness.report.view import build_view
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
@@ -41,9 +58,6 @@ REPORT_FILES = (
 
 def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> str:
     """summary.md's text (the manifest is made from the result when not given)."""
-    from harness.report import markdown
-    from harness.report.view import build_view
-
     return markdown.render(build_view(result, provenance(result) if manifest is None else manifest))
 
 
@@ -54,10 +68,6 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
     that lists its files, flushed to disk, and swapped with the previous folder in one step
     (:func:`harness.folders.replace_folder`), under the folder's lock. A folder the harness did
     not write is never replaced (checked again here: the config check may be minutes old)."""
-    from harness.config.paths import write_target_problems
-    from harness.errors import DataError
-    from harness.folders import check_writable, clean_interrupted, locked, remove_tree, replace_folder, temp_sibling
-
     out_dir = Path(out_dir).resolve()
     with locked(out_dir, on=on):
         clean_interrupted(out_dir, on)
@@ -87,13 +97,6 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
 
 
 def _write_files(result: ExperimentResult, tmp: Path) -> None:
-    import json
-
-    from harness.experiment.cache import place_text
-    from harness.folders import OUTPUT_MARKER, fsync_tree, write_marker
-    from harness.report import data, html, latex, markdown
-    from harness.report.view import build_view
-
     (tmp / "runs").mkdir(parents=True)
     files = result.run_files()
     for r in result.runs:  # the run cache's text hard-linked (each hit stored once), a user's file copied

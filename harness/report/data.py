@@ -13,6 +13,7 @@ import io
 import json
 import math
 
+from harness.report.tables import COMPARISON_FIELDS
 from harness.report.view import ReportView
 
 __all__ = ["csv_text", "summary_csv", "per_topic_csv", "summary_json", "comparisons_csv", "comparisons_json"]
@@ -72,8 +73,6 @@ def summary_json(view: ReportView) -> str:
 
 
 def comparisons_csv(view: ReportView) -> str:
-    from harness.report.tables import COMPARISON_FIELDS
-
     return csv_text(view.comparison_rows, list(COMPARISON_FIELDS))
 
 

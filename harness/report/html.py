@@ -16,18 +16,19 @@ from functools import cache
 
 from markupsafe import Markup
 
+from harness import lazy
 from harness.policies import format_p
 from harness.report import explorer
 from harness.report.tables import fmt_d, significance
 from harness.report.view import ReportView, removed
+
+jinja2 = lazy.module("jinja2")
 
 __all__ = ["render"]
 
 
 @cache
 def _environment():
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("harness.report", "templates"),
         autoescape=True,

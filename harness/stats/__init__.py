@@ -6,7 +6,7 @@
 
 Pure functions of per-topic score vectors (numpy float arrays paired by topic, in the same order);
 no I/O, no Java. The t-test, the Wilcoxon test and the bootstrap resamples are scipy.stats'
-(imported on first use); the sign-flip randomization test is hand-written numpy, 43x faster than
+(imported on first use, harness.lazy); the sign-flip randomization test is hand-written numpy, 43x faster than
 ``scipy.stats.permutation_test`` (bench/bench_stats.py). statsmodels is the corrections' test oracle.
 Everything that draws random numbers takes an explicit integer ``seed`` and uses
 ``numpy.random.default_rng(seed)``: the same inputs and seed give the same p-value, bit for bit.

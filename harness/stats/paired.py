@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from harness import lazy
 from harness.errors import DataError
 from harness.stats.checks import diff
 
+stats = lazy.module("scipy.stats")
+
 # --- paired tests: scipy.stats, with the module's conventions for degenerate inputs ---------------
-# scipy is imported on first use, so `harness --help` and `import harness.stats` stay fast.
 
 
 def paired_t(a, b) -> float:
@@ -24,10 +27,6 @@ def paired_t(a, b) -> float:
         raise DataError("paired scores", f"the t-test needs at least 2 topics (got {d.size})")
     if np.all(d == d[0]):
         return 1.0 if d[0] == 0 else 0.0
-    import warnings
-
-    from scipy import stats
-
     with warnings.catch_warnings():
         # Differences equal but for float noise (0.3 - 0.2 vs 0.2 - 0.1) make scipy warn of
         # "catastrophic cancellation"; its p-value is still the one we return.
@@ -47,10 +46,6 @@ def wilcoxon(a, b) -> float:
     d = diff(a, b)
     if not np.any(d):
         return 1.0
-    import warnings
-
-    from scipy import stats
-
     with warnings.catch_warnings():
         # "Exact p-value calculation does not work if there are zeros": scipy then switches
         # method itself, as documented above; the warning says nothing the docstring does not.

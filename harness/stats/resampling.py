@@ -4,10 +4,15 @@ same p-value, bit for bit (conventions: ``harness.stats``)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from harness import lazy
 from harness.policies import StatsPolicy
 from harness.stats import checks
+
+stats = lazy.module("scipy.stats")
 
 # Largest n for which exact_randomization enumerates the 2**n sign patterns.
 EXACT_MAX_TOPICS = 20
@@ -98,10 +103,6 @@ def _bootstrap_means(d: np.ndarray, samples: int, seed: int) -> np.ndarray:
     bootstrap test and CI, so with the same seed they agree with each other."""
     if d.size == 1:  # scipy needs two observations; every resample of one topic is that topic
         return np.full(samples, float(d[0]))
-    import warnings
-
-    from scipy import stats
-
     with warnings.catch_warnings():
         # scipy also estimates a standard error, which warns for samples == 1; we do not use it.
         warnings.simplefilter("ignore", RuntimeWarning)

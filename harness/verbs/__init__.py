@@ -11,9 +11,11 @@ pandas.
 - ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
+- ``verbs.similarity``: the similarity registry and a similarity parsed from a user's text (every
+  door's ``--similarity``; light, so the command line's parsers read it without the pipeline)
 - ``verbs.fuse``: fuse run files into one (``harness fuse``, ``harness.fuse``; the stage is harness.fusion)
 - ``verbs.lab``: the course lab
 - ``verbs.cache``: the run cache per index, and pruning the runs unused since a date (``harness cache``)
 - ``verbs.judge``: what the judging page shows, prepared before its server starts (``harness judge``)
-- ``verbs.system``: doctor, schema
+- ``verbs.system``: doctor, schema, the measure registry
 """

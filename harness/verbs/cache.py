@@ -21,7 +21,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.engine.index import MANIFEST
 from harness.errors import DataError
+from harness.experiment import plan
+from harness.experiment.plan import RUN_CACHE, indexes_root
+from harness.verbs.run import load
 
 __all__ = ["CachedRun", "CachedIndex", "CacheOutcome", "cache", "parse_since"]
 
@@ -79,8 +83,6 @@ def cache(target=None, *, unused_since: dt.datetime | None = None, dry_run: bool
     lengths; an index folder; a folder of indexes; default: the indexes folder a config in the
     current directory would use), and, with ``unused_since``, its runs not used since then
     removed (only listed with ``dry_run``)."""
-    from harness.experiment.plan import indexes_root
-
     root = Path(target) if target is not None else indexes_root(Path.cwd() / "harness.yaml")
     if target is not None and not root.exists():
         raise DataError(root, "not found: give a config, an index folder or a folder of indexes")
@@ -99,9 +101,6 @@ def cache(target=None, *, unused_since: dt.datetime | None = None, dry_run: bool
 
 
 def _config_indexes(path: Path) -> list[Path]:
-    from harness.experiment import plan
-    from harness.verbs.run import load
-
     p = plan(load(path))
     folders = [p.runs_folder.parent]
     if p.exact is not None:
@@ -111,14 +110,10 @@ def _config_indexes(path: Path) -> list[Path]:
 
 def _ours(folder: Path) -> bool:
     """An index the harness built, or the folder where it caches the runs of one built elsewhere."""
-    from harness.engine.index import MANIFEST
-
     return (folder / MANIFEST).is_file() or (folder.name.startswith("existing-") and (folder / _runs()).is_dir())
 
 
 def _runs() -> str:
-    from harness.experiment.plan import RUN_CACHE
-
     return RUN_CACHE
 
 

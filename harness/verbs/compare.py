@@ -10,7 +10,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.formats.hygiene import windows_path_hint
+from harness.formats.named import is_named, read_user_qrels
+from harness.formats.run_files import read_run_file
+from harness.formats.topic_ids import check_run_against_qrels
+from harness.metrics import evaluate as evaluate_run
+from harness.metrics import parse_measures
 from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy
+from harness.stats import all_pairs, pairs_against
+from harness.stats import compare as compare_scores
+from harness.stats.align import align
 from harness.stats.compare import COMPARISON_FIELDS
 
 __all__ = ["COMPARISON_FIELDS", "ComparisonTable", "FileComparison", "baseline_pairs", "compare", "compare_files"]
@@ -45,8 +54,6 @@ def baseline_pairs(baselines, runs: Sequence[str]) -> list[tuple[str, str]]:
     >>> baseline_pairs(["a", "b"], ["a", "b", "c"])
     [('a', 'b'), ('a', 'c'), ('b', 'c')]
     """
-    from harness.stats import all_pairs, pairs_against
-
     runs = list(runs)
     if baselines is None:
         baselines = [runs[0]]
@@ -74,9 +81,6 @@ def compare(
     ``baselines`` (see :func:`baseline_pairs`) on ``measures`` (default: the first run's).
     Topics are paired by ``policy.align``; ``hint`` tells the user how to ask for the other
     alignment in their door's words."""
-    from harness.stats import compare as compare_scores
-    from harness.stats.align import align
-
     names = list(per_topic)
     if len(names) < 2:
         raise DataError(where, f"needs two runs or more to compare (got {', '.join(names) or 'none'})")
@@ -146,22 +150,12 @@ def compare_files(
     """Evaluate each run file (a run's name is its file name without .trec) against ``qrels``
     and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
     which is then listed first). ``on(name)`` is called after each run is evaluated."""
-    from harness.formats.named import read_user_qrels
-    from harness.formats.run_files import read_run_file
-    from harness.formats.topic_ids import check_run_against_qrels
-    from harness.metrics import parse_measures
-
     ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)
-    from harness.formats.hygiene import windows_path_hint
-    from harness.formats.named import is_named
-
     for p in [*paths, *(() if is_named(os.fspath(qrels)) else (Path(qrels),))]:  # irds:ID, pyserini:NAME: read below
         if not p.is_file():
             raise DataError(str(p), f"file not found{windows_path_hint(p)}")
     qrels_obj = read_user_qrels(qrels)
-    from harness.metrics import evaluate as evaluate_run
-
     evaluations = {}
     for name, path in zip(names, paths):
         run = read_run_file(path, read)

@@ -10,13 +10,18 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
-from harness.formats.named import read_user_qrels
+from harness.formats.named import is_named, read_user_qrels
 from harness.formats.qrels import Qrels, judgments_named
 from harness.formats.run_files import read_run_file
 from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels
+from harness.metrics import Measure, parse_measures
+from harness.metrics import evaluate as evaluate_run
+from harness.metrics.msmarco import msmarco_mrr
 from harness.policies import EvalPolicy, ReadPolicy
 
 __all__ = ["evaluate", "msmarco_eval", "summed", "parse_measure_list"]
@@ -26,8 +31,6 @@ PathLike = str | os.PathLike
 
 def parse_measure_list(items, source: str = "measures"):
     """Measures from names (a str or a sequence), deduplicated in order; DataError naming ``source``."""
-    from harness.metrics import parse_measures
-
     return parse_measures(items, source=source)
 
 
@@ -65,10 +68,6 @@ def evaluate(
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
     file is an error. A run sharing no doc id with the qrels gets a warning."""
-    from harness.formats.named import is_named
-    from harness.metrics import Measure
-    from harness.metrics import evaluate as evaluate_run
-
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
@@ -109,10 +108,6 @@ def msmarco_eval(
     :func:`evaluate` reads them, the run with its rank column. A run in memory without ranks (a
     DataFrame, a dict) is ranked 1..n in its order. The run's topic ids are checked against the
     qrels' as everywhere (harness.formats.topic_ids)."""
-    import numpy as np
-
-    from harness.metrics.msmarco import msmarco_mrr
-
     if isinstance(run, (str, os.PathLike)):
         run_name = run_name or str(run)
         run = read_run_file(run, read, ranks=True)

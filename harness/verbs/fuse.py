@@ -7,11 +7,16 @@ is the layout of the run files read and of the one written (TREC or MS MARCO).""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import DataError
+from harness.formats.msmarco import write_msmarco_run
+from harness.formats.run_files import read_run_file
+from harness.formats.runs import Run, write_run
+from harness.fusion import fuse as fuse_runs
 from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
 
 if TYPE_CHECKING:
@@ -39,10 +44,6 @@ def fuse(
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
     ``output`` as a TREC run tagged ``runtag`` when given; return it."""
-    from harness.formats.run_files import read_run_file
-    from harness.formats.runs import Run
-    from harness.fusion import fuse as fuse_runs
-
     policy = policy or FusionPolicy()
     problem = policy.runs_problem(len(runs))
     if problem is not None:  # before any file is read
@@ -64,12 +65,8 @@ def fuse(
         raise DataError("fuse", str(e)) from None
     if output is not None:
         if read.run_format == "msmarco":
-            from harness.formats.msmarco import write_msmarco_run
-
             write_msmarco_run(Path(output), fused)
         else:
-            from harness.formats.runs import write_run
-
             write_run(Path(output), fused, runtag)
     return fused
 
@@ -79,8 +76,6 @@ def _check_output(output: PathLike, inputs: list, runtag: str, run_format: str =
     (a run whose first line carries ``runtag``), never an input run, a folder or a device (the
     rename that writes it atomically would put a regular file in the device's place). An MS
     MARCO run has no tag to tell: a non-empty file there is never replaced."""
-    import stat
-
     if not str(output):
         raise DataError("--output", "an empty path: give the file to write the fused run to")
     path = Path(output)

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 
+from harness import experiment
 from harness.errors import DataError
 from harness.events import Emit, ignore
+from harness.experiment.adhoc import lab_qid
+from harness.experiment.labels import relabel
+from harness.formats.runs import Run
 from harness.judge.session import JudgeSession, fill, pools
+from harness.verbs.query import open_index, query
+from harness.verbs.similarity import parse_similarity
 
 __all__ = ["from_config", "from_lab"]
 
@@ -17,10 +23,6 @@ __all__ = ["from_config", "from_lab"]
 def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> JudgeSession:
     """The config's runs (all, or those named), searched or reused from the run cache as
     ``harness run`` does; the config's own qrels are not read."""
-    from harness.experiment import run_experiment
-    from harness.experiment.labels import relabel
-    from harness.verbs.query import parse_similarity
-
     runs = cfg.runs
     if run_names:
         want = []
@@ -35,7 +37,7 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
         runs = tuple(dict.fromkeys(want))
     # the searched runs only: runs from files and fusions are not pooled (docs/experiments.md)
     cfg = dataclasses.replace(cfg, runs=runs, sources=(), order=(), qrels_path=None, compare=None, expect={})
-    result = relabel(run_experiment(cfg, on=on))
+    result = relabel(experiment.run_experiment(cfg, on=on))
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(
         cfg.name,
@@ -53,10 +55,6 @@ def from_lab(
 ) -> JudgeSession:
     """``harness lab``'s queries on its index with each similarity; the runs are each top
     ``depth`` (the lab's convention: the top k is the run), evaluated with the lab's measures."""
-    from harness.experiment.adhoc import lab_qid
-    from harness.formats.runs import Run
-    from harness.verbs.query import open_index, query
-
     ids: dict[str, str] = {}
     for q in queries:
         qid = lab_qid(q)

@@ -21,9 +21,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from harness import eval_metrics as em
 from harness.errors import DataError
 from harness.events import Emit, Note, ignore
 from harness.experiment.adhoc import lab_qid
+from harness.formats.qrels import Qrels, read_qrels
+from harness.formats.runs import Run
+from harness.metrics import evaluate
+from harness.metrics.judgments import RankJudgments, parse_judgment
+from harness.policies import EvalPolicy
+from harness.verbs import query as ad_hoc  # its `query`: a name the lab gives its queries
 
 __all__ = [
     "LAB_CONVENTION",
@@ -67,8 +76,6 @@ def parse_relevance(items: list[str], queries: list[str]):
     by query text, each item read by the judgments' parser (harness.metrics.judgments.
     parse_judgment, as a judgments file's line). Every query named must be one of ``queries``,
     each at most once, with at least one label (it was searched)."""
-    from harness.metrics.judgments import RankJudgments, parse_judgment
-
     expected = f"expected 'QUERY:LABELS', e.g. '{queries[0]}:1,0,1,0,0'"
     labels, Rs = {}, {}
     for item in items:
@@ -120,8 +127,6 @@ def parse_doc_relevance(items: list[str], queries: list[str]) -> dict[str, dict[
 
 def read_lab_qrels(path: str, queries: list[str]) -> dict[str, dict[str, int]]:
     """{query: {doc: label}} from a qrels file whose topic ids are :func:`lab_qid` of the queries."""
-    from harness.formats.qrels import read_qrels
-
     if not Path(path).is_file():
         raise DataError(path, "--qrels: file not found")
     qrels = read_qrels(path)
@@ -138,8 +143,6 @@ def read_lab_qrels(path: str, queries: list[str]) -> dict[str, dict[str, int]]:
 
 # ------------------------------------------------------------------------------ metrics
 def lab_metrics(labels, k: int, R: int | None) -> dict[str, float]:
-    from harness import eval_metrics as em
-
     return {
         f"P@{k}": em.precision_at_k(labels, k),
         f"R@{k}": em.recall_at_k(labels, k, R),
@@ -151,11 +154,6 @@ def lab_metrics(labels, k: int, R: int | None) -> dict[str, float]:
 
 def trec_metrics(results, judged: dict[str, dict[str, int]], queries: list[str], k: int):
     """Per query {measure: value} (queries without judgments absent) and the means."""
-    from harness.formats.qrels import Qrels
-    from harness.formats.runs import Run
-    from harness.metrics import evaluate
-    from harness.policies import EvalPolicy
-
     qid = {q: f"q{i}" for i, q in enumerate(queries, start=1)}
     run = Run.from_ranked({qid[q]: r for q, r in zip(queries, results) if len(r[0])}, source="the lab's ranking")
     qrels = Qrels.from_dict({qid[q]: j for q, j in judged.items()}, source="--doc-relevance")
@@ -201,10 +199,6 @@ def lab(req: LabRequest, *, on: Emit = ignore) -> LabOutcome:
     """Search, then score under the convention the judgments call for. ``on`` receives the
     index's progress and, as Note events, the remarks a user should see (a judged document not in
     the index, labels that do not match the results shown)."""
-    import numpy as np
-
-    from harness.verbs.query import open_index, query
-
     queries = check_queries(req.queries)
     if isinstance(req.k, bool) or not isinstance(req.k, int) or req.k < 1:
         raise DataError("--topk", f"must be an integer >= 1 (got {req.k})")
@@ -213,8 +207,8 @@ def lab(req: LabRequest, *, on: Emit = ignore) -> LabOutcome:
     doc_judgments = parse_doc_relevance(req.doc_relevance, queries) if req.doc_relevance else None
     if req.qrels:
         doc_judgments = read_lab_qrels(req.qrels, queries)
-    index = open_index(req.index, on=on, language=req.language)
-    ranked = query(index, queries, [req.similarity], k, ids=doc_judgments is not None)
+    index = ad_hoc.open_index(req.index, on=on, language=req.language)
+    ranked = ad_hoc.query(index, queries, [req.similarity], k, ids=doc_judgments is not None)
     results = ranked.by_similarity[str(req.similarity)]
 
     convention, per_trec, means = None, {}, None

@@ -7,10 +7,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from harness.engine.dense import open_searcher
+from harness.engine.documents import stored_texts
+from harness.engine.index import ensure_index
 from harness.errors import DataError
 from harness.events import Emit, ignore
+from harness.experiment.adhoc import resolve_index
 
-__all__ = ["OpenIndex", "open_index", "parse_similarity", "query", "Rankings", "texts"]
+__all__ = ["OpenIndex", "open_index", "query", "Rankings", "texts"]
 
 
 @dataclass(frozen=True)
@@ -34,28 +38,11 @@ def open_index(given, *, flag: str = "--index", on: Emit = ignore, language: str
     """The index ``given`` names (see :mod:`harness.experiment.adhoc`); a folder of .txt files
     is indexed now (in ``language``, default English), or its index reused while the fingerprint
     matches. ``language`` None: a harness index's own; an Anserini index is taken as English."""
-    from harness.engine.index import ensure_index
-    from harness.experiment.adhoc import resolve_index
-
     where = resolve_index(str(given), flag, language)
     if where.kind != "text-folder":
         return OpenIndex(where, None)
     info = ensure_index(where.corpus, where.options, where.path, on=on)
     return OpenIndex(where, not info.reused)
-
-
-def parse_similarity(spec, params=None, *, source: str = "similarity"):
-    """A Similarity from a spec (``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"bm25+rm3"``, or a
-    Similarity) with ``params`` overriding its model parameters; DataError naming ``source``."""
-    from harness.engine.similarity import Similarity
-
-    try:
-        base = spec if isinstance(spec, Similarity) else Similarity.parse(str(spec))
-        if not params:
-            return base
-        return Similarity.of(base.model, {**base.params, **params}, base.expansion, base.expansion_params)
-    except ValueError as e:
-        raise DataError(source, str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -80,8 +67,6 @@ def query(
     """The top ``k`` of each query under each similarity (one searcher, opened once). On a vectors
     index each query is a vector as JSON text; ``qids`` name them in errors (default 1, 2, ...).
     An impact run's query is a pretokenized text or a ``{term: weight}`` mapping (harness.engine.impact)."""
-    from harness.engine.dense import open_searcher
-
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise DataError("k", f"must be an integer >= 1 (got {k!r})")
     for sim in similarities:
@@ -115,6 +100,4 @@ def query(
 
 def texts(index: OpenIndex, docids: list[str]) -> dict[str, str]:
     """The stored text of each document id (as the index keeps it)."""
-    from harness.engine.documents import stored_texts
-
     return stored_texts(index.path, docids)

@@ -12,8 +12,38 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.errors import ConfigError, DataError
+import yaml
+
+from harness import experiment
+from harness.config import LocatedProblem, execution, load_config
+from harness.config import overrides as config_overrides
+from harness.config.overrides import Override
+from harness.config.paths import write_target_problems
+from harness.engine.index import ensure_index, read_manifest, unusable_index
+from harness.engine.topics import read_topics
+from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
+from harness.experiment import plan, run_key
+from harness.experiment.cache import cached, place_text
+from harness.experiment.executors import open_executor
+from harness.experiment.explore import attach
+from harness.experiment.labels import relabel
+from harness.experiment.sanity import check_topics, refuse_unmatched_topics
+from harness.files import fsync_dir, remove_stale_temp_files
+from harness.folders import (
+    OUTPUT_MARKER,
+    check_writable,
+    clean_interrupted,
+    is_legacy_report,
+    listed_entries,
+    locked,
+    read_marker,
+    write_marker,
+)
+from harness.formats.msmarco import write_msmarco_run
+from harness.formats.named import read_qrels_as
+from harness.policies import RUN_FORMATS, one_of
+from harness.report import write_report
 
 __all__ = [
     "IN_MEMORY",
@@ -38,17 +68,13 @@ IN_MEMORY = "<config>"
 
 def scheduler_problem(address: str) -> str | None:
     """Why ``address`` is not a Dask scheduler address, or None (``--scheduler``)."""
-    from harness.config.execution import scheduler_problem as problem
-
-    return problem(address)
+    return execution.scheduler_problem(address)
 
 
 # ------------------------------------------------------------------------------ load
 def parse_set(text: str) -> tuple[str, str]:
     """``--set KEY=VALUE`` as (dotted key, YAML text); ValueError saying what is expected."""
-    from harness.config.overrides import parse_set as parse
-
-    return parse(text)
+    return config_overrides.parse_set(text)
 
 
 def _overrides(
@@ -57,11 +83,6 @@ def _overrides(
     """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
     (YAML text), the API's ``overrides`` (Python values, written as YAML), ``data`` (``--topics``
     and ``--qrels``: a file, ``irds:ID`` or ``pyserini:NAME``), then ``output``."""
-    import yaml
-
-    from harness.config import LocatedProblem
-    from harness.config.overrides import Override
-
     out = []
     for text in sets:
         try:
@@ -119,10 +140,6 @@ def load(
     ``flags``: name ``output`` as the command line's flag (``--output DIR``), else as the API's
     argument (``output='DIR'``). ``topics``, ``qrels`` (``--topics``, ``--qrels``): the config's
     topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``."""
-    import yaml
-
-    from harness.config import LocatedProblem, load_config
-
     changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
 
     if isinstance(config, str) and not config.strip():
@@ -160,7 +177,6 @@ def _dict_dumper():
     """yaml.safe_dump's dumper, plus the values a config built in Python holds naturally: a path
     (``pathlib.Path``, any os.PathLike) is its text, a numpy number or array (``np.float64``,
     ``np.linspace(...)``) is Python's. Anything else unknown is refused as safe_dump refuses it."""
-    import yaml
 
     class Dumper(yaml.SafeDumper):
         def represent_undefined(self, data):
@@ -186,18 +202,12 @@ def validate(cfg) -> bool:
     whether they were checked."""
     if cfg.qrels_path is None or not (cfg.topics_format in _PLAIN_TOPICS or cfg.topics_format.startswith("irds:")):
         return False
-    from harness.engine.topics import read_topics
-
     _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     return True
 
 
 def _check_topic_ids(cfg, topics) -> None:
     """The rule a run applies before it indexes anything (experiment.sanity), and its warnings."""
-    from harness.errors import warn
-    from harness.experiment.sanity import check_topics, refuse_unmatched_topics
-    from harness.formats.named import read_qrels_as
-
     if cfg.qrels_path is None:
         return
     qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format)
@@ -232,8 +242,6 @@ class PlanReport:
 
 
 def _index_action(p) -> str:
-    from harness.engine.index import read_manifest, unusable_index
-
     manifest, problem = read_manifest(p.index_path)
     if problem is not None and not p.existing:
         return "error: " + unusable_index(p.index_path, problem)
@@ -253,9 +261,6 @@ def _index_action(p) -> str:
 def plan_run(cfg, command: str) -> PlanReport:
     """The plan of ``command`` (run, index or search). Starts no Java for tsv/jsonl topics
     (trec and anserini:<Reader> topics are read by Anserini)."""
-    from harness.experiment import plan, run_key
-    from harness.experiment.cache import cached
-
     p = plan(cfg)
     x = p.exact
     report = PlanReport(
@@ -269,8 +274,6 @@ def plan_run(cfg, command: str) -> PlanReport:
     )
     if command == "index":
         return report
-    from harness.engine.topics import read_topics
-
     topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
@@ -319,19 +322,14 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
     """Index (or reuse), search (or reuse the cached runs), evaluate, compare and write the
     report, holding the output's lock throughout: a second run of the same config waits, then
     reuses. Progress is reported through ``on`` (harness.events)."""
-    from harness.experiment import run_experiment
-    from harness.experiment.explore import attach
-    from harness.experiment.labels import relabel
-    from harness.folders import check_writable, locked
-    from harness.report import write_report
-
     with locked(cfg.output, on=on):
         # a report folder the user made read-only is refused before anything is searched
         check_writable(cfg.output.parent, tree=False)
         check_writable(cfg.output)
         # runs by their labels, then the explorer's documents and the engine's versions, while
         # the searched runs are still being written to the run cache (settled before the report)
-        result = relabel(run_experiment(cfg, on=on, settle=False))
+        # read from the package: tests/test_verbs.py patches it to probe the output's lock
+        result = relabel(experiment.run_experiment(cfg, on=on, settle=False))
         try:
             try:
                 attach(result)
@@ -358,10 +356,6 @@ class IndexOutcome:
 
 def index(cfg, *, on: Emit = ignore) -> IndexOutcome:
     """Build the config's index, or reuse it when its fingerprint matches."""
-    from harness.engine.index import ensure_index
-    from harness.experiment import plan
-    from harness.experiment.executors import open_executor
-
     p = plan(cfg)
     if p.existing:
         raise DataError("collection", f"the config names an existing index ({p.index_path}) and no collection to index")
@@ -384,9 +378,6 @@ def _place_atomic(r, dst: Path) -> None:
     """The run's text at ``dst`` in one step: the run cache's text hard-linked (or copied, see
     harness.experiment.cache.place_text) under a temporary name that an interrupted run's sweep
     removes, then renamed over the previous file."""
-    from harness.experiment.cache import place_text
-    from harness.files import fsync_dir
-
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = dst.with_name(f".{dst.name[:128]}.{os.getpid()}.place.tmp")
     tmp.unlink(missing_ok=True)
@@ -410,26 +401,18 @@ def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome
     written there in MS MARCO's layout as ``<name>.tsv`` (harness.formats.msmarco). The
     output folder keeps its other files: its marker lists each run before it is written, so the
     folder stays one the harness may replace."""
-    from harness.policies import RUN_FORMATS, one_of
-
     try:
         one_of("run_format", run_format, RUN_FORMATS)
     except ValueError as e:
         raise DataError("--run-format", str(e)) from None
-    from harness.experiment import run_experiment
-    from harness.experiment.labels import relabel
-    from harness.folders import check_writable, clean_interrupted, locked
-
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
-        from harness.engine.topics import read_topics
-
         _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     with locked(cfg.output, on=on):
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
         check_writable(cfg.output)
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-        result = relabel(run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
+        result = relabel(experiment.run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
         try:
             return _copy_runs(cfg, result.settle(), on, run_format)
         finally:
@@ -438,13 +421,8 @@ def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome
 
 def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome:
     """The searched runs' cached files into OUTPUT/runs, under the output's lock."""
-    from harness.files import remove_stale_temp_files
-    from harness.folders import OUTPUT_MARKER, is_legacy_report, listed_entries, read_marker, write_marker
-
     out = cfg.output / "runs"
     if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
-        from harness.config.paths import write_target_problems
-
         problems = write_target_problems({"output": cfg.output}, {})
         if problems:
             raise DataError(cfg.output, "; ".join(m for _, m in problems))
@@ -462,8 +440,6 @@ def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome
     for r in result.runs:
         dst = out / files[r.name]
         if run_format == "msmarco":
-            from harness.formats.msmarco import write_msmarco_run
-
             write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
         else:
             _place_atomic(r, dst)

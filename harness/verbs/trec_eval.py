@@ -16,6 +16,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.formats.named import read_user_qrels
+from harness.formats.prefs import REL_INFO_FORMATS, read_prefs, read_qrels_jg
+from harness.formats.qrels import judgments_named
+from harness.formats.run_files import read_run_file
+from harness.formats.topic_ids import diagnosis, match_topic_ids
+from harness.metrics.evaluate import rank_labels
+from harness.metrics.trec_eval import compute
+from harness.metrics.trec_jg import GroupsData
+from harness.metrics.trec_names import parse_requests
+from harness.metrics.trec_output import format_output
+from harness.metrics.trec_prefs import PrefsData
+from harness.metrics.trec_zscores import parse_zscores
+from harness.policies import EvalPolicy
 
 __all__ = ["TrecEvalOptions", "TrecEvalResult", "trec_eval"]
 
@@ -52,8 +65,6 @@ class TrecEvalResult:
 
     def output(self) -> str:
         """What trec_eval prints: its lines, each ended by a line break."""
-        from harness.metrics.trec_output import format_output
-
         o = self.options
         return format_output(list(self.topics), list(self.lines), o.per_query, o.summary, o.zscores is not None)
 
@@ -80,14 +91,6 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     """Evaluate the ``run`` file against the ``qrels`` file (the judgments, in the format
     ``options.rel_info``) as trec_eval 9.0.8 does (its defaults without ``options``)."""
     options = options or TrecEvalOptions()
-    from harness.formats.named import read_user_qrels
-    from harness.formats.prefs import REL_INFO_FORMATS
-    from harness.formats.qrels import judgments_named
-    from harness.formats.run_files import read_run_file
-    from harness.metrics.evaluate import rank_labels
-    from harness.metrics.trec_names import parse_requests
-    from harness.policies import EvalPolicy
-
     if options.rel_info not in REL_INFO_FORMATS:
         raise DataError(
             "-R", f"trec_eval has no rel_info format {options.rel_info!r} (formats: {', '.join(REL_INFO_FORMATS)})"
@@ -103,8 +106,6 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
         raise DataError("-M", f"the number of documents per topic must be positive (got {options.max_docs})")
     zscores = None
     if options.zscores is not None:
-        from harness.metrics.trec_zscores import parse_zscores
-
         zscores = parse_zscores(Path(options.zscores))
     if options.rel_info != "qrels":
         return _other_judgments(qrels, run, options, requests, zscores)
@@ -124,15 +125,11 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
 
 def _two_ways(run, qrels) -> str:
     """The ids written two ways (harness.formats.topic_ids), said after trec_eval's own refusal."""
-    from harness.formats.topic_ids import diagnosis, match_topic_ids
-
     two = diagnosis(match_topic_ids(run.topics(), qrels.topics()), "run")
     return f" (ids written two ways: {two})" if two else ""
 
 
 def _compute(rl, requests, options: TrecEvalOptions, q, run: PathLike, zscores):
-    from harness.metrics.trec_eval import compute
-
     return compute(
         rl,
         requests,
@@ -167,12 +164,6 @@ def _check_formats(requests, options: TrecEvalOptions) -> None:
 
 def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, requests, zscores) -> TrecEvalResult:
     """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
-    from harness.formats.prefs import read_prefs, read_qrels_jg
-    from harness.formats.run_files import read_run_file
-    from harness.metrics.trec_eval import compute
-    from harness.metrics.trec_jg import GroupsData
-    from harness.metrics.trec_prefs import PrefsData
-
     if options.rel_info == "qrels_jg":
         judgments = read_qrels_jg(qrels)
     else:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from harness.config import Execution
 from harness.events import Emit, ignore
+from harness.experiment.executors.dask import DaskExecutor
+from harness.experiment.executors.local import LocalExecutor
 
 __all__ = ["open_executor"]
 
@@ -22,9 +24,5 @@ __all__ = ["open_executor"]
 def open_executor(execution: Execution, on: Emit = ignore):
     """The executor for an `execution:` setting; it connects (or starts a cluster) on first use."""
     if execution.engine == "dask":
-        from harness.experiment.executors.dask import DaskExecutor
-
         return DaskExecutor(execution, on)
-    from harness.experiment.executors.local import LocalExecutor
-
     return LocalExecutor(on)

@@ -33,14 +33,23 @@ import re
 import socket
 import threading
 import time
+from concurrent.futures import CancelledError
 from pathlib import Path
 
 import numpy as np
 
+from harness import lazy
 from harness.config import Execution
-from harness.engine.index import MANIFEST, Built, open_manifest
+from harness.engine import lucene
+from harness.engine.dense import open_searcher
+from harness.engine.index import MANIFEST, Built, index_stats, open_manifest
+from harness.engine.search import id_table, run_from_arrays
+from harness.engine.shards import build_shard, merge_indexes, split_corpus
 from harness.errors import EngineError, HarnessError
 from harness.events import ClusterReady, Emit, ShardsBuild, ignore
+from harness.folders import remove_tree
+
+distributed = lazy.module("distributed")
 
 __all__ = ["DaskExecutor", "search_task", "ids_task", "build_shard_task", "merge_task"]
 
@@ -63,10 +72,9 @@ class DaskExecutor:
     def _connect(self):
         if self._client is not None:
             return self._client
-        import logging
-
-        from distributed import Client, LocalCluster
-
+        # distributed makes its loggers when it is imported (harness.lazy imports it on this first
+        # read): they must exist before _quiet sets their levels
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
         self._quiet()
         ex = self.execution
         timeout = ex.timeout
@@ -146,10 +154,6 @@ class DaskExecutor:
             logger.setLevel(logging.CRITICAL + 1)
 
     def _gather(self, futures):
-        from concurrent.futures import CancelledError
-
-        from distributed import KilledWorker
-
         try:
             return self._client.gather(futures)
         except HarnessError:
@@ -159,7 +163,7 @@ class DaskExecutor:
                 f"lost the Dask scheduler {self._client.scheduler.address} mid-run ({type(e).__name__}): it stopped "
                 "or became unreachable; the runs finished before are cached, run again once it is back"
             ) from None
-        except KilledWorker as e:
+        except distributed.KilledWorker as e:
             raise EngineError(
                 f"Dask gave up on task {e.task!r}: the workers running it died again and again "
                 f"(last {e.last_worker.address if e.last_worker else '?'}); see the workers' logs"
@@ -168,8 +172,6 @@ class DaskExecutor:
     # ------------------------------------------------------------------ indexing
     def build(self, corpus, options, work: Path, threads: int) -> Built:
         """An index builder for ensure_index: corpus shards indexed on workers, then merged."""
-        from harness.engine.shards import split_corpus
-
         client = self._connect()
         # A vectors index is built whole by one worker: Lucene merging shards rebuilds an HNSW graph
         # (and re-quantises), which then differs from the one Anserini's dense indexer builds.
@@ -217,8 +219,6 @@ class DaskExecutor:
         """The index's external ids in Lucene docid order, as a Run's ``S`` array, and their digest."""
         key = (str(index.path), index.fingerprint)
         if key not in self._tables:
-            from harness.engine.search import id_table
-
             fut = self._client.submit(ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}")
             blob, digest = self._gather([fut])[0]
             ids = blob.decode("utf-8", "surrogateescape").split("\n") if blob else []
@@ -275,8 +275,6 @@ class DaskExecutor:
         hit), as the local executor makes it; every task is submitted first."""
         if not sims:
             return
-        from harness.engine.search import run_from_arrays
-
         # a vectors index takes (qid, vector) pairs, as the local executor's DenseSearcher does
         queries = list(topics) if index.options.vectors else [text for _, text in topics]
         for sim, counts, docs, scores, seconds, table in self._arrays(index, sims, queries, depth):
@@ -288,9 +286,8 @@ def _quiet_workers():
     they write to the harness's stderr, and `silence_logs` quiets only their nanny's logger. A
     worker's heartbeat that met the scheduler already closed (Ctrl-C or SIGTERM while the shards
     were indexed) printed "distributed.worker - ERROR" and a traceback after `harness: interrupted`."""
-    from distributed import WorkerPlugin
 
-    class QuietWorkers(WorkerPlugin):
+    class QuietWorkers(distributed.WorkerPlugin):
         name = "harness-quiet-logs"
 
         def setup(self, worker):
@@ -338,9 +335,7 @@ _LOCK = threading.Lock()
 
 def _where() -> str:
     try:
-        from distributed import get_worker
-
-        name = get_worker().address
+        name = distributed.get_worker().address
     except (ImportError, ValueError):
         name = f"pid {os.getpid()}"
     return f"Dask worker {name} on host {socket.gethostname()}"
@@ -396,8 +391,6 @@ def _searcher(path: str, fingerprint: str, options):
                 f"{_where()} sees another index at {path}: fingerprint {str(manifest.get('fingerprint'))[:12]}, "
                 f"the experiment's is {fingerprint[:12]}; every worker must see the driver's index at that path"
             )
-        from harness.engine.dense import open_searcher
-
         for old in [k for k in _SEARCHERS if k[0] == path]:  # that path now holds another index
             _SEARCHERS.pop(old)[0].close()
         searcher = open_searcher(Path(path), options)  # a vectors index: its DenseSearcher
@@ -444,8 +437,6 @@ def _unless_abandoned(task):
             return task(collection_class, shard, str(folder), options)
         finally:
             if seen and not marker.exists():
-                from harness.folders import remove_tree
-
                 remove_tree(folder)
                 try:
                     folder.parent.rmdir()  # the last one out
@@ -459,8 +450,6 @@ def _unless_abandoned(task):
 @_unless_abandoned
 def build_shard_task(collection_class: str, shard, folder: str, options) -> dict:
     """One corpus shard indexed into ``folder/index``: Anserini's counters."""
-    from harness.engine.shards import build_shard
-
     missing = [p.path for p in shard.pieces if not os.path.exists(p.path)]
     if shard.folder is not None and not os.path.isdir(shard.folder):
         missing.append(shard.folder)
@@ -480,10 +469,6 @@ def build_shard_task(collection_class: str, shard, folder: str, options) -> dict
 @_on_worker
 def merge_task(indexes: list[str], target: str):
     """Merge the shard indexes into `target` (nothing to merge for one shard): (stats, versions)."""
-    from harness.engine import lucene
-    from harness.engine.index import index_stats
-    from harness.engine.shards import merge_indexes
-
     missing = [p for p in indexes if not os.path.isdir(p)]
     if missing:
         raise EngineError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from harness.engine.dense import open_searcher
 from harness.engine.index import build_here
 from harness.events import Emit, Progress, ignore
 
@@ -24,8 +25,6 @@ class LocalExecutor:
         :class:`~harness.formats.runs.Run` straight from the batch's arrays (no Python object per hit)."""
         if not sims:
             return  # everything cached: no JVM
-        from harness.engine.dense import open_searcher
-
         searcher = open_searcher(index.path, index.options)
         try:
             for sim in sims:
