@@ -66,11 +66,12 @@ def lucene_jm_run(index_path, topics, lam: float, k: int):
     analyzer = J("io.anserini.analysis.DefaultEnglishAnalyzer").newDefaultInstance()
     gen = J("io.anserini.search.query.BagOfWordsQueryGenerator")()
     stored = reader.storedFields()
+    ids = [stored.document(i).get("id") for i in range(reader.maxDoc())]  # each hit's stored id, read once
     out = []
     for _, text in topics:
         top = searcher.search(gen.buildQuery("contents", analyzer, text), k, sort, True)
         hits = top.scoreDocs
-        out.append(([stored.document(h.doc).get("id") for h in hits], np.array([h.score for h in hits])))
+        out.append(([ids[h.doc] for h in hits], np.array([h.score for h in hits])))
     reader.close()
     return out
 

@@ -183,7 +183,7 @@ def _start():
                 _release_signals(held)  # a signal that came while the JVM started raises here
         except Exception as e:  # the JVM failing to start has many faces (missing libjvm, bad option)
             raise EngineError(f"could not start the JVM from {home}: {e}") from e
-        return _jnius
+        return jnius
 
 
 def _java_temp_folder() -> str:
