@@ -171,6 +171,26 @@ def _short_lived_jvms_in_the_processes_started(request, tmp_path_factory, _temp_
     os.environ.pop("HARNESS_JAVA_OPTS", None)
 
 
+# The harness processes of a module that indexes and searches with sparse models only (BM25,
+# Dirichlet, JM) live a second or two, most of it compiling: with C1 alone their JVMs spend a fifth
+# less CPU (test_kill_points 115 -> 95 s, test_faults 101 -> 81, test_dask_faults 109 -> 85). Such a
+# module asks for it (pytestmark); what it compares is made by processes with the same options,
+# its Dask workers included. Not for every process: without C2 Lucene leaves out its Panama code
+# and sums a dense score's products in another order (see SHORT_JVM_OPTS above).
+SPARSE_ONLY_JVM_OPTS = "-XX:TieredStopAtLevel=1"
+
+
+@pytest.fixture(scope="module")
+def sparse_only_processes():
+    before = os.environ.get("HARNESS_JAVA_OPTS")
+    if before is None:  # no test here starts Java (the options are set for Java tests alone)
+        yield
+        return
+    os.environ["HARNESS_JAVA_OPTS"] = f"{before} {SPARSE_ONLY_JVM_OPTS}"
+    yield
+    os.environ["HARNESS_JAVA_OPTS"] = before
+
+
 def _class_archive(tmp_path_factory) -> list[str]:
     """The JVM options that map a class-data archive (HotSpot's AppCDS) of the classes a `harness
     run` loads: the JVMs of the processes started then map Lucene's and Anserini's classes already
