@@ -20,6 +20,7 @@ from .test_faults import hidden_leftovers, topic_copies
 
 PY = sys.executable
 DEADLINE = 600
+pytestmark = pytest.mark.usefixtures("sparse_only_processes")  # conftest: BM25, Dirichlet, JM only
 
 
 def shared_index_config(proj: Path, stemmer: str, topics: Path, qrels: Path) -> Path:

@@ -28,6 +28,7 @@ PY = sys.executable
 DASK = str(Path(sys.executable).with_name("dask"))
 DEADLINE = 300  # seconds: a bound on every wait, never an assertion on speed
 COPIES = 10  # Cranfield's 225 topics, 10 times over: searching lasts long enough to be cut
+pytestmark = pytest.mark.usefixtures("sparse_only_processes")  # conftest: BM25, Dirichlet, JM only
 
 
 def free_port() -> int:

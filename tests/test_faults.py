@@ -28,6 +28,7 @@ from .test_safety import snapshot
 
 PY = sys.executable
 DEADLINE = 300  # seconds: a bound on every wait for a subprocess, never an assertion on speed
+pytestmark = pytest.mark.usefixtures("sparse_only_processes")  # conftest: BM25, Dirichlet, JM only
 
 
 def topic_copies(folder: Path, copies: int) -> tuple[Path, Path]:

@@ -31,7 +31,7 @@ import pytest
 from .conftest import demo_config
 from .test_faults import hidden_leftovers
 
-pytestmark = pytest.mark.java
+pytestmark = [pytest.mark.java, pytest.mark.usefixtures("sparse_only_processes")]  # conftest
 
 DEADLINE = 300
 # What must equal a clean run's, byte for byte (the other files also say what was reused and how

@@ -27,7 +27,8 @@ SETPRIV = shutil.which("setpriv")
 AS_A_USER = [SETPRIV, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--"]
 DEADLINE = 300
 
-pytestmark = pytest.mark.java  # setpriv is util-linux's, on every Debian: never skipped
+# setpriv is util-linux's, on every Debian: never skipped; sparse_only_processes: conftest
+pytestmark = [pytest.mark.java, pytest.mark.usefixtures("sparse_only_processes")]
 
 
 def harness(*args: str) -> subprocess.CompletedProcess:
