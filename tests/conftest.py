@@ -154,12 +154,8 @@ def _temp_folder_inside_the_base_folder(tmp_path_factory):
 # another order: the dense runs of Dask's workers differed from the local ones in the last digits.)
 # This process's own JVM searches Cranfield hundreds of times and keeps HotSpot's defaults: it is
 # started first, the option set for the processes started after. A HARNESS_JAVA_OPTS given
-# (test-quick's bogus option) is left as it is. No JVM here keeps performance counters
-# (-XX:-UsePerfData): HotSpot writes them to /tmp/hsperfdata_$USER/<pid>, which a JVM in a Python
-# process (pyjnius never shuts it down) leaves behind at exit; the next JVM to start removes those
-# of processes gone, so the last ones of a run stayed in /tmp.
-NO_PERF_DATA = "-XX:-UsePerfData"
-SHORT_JVM_OPTS = f"-XX:+UseSerialGC {NO_PERF_DATA}"
+# (test-quick's bogus option) is left as it is.
+SHORT_JVM_OPTS = "-XX:+UseSerialGC"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -169,7 +165,6 @@ def _short_lived_jvms_in_the_processes_started(request, tmp_path_factory, _temp_
         return
     from harness.engine import lucene
 
-    os.environ["HARNESS_JAVA_OPTS"] = NO_PERF_DATA
     lucene.jclass("java.lang.Object")  # this process's JVM, with HotSpot's defaults
     os.environ["HARNESS_JAVA_OPTS"] = " ".join([SHORT_JVM_OPTS, *_class_archive(tmp_path_factory)])
     yield
@@ -228,6 +223,7 @@ def _class_archive(tmp_path_factory) -> list[str]:
                     [
                         str(java),
                         "-Xshare:dump",
+                        "-XX:-UsePerfData",  # as the harness's JVMs: nothing in /tmp/hsperfdata_$USER
                         f"-XX:SharedClassListFile={classes}",
                         f"-XX:SharedArchiveFile={archive}",
                     ]

@@ -157,7 +157,12 @@ def _start():
                 # Elsewhere (Dask workers) Java's handlers stay, as before. Under -Xrs HotSpot opens
                 # its attach socket at start (/tmp/.java_pid<pid>, no SIGQUIT to open it later) and
                 # removes it only at a normal exit: every harness killed (SIGKILL, the OOM killer)
-                # left one in /tmp. Attaching (jcmd, jstack) is off instead.
+                # left one in /tmp. Attaching (jcmd, jstack) is off instead. For the same reason
+                # no performance counters (-XX:-UsePerfData, which jstat and jps read): HotSpot
+                # writes them to /tmp/hsperfdata_$USER/<pid> and removes that at its own shutdown,
+                # which the JVM inside Python never reaches (pyjnius does not shut it down), so
+                # every harness process left 32 KB there, cleared only by a later JVM's start.
+                # HARNESS_JAVA_OPTS=-XX:+UsePerfData, read after, turns them back on.
                 reduce_signals = (
                     ["-Xrs", "-XX:+DisableAttachMechanism"]
                     if threading.current_thread() is threading.main_thread()
@@ -168,6 +173,7 @@ def _start():
                     f"-Djava.util.logging.config.file={JAVA_DIR / 'logging.properties'}",
                     f"-Djava.io.tmpdir={_java_temp_folder()}",
                     "--enable-native-access=ALL-UNNAMED",
+                    "-XX:-UsePerfData",
                     *reduce_signals,
                     *unsafe,
                     *opts,
