@@ -311,6 +311,38 @@ def test_errors_cross_processes_as_themselves():
     assert type(e) is DataError and str(e) == "qrels.txt:3: expected 4 fields" and e.line == 3 and e.exit_code == 2
 
 
+@pytest.mark.parametrize("raised", ["java", "engine", "data"])
+def test_a_workers_error_reaches_the_driver_without_javas_exception(raised):
+    """A task failing on a Java exception (raised as it is, as the EngineError search raises from
+    it, or as a DataError): the error Dask sends to the driver (distributed's error_message, which
+    pickles the chain of causes) holds no JavaException, whose unpickling imported jnius on the
+    driver and started a JVM there without the harness's options."""
+    from distributed.core import error_message
+
+    from harness.engine import lucene
+    from harness.experiment.executors.dask import _on_worker
+
+    def task():
+        try:
+            lucene.jclass("java.lang.Integer").parseInt("not a number")
+        except Exception as e:
+            assert type(e).__module__ == "jnius"
+            if raised == "engine":
+                raise EngineError(f"search failed: {e}") from e
+            if raised == "data":
+                raise DataError("topics.tsv", f"cannot analyse: {e}", line=2) from e
+            raise
+
+    with pytest.raises(EngineError if raised != "data" else DataError) as caught:
+        _on_worker(task)()
+    assert "NumberFormatException" in str(caught.value)
+    sent = error_message(caught.value)["exception"].data
+    assert b"jnius" not in sent
+    received = pickle.loads(sent)
+    assert type(received) is type(caught.value) and str(received) == str(caught.value)
+    assert received.__context__ is None and received.__cause__ is None
+
+
 def test_importing_the_harness_does_not_import_dask():
     code = textwrap.dedent("""
         import sys

@@ -348,18 +348,26 @@ def _on_worker(task):
     """A task whose failures name the worker: an EngineError or an exception of Java (which
     reaches the driver as an unpicklable JavaException, or not at all) becomes an EngineError
     saying where it happened, without Java's stack frames; a Java OutOfMemoryError says how to
-    give the workers' JVMs more memory. Errors in the user's data (DataError...) are left alone."""
+    give the workers' JVMs more memory. Errors in the user's data (DataError...) are left alone.
+
+    What leaves the worker carries no chain of the exceptions it came from: Dask pickles an
+    error with its __cause__ and __context__ (tblib), and a JavaException among them made the
+    driver import jnius to unpickle it, which started a JVM there with none of the harness's
+    options (no class path, Java's own signal handlers)."""
 
     @functools.wraps(task)
     def named(*args, **kwargs):
         try:
             return task(*args, **kwargs)
         except HarnessError as e:
-            if not isinstance(e, EngineError) or "Dask worker" in str(e):
-                raise
-            raise EngineError(_worker_message(str(e))) from None
+            error = e if not isinstance(e, EngineError) or "Dask worker" in str(e) else None
+            if error is None:
+                error = EngineError(_worker_message(str(e)))
         except Exception as e:
-            raise EngineError(_worker_message(f"{type(e).__name__}: {e}")) from None
+            error = EngineError(_worker_message(f"{type(e).__name__}: {e}"))
+        error.__cause__ = error.__context__ = None
+        error.__suppress_context__ = True
+        raise error
 
     return named
 
