@@ -1,7 +1,7 @@
 """Execution on Dask: a sweep and a sharded index build on a 2-worker LocalCluster give the
 local path's run files byte for byte, the same metrics and the same p-values; the run cache is
 shared both ways; a worker killed mid-sweep changes nothing; an unreachable scheduler is exit 3
-within 30 s; a worker that cannot see the index says which worker and which path.
+after execution.timeout; a worker that cannot see the index says which worker and which path.
 
 The oracle is the local path (itself checked against Anserini's SimpleSearcher and plain Lucene
 in test_search.py and against trec_eval in test_pipeline.py). One cluster serves the module."""
@@ -181,17 +181,20 @@ def test_a_worker_numbering_documents_differently_is_refused(cluster, sweeps):
         ex.close()
 
 
-def test_unreachable_scheduler_is_exit_3_within_30_s(tmp_path):
+def test_unreachable_scheduler_is_exit_3_after_execution_timeout(tmp_path):
+    """Waited for execution.timeout seconds (1 here: the default's 10 were 10 s of an idle core
+    in every run of the suite), then exit 3 naming the address and the wait."""
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cfg = demo_copy(tmp_path, **{"index: {stemmer: porter, stopwords: true}": f"index: {{path: {tmp_path / 'idx'}}}"})
     t = time.monotonic()
-    r = harness("run", "--scheduler", f"tcp://127.0.0.1:{port}", str(cfg))
+    sets = ["--set", "execution.engine=dask", "--set", "execution.timeout=1"]
+    r = harness("run", "--scheduler", f"tcp://127.0.0.1:{port}", *sets, str(cfg))
     elapsed = time.monotonic() - t
     assert r.returncode == 3, r.stderr
-    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in r.stderr
-    assert elapsed < 30
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} within 1 s" in r.stderr
+    assert 1 <= elapsed < 30  # a bound, not a speed: it waited, and not forever
     assert not (tmp_path / "idx").exists() and not (tmp_path / "report").exists()
 
 
