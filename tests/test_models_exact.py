@@ -351,20 +351,15 @@ def test_expansion_equals_anserini_cascade(plain_feedback, ours_feedback, cranfi
 
 
 # ----------------------------------------------------------------------------- indri
-def _indri_oracle(index_path, topics, mu: float, k: int = DEPTH):
-    """Indri's query likelihood computed here, in float64, from each document's term vector (not
-    from Lucene's scorers): for every document holding at least one query term, the mean over
-    the query's tokens (a repeated term counts each time; terms absent from the index are left
-    out) of log((tf + mu * ctf / |C|) / (|d| + mu)), ctf and |C| summed from the vectors. |d| is
-    the document's token count as Lucene's one-byte norm stores it (SmallFloat), the one
-    index-format fact taken from Lucene. Top k by score, then doc id, as Anserini orders."""
+def _indri_data(index_path, topics):
+    """What Indri's formula reads, taken from the index once for every mu: the doc ids, each
+    document's term vector, each topic's analysed tokens."""
     J = lucene.jclass
     reader = J("org.apache.lucene.index.DirectoryReader").open(
         J("org.apache.lucene.store.FSDirectory").open(J("java.io.File")(str(index_path)).toPath())
     )
     try:
         utils = J("io.anserini.index.IndexReaderUtils")
-        small = J("org.apache.lucene.util.SmallFloat")
         stored = reader.storedFields()
         ids = [stored.document(i).get("id") for i in range(reader.maxDoc())]
         vectors = []
@@ -375,6 +370,19 @@ def _indri_oracle(index_path, topics, mu: float, k: int = DEPTH):
         tokens = [list(J("io.anserini.analysis.AnalyzerUtils").analyze(analyzer, text).toArray()) for _, text in topics]
     finally:
         reader.close()
+    return ids, vectors, tokens
+
+
+def _indri_oracle(data, mu: float, k: int = DEPTH):
+    """Indri's query likelihood computed here, in float64, from each document's term vector (not
+    from Lucene's scorers; ``data`` from :func:`_indri_data`): for every document holding at least
+    one query term, the mean over the query's tokens (a repeated term counts each time; terms
+    absent from the index are left out) of log((tf + mu * ctf / |C|) / (|d| + mu)), ctf and |C|
+    summed from the vectors. |d| is the document's token count as Lucene's one-byte norm stores it
+    (SmallFloat), the one index-format fact taken from Lucene. Top k by score, then doc id, as
+    Anserini orders."""
+    ids, vectors, tokens = data
+    small = lucene.jclass("org.apache.lucene.util.SmallFloat")
     ctf: dict[str, int] = {}
     for v in vectors:
         for t, tf in v.items():
@@ -413,15 +421,20 @@ def _adjust_ties(scores: np.ndarray) -> np.ndarray:
     return out
 
 
+@pytest.fixture(scope="module")
+def indri_data(cranfield_index, cranfield_topics):
+    return _indri_data(cranfield_index.path, cranfield_topics)
+
+
 @pytest.mark.parametrize("mu", [1000.0, 2000.0])
-def test_indri_equals_its_formula(cranfield_index, cranfield_topics, ours, mu):
+def test_indri_equals_its_formula(indri_data, cranfield_topics, ours, mu):
     """indri against Indri's formula computed from the term vectors (and put through Anserini's
     tie adjuster, as every run is), on all 225 topics at depth 1000: the same documents, each
     document's score within 2e-4 of the formula's, and the rank-by-rank scores too. Documents
     whose scores tie within that may swap places (Lucene sums float32 terms; the formula float64)."""
     sim = Similarity.parse(f"indri(mu={mu:g})")
     got = ours.search([t for _, t in cranfield_topics], sim, DEPTH)
-    expected = _indri_oracle(cranfield_index.path, cranfield_topics, mu)
+    expected = _indri_oracle(indri_data, mu)
     assert sum(len(ids) for ids, _ in got) > 200_000
     for q, ((ids, scores), (ids2, scores2)) in enumerate(zip(got, expected)):
         assert len(ids) == len(ids2), f"topic {q}: {len(ids)} hits, the formula {len(ids2)}"
