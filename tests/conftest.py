@@ -195,11 +195,14 @@ def _class_archive(tmp_path_factory) -> list[str]:
     """The JVM options that map a class-data archive (HotSpot's AppCDS) of the classes a `harness
     run` loads: the JVMs of the processes started then map Lucene's and Anserini's classes already
     parsed and verified (a demo run: 2.9 s -> 2.0 s; test_kill_points: 26% less CPU). Made once
-    per session (one worker, the others wait): the class list of the demo run as `make demo`
-    runs it, then ``java -Xshare:dump``. It changes how classes are loaded, not what any of them
-    does. The JVM's own messages about the archive are off (-Xlog:cds=off,aot=off): a JVM with
-    another class path (a fresh clone's) prints nothing and loads its classes as usual. When the
-    archive cannot be made, the processes load their classes as usual, with a warning."""
+    per session by the first worker to ask: the class list of the demo run as `make demo` runs
+    it, then ``java -Xshare:dump`` into a temporary name, renamed into place. It changes how
+    classes are loaded, not what any of them does. The JVM's own messages about the archive are
+    off (-Xlog:cds=off,aot=off): a JVM with another class path (a fresh clone's), or started
+    while the archive is not there yet, prints nothing and loads its classes as usual. So the
+    other workers do not wait for it (they waited 5 s at the start of every run, a core idle):
+    their processes map it once it is in place. When it cannot be made, the processes load their
+    classes as usual, with a warning."""
     import fcntl
     import subprocess
     import sys
@@ -209,8 +212,12 @@ def _class_archive(tmp_path_factory) -> list[str]:
 
     folder = shared_folder(tmp_path_factory, "jvm")
     archive = folder / "classes.jsa"
+    options = [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off,aot=off"]
     with open(folder / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another worker makes it now
+            return options
         if not (folder / "tried").exists():
             (folder / "tried").touch()
             (folder / "demo").mkdir()
@@ -225,7 +232,7 @@ def _class_archive(tmp_path_factory) -> list[str]:
                         "-Xshare:dump",
                         "-XX:-UsePerfData",  # as the harness's JVMs: nothing in /tmp/hsperfdata_$USER
                         f"-XX:SharedClassListFile={classes}",
-                        f"-XX:SharedArchiveFile={archive}",
+                        f"-XX:SharedArchiveFile={folder / 'classes.jsa.tmp'}",
                     ]
                     + ["-Xlog:cds=off,aot=off", "-cp", str(lucene.anserini_jar())],
                     None,
@@ -237,12 +244,11 @@ def _class_archive(tmp_path_factory) -> list[str]:
                     warnings.warn(
                         f"no class-data archive for the tests' JVMs: {cmd[:4]} failed: {r.stderr[-2000:]}", stacklevel=1
                     )
-                    archive.unlink(missing_ok=True)
                     break
+            else:
+                os.replace(folder / "classes.jsa.tmp", archive)
             shutil.rmtree(folder / "demo")
-    if not archive.exists():
-        return []
-    return [f"-XX:SharedArchiveFile={archive}", "-Xlog:cds=off,aot=off"]
+    return options if archive.exists() else []
 
 
 # What a test writes goes into its temporary folders, never into the checkout: the session (under
