@@ -360,9 +360,8 @@ def _on_worker(task):
         try:
             return task(*args, **kwargs)
         except HarnessError as e:
-            error = e if not isinstance(e, EngineError) or "Dask worker" in str(e) else None
-            if error is None:
-                error = EngineError(_worker_message(str(e)))
+            named_already = not isinstance(e, EngineError) or "Dask worker" in str(e)
+            error = e if named_already else EngineError(_worker_message(str(e)))
         except Exception as e:
             error = EngineError(_worker_message(f"{type(e).__name__}: {e}"))
         error.__cause__ = error.__context__ = None
