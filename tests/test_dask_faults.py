@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from .conftest import CRANFIELD, REPO
-from .test_faults import hidden_leftovers, topic_copies, wait_for
+from .test_faults import hidden_leftovers, topic_copies
+from .test_kills import wait_for
 
 PY = sys.executable
 DASK = str(Path(sys.executable).with_name("dask"))

@@ -153,7 +153,7 @@ def _start():
                 # Started from the main thread (the CLI, a notebook), the JVM leaves SIGINT, SIGTERM
                 # and SIGHUP to Python (-Xrs): with its own handlers in place while it starts, a
                 # signal landing then ran Java's Runtime.exit (no clean-up: the build folder was
-                # left) or was lost (the run went on and exited 0), tests/test_faults.py.
+                # left) or was lost (the run went on and exited 0), tests/test_kills.py.
                 # Elsewhere (Dask workers) Java's handlers stay, as before. Under -Xrs HotSpot opens
                 # its attach socket at start (/tmp/.java_pid<pid>, no SIGQUIT to open it later) and
                 # removes it only at a normal exit: every harness killed (SIGKILL, the OOM killer)
@@ -214,7 +214,7 @@ def _hold_signals(handlers: dict):
     handler at the next bytecode, and during pyjnius's start that was inside its extension's
     initialisation, in abc's subclass check, whose C caller cleared the KeyboardInterrupt the
     handler raised: the signal was lost and the run went on to exit 0 (SIGTERM on an index build,
-    about one in 25; tests/test_faults.py). The JVM's threads, started meanwhile, keep the three
+    about one in 25; tests/test_kills.py). The JVM's threads, started meanwhile, keep the three
     blocked: they reach the main thread only."""
     if not handlers:
         return None
