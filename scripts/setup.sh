@@ -13,8 +13,9 @@ py=$(scripts/find-python)
 # reason to print its resolver report about the dependencies we leave out on purpose.
 .venv/bin/python -m pip uninstall --disable-pip-version-check -y -q pyserini >/dev/null 2>&1 || true
 # --no-compile: pip compiled every module of every package to bytecode ahead (pandas, scipy,
-# pyarrow...), most of which the harness never imports; Python compiles what it imports on first
-# use instead. Measured in a fresh clone here: set-up 37.6 -> 23.5 s; the first demo run then took
-# 3.7 s, the same run from scratch again 3.3 s (the 0.4 s of compiling, once).
+# pyarrow...), most of which the harness never imports (set-up in a fresh clone 37.6 -> 23.5 s
+# without); scripts/bytecode.py then writes the bytecode of what the harness imports (7 s), which
+# Python would not write itself under PYTHONDONTWRITEBYTECODE, compiling it again in every process.
 scripts/install.sh ".venv/bin/python -m pip" "$@" --no-compile
+.venv/bin/python scripts/bytecode.py
 echo "$want" > "$stamp"

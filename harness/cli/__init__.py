@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from harness.cli import analyze, cache, compare, evaluate, fuse, judge, lab, run, system, trec_eval
 from harness.cli.failures import handle_signals, report_failure
@@ -73,7 +74,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _one_blas_thread() -> None:
+    """numpy's OpenBLAS runs on one thread in a harness command (``OPENBLAS_NUM_THREADS=1`` unless
+    the environment says otherwise). At import OpenBLAS starts a thread per core, which spin: on
+    the 2-core test machine a command refusing a bad config took 0.47 s of CPU with them and 0.34 s
+    without (0.38 and 0.35 s of wall time; means of 12 alternating runs), and every harness command
+    imports numpy. The harness's few matrix products are small (the randomization test's 256-entry
+    tables, trec_eval preference closures) and their results do not depend on the thread count:
+    each output is one short dot product. Only a process that has not imported numpy yet is
+    changed: the command line, not a notebook or a program calling :func:`main`."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _one_blas_thread()
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))

@@ -187,17 +187,22 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
             docs0 = ranked[shown[0]].get(qid, ([], []))[0]
             full_rank = {doc: r for r, doc in enumerate(docs0, start=1)}
         hits = {}
+        # a document's snippet depends on the topic alone: made once for the runs that share it
+        # (Cranfield x10, 250 topics of four runs: gathering took 0.87-0.93 s of CPU, 0.46-0.49 s)
+        made: dict[str, tuple] = {}
         for col, name in enumerate(shown):
             docs, scores = ranked[name].get(qid, ([], []))
             row = []
             for r, (doc, score) in enumerate(zip(docs[:depth], scores[:depth]), start=1):
-                body = texts.get(doc)
-                if body is None:
-                    pieces, before, after = None, False, False
-                else:
-                    spans = tokens[doc].match(terms[qid])
-                    s, e = snippet(body, spans, SNIPPET_CHARS)
-                    pieces, before, after = tuple(segments(body, spans, s, e)), s > 0, e < len(body)
+                if doc not in made:
+                    body = texts.get(doc)
+                    if body is None:
+                        made[doc] = (None, False, False)
+                    else:
+                        spans = tokens[doc].match(terms[qid])
+                        s, e = snippet(body, spans, SNIPPET_CHARS)
+                        made[doc] = (tuple(segments(body, spans, s, e)), s > 0, e < len(body))
+                pieces, before, after = made[doc]
                 move = _move(doc, r, full_rank, depth) if col == 1 else None
                 row.append(Hit(r, doc, score, judged.get(doc), move, pieces, before, after))
             hits[name] = tuple(row)

@@ -129,5 +129,6 @@ def render(view: ReportView) -> str:
         return draw(None)
     # the explorer gets what the rest of the page leaves of REPORT_BYTES (the rest is bounded:
     # harness.report.plots caps its charts), so the page stays under it at any size
-    rest = len(draw(explorer.encode(x, budget=0)).encode())
-    return draw(explorer.encode(x, budget=min(explorer.EXPLORER_BYTES, explorer.REPORT_BYTES - rest)))
+    made = explorer.topics(x)  # each topic encoded once for both (harness.report.explorer._json)
+    rest = len(draw(explorer.encode(x, budget=0, made=made)).encode())
+    return draw(explorer.encode(x, budget=min(explorer.EXPLORER_BYTES, explorer.REPORT_BYTES - rest), made=made))
