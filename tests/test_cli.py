@@ -520,3 +520,27 @@ def test_compare_is_strict_about_topics_unless_asked_to_align_on_common_ones(tmp
     # without drop, the missing topic scores 0 and every topic is compared
     r = harness(*args[:-2], env=NO_JVM)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == "baseline: a; 4 topics"
+
+
+@pytest.mark.parametrize("case", ["command", "told otherwise", "numpy already imported"])
+def test_a_command_runs_openblas_on_one_thread(case):
+    """harness.cli.main asks OpenBLAS for one thread before numpy is imported (it started a
+    spinning thread per core, 0.13 s of CPU per command here). The oracle is the kernel's count of
+    the process's threads once numpy is imported: one, the main thread, unless the environment
+    chose a number or numpy was imported before (a notebook: left as it is)."""
+    first = "import numpy; " if case == "numpy already imported" else ""
+    code = (
+        f"{first}import os; from harness.cli import _one_blas_thread; _one_blas_thread(); import numpy; "
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if case == "told otherwise":
+        env["OPENBLAS_NUM_THREADS"] = "2"
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    setting, threads = r.stdout.split()
+    if case == "command":
+        assert (setting, threads) == ("1", "1")
+    elif case == "told otherwise":
+        assert (setting, threads) == ("2", "2")
+    else:
+        assert setting == "None" and int(threads) == min(os.cpu_count(), 64)  # OpenBLAS's own choice
