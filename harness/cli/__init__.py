@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# what OpenBLAS reads for its thread count, first found first (OMP_NUM_THREADS: Dask's nannies
+# set it to 1 for their workers)
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 def _one_blas_thread() -> None:
     """numpy's OpenBLAS runs on one thread in a harness command (``OPENBLAS_NUM_THREADS=1`` unless
     the environment says otherwise). At import OpenBLAS starts a thread per core, which spin: on
@@ -82,9 +87,10 @@ def _one_blas_thread() -> None:
     imports numpy. The harness's few matrix products are small (the randomization test's 256-entry
     tables, trec_eval preference closures) and their results do not depend on the thread count:
     each output is one short dot product. Only a process that has not imported numpy yet is
-    changed: the command line, not a notebook or a program calling :func:`main`."""
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    changed: the command line, not a notebook or a program calling :func:`main`; and one whose
+    environment names a thread count OpenBLAS reads is left with it."""
+    if "numpy" not in sys.modules and not any(name in os.environ for name in BLAS_THREADS):
+        os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 
 def main(argv: list[str] | None = None) -> int:
