@@ -14,8 +14,6 @@ References (never our BatchSearcher):
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -23,7 +21,6 @@ from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher
 from harness.engine.similarity import Similarity
-from tests.conftest import CRANFIELD
 from tests.test_search import assert_same_runs
 
 DEPTH = 1000
@@ -176,33 +173,15 @@ def ours(cranfield_index):
 
 
 @pytest.fixture(scope="module")
-def feedback_index(tmp_path_factory) -> Path:
-    """Cranfield indexed by Anserini's own command line (IndexCollection.main) with what query
-    expansion reads, positions and document vectors, and not the raw documents: the expansion
-    oracles (SimpleSearcher, Anserini's rerankers) load every hit's stored document, 225,000 a
-    run, and with the raw texts stored that took half of each test's time (SimpleSearcher's
-    bm25+rocchio 8.0 -> 4.0 s). Ours searches the same index: equal runs on the same index."""
-    folder = tmp_path_factory.mktemp("feedback")
-    (folder / "corpus").mkdir()
-    (folder / "corpus" / "corpus.jsonl").symlink_to(CRANFIELD / "corpus.jsonl")
-    args = ["-collection", "JsonCollection", "-input", str(folder / "corpus"), "-index", str(folder / "index")]
-    args += ["-generator", "DefaultLuceneDocumentGenerator", "-threads", "1", "-storePositions", "-storeDocvectors"]
-    lucene.jclass("io.anserini.index.IndexCollection").main(args)
-    stored = [f.name for f in (folder / "index").iterdir() if f.suffix == ".fdt"]
-    assert stored and all((folder / "index" / name).stat().st_size < 20_000 for name in stored)  # ids alone
-    return folder / "index"
-
-
-@pytest.fixture(scope="module")
-def plain_feedback(feedback_index):
-    p = _Lucene(feedback_index)
+def plain_feedback(anserini_cranfield_index):
+    p = _Lucene(anserini_cranfield_index)
     yield p
     p.close()
 
 
 @pytest.fixture(scope="module")
-def ours_feedback(feedback_index):
-    return Searcher(feedback_index, IndexOptions())
+def ours_feedback(anserini_cranfield_index):
+    return Searcher(anserini_cranfield_index, IndexOptions())
 
 
 @pytest.fixture(scope="module")
@@ -292,10 +271,10 @@ def _simple_searcher(index_path, sim: Similarity):
         "bm25+rocchio(bottom_fb_terms=5,bottom_fb_docs=20,gamma=0.15)",
     ],
 )
-def test_expansion_equals_simple_searcher(feedback_index, ours_feedback, cranfield_topics, spec):
+def test_expansion_equals_simple_searcher(anserini_cranfield_index, ours_feedback, cranfield_topics, spec):
     ours = ours_feedback
     sim = Similarity.parse(spec)
-    ss = _simple_searcher(feedback_index, sim)
+    ss = _simple_searcher(anserini_cranfield_index, sim)
     expected = []
     for _, text in cranfield_topics:
         hits = ss.search(text, DEPTH)
