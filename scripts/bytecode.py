@@ -7,14 +7,14 @@ by the harness) took 14 s of a fresh clone's 37.6 s set-up. Python compiles a mo
 first imported and keeps the bytecode beside it, unless PYTHONDONTWRITEBYTECODE is set (as in
 many containers and CI machines, and here): then each process compiled pandas, pyarrow and the
 rest in memory again. A `harness run` refusing a bad config took 1.4 s of CPU instead of 0.48 s,
-and `make test` in a fresh clone 10:36 instead of 8:33 (the same tests on a venv with bytecode).
+and `make test` in a fresh clone 10:58 with set-up (its tests 10:36, the same tests 8:33 on a
+venv with bytecode); with this step 9:10 (its tests 8:41).
 
 This imports every harness module and every library it defers (harness.lazy's stand-ins) with
-bytecode writing on, so Python writes the bytecode of each module as it compiles it: 7 s, and
-a demo run and a comparison then find the bytecode of every module they load but the two
-startup hooks of site-packages. The Docker
-image compiles what a demo run loads instead (scripts/docker-bytecode.py), as
-it also keeps the standard library's bytecode of just those modules.
+bytecode writing on, so Python writes the bytecode of each module as it compiles it (5-7 s). A
+demo run and a comparison then find the bytecode of every module they load but the two startup
+hooks of site-packages. The Docker image compiles what a demo run loads instead
+(scripts/docker-bytecode.py), as it also keeps the standard library's bytecode of just those.
 """
 
 from __future__ import annotations
