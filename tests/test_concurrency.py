@@ -57,18 +57,13 @@ def test_two_configs_sharing_an_index_folder_do_not_swap_it_under_each_other(tmp
     failed with "no such file or folder" (exit 2, as if its config were wrong), its runs cached
     so far went into krovetz's index, and a searcher opened after the swap would have searched
     the other index. Now the rebuild waits for porter's searches; both reports equal solo runs."""
+    from harness.verbs import run as verb
+
     topics, qrels = topic_copies(tmp_path, 24)
     solo = {}
-    for stemmer in ("porter", "krovetz"):  # each config alone: the oracle
+    for stemmer in ("porter", "krovetz"):  # each config alone, in this process (the API's door): the oracle
         proj = tmp_path / f"solo-{stemmer}"
-        r = subprocess.run(
-            [PY, "-m", "harness", "run", str(shared_index_config(proj, stemmer, topics, qrels))],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            timeout=DEADLINE,
-        )
-        assert r.returncode == 0, r.stderr
+        verb.run(verb.load(str(shared_index_config(proj, stemmer, topics, qrels))))
         solo[stemmer] = run_files(proj, stemmer)
     proj = tmp_path / "proj"
     porter, krovetz = (shared_index_config(proj, s, topics, qrels) for s in ("porter", "krovetz"))
