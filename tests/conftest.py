@@ -176,9 +176,10 @@ def _short_lived_jvms_in_the_processes_started(request, tmp_path_factory, _temp_
 # The harness processes of a module that indexes and searches with sparse models only (BM25,
 # Dirichlet, JM) live a second or two, most of it compiling: with C1 alone their JVMs spend a fifth
 # less CPU (test_kill_points 115 -> 95 s, test_faults 101 -> 81, test_dask_faults 109 -> 85). Such a
-# module asks for it (pytestmark); what it compares is made by processes with the same options,
-# its Dask workers included. Not for every process: without C2 Lucene leaves out its Panama code
-# and sums a dense score's products in another order (see SHORT_JVM_OPTS above).
+# module asks for it (pytestmark): its processes and Dask workers get the option; a sparse run
+# is the same under C1 or C2, so an oracle of such a module may run in the pytest worker's JVM.
+# Not for every process: without C2 Lucene leaves out its Panama code and sums a dense score's
+# products in another order (see SHORT_JVM_OPTS above).
 SPARSE_ONLY_JVM_OPTS = "-XX:TieredStopAtLevel=1"
 
 
