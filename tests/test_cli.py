@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.cli import BLAS_THREADS
+
 from .conftest import REPO
 
 HARNESS = [sys.executable, "-m", "harness"]
@@ -533,8 +535,6 @@ def test_a_command_runs_openblas_on_one_thread(case):
         f"{first}import os; from harness.cli import _one_blas_thread; _one_blas_thread(); import numpy; "
         "print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
     )
-    from harness.cli import BLAS_THREADS
-
     env = {k: v for k, v in os.environ.items() if k not in BLAS_THREADS}  # Dask's nannies set one
     if case == "told otherwise":
         env["OMP_NUM_THREADS"] = "2"

@@ -142,10 +142,10 @@ WEIGHT_QUERIES = [
     {"f1": 1, "f2": 2, "f3": 3, "A": 4, "a": 5, "##ing": 6, "[CLS]": 7, "tie": 8},
 ]
 DEPTHS = [1, 3, 10, 25, 1000]
-# Float scores far beyond 2**24, with a query weight near the largest the harness takes (2**24). Anserini's
-# search(Map, k) spends time in proportion to the weights (3.5 s a search here, against 1 ms for
-# each query above), so this one is searched at two depths, not five: every hit (1000) and a cut
-# (10) between two distinct scores; the ties cut by a depth are the queries above.
+# Float scores far beyond 2**24, with a query weight near the largest the harness takes (2**24).
+# Anserini's search(Map, k) spends time in proportion to the weights (3.5 s a search here, against
+# 1 ms for each query above), so this one is searched at two depths, not five: every hit (1000)
+# and a cut (10) between two distinct scores; the ties cut by a depth are the queries above.
 HEAVY_WEIGHT_QUERY = {"f3": (1 << 24) - 3, "f2": 5}
 HEAVY_DEPTHS = [10, 1000]
 
