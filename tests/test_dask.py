@@ -431,7 +431,7 @@ def test_impact_runs_on_workers_equal_local(cluster, tmp_path):
     """An impact collection of three files built in shards on the workers (whole files, since a
     JSON document may span lines) and merged; its runs, of query weights and of pretokenized
     text, searched on the workers in tasks of 4 topics: the local run files."""
-    from .test_impact import demo_weights
+    from .test_impact_configs import demo_weights
 
     w = demo_weights(tmp_path / "w")
     lines = w["docs"].read_text().splitlines(keepends=True)

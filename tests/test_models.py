@@ -22,7 +22,7 @@ from .conftest import write_full_report
 REPO = Path(__file__).resolve().parents[1]
 # The lexical families: knn searches a vectors index (tests/test_dense.py) and impact an impact
 # index (tests/test_impact.py), which a text collection's config refuses (harness.config.dense,
-# harness.config.impact).
+# harness.config.impact; tests/test_impact_configs.py).
 TEXT_MODELS = [m for m in MODELS if m not in ("knn", "impact")]
 
 
