@@ -18,7 +18,7 @@ import pytest
 
 from harness import lazy
 
-from .conftest import REPO
+from .conftest import REPO, demo_config
 
 PACKAGE = REPO / "harness"
 
@@ -191,6 +191,21 @@ def test_the_api_attribute_loads_the_api_but_pandas_only_when_called(tmp_path):
     assert "pandas" not in _loaded_after(code, tmp_path)
     code = "import harness\nharness.evaluate({'q': {'d': 1.0}}, {'q': {'d': 1}}, measures=['AP'])"
     assert "pandas" in _loaded_after(code, tmp_path)
+
+
+@pytest.mark.java
+def test_harness_run_loads_no_pandas_searching_or_reusing_its_runs(tmp_path):
+    """pyarrow imports pandas when it converts a Python or numpy object (pa.array, pa.table of an
+    array, Array.to_numpy) or loads pyarrow.dataset (pq.read_table): 0.2-0.35 s of CPU in every
+    `harness run` that writes or reads the run cache, for nothing it needs (formats/runs.py,
+    experiment/cache.py build and read Arrow arrays from buffers)."""
+    cfg = demo_config(tmp_path)
+    fresh = _loaded_after(_cli("run", str(cfg)), tmp_path)
+    assert (tmp_path / "report" / "summary.json").is_file()
+    cached = _loaded_after(_cli("run", str(cfg)), tmp_path)
+    assert list((tmp_path / "index" / "harness-runs").glob("*.parquet"))  # the runs' binary copies
+    assert "pyarrow" in fresh and "pyarrow" in cached  # the cache written, then read
+    assert "pandas" not in fresh + cached
 
 
 # ------------------------------------------------------------------ harness.lazy itself

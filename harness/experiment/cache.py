@@ -93,7 +93,8 @@ def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> Non
     width = max(docids.dtype.itemsize, 1)
     ids = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), n, [None, pa.py_buffer(docids.view(np.uint8))])
     s32 = _float32_exact(run)
-    scores = s32 if s32 is not None else np.ascontiguousarray(run.scores, dtype=np.float64)
+    values = s32 if s32 is not None else np.ascontiguousarray(run.scores, dtype=np.float64)
+    scores = pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), n, [None, pa.py_buffer(values)])
     meta = {
         "format": CACHE_FORMAT,
         "topics": run.topics(),
@@ -119,7 +120,8 @@ def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> Non
 def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
     """(run, its metadata) of a sound binary copy, else None."""
     try:
-        table = pq.read_table(path)
+        with pq.ParquetFile(path) as f:  # not pq.read_table: it imports pyarrow.dataset, which imports pandas
+            table = f.read()
         meta = json.loads((table.schema.metadata or {}).get(b"harness", b"{}"))
         if not isinstance(meta, dict) or meta.get("format") != CACHE_FORMAT:
             return None
@@ -148,7 +150,8 @@ def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
         return None
     width = ids.type.byte_width
     docids = np.frombuffer(ids.buffers()[1], dtype=f"S{width}", count=n, offset=ids.offset * width).copy()
-    scores = sc.to_numpy(zero_copy_only=False)
+    dtype = np.dtype(kind)  # float32 or float64, checked above; np.frombuffer, not to_numpy: that imports pandas
+    scores = np.frombuffer(sc.buffers()[1], dtype=dtype, count=n, offset=sc.offset * dtype.itemsize)
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     if kind == "float32":
