@@ -28,9 +28,6 @@ import time
 
 # ir_datasets makes ~/.ir_datasets when imported: left to be compiled when a config names its data
 SKIP = {"ir_datasets"}
-# imported by a library when it is used, not when it is imported (pyarrow.parquet reads a file
-# through pyarrow.dataset)
-ALSO = ("pyarrow.dataset",)
 # imported when the JVM starts (importing jnius starts one): compiled without being imported
 COMPILED = ("jnius", "jnius_config")
 
@@ -48,8 +45,6 @@ def main() -> None:
         for value in list(vars(module).values()):
             if isinstance(value, LazyModule) and value.__name__.partition(".")[0] not in SKIP:
                 importlib.import_module(value.__name__)
-    for name in ALSO:
-        importlib.import_module(name)
     for name in COMPILED:
         for folder in importlib.util.find_spec(name).submodule_search_locations:
             if not compileall.compile_dir(folder, quiet=1):

@@ -37,6 +37,8 @@ RUNS = (
 
 def main(out: Path) -> None:
     sys.dont_write_bytecode = True
+    import pandas  # noqa: F401  (the API's tables: harness.run/evaluate/compare return DataFrames; no command loads it)
+
     import harness.api  # noqa: F401  (the Python API's entry points, as a notebook imports them)
     from harness.cli import main as cli
 

@@ -197,6 +197,24 @@ def test_image_has_one_java_no_installers_and_is_lean(image):
     assert [line for line in found if line.startswith(("importable", "found"))] == [], found
 
 
+# The modules whose bytecode the image must carry (scripts/docker-bytecode.py): each compiled in
+# memory at every start without it (pandas and scipy.stats 2-3 s). pandas is the API's tables
+# alone: no harness command loads it, so the build imports it by name.
+COMPILED = """
+import importlib.util, sys
+for name in sys.argv[1:]:
+    spec = importlib.util.find_spec(name)
+    print(name, spec is not None and __import__("os").path.exists(importlib.util.cache_from_source(spec.origin)))
+"""
+
+
+def test_the_image_carries_the_bytecode_of_what_the_harness_and_its_api_load(image):
+    names = ["harness.cli", "harness.api", "numpy", "pyarrow.parquet.core", "scipy.stats", "pandas.core.frame"]
+    r = run(["docker", "run", "--rm", "--network", "none", "--entrypoint", "python", image, "-c", COMPILED, *names])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [x for name in names for x in (name, "True")], r.stdout
+
+
 def test_every_program_and_library_in_the_image_finds_what_it_links(image):
     """scripts/docker-root.py gathers the root from declared packages: every ELF file in the
     image (the venv's extension modules and the Java runtime included) finds each library it
