@@ -294,6 +294,36 @@ def test_a_signal_while_pyjnius_starts_the_jvm_acts_once_it_has_started():
     assert r.stdout.split(" ", 2) == [str(int(signal.SIGTERM)), "True", f"[{held}]\n"], r.stdout + r.stderr
 
 
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_signal_landing_where_python_cannot_raise_is_delivered_again(sig):
+    """A signal's handler runs at the main thread's next step, which may be a weakref callback or
+    a ``__del__`` (garbage collection, an import's module lock): there Python prints "Exception
+    ignored" and goes on. An interrupted `harness run` once finished its index and report and
+    exited 0 that way (test_kill_leaves_previous_report_and_next_run_cleans_up[SIGINT-mid-index]).
+    Under the command line's handlers the interrupt is sent again and raises outside the
+    callback; the loop after it would run 60 s otherwise."""
+    code = (
+        "import os, signal, sys, time, weakref\n"
+        "from harness.cli.failures import handle_signals\n"
+        "class Held:\n    pass\n"
+        "def callback(ref):  # the handler runs in here\n"
+        f"    os.kill(os.getpid(), {int(sig)})\n"
+        "    for _ in range(1000):\n        pass\n"
+        "with handle_signals():\n"
+        "    try:\n"
+        "        held = Held()\n        ref = weakref.ref(held, callback)\n        del held\n"
+        "        deadline = time.monotonic() + 60\n"
+        "        while time.monotonic() < deadline:\n            pass\n"
+        "        print('went on')\n"
+        "    except KeyboardInterrupt as e:\n"
+        "        print('interrupted', type(e).__name__, getattr(e, 'signum', None))\n"
+    )
+    r = subprocess.run([PY, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=DEADLINE)
+    expected = "KeyboardInterrupt None" if sig == signal.SIGINT else f"Terminated {int(sig)}"
+    assert r.stdout == f"interrupted {expected}\n", r.stdout + r.stderr
+    assert "Exception ignored" not in r.stderr, r.stderr
+
+
 def test_two_concurrent_runs_of_one_config_both_succeed_with_identical_results(tmp_path):
     cfg = cranfield_project(tmp_path)
     logs = [tmp_path / "a.txt", tmp_path / "b.txt"]
