@@ -31,6 +31,7 @@ from harness.engine.similarity import Similarity
 from harness.errors import ConfigError, DataError, EngineError
 from harness.events import ClusterReady, RunReady, ShardsBuild
 from harness.experiment import run_experiment
+from harness.verbs import run as verbs_run
 
 from .conftest import REPO, write_full_report
 from .test_cli import demo_copy, harness
@@ -282,14 +283,30 @@ def test_execution_is_validated(tmp_path, execution, message):
     assert "demo.yaml:15" in str(e.value)
 
 
-def test_execution_is_read_and_overridden(tmp_path):
-    cfg = demo_copy(tmp_path)
+def test_execution_is_read_and_the_flags_set_it_before_it_is_validated(tmp_path):
+    for folder in "abc":
+        (tmp_path / folder).mkdir()
+    cfg = demo_copy(tmp_path / "a")
     cfg.write_text(cfg.read_text() + "execution: {engine: dask, workers: 3, topics_per_task: 7}\n")
     e = load_config(cfg).execution
     assert (e.engine, e.workers, e.scheduler, e.topics_per_task) == ("dask", 3, None, 7)
-    assert e.overridden(scheduler="tcp://h:1") == dataclasses.replace(e, scheduler="tcp://h:1", workers=None)
-    assert load_config(demo_copy(tmp_path)).execution == Execution()
-    assert Execution().overridden(workers=2) == Execution(engine="dask", workers=2)
+    flagged = verbs_run.load(cfg, scheduler="tcp://h:1")  # what `harness run --scheduler tcp://h:1` loads
+    assert flagged.execution == dataclasses.replace(e, scheduler="tcp://h:1", workers=None)
+    assert flagged.overrides == ("--scheduler tcp://h:1",)  # three keys set, named once (manifest.json)
+    assert load_config(demo_copy(tmp_path / "b")).execution == Execution()
+    assert verbs_run.load(demo_copy(tmp_path / "b"), workers=2).execution == Execution(engine="dask", workers=2)
+    # The config's Dask keys under the default engine (local): refused alone, kept under a flag
+    # (the flags used to apply after validation, which refused them though the flag asked for Dask).
+    cfg = demo_copy(tmp_path / "c")
+    cfg.write_text(cfg.read_text() + "execution: {timeout: 30, topics_per_task: 7, workers: 4}\n")
+    with pytest.raises(ConfigError, match="applies to engine dask only"):
+        load_config(cfg)
+    e = verbs_run.load(cfg, scheduler="tcp://h:2").execution
+    assert (e.engine, e.scheduler, e.workers, e.timeout, e.topics_per_task) == ("dask", "tcp://h:2", None, 30.0, 7)
+    e = verbs_run.load(cfg, scheduler="tcp://h:2", workers=2).execution  # $HARNESS_SCHEDULER and --workers
+    assert (e.engine, e.scheduler, e.workers, e.timeout) == ("dask", None, 2, 30.0)
+    r = harness("run", "--dry-run", "--scheduler", "tcp://h:2", str(cfg))  # the command line's door
+    assert r.returncode == 0 and "execution dask (scheduler tcp://h:2)" in r.stdout, r.stderr
 
 
 def test_bad_flags_are_exit_2(tmp_path):

@@ -5,7 +5,7 @@ command line's --scheduler)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = ["Execution", "ENGINES", "SCHEDULER_PATTERN", "scheduler_problem"]
 
@@ -36,14 +36,6 @@ class Execution:
     index_shards: int | None = None  # None: the cluster's worker threads
     topics_per_task: int | None = None  # None: chosen from the cluster size
     timeout: float = 10.0
-
-    def overridden(self, scheduler: str | None = None, workers: int | None = None) -> Execution:
-        """This setting with the command line's --scheduler / --workers (either means dask)."""
-        if scheduler is not None:
-            return replace(self, engine="dask", scheduler=scheduler, workers=None)
-        if workers is not None:
-            return replace(self, engine="dask", scheduler=None, workers=workers)
-        return self
 
     def __str__(self) -> str:
         if self.engine == "local":

@@ -574,5 +574,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         explorer_topics=v["report"]["explorer_topics"],
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
-        overrides=tuple(o.given for o in overrides),
+        overrides=tuple(dict.fromkeys(o.given for o in overrides)),  # --scheduler X sets three keys: named once
     )

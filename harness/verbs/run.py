@@ -130,8 +130,8 @@ def load(
     qrels: str | os.PathLike | None = None,
 ):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
-    ConfigError with file:line), with ``--scheduler`` / ``--workers`` applied to its
-    ``execution:`` (``workers`` wins). Starts no Java.
+    ConfigError with file:line), with ``--scheduler`` / ``--workers`` setting its
+    ``execution:`` (``workers`` wins; :func:`_cluster`). Starts no Java.
 
     ``sets`` (``--set KEY=VALUE``, the value YAML), ``overrides`` (the API's ``{dotted key:
     value}``) and ``output`` (``--output DIR``) replace keys of the config before it is
@@ -141,36 +141,48 @@ def load(
     argument (``output='DIR'``). ``topics``, ``qrels`` (``--topics``, ``--qrels``): the config's
     topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``."""
     changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
+    changes += _cluster(scheduler, workers)
 
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
-        cfg = load_config(config, overrides=changes)
-    elif isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
-        cfg = load_config(config, overrides=changes)  # a path (a one-line YAML mapping has a colon and is no file)
+        return load_config(config, overrides=changes)
+    if isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
+        return load_config(config, overrides=changes)  # a path (a one-line YAML mapping has a colon and is no file)
+    if isinstance(config, Mapping):
+        try:
+            text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
+        except (yaml.YAMLError, RecursionError, ValueError) as e:
+            why = (
+                "it is nested too deeply"
+                if isinstance(e, RecursionError)
+                else "an integer is thousands of digits long"  # Python's int_max_str_digits
+                if isinstance(e, ValueError) and "digits" in str(e)
+                else e
+            )
+            raise ConfigError(IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {why}")]) from None
+    elif isinstance(config, str):
+        text = config
+    else:  # a ConfigError as every other bad config is, not a TypeError
+        why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
+        raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
+    return load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
+
+
+def _cluster(scheduler: str | None, workers: int | None) -> list:
+    """``--scheduler`` / ``--workers`` (``workers`` wins) as the keys of ``execution:`` they set,
+    replaced before validation as ``--set`` replaces them: the engine is dask and the other way
+    of naming the cluster is cleared, while the config's other Dask keys (timeout,
+    topics_per_task, index_shards) hold. (Applied after validation, a config giving them under
+    the default engine, local, was refused though the flag asked for Dask.)"""
+    if workers is not None:
+        given, cluster = f"--workers {workers}", {"workers": str(int(workers)), "scheduler": ""}
+    elif scheduler is not None:
+        given, cluster = f"--scheduler {scheduler}", {"scheduler": yaml.safe_dump(scheduler), "workers": ""}
     else:
-        if isinstance(config, Mapping):
-            try:
-                text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
-            except (yaml.YAMLError, RecursionError, ValueError) as e:
-                why = (
-                    "it is nested too deeply"
-                    if isinstance(e, RecursionError)
-                    else "an integer is thousands of digits long"  # Python's int_max_str_digits
-                    if isinstance(e, ValueError) and "digits" in str(e)
-                    else e
-                )
-                raise ConfigError(
-                    IN_MEMORY, [LocatedProblem("", f"the dict cannot be written as YAML: {why}")]
-                ) from None
-        elif isinstance(config, str):
-            text = config
-        else:  # a ConfigError as every other bad config is, not a TypeError
-            why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
-            raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
-        cfg = load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
-    execution = cfg.execution.overridden(None if workers else scheduler, workers)
-    return replace(cfg, execution=execution) if execution != cfg.execution else cfg
+        return []
+    keys = {"engine": "dask", **cluster}
+    return [Override(f"execution.{key}", value, given) for key, value in keys.items()]
 
 
 def _dict_dumper():

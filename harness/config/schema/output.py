@@ -38,7 +38,8 @@ EXECUTION = Key(
     "execution",
     "section",
     "Where indexing and searching run (docs/deployment.md *Clusters*); runs, metrics and caches do not "
-    "depend on it. `harness run --scheduler ADDRESS` / `--workers N` override it.",
+    "depend on it. `harness run --scheduler ADDRESS` / `--workers N` set `engine: dask` and that cluster "
+    "(before the config is checked, as `--set` would); its other keys here hold.",
     keys=(
         Key(
             "engine",
