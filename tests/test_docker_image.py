@@ -201,10 +201,10 @@ def test_image_has_one_java_no_installers_and_is_lean(image):
 # memory at every start without it (pandas and scipy.stats 2-3 s). pandas is the API's tables
 # alone: no harness command loads it, so the build imports it by name.
 COMPILED = """
-import importlib.util, sys
+import importlib.util, os, sys
 for name in sys.argv[1:]:
     spec = importlib.util.find_spec(name)
-    print(name, spec is not None and __import__("os").path.exists(importlib.util.cache_from_source(spec.origin)))
+    print(name, spec is not None and os.path.exists(importlib.util.cache_from_source(spec.origin)))
 """
 
 
