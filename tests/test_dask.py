@@ -303,6 +303,15 @@ def test_execution_is_read_and_the_flags_set_it_before_it_is_validated(tmp_path)
         load_config(cfg)
     e = verbs_run.load(cfg, scheduler="tcp://h:2").execution
     assert (e.engine, e.scheduler, e.workers, e.timeout, e.topics_per_task) == ("dask", "tcp://h:2", None, 30.0, 7)
+    # the same setting through --set and through the Python API's overrides
+    keys = {"execution.engine": "dask", "execution.scheduler": "tcp://h:2", "execution.workers": None}
+    assert (
+        verbs_run.load(
+            cfg, sets=["execution.engine=dask", "execution.scheduler=tcp://h:2", "execution.workers="]
+        ).execution
+        == e
+    )
+    assert verbs_run.load(cfg, overrides=keys, flags=False).execution == e
     e = verbs_run.load(cfg, scheduler="tcp://h:2", workers=2).execution  # $HARNESS_SCHEDULER and --workers
     assert (e.engine, e.scheduler, e.workers, e.timeout) == ("dask", None, 2, 30.0)
     r = harness("run", "--dry-run", "--scheduler", "tcp://h:2", str(cfg))  # the command line's door
