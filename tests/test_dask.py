@@ -293,6 +293,8 @@ def test_execution_is_read_and_the_flags_set_it_before_it_is_validated(tmp_path)
     flagged = verbs_run.load(cfg, scheduler="tcp://h:1")  # what `harness run --scheduler tcp://h:1` loads
     assert flagged.execution == dataclasses.replace(e, scheduler="tcp://h:1", workers=None)
     assert flagged.overrides == ("--scheduler tcp://h:1",)  # three keys set, named once (manifest.json)
+    from_env = verbs_run.load(cfg, scheduler="tcp://h:1", scheduler_from_env=True)  # $HARNESS_SCHEDULER
+    assert from_env.execution == flagged.execution and from_env.overrides == ("$HARNESS_SCHEDULER=tcp://h:1",)
     assert load_config(demo_copy(tmp_path / "b")).execution == Execution()
     assert verbs_run.load(demo_copy(tmp_path / "b"), workers=2).execution == Execution(engine="dask", workers=2)
     # The config's Dask keys under the default engine (local): refused alone, kept under a flag
@@ -328,6 +330,22 @@ def test_bad_flags_are_exit_2(tmp_path):
     ):
         r = harness("run", *args, cfg)
         assert r.returncode == 2 and "usage:" in r.stderr, (args, r.stderr)
+
+
+def test_the_scheduler_variable_is_named_as_itself(tmp_path):
+    """$HARNESS_SCHEDULER, the --scheduler flag's default, applies when neither flag is given and
+    is named as the variable: a bad address is its error (it was reported as the flag's, a flag
+    never typed), and the config's execution applies when it is empty."""
+    cfg = str(demo_copy(tmp_path))
+    r = harness("run", "--dry-run", cfg, env={"HARNESS_SCHEDULER": "tcp://h:2"})
+    assert r.returncode == 0 and "execution dask (scheduler tcp://h:2)" in r.stdout, r.stderr
+    r = harness("run", "--dry-run", "--workers", "2", cfg, env={"HARNESS_SCHEDULER": "tcp://h:2"})
+    assert r.returncode == 0 and "execution dask (LocalCluster, 2 workers)" in r.stdout, r.stderr
+    r = harness("run", "--dry-run", cfg, env={"HARNESS_SCHEDULER": ""})
+    assert r.returncode == 0 and "execution local" in r.stdout, r.stderr
+    r = harness("run", "--dry-run", cfg, env={"HARNESS_SCHEDULER": "nowhere at all"})
+    assert r.returncode == 2 and "$HARNESS_SCHEDULER=nowhere at all: execution.scheduler: must be" in r.stderr
+    assert "--scheduler" not in r.stderr, r.stderr
 
 
 def test_dry_run_names_the_execution(tmp_path):

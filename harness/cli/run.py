@@ -132,7 +132,6 @@ def _execution_flags(p) -> None:
         "--scheduler",
         type=_scheduler,
         metavar="ADDRESS",
-        default=os.environ.get("HARNESS_SCHEDULER") or None,
         help="index and search on the Dask cluster of this scheduler, e.g. tcp://host:8786 "
         "(default: $HARNESS_SCHEDULER, else the config's `execution`)",
     )
@@ -190,11 +189,18 @@ def cmd_validate(args) -> int:
 
 
 def _load(args):
-    """The config, with --scheduler / --workers applied to its `execution:`."""
+    """The config, with --scheduler / --workers applied to its `execution:`, else
+    $HARNESS_SCHEDULER (not an argparse default: a bad address there is the variable's error,
+    and manifest.json names the variable, not a flag that was never given)."""
+    scheduler, workers = getattr(args, "scheduler", None), getattr(args, "workers", None)
+    from_env = hasattr(args, "scheduler") and scheduler is None and workers is None
+    if from_env:
+        scheduler = os.environ.get("HARNESS_SCHEDULER") or None
     return verbs_run.load(
         Path(args.config),
-        scheduler=getattr(args, "scheduler", None),
-        workers=getattr(args, "workers", None),
+        scheduler=scheduler,
+        workers=workers,
+        scheduler_from_env=from_env,
         sets=args.sets,
         output=getattr(args, "output", None),
         topics=getattr(args, "topics", None),

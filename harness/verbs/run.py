@@ -122,6 +122,7 @@ def load(
     *,
     scheduler: str | None = None,
     workers: int | None = None,
+    scheduler_from_env: bool = False,
     sets: Sequence[str] = (),
     overrides: Mapping | None = None,
     output: str | os.PathLike | None = None,
@@ -132,6 +133,8 @@ def load(
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), with ``--scheduler`` / ``--workers`` setting its
     ``execution:`` (``workers`` wins; :func:`_cluster`). Starts no Java.
+    ``scheduler_from_env``: ``scheduler`` is $HARNESS_SCHEDULER's, and named so (errors,
+    manifest.json).
 
     ``sets`` (``--set KEY=VALUE``, the value YAML), ``overrides`` (the API's ``{dotted key:
     value}``) and ``output`` (``--output DIR``) replace keys of the config before it is
@@ -141,7 +144,7 @@ def load(
     argument (``output='DIR'``). ``topics``, ``qrels`` (``--topics``, ``--qrels``): the config's
     topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``."""
     changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
-    changes += _cluster(scheduler, workers)
+    changes += _cluster(scheduler, workers, scheduler_from_env)
 
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
@@ -169,16 +172,19 @@ def load(
     return load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
 
 
-def _cluster(scheduler: str | None, workers: int | None) -> list:
+def _cluster(scheduler: str | None, workers: int | None, from_env: bool = False) -> list:
     """``--scheduler`` / ``--workers`` (``workers`` wins) as the keys of ``execution:`` they set,
     replaced before validation as ``--set`` replaces them: the engine is dask and the other way
     of naming the cluster is cleared, while the config's other Dask keys (timeout,
     topics_per_task, index_shards) hold. (Applied after validation, a config giving them under
-    the default engine, local, was refused though the flag asked for Dask.)"""
+    the default engine, local, was refused though the flag asked for Dask.) A scheduler
+    ``from_env`` is named ``$HARNESS_SCHEDULER=ADDRESS``: a bad address is the variable's
+    error, not a flag's the user never typed."""
     if workers is not None:
         given, cluster = f"--workers {workers}", {"workers": str(int(workers)), "scheduler": ""}
     elif scheduler is not None:
-        given, cluster = f"--scheduler {scheduler}", {"scheduler": yaml.safe_dump(scheduler), "workers": ""}
+        given = f"$HARNESS_SCHEDULER={scheduler}" if from_env else f"--scheduler {scheduler}"
+        cluster = {"scheduler": yaml.safe_dump(scheduler), "workers": ""}
     else:
         return []
     keys = {"engine": "dask", **cluster}
