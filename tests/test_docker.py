@@ -169,11 +169,9 @@ def test_readme_compose_commands_are_the_lab_examples_and_parse():
         parser.parse_args(shlex.split(c[len(prefix) :]))
 
 
-def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
+def test_compose_dask_scheduler_and_scalable_workers(compose):
     """`docker-compose up --scale worker=N`: workers of the harness image, single-threaded, with the
     data at the harness service's paths; the harness-cluster service points at the scheduler."""
-    from harness.cli import build_parser
-
     services = compose["services"]
     harness, scheduler, worker = services["harness-cluster"], services["scheduler"], services["worker"]
     assert scheduler["image"] == worker["image"] == harness["image"]
@@ -193,9 +191,17 @@ def test_compose_dask_scheduler_and_scalable_workers(compose, monkeypatch):
     assert all(list(svc["networks"]) == ["cluster"] for svc in (harness, scheduler, worker))
     assert services["harness"]["network_mode"] == "none" and "environment" not in services["harness"]
     assert mounts(harness) == mounts(services["harness"])
-    monkeypatch.setenv("HARNESS_SCHEDULER", address)  # what `harness run` in that container reads
-    assert build_parser().parse_args(["run", "configs/demo.yaml"]).scheduler == address
-    assert build_parser().parse_args(["run", "--workers", "2", "configs/demo.yaml"]).workers == 2
+    # what `harness run` in that container reads (the --scheduler flag's default), and --workers wins
+    for flags, execution in (([], f"execution dask (scheduler {address})"), (["--workers", "2"], "LocalCluster, 2")):
+        r = subprocess.run(
+            [sys.executable, "-m", "harness", "run", "--dry-run", *flags, "configs/demo.yaml"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HARNESS_SCHEDULER": address},
+            timeout=300,
+        )
+        assert r.returncode == 0 and execution in r.stdout, r.stderr
     pins = (REPO / "requirements.txt").read_text()
     assert re.search(r"^dask==\S+", pins, re.M) and re.search(r"^distributed==\S+", pins, re.M)
 
