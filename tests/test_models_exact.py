@@ -93,10 +93,10 @@ class _Lucene:
         stored field: for ScoredDocs.fromTopDocs, which reads each hit's stored document through
         a new StoredFields per hit, only to fill ScoredDocs.lucene_documents and docids, which
         neither the tie adjuster (it reads the scores and their count) nor this reference (it maps
-        lucene_docids through self.ids) reads.
-        The hits, scores and order are Lucene's TopDocs from this index. Reading Cranfield's
-        stored texts was 3 of each family's 4 seconds; an index of the ids alone, 1.0 s a family
-        (decompressing a block of ids per hit); with nothing stored, 0.6 s."""
+        lucene_docids through self.ids) reads. The hits, scores and order are Lucene's TopDocs
+        from this index. Reading Cranfield's stored texts was 3 of each family's 4 seconds; an
+        index of the ids alone, 1.0 s a family (decompressing a block of ids per hit); with
+        nothing stored, 0.6 s."""
         J = lucene.jclass
         directory = J("org.apache.lucene.store.ByteBuffersDirectory")()
         writer = J("org.apache.lucene.index.IndexWriter")(directory, J("org.apache.lucene.index.IndexWriterConfig")())
