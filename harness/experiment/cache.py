@@ -34,7 +34,7 @@ import numpy as np
 from harness import lazy
 from harness.engine.ties import strictly_decreasing
 from harness.files import atomic_writer
-from harness.formats.runs import Run, read_run, write_run
+from harness.formats.runs import Run, numeric_array, read_run, write_run
 
 pa = lazy.module("pyarrow")
 pq = lazy.module("pyarrow.parquet")
@@ -94,7 +94,7 @@ def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> Non
     ids = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), n, [None, pa.py_buffer(docids.view(np.uint8))])
     s32 = _float32_exact(run)
     values = s32 if s32 is not None else np.ascontiguousarray(run.scores, dtype=np.float64)
-    scores = pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), n, [None, pa.py_buffer(values)])
+    scores = numeric_array(values)
     meta = {
         "format": CACHE_FORMAT,
         "topics": run.topics(),

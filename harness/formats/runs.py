@@ -44,7 +44,7 @@ from harness.formats.tokenizer import (
 pa = lazy.module("pyarrow")
 pc = lazy.module("pyarrow.compute")
 
-__all__ = ["Run", "read_run", "write_run", "check_writable_ids"]
+__all__ = ["Run", "read_run", "write_run", "check_writable_ids", "numeric_array"]
 
 # MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
 # harness.formats.msmarco; for trec_eval itself, -rank keeps the order
@@ -366,10 +366,14 @@ def _binary(items: list[bytes]):
     return pa.Array.from_buffers(pa.binary(), len(items), [None, pa.py_buffer(off), pa.py_buffer(b"".join(items))])
 
 
+def numeric_array(arr: np.ndarray):
+    """An Arrow array of a contiguous numeric numpy array, its type the array's, over its buffer
+    (built from buffers, as the comment above says; the run cache's columns use it too)."""
+    return pa.Array.from_buffers(pa.from_numpy_dtype(arr.dtype), len(arr), [None, pa.py_buffer(arr)])
+
+
 def _numeric(arr: np.ndarray):
-    kind, dtype = {"i": (pa.int64(), np.int64), "f": (pa.float64(), np.float64)}[arr.dtype.kind]
-    arr = np.ascontiguousarray(arr, dtype=dtype)
-    return pa.Array.from_buffers(kind, len(arr), [None, pa.py_buffer(arr)])
+    return numeric_array(np.ascontiguousarray(arr, dtype={"i": np.int64, "f": np.float64}[arr.dtype.kind]))
 
 
 def _fixed_to_binary(ids: np.ndarray):
