@@ -275,6 +275,12 @@ def test_expect_and_baseline_name_file_and_fused_runs(tmp_path):
         # the hint names what exists: the CLI flag and the API argument, no read option a config lacks
         ("1 Q0 d1 1 2.0 t\n1 Q0 d1 2 1.0 t\n", "`harness evaluate --duplicates drop` and duplicates='drop'"),
         ("1 Q0 d1 1 2.0 t\n99 Q0 d1 1 1.0 t\n", "mine.trec:2: topic '99' is not in the topics file"),
+        # five fields: the missing column named, with the command that adds it (as `harness evaluate` says)
+        (
+            "1 Q0 d1 1 2.0\n",
+            "mine.trec:1: expected at least 6 whitespace-separated fields (run: qid Q0 docid rank score tag format), "
+            "got 5: '1 Q0 d1 1 2.0'. Five fields ending in a rank and a score: the run tag is missing",
+        ),
     ],
 )
 def test_bad_run_files_stop_the_run_naming_file_and_line(tmp_path, lines, message):

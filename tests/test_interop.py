@@ -10,6 +10,7 @@ import bz2
 import gzip
 import lzma
 import math
+import re
 import subprocess
 import warnings
 
@@ -430,3 +431,63 @@ def test_three_field_runs_and_qrels_name_the_layout_and_a_conversion_that_trec_e
     code, out, err = _harness(tmp_path, capsys, "trec_eval", "-c", *FLAGS, "@qrels.tsv.qrels", "@run.tsv.trec")
     assert (code, out) == (0, ref.stdout), err
     assert "map                   \tall\t0.8333" in out  # the ranks kept their order (reversed: 0.8611)
+
+
+FIVE_FIELDS = {  # a run without one of its columns -> what the error says is missing
+    "no Q0": ("".join(f"{q} {d} {r} {s} {t}\n" for q, _, d, r, s, t in map(str.split, RUN.splitlines())), "Q0"),
+    "no tag": ("".join(" ".join(ln.split()[:5]) + "\n" for ln in RUN.splitlines()), "tag"),
+}
+
+
+@pytest.mark.parametrize("name", FIVE_FIELDS)
+def test_five_field_runs_name_the_missing_column_and_a_conversion_that_trec_eval_reads(
+    trec_eval,  # noqa: F811
+    tmp_path,
+    capsys,
+    name,
+):
+    """A run without its Q0 or its tag column was "expected at least 6 whitespace-separated
+    fields" and nothing more. trec_eval stops at such a line ("Malformed line"), and so does every
+    door of the harness, `harness trec_eval` included, now saying which column is missing and giving
+    the command that adds it; that command's file gives trec_eval's numbers for the six-field run."""
+    text, missing = FIVE_FIELDS[name]
+    ref = _oracle(trec_eval, tmp_path, QRELS, text)
+    assert ref.returncode == 2 and not ref.stdout and "Malformed line 1" in ref.stderr, ref
+    (tmp_path / "ok.txt").write_text(RUN)
+    said = {"Q0": "the Q0 column is missing (the line is qid docid rank score tag)", "tag": "the run tag is missing"}
+    commands = set()
+    for args in (
+        ["trec_eval", "-c", *FLAGS, "@q.txt", "@r.txt"],
+        ["evaluate", "@r.txt", "@q.txt", "-m", "AP"],
+        ["compare", "@ok.txt", "@r.txt", "--qrels", "@q.txt", "--baseline", "ok", "-m", "AP"],
+        ["fuse", "@ok.txt", "@r.txt", "-o", "@fused.trec"],
+    ):
+        code, out, err = _harness(tmp_path, capsys, *args)
+        assert code == 2 and not out, (args, err)
+        assert err.startswith(f"harness: error: {tmp_path / 'r.txt'}:1: expected at least 6") and "got 5" in err, err
+        assert said[missing] in err and "trec_eval refuses it too" in err and "Traceback" not in err, err
+        commands.add(err.split("Convert: ")[1].strip())
+    assert not (tmp_path / "fused.trec").exists()
+    for call in (
+        lambda: harness.evaluate(tmp_path / "r.txt", tmp_path / "q.txt", ["AP"]),
+        lambda: harness.fuse([tmp_path / "ok.txt", tmp_path / "r.txt"]),
+    ):
+        with pytest.raises(DataError, match=re.escape(said[missing])):
+            call()
+    (command,) = commands  # one message at every door
+    subprocess.run(command.replace("FILE", "r.txt"), shell=True, cwd=tmp_path, check=True)
+    want = subprocess.run(  # the run with all six columns, as trec_eval reads it
+        [trec_eval, "-c", *FLAGS, "q.txt", "ok.txt"], cwd=tmp_path, capture_output=True, text=True
+    )
+    got = subprocess.run([trec_eval, "-c", *FLAGS, "q.txt", "r.txt.trec"], cwd=tmp_path, capture_output=True, text=True)
+    assert want.returncode == 0 and (got.returncode, got.stdout) == (0, want.stdout), got.stderr
+    code, out, err = _harness(tmp_path, capsys, "trec_eval", "-c", *FLAGS, "@q.txt", "@r.txt.trec")
+    assert (code, out) == (0, want.stdout), err
+
+
+def test_a_five_field_line_whose_values_do_not_tell_the_missing_column_gets_no_guess(tmp_path, capsys):
+    """Without a rank (qid Q0 docid score tag) no conversion is offered: the fields are named."""
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "r.txt").write_text("1 Q0 d1 1.5 r\n")
+    code, out, err = _harness(tmp_path, capsys, "evaluate", "@r.txt", "@q.txt", "-m", "AP")
+    assert code == 2 and err.rstrip().endswith("(run: qid Q0 docid rank score tag format), got 5: '1 Q0 d1 1.5 r'")

@@ -16,12 +16,13 @@ satisfy before it enters a run file, a cache key or Lucene.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
 import re
 import stat
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from harness.errors import DataError, read_error
@@ -114,15 +115,35 @@ def windows_path_hint(path) -> str:
 _FIELD_COUNT = re.compile(r"expected (?:at least )?\d+ whitespace-separated fields .*, got (\d+): ")
 
 
-def field_count_hint(error: DataError, hints: dict[int, str]) -> DataError:
+def field_count_hint(error: DataError, hints: Mapping[int, str | Callable[[list[bytes]], str | None]]) -> DataError:
     """``error`` with ``hints[n]`` appended when it says a line has ``n`` fields (the tokenizer's
-    message): another tool's layout, named with the command that converts it."""
+    message): another tool's layout, named with the command that converts it. A hint may be a
+    function of the line's fields (read again from the file: an error's path only), for a count
+    whose meaning depends on the values, or None."""
     m = _FIELD_COUNT.search(str(error))
     hint = hints.get(int(m.group(1))) if m else None
+    if callable(hint):
+        fields = _line_fields(error.source, error.line)
+        hint = hint(fields) if fields is not None else None
     if not hint:
         return error
     prefix = f"{error.source}:{error.line}: " if error.line is not None else f"{error.source}: "
     return DataError(error.source, f"{str(error).removeprefix(prefix)}. {hint}", line=error.line)
+
+
+def _line_fields(path, line: int | None) -> list[bytes] | None:
+    """The whitespace-separated fields of line ``line`` (1-based) of the file, as the tokenizer
+    splits them; None when it cannot be read."""
+    if line is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            text = next(itertools.islice(f, line - 1, None), None)
+    except OSError:
+        return None
+    if text is None:
+        return None
+    return (text.removeprefix(BOM) if line == 1 else text).split()
 
 
 def regular_file(path: Path, what: str = "file") -> Path:

@@ -35,6 +35,8 @@ from harness.formats.tokenizer import (
     check_ids,
     file_size,
     fixed_bytes,
+    is_integer,
+    is_number,
     map_blocks,
     parse_floats,
     parse_ints,
@@ -46,12 +48,37 @@ pc = lazy.module("pyarrow.compute")
 
 __all__ = ["Run", "read_run", "write_run", "check_writable_ids", "numeric_array"]
 
-# MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
-# harness.formats.msmarco; for trec_eval itself, -rank keeps the order
+
+def _five_fields(fields: list[bytes]) -> str | None:
+    """Which column a five-field line lacks, decided by its values, and the command that adds
+    it (None when the values do not tell): a second field other than Q0 (or 0, which trec_eval
+    equally ignores) followed by a rank and a score is a line without its Q0 (``qid docid rank
+    score tag``); a line ending in a rank and a score is one without its tag (``qid Q0 docid
+    rank score``). trec_eval 9.0.8 stops at either ("Malformed line")."""
+    _, second, third, fourth, fifth = fields
+    q0 = second.upper() in (b"Q0", b"0")
+    if not q0 and is_integer(third) and is_number(fourth):
+        return (
+            f"Five fields: the second ({second.decode('utf-8', 'replace')!r}) is no Q0 and a rank and a score follow "
+            "it, so the Q0 column is missing (the line is qid docid rank score tag); trec_eval refuses it too. Convert: "
+            "awk '{print $1, \"Q0\", $2, $3, $4, $5}' FILE > FILE.trec"
+        )
+    if is_integer(fourth) and is_number(fifth):
+        return (
+            "Five fields ending in a rank and a score: the run tag is missing (the line is qid Q0 docid rank score); "
+            "trec_eval refuses it too. Any word can be the tag. Convert: "
+            "awk '{print $1, $2, $3, $4, $5, \"run\"}' FILE > FILE.trec"
+        )
+    return None
+
+
+# three fields: MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
+# harness.formats.msmarco; for trec_eval itself, -rank keeps the order. Five: see _five_fields
 _HINTS = {
     3: "Three fields are MS MARCO's run format (qid docid rank): harness evaluate, compare and fuse "
     "read it with --run-format msmarco (a config: `format: msmarco` beside `file:`); trec_eval refuses it. Convert: "
-    'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec'
+    'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec',
+    5: _five_fields,
 }
 
 
@@ -195,7 +222,8 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     """Read a TREC run file (``qid Q0 docid rank score tag``).
 
     Fields are separated by spaces or tabs; as in trec_eval 9.0.8, words after the tag are
-    ignored and fewer than six fields is an error. Scores may be written in any decimal or
+    ignored and fewer than six fields is an error (three fields, or five without their Q0 or
+    their tag, an error giving the command that converts the file). Scores may be written in any decimal or
     scientific form; each is the float64 that ``float()`` gives for its text.
 
     Raises :class:`DataError` with the line number for a wrong field count, a score that is

@@ -39,6 +39,8 @@ __all__ = [
     "fixed_bytes",
     "parse_ints",
     "parse_floats",
+    "is_integer",
+    "is_number",
     "worker_threads",
     "file_size",
     "check_ids",
@@ -384,7 +386,8 @@ def _first_bad(block, f, ok, source, message):
     raise DataError(source, message, line=block.line(0))  # not reached: Arrow and the check agree
 
 
-def _is_float(tok: bytes) -> bool:
+def is_number(tok: bytes) -> bool:
+    """Whether :func:`parse_floats` reads ``tok`` as a number (NaN aside: a number, refused there)."""
     return _FLOAT_RE.fullmatch(tok) is not None
 
 
@@ -394,7 +397,7 @@ def parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
     vals = _parsed(block, f, _arrow_type("float64"), np.float64)
     message = f"{what} must be a decimal number (nan is not allowed)"
     if vals is None:
-        _first_bad(block, f, _is_float, source, message)
+        _first_bad(block, f, is_number, source, message)
     nan = np.flatnonzero(np.isnan(vals))
     if len(nan):
         _first_bad(block, f, lambda t: not np.isnan(float(t)), source, message)
@@ -402,6 +405,11 @@ def parse_floats(block: _Block, f: int, source: str, what: str) -> np.ndarray:
 
 
 _INT_RE = re.compile(rb"[+-]?0*\d{1,19}")  # no more digits than int64's: Python reads no int of 4,301
+
+
+def is_integer(tok: bytes) -> bool:
+    """Whether :func:`parse_ints` reads ``tok`` as an integer (an optional sign, digits, 64 bits)."""
+    return _INT_RE.fullmatch(tok) is not None and -(2**63) <= int(tok) < 2**63
 
 
 def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
@@ -413,7 +421,7 @@ def parse_ints(block: _Block, f: int, source: str, what: str) -> np.ndarray:
         _first_bad(
             block,
             f,
-            lambda t: _INT_RE.fullmatch(t) is not None and -(2**63) <= int(t) < 2**63,
+            is_integer,
             source,
             f"{what} must be an integer of at most 64 bits",
         )
