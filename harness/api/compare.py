@@ -46,7 +46,13 @@ def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
     dup = df.duplicated(["run", "qid", "measure"])
     if dup.any():
         bad = df[dup].iloc[0]
-        raise DataError(what, f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: given twice")
+        raise DataError(
+            what,
+            f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: given twice. Two runs named "
+            f"{bad['run']!r}? harness.evaluate names a run file by its file name without the extension; give each "
+            "its own with name=, e.g. by its folder as harness compare labels runs that share a name "
+            "(name='a/bm25' for a/runs/bm25.trec, name='b/bm25' for b/runs/bm25.trec)",
+        )
     return df
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from harness import lazy
 from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
+from harness.formats.run_files import run_file_labels
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
 from harness.verbs.evaluate import evaluate as evaluate_verb
 from harness.verbs.evaluate import msmarco_eval, parse_measure_list
@@ -48,14 +48,16 @@ def evaluate(
 
     ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
     after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
-    per measure. ``name`` names the run (default: the file name without ``.trec``, else "run").
+    per measure. ``name`` names the run (default: the file name without its extension, as
+    ``harness compare`` names a run file, else "run"; two files of one name need a ``name=`` each
+    to be compared, e.g. their labels in ``harness compare``: ``a/bm25``, ``b/bm25``).
     The policy and the topic counts are in ``means.attrs``.
     """
     policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
     read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     ms = parse_measure_list(measures)
     if name is None:
-        name = Path(run).stem if isinstance(run, (str, os.PathLike)) else "run"
+        name = run_file_labels([run])[0] if isinstance(run, (str, os.PathLike)) else "run"
     if not isinstance(run, (str, os.PathLike)):
         run = as_run(run, "run", duplicates)
     if not isinstance(qrels, (str, os.PathLike)):

@@ -34,13 +34,19 @@ def add_parser(sub, make) -> None:
         "      --baseline 'bm25(k1=0.9,b=0.4)' -m AP nDCG@10 --test randomization --seed 1\n",
         cmd_compare,
     )
-    c.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files; a run's name is its file name without .trec")
+    c.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="TREC run files; a run's name is its file name without the extension, runs sharing one are labelled "
+        "by their folders (a/bm25, b/bm25)",
+    )
     c.add_argument("--qrels", required=True, help="TREC qrels file")
     c.add_argument(
         "--baseline",
         required=True,
         metavar="RUN|NAME",
-        help="the baseline: one of the runs (file or name), or another run file",
+        help="the baseline: one of the runs (file, name or label), or another run file",
     )
     measure_flag(c, "measures (repeatable)")
     _choice(c, "--test", TESTS, StatsPolicy.test)
@@ -98,6 +104,9 @@ def cmd_compare(args) -> int:
         )
     table = out.table
     dropped = len(table.dropped)
+    for name, runs in out.shared.items():
+        labelled = ", ".join(f"{label} is {path}" for label, path in runs)
+        print(f"{len(runs)} runs are named {name!r}, labelled by their paths: {labelled}")
     print(
         f"baseline: {out.baseline}; {len(table.topics)} topics"
         + (f" ({dropped} not evaluated for every run left out)" if dropped else "")

@@ -1,12 +1,14 @@
 """The run files a user names (``harness evaluate``, ``compare``, ``fuse``, ``trec_eval``, a
 config's ``file:`` runs, the Python API): regular files only (a folder, FIFO or device is named as
 such, not "not found"), each read by the reader of its layout: TREC (:mod:`harness.formats.runs`)
-or MS MARCO's (:mod:`harness.formats.msmarco`). The verbs import it from here, never from one
-another (the qrels' counterpart: harness.formats.named.read_user_qrels)."""
+or MS MARCO's (:mod:`harness.formats.msmarco`); and what each is called in a table
+(:func:`run_file_labels`). The verbs import them from here, never from one another (the qrels'
+counterpart: harness.formats.named.read_user_qrels)."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from harness.formats.hygiene import regular_file
@@ -14,7 +16,7 @@ from harness.formats.msmarco import read_msmarco_run
 from harness.formats.runs import Run, read_run
 from harness.policies import ReadPolicy
 
-__all__ = ["read_run_file"]
+__all__ = ["read_run_file", "run_file_labels", "shared_names"]
 
 
 def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
@@ -25,3 +27,67 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
     if read.run_format == "msmarco":
         return read_msmarco_run(path, duplicates=read.duplicates)
     return read_run(path, duplicates=read.duplicates, ranks=ranks)
+
+
+def run_file_labels(paths: Sequence[str | os.PathLike]) -> list[str]:
+    """What each of the run files ``paths`` is called in tables and ``--baseline`` (one label
+    each, in order, all distinct for distinct files):
+
+    - a run's name is its file name without the extension: ``runs/bm25.trec`` is ``bm25``;
+    - runs that share a name are labelled by their folders: the folder nearest to the file that
+      tells them apart, then ``/`` and the name, folders that all of them share being skipped:
+      ``a/runs/bm25.trec`` and ``b/runs/bm25.trec`` are ``a/bm25`` and ``b/bm25``. Where one
+      folder is not enough for a run, as many as it needs, nearest last: ``x/a/bm25.trec``,
+      ``y/a/bm25.trec`` and ``z/b/bm25.trec`` are ``x/a/bm25``, ``y/a/bm25`` and ``b/bm25``.
+      Paths count as absolute (``../bm25.trec`` is named by the folder it is in);
+    - files of one folder whose names differ only in the extension keep it: ``bm25.trec`` and
+      ``bm25.txt`` (with a folder before it when runs of another folder share the name too).
+
+    >>> run_file_labels(["a/runs/bm25.trec", "b/runs/bm25.trec", "b/runs/ql.trec"])
+    ['a/bm25', 'b/bm25', 'ql']
+    >>> run_file_labels(["x/a/bm25.trec", "y/a/bm25.trec", "z/b/bm25.trec", "z/b/bm25.txt"])
+    ['x/a/bm25', 'y/a/bm25', 'b/bm25.trec', 'b/bm25.txt']
+    """
+    paths = [Path(os.path.abspath(p)) for p in paths]
+    labels = [p.stem for p in paths]
+    groups: dict[str, list[int]] = {}
+    for i, name in enumerate(labels):
+        groups.setdefault(name, []).append(i)
+    for members in groups.values():
+        if len(members) > 1:
+            for i, label in _by_folders([paths[i] for i in members]).items():
+                labels[members[i]] = label
+    return labels
+
+
+def _by_folders(paths: list[Path]) -> dict[int, str]:
+    """The labels of runs sharing a name (run_file_labels' rule), by their index in ``paths``."""
+    # each run's folders, nearest first; None above the root
+    folders = [p.parent.parts[:0:-1] for p in paths]
+    depth = max(map(len, folders))
+    levels = [[f[k] if k < len(f) else None for k in range(depth)] for f in folders]
+    telling = [k for k in range(depth) if len({lv[k] for lv in levels}) > 1]  # the folders that differ
+    parents = [p.parent for p in paths]
+    leaf = [p.name if parents.count(p.parent) > 1 else p.stem for p in paths]
+    out = {}
+    for i in range(len(paths)):
+        for n in range(1 if telling else 0, len(telling) + 1):
+            key = [levels[i][k] for k in telling[:n]]
+            alike = sum(
+                1 for j in range(len(paths)) if leaf[j] == leaf[i] and [levels[j][k] for k in telling[:n]] == key
+            )
+            if alike == 1 or n == len(telling):  # the same file twice stays alike: its label too
+                out[i] = "/".join([*(f for f in reversed(key) if f is not None), leaf[i]])
+                break
+    return out
+
+
+def shared_names(paths: Sequence[str | os.PathLike], labels: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The names several of ``paths`` share (:func:`run_file_labels`' ``labels`` of them):
+    {name: [(label, path as given), ...]}, empty when every run is called by its file's name."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for p, label in zip(paths, labels):
+        name = Path(p).stem
+        if label != name:
+            out.setdefault(name, []).append((label, str(p)))
+    return out

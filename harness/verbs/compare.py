@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.errors import DataError
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.named import is_named, read_user_qrels
-from harness.formats.run_files import read_run_file
+from harness.formats.run_files import read_run_file, run_file_labels, shared_names
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import evaluate as evaluate_run
 from harness.metrics import parse_measures
@@ -42,7 +42,8 @@ class ComparisonTable:
 class FileComparison:
     table: ComparisonTable
     baseline: str
-    evaluations: dict  # run name -> harness.metrics.Evaluation
+    evaluations: dict  # run label -> harness.metrics.Evaluation
+    shared: dict  # a name several runs share -> [(label, path)] (harness.formats.run_files.shared_names)
 
 
 def baseline_pairs(baselines, runs: Sequence[str]) -> list[tuple[str, str]]:
@@ -99,37 +100,37 @@ def compare(
     )
 
 
-def _names(paths: list[Path]) -> list[str]:
-    names = [p.stem for p in paths]
-    if len(set(names)) < len(names):
-        names = [str(p) for p in paths]  # same stem twice: name runs by their path
-    return names
-
-
 def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str], list[Path], str]:
-    """(names, paths) of the runs, the baseline first, and the baseline's name."""
+    """(labels, paths) of the runs, the baseline first, and the baseline's label. The baseline is
+    one of the runs by its label (harness.formats.run_files.run_file_labels) or path, or another
+    run file; a name several runs share is no label, and an error lists theirs."""
     paths = [Path(p) for p in runs]
     seen = set()
     for p in paths:
         if p.resolve() in seen:
             raise DataError(str(p), "run file given twice")
         seen.add(p.resolve())
-    names = _names(paths)
     base = str(baseline)
-    matches = [
-        i
-        for i, (n, p) in enumerate(zip(names, paths))
-        if base in (n, str(p)) or (Path(base).exists() and p.exists() and Path(base).resolve() == p.resolve())
+    names = run_file_labels(paths)
+    shared = shared_names(paths, names)
+    same = lambda p: Path(base).exists() and p.exists() and Path(base).resolve() == p.resolve()  # noqa: E731
+    matches = [i for i, n in enumerate(names) if n == base] or [
+        i for i, p in enumerate(paths) if base == str(p) or same(p)
     ]
-    if matches:
-        i = matches[0]
-        names.insert(0, names.pop(i))
-        paths.insert(0, paths.pop(i))
-    elif Path(base).is_file():
-        paths.insert(0, Path(base))
-        names.insert(0, Path(base).stem if Path(base).stem not in names else base)
-    else:
+    if not matches and base in shared:
+        raise DataError(
+            "--baseline",
+            f"{len(shared[base])} runs are named {base!r} ({', '.join(p for _, p in shared[base])}): give one of "
+            f"their labels, {', '.join(label for label, _ in shared[base])}, or its path",
+        )
+    if not matches and Path(base).is_file():
+        paths.append(Path(base))  # another run file: labelled with the runs (its name may be theirs)
+        names, matches = run_file_labels(paths), [len(paths) - 1]
+    if not matches:
         raise DataError("--baseline", f"{base!r} is neither one of the runs ({', '.join(names)}) nor a run file")
+    i = matches[0]
+    names.insert(0, names.pop(i))
+    paths.insert(0, paths.pop(i))
     if len(paths) < 2:
         raise DataError("compare", "needs at least one run besides the baseline")
     return names, paths, names[0]
@@ -147,9 +148,11 @@ def compare_files(
     hint: str = "",
     on=None,
 ) -> FileComparison:
-    """Evaluate each run file (a run's name is its file name without .trec) against ``qrels``
-    and compare them with ``baseline`` (one of the runs, by name or path, or another run file,
-    which is then listed first). ``on(name)`` is called after each run is evaluated."""
+    """Evaluate each run file against ``qrels`` and compare them with ``baseline`` (one of the
+    runs, by label or path, or another run file, which is then listed first). A run's label is
+    its file name without the extension, runs sharing one being labelled by their folders
+    (:func:`harness.formats.run_files.run_file_labels`: ``a/bm25``, ``b/bm25``). ``on(label)``
+    is called after each run is evaluated."""
     ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)
     for p in [*paths, *(() if is_named(os.fspath(qrels)) else (Path(qrels),))]:  # irds:ID, pyserini:NAME: read below
@@ -167,4 +170,4 @@ def compare_files(
     table = compare(
         per_topic, baselines=base, measures=[str(m) for m in ms], policy=policy, where=str(qrels), hint=hint
     )
-    return FileComparison(table, base, evaluations)
+    return FileComparison(table, base, evaluations, shared_names(paths, names))
