@@ -35,11 +35,13 @@ def check_dense(ctx: Ctx, v: dict) -> None:
 
     if "index.vectors" in ctx.present and fmt not in (None, "vectors", INVALID):
         problem("index.vectors", f"indexes a `vectors` collection; this collection is {fmt} text")
+    for key in ("M", "efC"):
+        if f"index.{key}" in ctx.present and _vectors(v) not in ("hnsw", INVALID):
+            problem(f"index.{key}", "is a setting of the HNSW graph: set `index.vectors: hnsw` or remove it")
+    if fmt is INVALID:  # reported: whether the collection holds vectors is not known
+        return
     if "index.quantize" in ctx.present and _vectors(v) is None:
         problem("index.quantize", "quantises the vectors of a `vectors` collection; this index holds text")
-    for key in ("M", "efC"):
-        if f"index.{key}" in ctx.present and _vectors(v) != "hnsw":
-            problem(f"index.{key}", "is a setting of the HNSW graph: set `index.vectors: hnsw` or remove it")
     if collection is None:
         return
     topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID

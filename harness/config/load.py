@@ -162,7 +162,10 @@ def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str]
         else:
             run = _run_name(text)
     except ValueError as e:
-        ctx.problem(path, f"not a run name: {e}{hint}", node)
+        # `runs` invalid, or an entry of it: the text may be the label of a run that is not
+        # known, whose problem is reported
+        if "labels" in ctx.found and ctx.found.get("run_order") is not INVALID:
+            ctx.problem(path, f"not a run name: {e}{hint}", node)
         return None
     if run in seen:
         ctx.problem(path, f"names the same run as {seen[run]} ({run})", node)
@@ -317,7 +320,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
 
 def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
     """The execution block: the Dask keys need engine dask; a scheduler or a LocalCluster, not both."""
-    if any(x is INVALID for x in e.values()):
+    if e is INVALID or any(x is INVALID for x in e.values()):  # `execution: 7`: reported
         return None
     if e["engine"] == "local":
         for k in ("scheduler", "workers", "index_shards", "topics_per_task", "timeout"):
@@ -395,7 +398,8 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
                     ok = False
     folds = None
     if "compare.cross_validation" in ctx.present:
-        folds = c["cross_validation"]["folds"]
+        cv = c["cross_validation"]
+        folds = cv["folds"] if isinstance(cv, dict) else INVALID  # `cross_validation: 5`: reported
         if runs is not None:
             models = [r.family for r in v["runs"]]
             if all(models.count(m) < 2 for m in models):

@@ -37,12 +37,18 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\Z")
 
 
-def suggest(word: str, valid) -> str:
+def closest(word: str, valid) -> str | None:
+    """The one of ``valid`` that ``word`` is most likely a misspelling of, or None."""
     close = difflib.get_close_matches(word, list(valid), n=1, cutoff=0.6)
     if not close:
         lower = {v.lower(): v for v in valid}
         close = [lower[word.lower()]] if word.lower() in lower else []
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return close[0] if close else None
+
+
+def suggest(word: str, valid) -> str:
+    close = closest(word, valid)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 def unknown_message(what: str, word: str, valid, hint: str | None = None) -> str:
@@ -196,20 +202,30 @@ def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             path, f"expected a mapping with keys {', '.join(names)}{also}, got {describe(ctx, node)}", node
         )
     given: dict[str, Node] = {}
+    # A misspelt key stands for the key it is close to (`qrel:` for `qrels`): that key counts as
+    # given with an invalid value, so that nothing that needs it reports its absence again.
+    misspelt: dict[str, Node] = {}
     for name, knode, vnode in mapping_items(node):
         if key.key(name) is None:
-            hint = suggest(name, names)
+            meant = closest(name, names)
+            hint = f"; did you mean {meant!r}?" if meant else ""
             homes = _nested_homes(key, name)
             if homes and not hint:
                 hint = f"; did you mean {' or '.join(homes)}?"
             ctx.problem(join_path(path, name), unknown_message("key", name, names, hint), knode)
+            if meant is not None:
+                misspelt.setdefault(meant, vnode)
         else:
             given[name] = vnode
     out = {}
     for sub in key.keys:
         p = join_path(path, sub.name)
         vnode = given.get(sub.name)
-        if not is_null(vnode):
+        if vnode is None and sub.name in misspelt:
+            ctx.present.add(p)
+            ctx.nodes[p] = misspelt[sub.name]
+            out[sub.name] = INVALID
+        elif not is_null(vnode):
             ctx.present.add(p)
             ctx.nodes[p] = vnode
             out[sub.name] = _check(ctx, sub, vnode, p)

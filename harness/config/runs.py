@@ -23,7 +23,7 @@ from harness.config.nodes import (
     read_string,
     unknown_message,
 )
-from harness.config.sources import SOURCES, check_source, resolve_sources
+from harness.config.sources import SOURCES, check_source, mark_incomplete, resolve_sources
 from harness.engine.labels import run_labels
 from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, Similarity, canonical_model, model_hint
 
@@ -132,6 +132,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     if not node.value:
         return ctx.problem(path, f"must list at least one run ({example})", node)
     names = [*MODELS, *PRESETS, *ALIASES]  # an alias (Anserini's qld) is read as its model
+    problems = len(ctx.problems)  # more after the entries: one was invalid, the runs are not all known
     expanded: list[tuple[Similarity, str, Node]] = []
     # every entry in config order, for the file and fuse entries (harness.config.sources)
     entries: list[tuple[str, Any, str, Node, str | None]] = []
@@ -298,6 +299,9 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 name_node,
             )
     ctx.found["labels"] = {label: name for name, label in labels.items()}
+    incomplete = len(ctx.problems) > problems
     if any(kind == "source" for kind, *_ in entries):
-        resolve_sources(ctx, entries, labels, given_names)
+        resolve_sources(ctx, entries, labels, given_names, incomplete)
+    if incomplete:
+        mark_incomplete(ctx, given_names)
     return runs

@@ -41,6 +41,7 @@ __all__ = [
     "SOURCES",
     "check_source",
     "resolve_sources",
+    "mark_incomplete",
     "all_run_names",
 ]
 
@@ -222,7 +223,24 @@ def _auto_label(spec: FileRun | _Pending) -> str:
     return f"{spec.options['method']}({', '.join(t for t, _, _ in spec.parts)})"
 
 
-def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict[str, tuple[str, Node]]) -> None:
+def mark_incomplete(ctx: Ctx, names) -> None:
+    """Some entry of `runs` was invalid (its problem is reported): the runs are not all known.
+    Each of ``names`` (the `name:` of an entry) still names a run, so that `expect`,
+    `compare.baseline` and `fuse.runs` naming it are no second error, and the checks that need
+    every run (a run named that the config lacks, fewer than two runs to compare) are skipped."""
+    labels = ctx.found.setdefault("labels", {})
+    for label in names:
+        labels.setdefault(label, f"\0invalid:{label}")
+    ctx.found["run_order"] = INVALID
+
+
+def resolve_sources(
+    ctx: Ctx,
+    entries: list,
+    labels: dict[str, str],
+    named: dict[str, tuple[str, Node]],
+    incomplete: bool = False,
+) -> None:
     """Name the file and fuse entries, resolve each fusion's parts and check them (an unknown
     label, a run fused with itself, a cycle); record in ``ctx.found``: ``sources`` (the specs,
     each after its parts), ``source_labels`` (spec -> label), ``labels`` (label -> spec, for
@@ -230,7 +248,8 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
 
     ``entries``: [(kind, value, path, node, name)] in config order, kind "search" (value: the
     entry's canonical names) or "source"; ``labels``: the searched runs' {spec: label};
-    ``named``: every `name:` given, {name: (path, node)} of its first entry."""
+    ``named``: every `name:` given, {name: (path, node)} of its first entry; ``incomplete``: a
+    searched entry was invalid, so a part that names no run may name that one (not reported)."""
     taken = {label: spec for spec, label in labels.items()}
     taken.update((spec, spec) for spec in labels)
     source_label: dict[int, str] = {}
@@ -255,7 +274,9 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
         got, seen = [], set()
         for text, p, pnode in value.parts:
             target = by_label.get(text, taken.get(text) or _spelling(text, labels))
-            if target is None or target == "":
+            if target is None and incomplete:
+                pass  # perhaps the invalid entry, whose problem is reported: this fusion is invalid too
+            elif target is None or target == "":
                 known = ", ".join(
                     label
                     for j, (k, v, *_) in enumerate(entries)
@@ -282,9 +303,7 @@ def resolve_sources(ctx: Ctx, entries: list, labels: dict[str, str], named: dict
         # an invalid entry: its label still names it (no second error where `expect` or
         # `compare.baseline` names it), and the checks that need every run are skipped
         names = {name for kind, _, _, _, name in entries if kind == "source" and name is not None}
-        for label in set(source_label.values()) | names:
-            ctx.found.setdefault("labels", {})[label] = f"\0invalid:{label}"
-        ctx.found["run_order"] = INVALID
+        mark_incomplete(ctx, set(source_label.values()) | names)
         return
     source_specs = {i: specs[i] for i in source_label if i in specs}
     ctx.found["sources"] = tuple(specs[i] for i in specs if i in source_specs)
