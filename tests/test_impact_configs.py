@@ -252,6 +252,42 @@ def test_a_config_of_impact_runs_validates(tmp_path):
     assert plan(cfg).options == IndexOptions(impact=True)
 
 
+@pytest.mark.parametrize(
+    "qrels, code, words",
+    [
+        ("Q1 0 sample_docs/doc01.txt 1\n", 2, "none of the 15 topics ('1', '2', '3' and 12 more) is judged in"),
+        ("1 0 sample_docs/doc01.txt 1\n", 0, "14 of 15 topics have no judgments in"),
+    ],
+    ids=["no topic judged", "a partial overlap"],
+)
+def test_validate_checks_the_ids_of_impact_topics_against_the_qrels(tmp_path, qrels, code, words):
+    """Issue 47: `harness validate` checked the topic ids of every topic format it reads without
+    Java but `impact` (query term weights, read in Python like tsv): now refused or warned about
+    as the others are, without starting Java."""
+    import os
+    import subprocess
+    import sys
+
+    w = demo_weights(tmp_path / "w")
+    (tmp_path / "q.txt").write_text(qrels)
+    (tmp_path / "c.yaml").write_text(
+        f"name: c\ncollection: {{path: {w['docs']}, format: impact}}\n"
+        f"topics: {{path: {w['jsonl']}, format: impact}}\nqrels: {tmp_path / 'q.txt'}\nruns: [impact]\n"
+        f"output: {tmp_path / 'out'}\n"
+    )
+    env = {**os.environ, "HARNESS_JAVA_OPTS": "-Xno-such-option"}  # a JVM started would fail
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "validate", str(tmp_path / "c.yaml")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert r.returncode == code, r.stderr
+    assert f"{w['jsonl']}: " in r.stderr and words in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
 @pytest.mark.java
 def test_harness_search_takes_texts_and_weights(tmp_path, monkeypatch):
     """harness.search: a pretokenized text and its weights are one query; a text index refuses

@@ -8,13 +8,15 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from harness.config import load_config
+from harness.config.runs import model_params
 from harness.engine import lucene
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, Similarity
+from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, NO_EXPANSION, PRESETS, Similarity
 from harness.errors import ConfigError
 
 from .conftest import write_full_report
@@ -37,7 +39,7 @@ def test_existing_names_are_unchanged():
 @pytest.mark.parametrize("model", [*MODELS, *PRESETS])
 @pytest.mark.parametrize("expansion", [None, *EXPANSIONS])
 def test_every_default_name_parses_back(model, expansion):
-    if model in ("indri", "impact") and expansion:
+    if model in NO_EXPANSION and expansion:
         with pytest.raises(ValueError, match=f"{model} cannot take an expansion"):
             Similarity.of(model, {}, expansion, {})
         return
@@ -379,3 +381,61 @@ def test_existing_index_runs_are_cached_per_query_analyzer(tmp_path):
 
     assert seen[("porter", True)] == segment_fingerprint(index)
     assert len(set(seen.values())) == 3
+
+
+class _Java:
+    """Stands for the Java side: each method call returns its name and arguments."""
+
+    def __getattr__(self, name):
+        return lambda *args: (name, args)
+
+
+def _engine_calls(sim: Similarity):
+    """What the engine hands Java for ``sim``: the similarity and reranker it builds (a knn run:
+    the candidates its HNSW search asks for; an impact run takes no parameter)."""
+    from harness.engine.dense import DenseSearcher
+    from harness.engine.search import Searcher
+
+    if sim.model == "knn":
+        return DenseSearcher._k(SimpleNamespace(options=SimpleNamespace(vectors="hnsw")), sim, 1000)
+    java = SimpleNamespace(_similarities=_Java(), _java=_Java())
+    return None if sim.model == "impact" else Searcher._similarity(java, sim), Searcher._reranker(java, sim)[0]
+
+
+def _another(spec):
+    """A valid value of ``spec`` other than its default."""
+    if spec.kind == "choice":
+        return next(c for c in spec.choices if c != spec.default)
+    if spec.kind == "bool":
+        return not spec.default
+    d = spec.default
+    return next(v for v in (d * 2, d + 1, d / 2, (d + spec.low) / 2) if v != d and spec.check(v) is None)
+
+
+def _settings():
+    """(model name, its settings, the parameter changed, its other value): every parameter that a
+    model, preset or alias takes as the loader reads it (a conditional one with a choice it applies
+    with), and every expansion's under bm25."""
+    for name in [*MODELS, *PRESETS, *ALIASES]:
+        family, fixed, specs, _ = model_params(name)
+        for spec in specs:
+            base = {spec.when[0]: spec.when[1][0]} if spec.when and spec.when[0] not in fixed else {}
+            yield pytest.param(name, base, None, spec, id=f"{name}.{spec.name}")
+    for expansion, specs in EXPANSIONS.items():
+        for spec in specs:
+            yield pytest.param("bm25", {}, expansion, spec, id=f"{expansion}.{spec.name}")
+
+
+@pytest.mark.parametrize("name, base, expansion, spec", list(_settings()))
+def test_every_parameter_a_config_takes_changes_what_the_engine_runs(name, base, expansion, spec):
+    """Issue 47: a parameter the schema and the loader offer is one the engine uses. Setting it
+    changes the run (its name, hence its cache key and file) and what Java is asked to build
+    (Searcher._similarity, _reranker; Lucene's and Anserini's constructors: tests/test_models_exact.py)."""
+    before = Similarity.of(name, base, expansion, {})
+    changed = {spec.name: _another(spec)}
+    if expansion is None:
+        after = Similarity.of(name, {**base, **changed})
+    else:
+        after = Similarity.of(name, base, expansion, changed)
+    assert str(after) != str(before)
+    assert _engine_calls(after) != _engine_calls(before)

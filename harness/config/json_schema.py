@@ -17,11 +17,21 @@ import re
 
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.keys import Key
+from harness.config.runs import model_params
 from harness.config.schema import SCHEMA
 from harness.config.schema.topics import TOPIC_FORMATS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.engine.similarity import ALIASES as MODEL_ALIASES
-from harness.engine.similarity import EXPANSIONS, MODELS, PRESETS, ParamSpec, format_value
+from harness.engine.similarity import (
+    EXPANSIONS,
+    JAVA_FLOAT_MAX,
+    JAVA_INT_MAX,
+    MODELS,
+    NO_EXPANSION,
+    PRESETS,
+    ParamSpec,
+    format_value,
+)
 from harness.metrics.measures import ALIASES, MEASURES
 from harness.policies import ALL_PAIRS
 
@@ -59,9 +69,19 @@ def _measure_pattern() -> str:
     return "^(" + "|".join(forms) + ")$"
 
 
+def _choice(choices) -> dict:
+    """One of ``choices`` in any case, as ParamSpec.check reads it (the enum for completion)."""
+    return {"anyOf": [{"enum": list(choices)}, {"type": "string", "pattern": _one_of(choices)}]}
+
+
+def _one_of(choices) -> str:
+    return "^(" + "|".join(_nocase(c) for c in choices) + ")$"
+
+
 def _value(spec: ParamSpec) -> dict:
+    """A parameter's value as ParamSpec.check takes it: bounds, and Java's int and float range."""
     if spec.kind == "choice":
-        return {"enum": list(spec.choices)}
+        return _choice(spec.choices)
     if spec.kind == "bool":
         return {"type": "boolean"}
     out: dict = {"type": "integer" if spec.kind == "int" else "number"}
@@ -69,22 +89,52 @@ def _value(spec: ParamSpec) -> dict:
         out["exclusiveMinimum" if spec.low_open else "minimum"] = spec.low
     if not math.isinf(spec.high):
         out["exclusiveMaximum" if spec.high_open else "maximum"] = spec.high
+    else:
+        out["maximum"] = JAVA_INT_MAX if spec.kind == "int" else JAVA_FLOAT_MAX
     return out
 
 
-def _params(specs) -> dict:
-    return {
-        s.name: {
-            "description": f"{s.doc}; default {format_value(s.default)}; a list is a sweep",
+def _conditional(family: str, fixed: dict) -> list[ParamSpec]:
+    """The parameters of ``family`` that apply only with some values of a choice left free
+    (dfr's c with normalization h1 or h2), not those that apply with every value."""
+    choices = {s.name: s.choices for s in MODELS[family] if s.kind == "choice"}
+    return [
+        s
+        for s in MODELS[family]
+        if s.when and s.when[0] not in fixed and s.name not in fixed and set(choices[s.when[0]]) - set(s.when[1])
+    ]
+
+
+def _params(specs, conditional=()) -> dict:
+    out = {}
+    for s in specs:
+        when = f"; applies only with {s.when[0]} {' or '.join(s.when[1])}" if s in conditional else ""
+        out[s.name] = {
+            "description": f"{s.doc}; default {format_value(s.default)}{when}; a list is a sweep",
             "oneOf": [_value(s), {"type": "array", "items": _value(s), "minItems": 1}],
         }
-        for s in specs
+    return out
+
+
+def _applies_only(family: str, spec: ParamSpec) -> dict:
+    """``if`` the choice that governs ``spec`` is (or, absent, defaults to) a value outside
+    ``spec.when``, or a sweep of the choice holds one, ``then`` ``spec`` may not be given."""
+    gov, allowed = spec.when
+    other = {"not": {"pattern": _one_of(allowed)}}
+    outside = {
+        "required": [gov],
+        "properties": {gov: {"anyOf": [{"type": "string", **other}, {"type": "array", "contains": other}]}},
     }
+    default = next(s.default for s in MODELS[family] if s.name == gov)
+    cond = outside if default in allowed else {"anyOf": [{"not": {"required": [gov]}}, outside]}
+    return {"if": cond, "then": {"not": {"required": [spec.name]}}}
 
 
 def _runs() -> dict:
-    """One object per model (and Anserini shortcut); an expansion is a key of its parameters.
-    Which parameter applies with which choice (dfr c with h1/h2) is left to `harness validate`."""
+    """One object per model (and Anserini shortcut) with the parameters it takes, as the loader
+    reads them (config.runs.model_params); an expansion is a key of its parameters, for the models
+    that take one. A parameter that applies only with a choice (dfr c with h1/h2) says so and is
+    refused with another (``if``/``then``)."""
     expansions = {
         name: {
             "anyOf": [{"type": "null"}, {"type": "object", "properties": _params(specs), "additionalProperties": False}]
@@ -102,9 +152,15 @@ def _runs() -> dict:
     }
     models = []
     for model in [*MODELS, *PRESETS, *MODEL_ALIASES]:
-        family, fixed = PRESETS.get(model, (MODEL_ALIASES.get(model, model), {}))
-        specs = [s for s in MODELS[family] if s.name not in fixed]
-        body = {"type": "object", "properties": {**_params(specs), **expansions}, "additionalProperties": False}
+        family, fixed, specs, _ = model_params(model)
+        conditional = _conditional(family, fixed)
+        body: dict = {
+            "type": "object",
+            "properties": {**_params(specs, conditional), **({} if family in NO_EXPANSION else expansions)},
+            "additionalProperties": False,
+        }
+        if conditional:
+            body["allOf"] = [_applies_only(family, s) for s in conditional]
         models.append(
             {
                 "type": "object",

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from harness.config.keys import Key, join_path, range_text
+from harness.config.runs import model_params
 from harness.config.schema import SCHEMA
-from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, SOURCES, ParamSpec, format_value
+from harness.engine.similarity import (
+    ALIASES,
+    EXPANSIONS,
+    MODELS,
+    NO_EXPANSION,
+    PRESETS,
+    SOURCES,
+    ParamSpec,
+    format_value,
+)
 from harness.policies import ALL_PAIRS
 
 __all__ = ["reference_markdown"]
@@ -116,13 +126,17 @@ def reference_markdown() -> str:
     lines += _spec_rows(MODELS)
     lines += [
         "",
-        "Anserini's shortcuts name a setting of a family (the run's name is the family's):",
+        "Anserini's shortcuts name a setting of a family (the run's name is the family's). Each takes "
+        "the parameters of its family that apply with its choices; another (inl2's `mu`, f2log's `k`) "
+        "is an error naming the family to use:",
         "",
-        "| Shortcut | Is |",
-        "|---|---|",
+        "| Shortcut | Is | Parameters |",
+        "|---|---|---|",
     ]
-    for name, (family, fixed) in PRESETS.items():
-        lines.append(f"| `{name}` | `{family}` with {', '.join(f'`{k}: {v}`' for k, v in fixed.items())} |")
+    for name in PRESETS:
+        family, fixed, specs, _ = model_params(name)
+        params = ", ".join(f"`{s.name}`" for s in specs) or "none"
+        lines.append(f"| `{name}` | `{family}` with {', '.join(f'`{k}: {v}`' for k, v in fixed.items())} | {params} |")
     lines += [
         "",
         "Anserini's and Pyserini's names of a model (SearchCollection's `-qld` and `-qljm`, pyserini's "
@@ -140,7 +154,7 @@ def reference_markdown() -> str:
         "",
         "Anserini's rerankers, run as Anserini runs them. They read the feedback documents' stored "
         "document vectors: every index the harness builds stores them; an existing index without "
-        "them is refused at validation.",
+        "them is refused at validation. " + " ".join(f"`{m}` takes none: {why}." for m, why in NO_EXPANSION.items()),
         "",
         "| Expansion | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",

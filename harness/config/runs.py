@@ -25,14 +25,54 @@ from harness.config.nodes import (
 )
 from harness.config.sources import SOURCES, check_source, mark_incomplete, resolve_sources
 from harness.engine.labels import run_labels
-from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, PRESETS, Similarity, canonical_model, model_hint
+from harness.engine.similarity import (
+    ALIASES,
+    EXPANSIONS,
+    MODELS,
+    NO_EXPANSION,
+    PRESETS,
+    ParamSpec,
+    Similarity,
+    canonical_model,
+    model_hint,
+)
 
-__all__ = ["check_runs", "fold"]
+__all__ = ["check_runs", "fold", "model_params"]
 
 
-def _param_values(ctx: Ctx, owner: str, specs, pnode: Node, mp: str, nested: tuple[str, ...] = ()):
+def model_params(name: str) -> tuple[str, dict[str, Any], tuple[ParamSpec, ...], tuple[ParamSpec, ...]]:
+    """What a model name of a run stands for (one of MODELS, PRESETS, ALIASES), as the config's
+    loader and its JSON Schema both read it: (model, the choices a preset fixes, the parameters
+    left to set, the model's parameters that a preset's choices leave out). A preset takes only
+    what applies with its choices, as Anserini's flag does (``-f2log.s``; Lucene's
+    AxiomaticF2LOG(s) has no k, and queryLen is F3's).
+
+    >>> [s.name for s in model_params("f2log")[2]], [s.name for s in model_params("f2log")[3]]
+    (['s'], ['k', 'query_len'])
+    >>> model_params("qld")[0], [s.name for s in model_params("inl2")[2]]
+    ('dirichlet', ['c'])
+    """
+    family, fixed = PRESETS.get(name, (canonical_model(name), {}))
+    free = [s for s in MODELS[family] if s.name not in fixed]
+    # a parameter whose governing choice the preset fixes applies only when that choice allows it
+    applies = [s for s in free if s.when is None or s.when[0] not in fixed or s.applies(fixed)]
+    return family, fixed, tuple(applies), tuple(s for s in free if s not in applies)
+
+
+def _param_values(
+    ctx: Ctx,
+    owner: str,
+    specs,
+    pnode: Node,
+    mp: str,
+    nested: tuple[str, ...] = (),
+    left_out: dict | None = None,
+    offer: str = "",
+):
     """{param: [(value, sweep label)]} of a parameter mapping, and {nested key: (node, path)}
-    for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid."""
+    for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid.
+    ``left_out``: {parameter: why} of the model's parameters that ``owner`` (a preset) does not
+    take; ``offer``: what an unknown parameter's message adds (the expansions the model takes)."""
     values: dict[str, list[tuple[Any, str | None]]] = {}
     inner: dict[str, tuple[Node, str]] = {}
     ok = True
@@ -47,9 +87,9 @@ def _param_values(ctx: Ctx, owner: str, specs, pnode: Node, mp: str, nested: tup
         spec = next((s for s in specs if s.name == pname), None)
         if spec is None:
             valid = [s.name for s in specs]
-            msg = unknown_message(f"{owner} parameter", pname, valid or ["none"])
-            if nested:
-                msg += f" (or one query expansion: {', '.join(nested)})"
+            msg = (left_out or {}).get(pname) or (
+                unknown_message(f"{owner} parameter", pname, valid or ["none"]) + offer
+            )
             ctx.problem(pp, msg, pknode)
             ok = False
             continue
@@ -75,6 +115,15 @@ def _param_values(ctx: Ctx, owner: str, specs, pnode: Node, mp: str, nested: tup
             vals.append((v, None if j is None else f"{pname}[{j}]"))
         values[pname] = vals
     return (values, inner) if ok else None
+
+
+def _left_out(model: str, family: str, fixed: dict, spec: ParamSpec) -> str:
+    """Why preset ``model`` does not take ``spec``, a parameter of its family (inl2's mu)."""
+    gov, allowed = spec.when
+    return (
+        f"applies only with {gov} {' or '.join(allowed)}, and {model} is Anserini's {family} with "
+        f"{gov}: {fixed[gov]}; to set {spec.name}, use `{family}` with {gov}: {' or '.join(allowed)}"
+    )
 
 
 def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
@@ -190,8 +239,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if model not in names:
             ctx.problem(p, unknown_message("model", model, names, model_hint(model)), knode)
             continue
-        family, fixed = PRESETS.get(model, (canonical_model(model), {}))
-        specs = [s for s in MODELS[family] if s.name not in fixed and (not fixed or s.applies(fixed))]
+        family, fixed, specs, left_out = model_params(model)
         mp = join_path(p, model)
         if fixed and isinstance(pnode, MappingNode):
             clash = [(n, kn) for n, kn, _ in mapping_items(pnode) if n in fixed]
@@ -207,16 +255,13 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         given: dict[str, list] = {}
         inner: dict[str, tuple[Node, str]] = {}
         if not is_null(pnode):
+            offer = "" if family in NO_EXPANSION else f" (or one query expansion: {', '.join(EXPANSIONS)})"
             if not isinstance(pnode, MappingNode):
-                expected(
-                    ctx,
-                    mp,
-                    f"a mapping of parameters ({', '.join(s.name for s in specs)}; or an expansion: "
-                    f"{', '.join(EXPANSIONS)}) or null for the defaults",
-                    pnode,
-                )
+                takes = ", ".join(s.name for s in specs) or "none"
+                expected(ctx, mp, f"a mapping of parameters ({takes}){offer} or null for the defaults", pnode)
                 continue
-            got = _param_values(ctx, model, specs, pnode, mp, tuple(EXPANSIONS))
+            why = {s.name: _left_out(model, family, fixed, s) for s in left_out}
+            got = _param_values(ctx, model, specs, pnode, mp, tuple(EXPANSIONS), why, offer)
             if got is None:
                 continue
             given, inner = got

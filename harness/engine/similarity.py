@@ -41,12 +41,15 @@ __all__ = [
     "EXPANSIONS",
     "PRESETS",
     "ALIASES",
+    "NO_EXPANSION",
     "SOURCES",
     "canonical_model",
     "model_hint",
     "ParamSpec",
     "format_number",
     "format_value",
+    "JAVA_FLOAT_MAX",
+    "JAVA_INT_MAX",
 ]
 
 Value = float | int | str | bool
@@ -68,8 +71,8 @@ def format_value(v: Value) -> str:
     return format_number(v)
 
 
-_FLOAT32_MAX = 3.4028234663852886e38  # Java's Float.MAX_VALUE; larger rounds to infinity
-_JAVA_INT_MAX = 2**31 - 1
+JAVA_FLOAT_MAX = 3.4028234663852886e38  # Java's Float.MAX_VALUE; larger rounds to infinity
+JAVA_INT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -135,13 +138,13 @@ class ParamSpec:
         if self.kind == "int":  # Anserini takes these as Java ints (fbTerms, queryLen, efSearch)
             return (
                 None
-                if v <= _JAVA_INT_MAX
-                else f"must be at most {_JAVA_INT_MAX:,}, the largest Java int (got {format_number(v)})"
+                if v <= JAVA_INT_MAX
+                else f"must be at most {JAVA_INT_MAX:,}, the largest Java int (got {format_number(v)})"
             )
         # Lucene's similarities take Java floats: the value Lucene sees must be legal too.
-        f = float(struct.unpack("f", struct.pack("f", v))[0]) if abs(v) <= _FLOAT32_MAX else math.inf
+        f = float(struct.unpack("f", struct.pack("f", v))[0]) if abs(v) <= JAVA_FLOAT_MAX else math.inf
         if math.isinf(f):
-            return f"must be at most {_FLOAT32_MAX:.8g}, the largest Java float (got {format_number(v)})"
+            return f"must be at most {JAVA_FLOAT_MAX:.8g}, the largest Java float (got {format_number(v)})"
         if (self.low_open and f == self.low) or f < self.low or f > self.high:
             return f"becomes {format_number(f)} as a Java float, outside {self.allowed()} (got {format_number(v)})"
         return None
@@ -459,6 +462,15 @@ SOURCES.update(
     }
 )
 
+# The models whose runs take no query expansion, and why (Similarity.of refuses one; the JSON
+# Schema offers none): each reranker reads the feedback documents' terms and searches a BooleanQuery.
+NO_EXPANSION: dict[str, str] = {
+    "indri": "Anserini's rerankers search a plain BooleanQuery, not Lucene's IndriAndQuery; expand "
+    "dirichlet or bm25 instead",
+    "knn": "a vectors index holds no terms for the rerankers to read, and a knn search takes no query text",
+    "impact": "the harness's impact index stores no document vectors for the rerankers to read",
+}
+
 # Rerankers feed back from Anserini's first-stage cut-off (SearchCollection.Args.rerankcutoff).
 RERANK_CUTOFF = 50
 
@@ -602,18 +614,10 @@ class Similarity:
             return cls(model, values)
         if expansion not in EXPANSIONS:
             raise ValueError(f"unknown query expansion {expansion!r}; valid: {', '.join(EXPANSIONS)}")
-        if model == "impact":
-            raise ValueError(
-                f"impact cannot take an expansion ({expansion}): the harness's impact index stores no document "
-                "vectors for the rerankers to read"
-            )
-        if model == "indri":
-            # Anserini's rerankers search their expanded query as a plain BooleanQuery, under which
-            # Indri's log-probabilities (negative) rank documents matching fewer terms first.
-            raise ValueError(
-                f"indri cannot take an expansion ({expansion}): Anserini's rerankers search a plain "
-                "BooleanQuery, not Lucene's IndriAndQuery; expand dirichlet or bm25 instead"
-            )
+        if model in NO_EXPANSION:
+            # indri: under a plain BooleanQuery Indri's log-probabilities (negative) would rank
+            # documents matching fewer terms first; knn: the dense searcher would drop the expansion
+            raise ValueError(f"{model} cannot take an expansion ({expansion}): {NO_EXPANSION[model]}")
         hidden = {p.name: p.default for p in EXPANSIONS[expansion] if p.hidden_default}
         evalues = tuple(
             kv for kv in _resolve(expansion, EXPANSIONS, expansion_params or {}) if kv not in hidden.items()

@@ -26,7 +26,7 @@ from harness.formats.impact import read_impact_topics
 from harness.formats.named import read_qrels_as
 from harness.formats.topics import TOPIC_FORMATS
 
-__all__ = ["read_topics", "anserini_topic_readers", "TOPIC_FORMATS"]
+__all__ = ["read_topics", "reads_without_java", "anserini_topic_readers", "TOPIC_FORMATS"]
 
 _READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
 
@@ -52,6 +52,12 @@ def read_topics(path: Path, fmt: str = "tsv", qrels: tuple | None = None) -> lis
         dataset_id, _, field = fmt[len(irds.PREFIX) :].partition("#")
         return irds.read_topics(dataset_id, field or None)
     raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(TOPIC_FORMATS)}")
+
+
+def reads_without_java(fmt: str) -> bool:
+    """Whether :func:`read_topics` reads topics of format ``fmt`` without starting the JVM: all but
+    ``trec`` and Anserini's named readers (``harness validate`` checks their ids against the qrels)."""
+    return fmt != "trec" and not fmt.startswith("anserini:")
 
 
 def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[str, str]]:

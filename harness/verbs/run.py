@@ -20,7 +20,7 @@ from harness.config import overrides as config_overrides
 from harness.config.overrides import Override
 from harness.config.paths import write_target_problems
 from harness.engine.index import ensure_index, read_manifest, unusable_index
-from harness.engine.topics import read_topics
+from harness.engine.topics import read_topics, reads_without_java
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
 from harness.experiment import plan, run_key
@@ -209,16 +209,12 @@ def _dict_dumper():
 
 
 # ------------------------------------------------------------------------------ validate
-# topics formats read without Java (trec and anserini:<Reader> are read by Anserini)
-_PLAIN_TOPICS = ("tsv", "jsonl", "vectors", "beir")
-
-
 def validate(cfg) -> bool:
     """``harness validate`` beyond the config's keys (:func:`load` checked those): the topics'
     ids against the qrels' (harness.formats.topic_ids: none judged, or ids written two ways, is a
     DataError; a partial overlap a warning), when the topics can be read without Java. Returns
     whether they were checked."""
-    if cfg.qrels_path is None or not (cfg.topics_format in _PLAIN_TOPICS or cfg.topics_format.startswith("irds:")):
+    if cfg.qrels_path is None or not reads_without_java(cfg.topics_format):
         return False
     _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     return True
