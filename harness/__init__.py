@@ -1,7 +1,7 @@
 """harness: a Lucene-backed retrieval experiment harness.
 
 Importing it is instant and needs no Java: the JVM starts on first use, in ``harness.engine.lucene``.
-The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``, ``cache``, ``similarities``,
+The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``, ``reproduce``, ``cache``, ``similarities``,
 ``measures``; see :mod:`harness.api`) is loaded on first attribute access, so ``import harness``
 imports neither pandas nor scipy.
 """
@@ -10,7 +10,19 @@ from harness import lazy
 
 __version__ = "0.1.0"
 
-_API = ("run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result")
+_API = (
+    "run",
+    "evaluate",
+    "compare",
+    "search",
+    "analyze",
+    "fuse",
+    "reproduce",
+    "cache",
+    "similarities",
+    "measures",
+    "Result",
+)
 __all__ = [*_API, "__version__"]
 
 # The API loads the pipeline (numpy, the verbs and what they run): the first of its names read

@@ -37,6 +37,7 @@ __all__ = [
     "ReadPolicy",
     "StatsPolicy",
     "ComparePolicy",
+    "ReproducePolicy",
     "FusionMethod",
     "FUSION_METHODS",
     "NORMALIZATIONS",
@@ -340,6 +341,36 @@ class ComparePolicy:
 
     def __post_init__(self):
         one_of("align", self.align, ALIGNMENTS)
+
+
+@dataclass(frozen=True)
+class ReproducePolicy:
+    """How ``harness reproduce`` sets an original experiment beside its reproduction, with
+    repro_eval 0.5.0's defaults (Breuer et al., SIGIR 2020): ``depth``, each run's first
+    documents per topic in trec_eval's order that count (repro_eval's ``trim``: they are
+    evaluated, ranked by KTU, and RBO's depth), and ``rbo_p``, RBO's persistence. Runs are
+    scored as repro_eval scores them (pytrec_eval): :attr:`evaluation`, trec_eval's order and a
+    judged topic the run lacks left out (trec_eval without ``-c``).
+
+    >>> print(ReproducePolicy())
+    depth=1000, rbo_p=0.95; trec_eval's order, judged topics a run lacks left out
+    """
+
+    depth: int = DEFAULT_DEPTH
+    rbo_p: float = 0.95
+
+    def __post_init__(self):
+        _count("depth", self.depth, 1, 2**62)
+        p = self.rbo_p
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
+            raise ValueError(f"rbo_p must be a number in (0, 1) (got {p!r})")
+
+    @property
+    def evaluation(self) -> EvalPolicy:
+        return EvalPolicy(ties="trec_eval", missing_topics="drop")
+
+    def __str__(self) -> str:
+        return f"depth={self.depth}, rbo_p={self.rbo_p:g}; trec_eval's order, judged topics a run lacks left out"
 
 
 @dataclass(frozen=True)

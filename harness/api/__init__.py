@@ -9,6 +9,7 @@ stays instant; pandas is imported by the first call that makes or reads a DataFr
 - :func:`search` — ad-hoc queries against an index;
 - :func:`analyze` — the terms Anserini's analyzer for a language makes of a text;
 - :func:`fuse` — runs fused into one (rrf, interpolation, average, normalize, combsum, combmnz);
+- :func:`reproduce` — how close a reproduction comes to the original experiment (repro_eval's measures);
 - :func:`cache` — the run cache as a table, and pruning it (``harness cache``);
 - :func:`similarities`, :func:`measures` — the registries as tables.
 """
@@ -19,7 +20,20 @@ from harness.api.compare import compare
 from harness.api.evaluate import evaluate
 from harness.api.fuse import fuse
 from harness.api.query import search
+from harness.api.reproduce import reproduce
 from harness.api.run import Result, run
 from harness.api.system import measures, similarities
 
-__all__ = ["run", "evaluate", "compare", "search", "analyze", "fuse", "cache", "similarities", "measures", "Result"]
+__all__ = [
+    "run",
+    "evaluate",
+    "compare",
+    "search",
+    "analyze",
+    "fuse",
+    "reproduce",
+    "cache",
+    "similarities",
+    "measures",
+    "Result",
+]

@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 
-from harness.cli import analyze, cache, compare, evaluate, fuse, judge, lab, run, system, trec_eval
+from harness.cli import analyze, cache, compare, evaluate, fuse, judge, lab, reproduce, run, system, trec_eval
 from harness.cli.failures import handle_signals, report_failure
 from harness.cli.flags import EXIT_CODES, command
 from harness.cli.notes import harness_warnings
@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "COMMANDS"]
 # Every subcommand is registered one way: its module's ``add_parser(sub, make)``, in this order
 # (the order of `harness --help`); a module may register several (run: run, validate, index,
 # search; system: doctor, schema).
-COMMANDS = (run, evaluate, trec_eval, analyze, fuse, cache, compare, lab, judge, system)
+COMMANDS = (run, evaluate, trec_eval, analyze, fuse, cache, compare, reproduce, lab, judge, system)
 
 EXAMPLES = (
     """examples:
@@ -45,6 +45,8 @@ EXAMPLES = (
   harness analyze TEXT --language de          the terms Anserini's analyzer makes of a text
   harness fuse RUN RUN... --method rrf -o FUSED   fuse runs (pyserini.fusion's methods and more)
   harness compare RUN RUN... --qrels QRELS --baseline RUN -m AP   paired tests against a baseline
+  harness reproduce --baseline B --advanced A --rep-baseline RB --rep-advanced RA --qrels QRELS
+                                         how close a reproduction comes (repro_eval's measures)
   harness lab --index corpora --queries "language model" --similarity jm --lambda 0.2 --topk 5
   harness judge configs/demo.yaml --qrels my-qrels.txt   judge the runs' pooled top 10 in the browser
   harness cache --unused-since 30d       the run cache per index; remove runs unused for 30 days

@@ -19,7 +19,7 @@ from harness.metrics.providers import kernel
 from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.policies import EvalPolicy
 
-__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels"]
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels", "in_order"]
 
 
 @dataclass
@@ -161,6 +161,32 @@ def _order_rows(run: Run, lo: int, hi: int):
     dst, src = dst[moved], src[moved]
     t = np.sort(topic_of(dst))
     return dst + lo, src + lo, int(np.count_nonzero(np.r_[True, t[1:] != t[:-1]])) if len(t) else 0
+
+
+def in_order(run: Run, ties: str = EvalPolicy.ties, depth: int | None = None) -> Run:
+    """``run`` with each topic's rows in the order :func:`evaluate` scores them under ``ties``
+    (trec_eval's: score descending in float32, then doc id descending), cut to the first
+    ``depth`` of each topic when given (trec_eval's ``-M``). Rankings compared document by
+    document (harness.metrics.agreement) read this order.
+
+    >>> run = Run.from_ranked({"q": (["a", "c", "b"], [1.0, 2.0, 1.0])})
+    >>> in_order(run, depth=2).ranked("q")[0]
+    ['c', 'b']
+    """
+    moves, _ = _order(run, ties)
+    rows = np.arange(len(run))
+    if moves is not None:
+        dst, src = moves
+        rows[dst] = src
+    offsets = run.offsets
+    if depth is not None:
+        lens = np.diff(offsets)
+        keep = np.arange(len(run)) - np.repeat(offsets[:-1], lens) < depth  # a place's rank in its topic
+        rows = rows[keep]
+        offsets = np.r_[0, np.cumsum(np.minimum(lens, depth))].astype(np.int64)
+    if moves is None and depth is None:
+        return run
+    return Run(run.topics(), offsets, run.docids[rows], run.scores[rows], run.source)
 
 
 # --------------------------------------------------------------------------- the join

@@ -14,6 +14,8 @@ pandas.
 - ``verbs.similarity``: the similarity registry and a similarity parsed from a user's text (every
   door's ``--similarity``; light, so the command line's parsers read it without the pipeline)
 - ``verbs.fuse``: fuse run files into one (``harness fuse``, ``harness.fuse``; the stage is harness.fusion)
+- ``verbs.reproduce``: an original experiment beside its reproduction, measured as repro_eval
+  measures it (``harness reproduce``, ``harness.reproduce``)
 - ``verbs.lab``: the course lab
 - ``verbs.cache``: the run cache per index, and pruning the runs unused since a date (``harness cache``)
 - ``verbs.judge``: what the judging page shows, prepared before its server starts (``harness judge``)

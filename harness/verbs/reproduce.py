@@ -1,0 +1,245 @@
+"""The reproduce verb: ``harness reproduce``, ``harness.reproduce``. An original experiment (a
+baseline run and an advanced run) beside its reproduction, measured as repro_eval 0.5.0 measures
+it (Breuer et al., SIGIR 2020), its numbers equal to repro_eval's (tests/test_reproduce.py):
+
+- *reproducibility*: the reproduced runs answer the original topics and are scored against the
+  same qrels. Per run (baseline, advanced): how alike the rankings are (KTU, RBO:
+  harness.metrics.agreement), how far the per-topic scores are (RMSE, nRMSE) and the paired
+  t-test's p; per measure: the effect ratio (ER) and the delta relative improvement (DRI)
+  (harness.stats.reproduction).
+- *replicability*: the reproduced runs answer another collection's topics, scored against its
+  qrels (``rep_qrels``): ER, DRI and the unpaired t-test only; the measures that pair documents
+  or topics across the two experiments have no value.
+
+Every run is cut to ``policy.depth`` documents per topic in trec_eval's order and scored with
+the harness's evaluation under ``policy.evaluation`` (each run on the judged topics it answers,
+as repro_eval's pytrec_eval does). Each comparison takes the topics its two sides share, which
+is repro_eval's choice wherever repro_eval gives a number; where it fails instead (a reproduced
+run lacking a topic of the original) the harness compares the topics both have. docs/reproduce.md
+lists where the harness departs from repro_eval and why.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import DataError
+from harness.formats.hygiene import regular_file
+from harness.formats.named import is_named, read_user_qrels
+from harness.formats.qrels import Qrels, judgments_named
+from harness.formats.run_files import read_run_file
+from harness.formats.runs import Run
+from harness.formats.topic_ids import check_run_against_qrels, few
+from harness.metrics import Evaluation, parse_measures
+from harness.metrics import evaluate as evaluate_run
+from harness.metrics.agreement import agreement
+from harness.metrics.evaluate import in_order
+from harness.policies import DEFAULT_MEASURES, ReadPolicy, ReproducePolicy
+from harness.stats.paired import paired_t
+from harness.stats.reproduction import delta_ri, effect_ratio, nrmse, rmse, unpaired_t
+
+__all__ = ["ROLES", "Side", "Reproduction", "reproduce", "reproduce_policy"]
+
+PathLike = str | os.PathLike
+
+# the four runs, by the name every door gives them (the command line's flags without --)
+ROLES = ("baseline", "advanced", "rep-baseline", "rep-advanced")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run of the experiment (baseline or advanced) beside its reproduction. Under
+    replicability ``ktu``, ``rbo``, ``rmse`` and ``nrmse`` are None."""
+
+    ktu: float | None
+    rbo: float | None
+    rmse: dict[str, float] | None
+    nrmse: dict[str, float] | None
+    p: dict[str, float]
+    ranked_topics: int  # the topics both runs rank (KTU, RBO)
+    paired_topics: int  # the topics both runs are scored on (RMSE, nRMSE, paired t); 0 unpaired
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What ``harness reproduce`` reports; :meth:`as_dict` is ``--json``'s shape."""
+
+    replicability: bool
+    measures: tuple[str, ...]
+    baseline: Side
+    advanced: Side
+    er: dict[str, float]
+    dri: dict[str, float]
+    policy: ReproducePolicy
+    topics: dict[str, int]  # each run's scored topics, by role
+    effect_topics: tuple[int, int]  # the topics ER's mean improvements pair: original, reproduced
+
+    def as_dict(self) -> dict:
+        """``{"ktu": {"baseline": x, "advanced": y}, "rbo": {...}, "rmse": {"baseline":
+        {MEASURE: v}, "advanced": {...}}, "nrmse": {...}, "er": {MEASURE: v}, "dri": {...},
+        "p": {"baseline": {...}, "advanced": {...}}}``: every door's answer. A value that is not
+        a finite number is None (JSON's null): every KTU, RBO, RMSE and nRMSE under
+        replicability, an ER whose original shows no effect, a p-value without enough topics."""
+        sides = {"baseline": self.baseline, "advanced": self.advanced}
+
+        def per_measure(values: dict[str, float] | None) -> dict:
+            return {m: _finite(None if values is None else values[m]) for m in self.measures}
+
+        return {
+            "ktu": {k: _finite(s.ktu) for k, s in sides.items()},
+            "rbo": {k: _finite(s.rbo) for k, s in sides.items()},
+            "rmse": {k: per_measure(s.rmse) for k, s in sides.items()},
+            "nrmse": {k: per_measure(s.nrmse) for k, s in sides.items()},
+            "er": per_measure(self.er),
+            "dri": per_measure(self.dri),
+            "p": {k: per_measure(s.p) for k, s in sides.items()},
+        }
+
+
+def _finite(v: float | None) -> float | None:
+    return v if v is not None and math.isfinite(v) else None
+
+
+def reproduce_policy(**options) -> ReproducePolicy:
+    """A ReproducePolicy from keyword options; a bad value is a DataError naming the option."""
+    try:
+        return ReproducePolicy(**options)
+    except ValueError as e:
+        raise DataError("reproduce", str(e)) from None
+
+
+def _qrels(q: Qrels | PathLike, what: str) -> tuple[Qrels, str]:
+    if isinstance(q, Qrels):
+        if not len(q):
+            raise DataError(what, "the qrels have no judgments: nothing could be evaluated")
+        return q, what
+    name = os.fspath(q)
+    return read_user_qrels(name), name
+
+
+def _scored(ev: Evaluation, other: Evaluation, name: str, other_name: str, what: str) -> list[str]:
+    """The topics both evaluations score, in ``ev``'s order; DataError when there are none."""
+    theirs = set(other.topics)
+    common = [t for t in ev.topics if t in theirs]
+    if not common:
+        raise DataError(
+            other_name,
+            f"shares no scored topic with {name} ({what}): it scores {few(other.topics)}, "
+            f"{name} scores {few(ev.topics)}",
+        )
+    return common
+
+
+def _vectors(ev: Evaluation, measure: str, topics: Sequence[str]) -> list[float]:
+    values = ev.per_topic[measure]
+    return [values[t] for t in topics]
+
+
+def reproduce(
+    baseline: Run | PathLike,
+    advanced: Run | PathLike,
+    rep_baseline: Run | PathLike,
+    rep_advanced: Run | PathLike,
+    qrels: Qrels | PathLike,
+    rep_qrels: Qrels | PathLike | None = None,
+    *,
+    measures: str | Sequence = DEFAULT_MEASURES,
+    policy: ReproducePolicy = ReproducePolicy(),
+    read: ReadPolicy = ReadPolicy(),
+    source: str = "measures",
+    on: Callable[[str], None] | None = None,
+) -> Reproduction:
+    """The original ``baseline`` and ``advanced`` runs (files or Runs) beside their reproductions
+    ``rep_baseline`` and ``rep_advanced``, on ``measures`` (named in errors as ``source``). With
+    ``rep_qrels`` the reproduction is a replication on another collection, scored against
+    ``rep_qrels``; else all four runs are scored against ``qrels``. ``on(role)`` is called
+    after each run is read and scored (the roles of :data:`ROLES`)."""
+    ms = parse_measures(measures, source=source)
+    given = dict(zip(ROLES, (baseline, advanced, rep_baseline, rep_advanced)))
+    files = [(r, "run file") for r in given.values() if not isinstance(r, Run)]
+    files += [(q, "qrels file") for q in (qrels, rep_qrels) if isinstance(q, (str, os.PathLike))]
+    for path, what in files:  # every file before any is read
+        if not is_named(os.fspath(path)):  # pyserini:NAME, irds:ID: found in a local cache below
+            regular_file(Path(path), what)
+    original_qrels = _qrels(qrels, "qrels")
+    replicated_qrels = _qrels(rep_qrels, "rep-qrels") if rep_qrels is not None else original_qrels
+
+    runs: dict[str, Run] = {}
+    names: dict[str, str] = {}
+    evaluations: dict[str, Evaluation] = {}
+    for role, r in given.items():
+        run = r if isinstance(r, Run) else read_run_file(r, read)
+        names[role] = run.source if isinstance(r, Run) else os.fspath(r)
+        judged, judged_name = replicated_qrels if role.startswith("rep-") else original_qrels
+        check_run_against_qrels(run, judged, names[role], judged_name, policy.evaluation.missing_topics)
+        runs[role] = in_order(run, policy.evaluation.ties, policy.depth)
+        with judgments_named(judged_name):
+            evaluations[role] = evaluate_run(runs[role], judged, ms, policy.evaluation)
+        if on is not None:
+            on(role)
+
+    replicability = rep_qrels is not None
+    names_ = [str(m) for m in ms]
+    sides = {}
+    for role in ("baseline", "advanced"):
+        sides[role] = _side(role, runs, evaluations, names, names_, policy, replicability)
+
+    # ER pairs each experiment's two runs by topic; DRI reads each run's mean over its own topics
+    pairs = {
+        side: _scored(
+            evaluations[f"{side}baseline"],
+            evaluations[f"{side}advanced"],
+            names[f"{side}baseline"],
+            names[f"{side}advanced"],
+            "the effect pairs a baseline and an advanced run by topic",
+        )
+        for side in ("", "rep-")
+    }
+    ev = evaluations
+    er, dri = {}, {}
+    for m in names_:
+        original = [_vectors(ev[role], m, pairs[""]) for role in ("baseline", "advanced")]
+        reproduced = [_vectors(ev[role], m, pairs["rep-"]) for role in ("rep-baseline", "rep-advanced")]
+        er[m] = effect_ratio(*original, *reproduced)
+        dri[m] = delta_ri(*(ev[role].means[m] for role in ROLES))
+    return Reproduction(
+        replicability,
+        tuple(names_),
+        sides["baseline"],
+        sides["advanced"],
+        er,
+        dri,
+        policy,
+        {role: len(e.topics) for role, e in evaluations.items()},
+        (len(pairs[""]), len(pairs["rep-"])),
+    )
+
+
+def _side(role, runs, evaluations, names, measures, policy, replicability) -> Side:
+    """The run ``role`` (baseline or advanced) beside its reproduction."""
+    rep = f"rep-{role}"
+    original, reproduced = evaluations[role], evaluations[rep]
+    if replicability:
+        p = {
+            m: unpaired_t(_vectors(original, m, original.topics), _vectors(reproduced, m, reproduced.topics))
+            for m in measures
+        }
+        return Side(None, None, None, None, p, 0, 0)
+    ranked = agreement(runs[role], runs[rep], policy.rbo_p, policy.depth)
+    if not ranked.topics:
+        raise DataError(
+            names[rep],
+            f"ranks no topic of {names[role]}, which it reproduces: it ranks {few(runs[rep].topics())}, "
+            f"the original {few(runs[role].topics())}",
+        )
+    topics = _scored(original, reproduced, names[role], names[rep], "a reproduction is scored on the original topics")
+    errors, normalised, p = {}, {}, {}
+    for m in measures:
+        o, r = _vectors(original, m, topics), _vectors(reproduced, m, topics)
+        errors[m], normalised[m] = rmse(o, r), nrmse(o, r)
+        p[m] = paired_t(o, r) if len(topics) >= 2 else math.nan
+    return Side(ranked.mean_ktu, ranked.mean_rbo, errors, normalised, p, len(ranked.topics), len(topics))
