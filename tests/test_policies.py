@@ -15,7 +15,7 @@ import pytest
 from harness import policies
 from harness.cli import build_parser
 from harness.config.schema import SCHEMA
-from harness.policies import ComparePolicy, EvalPolicy, ReadPolicy, StatsPolicy
+from harness.policies import ComparePolicy, EvalPolicy, ReadPolicy, ReproducePolicy, StatsPolicy
 
 
 def _subparser(name: str) -> argparse.ArgumentParser:
@@ -98,6 +98,21 @@ def test_api_signatures_are_the_policy():
     for f in fields(StatsPolicy):
         assert cmp[f.name].default == getattr(StatsPolicy(), f.name), f.name
     assert cmp["align"].default == ComparePolicy().align
+
+
+def test_reproduce_flags_and_api_are_the_policy():
+    import harness
+
+    flags = _flags("reproduce")
+    api = inspect.signature(harness.reproduce).parameters
+    for name in ("depth", "rbo_p"):
+        assert flags[name].default == getattr(ReproducePolicy(), name) == api[name].default, name
+    assert flags["run_format"].default == ReadPolicy().run_format == api["run_format"].default
+    assert api["measures"].default == policies.DEFAULT_MEASURES
+    with pytest.raises(ValueError, match=r"rbo_p must be a number in \(0, 1\)"):
+        ReproducePolicy(rbo_p=1)
+    with pytest.raises(ValueError, match="depth must be an integer"):
+        ReproducePolicy(depth=0)
 
 
 def test_statistics_functions_default_to_the_policy():

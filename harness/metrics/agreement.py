@@ -51,7 +51,8 @@ def ktu(original: np.ndarray, reproduced: np.ndarray) -> float:
     if n < 2:
         return math.nan
     _, codes = np.unique(np.concatenate([original[:n], reproduced[:n]]), return_inverse=True)
-    return float(stats.kendalltau(codes[:n], codes[n:]).statistic)
+    # rounded as repro_eval rounds it: scipy's tau of two identical rankings can be 1 - 1e-16
+    return round(float(stats.kendalltau(codes[:n], codes[n:]).statistic), 14)
 
 
 def rbo(original: np.ndarray, reproduced: np.ndarray, p: float, depth: int) -> float:

@@ -56,7 +56,7 @@ def nrmse(original, reproduced) -> float:
     """:func:`rmse` over its largest value for the original's scores of a [0, 1] measure.
 
     >>> round(nrmse([0.5, 0.2], [0.4, 0.4]), 4)   # 0.1581 / sqrt((0.5**2 + 0.8**2) / 2)
-    0.2372
+    0.237
     """
     o = _floats(original)
     worst = np.maximum(o, 1.0 - o)
@@ -67,7 +67,7 @@ def effect_ratio(orig_b, orig_a, rep_b, rep_a) -> float:
     """The reproduction's mean improvement over the original's; each pair of vectors is paired
     by topic (the original's topics need not be the reproduction's).
 
-    >>> effect_ratio([0.2, 0.4], [0.4, 0.6], [0.2, 0.3], [0.3, 0.4])   # 0.1 / 0.2
+    >>> effect_ratio([0.25, 0.5], [0.75, 1.0], [0.25, 0.5], [0.5, 0.75])   # 0.25 / 0.5
     0.5
     """
     original = np.mean(_floats(orig_a) - _floats(orig_b))
@@ -94,7 +94,7 @@ def unpaired_t(a, b) -> float:
     three scores, or an empty sample); constant samples give 1.0 when equal, 0.0 otherwise.
 
     >>> round(unpaired_t([0.1, 0.2, 0.3], [0.4, 0.5, 0.6]), 4)
-    0.0111
+    0.0213
     """
     a, b = _floats(a), _floats(b)
     if not len(a) or not len(b) or len(a) + len(b) < 3:
