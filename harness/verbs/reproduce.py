@@ -183,10 +183,10 @@ def reproduce(
             on(role)
 
     replicability = rep_qrels is not None
-    names_ = [str(m) for m in ms]
+    measure_names = [str(m) for m in ms]
     sides = {}
     for role in ("baseline", "advanced"):
-        sides[role] = _side(role, runs, evaluations, names, names_, policy, replicability)
+        sides[role] = _side(role, runs, evaluations, names, measure_names, policy, replicability)
 
     # ER pairs each experiment's two runs by topic; DRI reads each run's mean over its own topics
     pairs = {
@@ -201,14 +201,14 @@ def reproduce(
     }
     ev = evaluations
     er, dri = {}, {}
-    for m in names_:
+    for m in measure_names:
         original = [_vectors(ev[role], m, pairs[""]) for role in ("baseline", "advanced")]
         reproduced = [_vectors(ev[role], m, pairs["rep-"]) for role in ("rep-baseline", "rep-advanced")]
         er[m] = effect_ratio(*original, *reproduced)
         dri[m] = delta_ri(*(ev[role].means[m] for role in ROLES))
     return Reproduction(
         replicability,
-        tuple(names_),
+        tuple(measure_names),
         sides["baseline"],
         sides["advanced"],
         er,
@@ -219,7 +219,15 @@ def reproduce(
     )
 
 
-def _side(role, runs, evaluations, names, measures, policy, replicability) -> Side:
+def _side(
+    role: str,
+    runs: dict[str, Run],
+    evaluations: dict[str, Evaluation],
+    names: dict[str, str],
+    measures: list[str],
+    policy: ReproducePolicy,
+    replicability: bool,
+) -> Side:
     """The run ``role`` (baseline or advanced) beside its reproduction."""
     rep = f"rep-{role}"
     original, reproduced = evaluations[role], evaluations[rep]
