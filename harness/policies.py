@@ -349,11 +349,11 @@ class ReproducePolicy:
     repro_eval 0.5.0's defaults (Breuer et al., SIGIR 2020): ``depth``, each run's first
     documents per topic in trec_eval's order that count (repro_eval's ``trim``: they are
     evaluated, ranked by KTU, and RBO's depth), and ``rbo_p``, RBO's persistence. Runs are
-    scored as repro_eval scores them (pytrec_eval): :attr:`evaluation`, trec_eval's order and a
-    judged topic the run lacks left out (trec_eval without ``-c``).
+    scored as repro_eval scores them (ir_measures over pytrec_eval, which gives a judged topic
+    the run lacks its measure's default, 0): :attr:`evaluation`, trec_eval's order and ``-c``.
 
     >>> print(ReproducePolicy())
-    depth=1000, rbo_p=0.95; trec_eval's order, judged topics a run lacks left out
+    depth=1000, rbo_p=0.95; trec_eval's order, a judged topic a run lacks scores 0 (trec_eval -c)
     """
 
     depth: int = DEFAULT_DEPTH
@@ -367,10 +367,10 @@ class ReproducePolicy:
 
     @property
     def evaluation(self) -> EvalPolicy:
-        return EvalPolicy(ties="trec_eval", missing_topics="drop")
+        return EvalPolicy(ties="trec_eval", missing_topics="zero")
 
     def __str__(self) -> str:
-        return f"depth={self.depth}, rbo_p={self.rbo_p:g}; trec_eval's order, judged topics a run lacks left out"
+        return f"depth={self.depth}, rbo_p={self.rbo_p:g}; trec_eval's order, a judged topic a run lacks scores 0 (trec_eval -c)"
 
 
 @dataclass(frozen=True)

@@ -79,9 +79,10 @@ def synth(tmp_path_factory):
     }
 
 
-def oracle(b, a, rb, ra, qrels, rep_qrels=None, depth=1000, p=0.95) -> dict:
+def oracle(b, a, rb, ra, qrels, rep_qrels=None, depth=1000, p=0.95, rankings=True) -> dict:
     """repro_eval 0.5.0's numbers, as its README runs it (trim, then evaluate), in harness
-    reproduce's shape; its measures named as the harness names them."""
+    reproduce's shape; its measures named as the harness names them. ``rankings=False``: without
+    KTU and RBO."""
     paths = {"run_b_orig_path": str(b), "run_a_orig_path": str(a), "run_b_rep_path": str(rb), "run_a_rep_path": str(ra)}
     if rep_qrels is None:
         e = RpdEvaluator(qrels_orig_path=str(qrels), **paths)
@@ -98,7 +99,9 @@ def oracle(b, a, rb, ra, qrels, rep_qrels=None, depth=1000, p=0.95) -> dict:
     with np.errstate(divide="ignore", invalid="ignore"):
         out = {"er": e.er(), "dri": e.dri(), "p": e.ttest()}
         if rep_qrels is None:
-            out |= {"ktu": e.ktu(), "rbo": e.rbo(p=p, depth=depth), "rmse": e.rmse(), "nrmse": e.nrmse()}
+            out |= {"rmse": e.rmse(), "nrmse": e.nrmse()}
+            if rankings:
+                out |= {"ktu": e.ktu(), "rbo": e.rbo(p=p, depth=depth)}
 
     def ours(values: dict) -> dict:
         return {m: values[theirs] for m, theirs in names.items()}
@@ -234,6 +237,40 @@ def test_rankings_of_different_lengths_are_compared_on_the_shorter(synth, tmp_pa
     assert ours["rbo"]["baseline"] == pytest.approx(e.rbo()["baseline"], abs=TOL, rel=0)
 
 
+def _without(run: Run, topics: set[str]) -> Run:
+    return Run.from_ranked({t: run.ranked(t) for t in run.topics() if t not in topics}, source=run.source)
+
+
+def test_topics_a_run_lacks_score_0_and_rankings_compare_on_the_topics_both_have(synth, tmp_path):
+    """ir_measures gives repro_eval a judged topic a run lacks as 0 (trec_eval -c), so every run
+    is scored on every judged topic, as in the harness. KTU and RBO take the reproduction's
+    topics in repro_eval, which stops when the original lacks one (it looks the topic up and
+    finds None); the harness takes the topics both rank: repro_eval's numbers with the
+    reproduction cut to the original's topics."""
+    o, r = synth["orig"], synth["rep"]
+    lacking = set(read_run(r["run1"]).topics()[-5:])
+    files = {}
+    for name, path in (("b", o["run1"]), ("a", o["run2"]), ("rb", r["run1"]), ("ra", r["run2"])):
+        files[name] = tmp_path / f"{name}.run"
+        write_run(files[name], _without(read_run(path), lacking), name)
+    measures = ["AP", "nDCG@10", "P@10", "bpref"]
+    # the reproduction lacks topics: repro_eval has every number
+    ours = reproduce(o["run1"], o["run2"], files["rb"], files["ra"], o["qrels"], measures=measures)
+    assert_equal(ours.as_dict(), oracle(o["run1"], o["run2"], files["rb"], files["ra"], o["qrels"]), measures)
+    assert ours.topics == dict.fromkeys(("baseline", "advanced", "rep-baseline", "rep-advanced"), 40)
+    assert ours.baseline.ranked_topics == 35
+    # the original lacks them: repro_eval's KTU stops
+    runs = (files["b"], files["a"], r["run1"], r["run2"])
+    with pytest.raises(AttributeError):
+        oracle(*runs, o["qrels"])
+    ours = reproduce(*runs, o["qrels"], measures=measures).as_dict()
+    assert_equal(ours, oracle(*runs, o["qrels"], rankings=False), measures)
+    cut = oracle(files["b"], files["a"], files["rb"], files["ra"], o["qrels"])
+    for key in ("ktu", "rbo"):
+        for side in ("baseline", "advanced"):
+            assert ours[key][side] == pytest.approx(cut[key][side], abs=TOL, rel=0), (key, side)
+
+
 # --- the cases docs/reproduce.md shows --------------------------------------------------------
 
 
@@ -347,9 +384,6 @@ def test_bad_input_is_one_clear_error(synth, tmp_path, capsys):
     qrels.write_text("Z1 0 D1 1\nZ2 0 D2 1\n")
     err = run(baseline=files["b"], advanced=files["a"], rep_baseline=files["rb"], rep_advanced=files["ra"], qrels=qrels)
     assert "rb.run: ranks no topic of" in err and "b.run" in err
-    # an advanced run that shares no topic with its baseline has no effect to measure
-    err = run(baseline=files["b"], advanced=files["ra"], rep_baseline=files["b"], rep_advanced=files["ra"], qrels=qrels)
-    assert "ra.run: shares no scored topic with" in err
     with pytest.raises(DataError, match="rbo_p must be a number in"):
         harness.reproduce(o["run1"], o["run2"], r["run1"], r["run2"], o["qrels"], rbo_p=1.5)
 

@@ -12,10 +12,10 @@ it (Breuer et al., SIGIR 2020), its numbers equal to repro_eval's (tests/test_re
   or topics across the two experiments have no value.
 
 Every run is cut to ``policy.depth`` documents per topic in trec_eval's order and scored with
-the harness's evaluation under ``policy.evaluation`` (each run on the judged topics it answers,
-as repro_eval's pytrec_eval does). Each comparison takes the topics its two sides share, which
-is repro_eval's choice wherever repro_eval gives a number; where it fails instead (a reproduced
-run lacking a topic of the original) the harness compares the topics both have. docs/reproduce.md
+the harness's evaluation under ``policy.evaluation``: on every judged topic, one the run lacks
+scoring 0, as ir_measures scores it for repro_eval. So runs scored against the same qrels are
+scored on the same topics, paired by topic id. KTU and RBO take the topics both runs rank, where
+repro_eval takes the reproduction's and stops when the original lacks one. docs/reproduce.md
 lists where the harness departs from repro_eval and why.
 """
 
@@ -60,8 +60,7 @@ class Side:
     rmse: dict[str, float] | None
     nrmse: dict[str, float] | None
     p: dict[str, float]
-    ranked_topics: int  # the topics both runs rank (KTU, RBO)
-    paired_topics: int  # the topics both runs are scored on (RMSE, nRMSE, paired t); 0 unpaired
+    ranked_topics: int  # the topics both runs rank (KTU, RBO); 0 under replicability
 
 
 @dataclass(frozen=True)
@@ -75,8 +74,7 @@ class Reproduction:
     er: dict[str, float]
     dri: dict[str, float]
     policy: ReproducePolicy
-    topics: dict[str, int]  # each run's scored topics, by role
-    effect_topics: tuple[int, int]  # the topics ER's mean improvements pair: original, reproduced
+    topics: dict[str, int]  # each run's scored topics, by role: its qrels' judged topics
 
     def as_dict(self) -> dict:
         """``{"ktu": {"baseline": x, "advanced": y}, "rbo": {...}, "rmse": {"baseline":
@@ -119,19 +117,6 @@ def _qrels(q: Qrels | PathLike, what: str) -> tuple[Qrels, str]:
         return q, what
     name = os.fspath(q)
     return read_user_qrels(name), name
-
-
-def _scored(ev: Evaluation, other: Evaluation, name: str, other_name: str, what: str) -> list[str]:
-    """The topics both evaluations score, in ``ev``'s order; DataError when there are none."""
-    theirs = set(other.topics)
-    common = [t for t in ev.topics if t in theirs]
-    if not common:
-        raise DataError(
-            other_name,
-            f"shares no scored topic with {name} ({what}): it scores {few(other.topics)}, "
-            f"{name} scores {few(ev.topics)}",
-        )
-    return common
 
 
 def _vectors(ev: Evaluation, measure: str, topics: Sequence[str]) -> list[float]:
@@ -188,22 +173,13 @@ def reproduce(
     for role in ("baseline", "advanced"):
         sides[role] = _side(role, runs, evaluations, names, measure_names, policy, replicability)
 
-    # ER pairs each experiment's two runs by topic; DRI reads each run's mean over its own topics
-    pairs = {
-        side: _scored(
-            evaluations[f"{side}baseline"],
-            evaluations[f"{side}advanced"],
-            names[f"{side}baseline"],
-            names[f"{side}advanced"],
-            "the effect pairs a baseline and an advanced run by topic",
-        )
-        for side in ("", "rep-")
-    }
+    # ER pairs each experiment's two runs by topic (both are scored on their qrels' topics); DRI
+    # reads each run's mean
     ev = evaluations
     er, dri = {}, {}
     for m in measure_names:
-        original = [_vectors(ev[role], m, pairs[""]) for role in ("baseline", "advanced")]
-        reproduced = [_vectors(ev[role], m, pairs["rep-"]) for role in ("rep-baseline", "rep-advanced")]
+        original = [_vectors(ev[role], m, ev["baseline"].topics) for role in ("baseline", "advanced")]
+        reproduced = [_vectors(ev[role], m, ev["rep-baseline"].topics) for role in ("rep-baseline", "rep-advanced")]
         er[m] = effect_ratio(*original, *reproduced)
         dri[m] = delta_ri(*(ev[role].means[m] for role in ROLES))
     return Reproduction(
@@ -215,7 +191,6 @@ def reproduce(
         dri,
         policy,
         {role: len(e.topics) for role, e in evaluations.items()},
-        (len(pairs[""]), len(pairs["rep-"])),
     )
 
 
@@ -236,7 +211,7 @@ def _side(
             m: unpaired_t(_vectors(original, m, original.topics), _vectors(reproduced, m, reproduced.topics))
             for m in measures
         }
-        return Side(None, None, None, None, p, 0, 0)
+        return Side(None, None, None, None, p, 0)
     ranked = agreement(runs[role], runs[rep], policy.rbo_p, policy.depth)
     if not ranked.topics:
         raise DataError(
@@ -244,10 +219,10 @@ def _side(
             f"ranks no topic of {names[role]}, which it reproduces: it ranks {few(runs[rep].topics())}, "
             f"the original {few(runs[role].topics())}",
         )
-    topics = _scored(original, reproduced, names[role], names[rep], "a reproduction is scored on the original topics")
+    topics = original.topics  # the reproduction's too: the same qrels' judged topics
     errors, normalised, p = {}, {}, {}
     for m in measures:
         o, r = _vectors(original, m, topics), _vectors(reproduced, m, topics)
         errors[m], normalised[m] = rmse(o, r), nrmse(o, r)
         p[m] = paired_t(o, r) if len(topics) >= 2 else math.nan
-    return Side(ranked.mean_ktu, ranked.mean_rbo, errors, normalised, p, len(ranked.topics), len(topics))
+    return Side(ranked.mean_ktu, ranked.mean_rbo, errors, normalised, p, len(ranked.topics))
