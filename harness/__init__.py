@@ -1,9 +1,9 @@
 """harness: a Lucene-backed retrieval experiment harness.
 
 Importing it is instant and needs no Java: the JVM starts on first use, in ``harness.engine.lucene``.
-The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``, ``reproduce``, ``cache``, ``similarities``,
-``measures``; see :mod:`harness.api`) is loaded on first attribute access, so ``import harness``
-imports neither pandas nor scipy.
+The Python API (``harness.run``, ``evaluate``, ``compare``, ``search``, ``analyze``, ``fuse``,
+``reproduce``, ``cache``, ``similarities``, ``measures``; see :mod:`harness.api`) is loaded on
+first attribute access, so ``import harness`` imports neither pandas nor scipy.
 """
 
 from harness import lazy
