@@ -7,6 +7,9 @@ The rules (docs/experiments.md "Safety"):
   (a file it did not write makes the folder foreign), an index folder holds ``harness-index.json``.
   Report folders of harness versions before the marker are recognised by their exact contents
   (:func:`is_legacy_report`).
+- **Only its own experiment's.** A report folder's marker also names the experiment that wrote it
+  (:class:`Experiment`: its config file and its ``name:``); another experiment's folder is replaced
+  only when the user asks (``--replace``; harness.config.paths says so before anything runs).
 - **One atomic step.** A new folder is built complete in a hidden sibling
   (``.<name>.writing-<pid>`` or ``.<name>.building-<pid>``) and swapped with the old one by
   ``renameat2(RENAME_EXCHANGE)``: at every instant ``<name>`` is either the whole previous folder
@@ -39,6 +42,7 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -54,8 +58,10 @@ __all__ = [
     "replace_folder",
     "clean_interrupted",
     "sweep_interrupted",
+    "Experiment",
     "write_marker",
     "read_marker",
+    "recorded_experiment",
     "foreign_entries",
     "is_legacy_report",
     "listed_entries",
@@ -375,8 +381,32 @@ def fsync_tree(folder: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ markers
-def write_marker(folder: Path, kind: str, files: list[str]) -> None:
-    """Write the marker saying the harness created ``folder`` and which files it put there."""
+@dataclass(frozen=True)
+class Experiment:
+    """What identifies an experiment in the marker of the folder it writes: its ``name:`` and its
+    config file (resolved), or no file for a config given in memory (the Python API's dict or
+    YAML text), which is known by its name alone. Two configs are one experiment when both are
+    equal: a rerun of the same file (whatever else changed in it) replaces its own report; a copy
+    of the file, a renamed experiment (``--set name=...``) or a dict over a file's report is
+    another experiment."""
+
+    name: str
+    config: Path | None  # absolute and resolved; None: given in memory
+
+    def record(self, folder: Path) -> dict:
+        """As the marker of ``folder`` (absolute and resolved) keeps it: the config's path
+        relative to the folder, so that a project moved or mounted elsewhere (a Docker bind
+        mount of it at another path) still knows its own reports."""
+        config = None if self.config is None else os.path.relpath(self.config, folder)
+        return {"name": self.name, "config": config}
+
+    def __str__(self) -> str:
+        return f"'{self.name}' " + ("given in Python" if self.config is None else f"of {self.config}")
+
+
+def write_marker(folder: Path, kind: str, files: list[str], experiment: dict | None = None) -> None:
+    """Write the marker saying the harness created ``folder``, which files it put there and, for
+    an output folder, the experiment that wrote it (:meth:`Experiment.record`)."""
     try:
         v = version("harness")
     except PackageNotFoundError:
@@ -388,6 +418,7 @@ def write_marker(folder: Path, kind: str, files: list[str]) -> None:
             "harness_version": v,
             "kind": kind,
             "written_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            **({"experiment": experiment} if experiment is not None else {}),
             "files": sorted(set(files)),
         },
     )
@@ -401,6 +432,23 @@ def read_marker(folder: Path) -> dict | None:
     if not isinstance(m, dict) or m.get("written_by") != "harness" or not isinstance(m.get("files"), list):
         return None
     return m
+
+
+def recorded_experiment(folder: Path) -> Experiment | None:
+    """The experiment the marker of ``folder`` names, or None: no marker, or one of a harness
+    version before the experiment was recorded (or edited out of shape), which says nothing of
+    whose the folder is and is treated as before: any experiment may replace it."""
+    m = read_marker(folder)
+    e = m.get("experiment") if m is not None else None
+    if (
+        not isinstance(e, dict)
+        or not isinstance(e.get("name"), str)
+        or not isinstance(e.get("config"), (str, type(None)))
+    ):
+        return None
+    if e["config"] is None:
+        return Experiment(e["name"], None)
+    return Experiment(e["name"], Path(os.path.normpath(Path(folder).resolve() / e["config"])))
 
 
 def _entries(folder: Path) -> list[str]:

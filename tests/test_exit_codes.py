@@ -103,6 +103,14 @@ def foreign_output(tmp):
     return ["run", str(cfg)], None, "run"
 
 
+def other_experiments_output(tmp):
+    cfg = _demo(tmp)
+    (tmp / "report").mkdir()
+    marker = '{"written_by": "harness", "kind": "report", "experiment": {"name": "first", "config": "../first.yaml"}, "files": []}'
+    (tmp / "report" / ".harness-output.json").write_text(marker)
+    return ["run", str(cfg)], None, "run"
+
+
 def output_in_collection(tmp):
     shutil.copytree(REPO / "corpora", tmp / "corpora")
     cfg = _edit(_demo(tmp), str(REPO / "corpora"), str(tmp / "corpora"))
@@ -168,6 +176,7 @@ FAULTS = [
     Fault("an unknown measure", 2, "APX", unknown_measure),
     Fault("an index folder with a broken harness-index.json", 2, "harness-index.json", broken_index_manifest),
     Fault("an output folder the harness did not write", 2, "not written by the harness", foreign_output),
+    Fault("an output folder another experiment wrote", 2, "another experiment, 'first'", other_experiments_output),
     Fault("an output folder inside the collection", 2, "corpora", output_in_collection),
     Fault("an expectation (`expect:`) not met", 1, "FAIL", expectation),
     Fault("Java does not start", 3, "JVM", java_fails),

@@ -121,7 +121,9 @@ def _no_means(names) -> pd.DataFrame:
     return df
 
 
-def run(config, *, output=None, overrides: Mapping | None = None, verbose: bool = False) -> Result:
+def run(
+    config, *, output=None, overrides: Mapping | None = None, replace: bool = False, verbose: bool = False
+) -> Result:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
     return its tables as a :class:`Result`.
@@ -138,8 +140,11 @@ def run(config, *, output=None, overrides: Mapping | None = None, verbose: bool 
     ``harness.run("configs/demo.yaml", output="out", overrides={"depth": 100, "runs.0.bm25.k1": 1.2})``.
     Both are checked as the config's own keys are, and listed in ``Result.manifest["config"]``;
     a path among them is relative to the current folder.
+    ``replace`` (``--replace``): the report folder may be one another experiment wrote (another
+    config file, or another ``name`` for a dict or YAML text), refused otherwise; a folder
+    holding files the harness did not write is refused either way.
     ``verbose`` prints the progress lines ``harness run`` prints to stderr.
     """
-    cfg = verb.load(config, overrides=overrides, output=output, flags=False)
+    cfg = verb.load(config, overrides=overrides, output=output, flags=False, replace=replace)
     out = verb.run(cfg, on=to_stderr if verbose else ignore)
     return Result(out.result, out.output)

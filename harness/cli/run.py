@@ -33,7 +33,8 @@ def add_parser(sub, make) -> None:
         "run an experiment config end to end: index, search, evaluate, report",
         "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
         "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
-        "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n",
+        "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n"
+        "  harness run configs/other.yaml --output reports/demo --replace\n",
         cmd_run,
         _PLAN_HELP,
     )
@@ -107,6 +108,13 @@ def _config_command(make, sub, name, help, examples, func, dry_run: str | None, 
             metavar="DIR",
             help="the report folder instead of the config's `output` (relative to the current folder)",
         )
+        p.add_argument(
+            "--replace",
+            action="store_true",
+            help="replace the output folder although another experiment (another config file or `name:`) "
+            "wrote it; without it that folder is refused. A folder holding files the harness did not "
+            "write is refused either way",
+        )
     if dry_run:
         p.add_argument("--dry-run", action="store_true", help=dry_run)
         _execution_flags(p)
@@ -176,6 +184,8 @@ def print_plan(plan) -> None:
             else "no qrels: runs only"
         )
         print(f"then      {evaluated}; report -> {plan.output}")
+    if plan.replaces is not None:
+        print(f"replaces  the folder of another experiment, {plan.replaces} (--replace)")
 
 
 # ------------------------------------------------------------------------------ commands
@@ -205,6 +215,7 @@ def _load(args):
         output=getattr(args, "output", None),
         topics=getattr(args, "topics", None),
         qrels=getattr(args, "qrels", None),
+        replace=getattr(args, "replace", False),
     )
 
 

@@ -61,6 +61,7 @@ from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError
+from harness.folders import Experiment
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
@@ -446,8 +447,9 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"])
 
 
-def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
-    """The output and index folders against the inputs, home, root and checkouts (config/paths.py)."""
+def _check_write_targets(ctx: Ctx, v: dict, file: Path, in_memory: bool, replace: bool) -> None:
+    """The output and index folders against the inputs, home, root and checkouts, and the output
+    against another experiment's (``replace``: --replace) (config/paths.py)."""
     targets = {"output": v["output"]}
     existing = None  # without `collection`, index.path is an index built elsewhere: an input
     if isinstance(v["index"], dict) and v["index"]["path"] not in (None, INVALID):
@@ -467,7 +469,9 @@ def _check_write_targets(ctx: Ctx, v: dict, file: Path) -> None:
         if isinstance(p, Path):
             inputs[name] = p
     inputs.update((f"run file of {key}", p) for key, p in ctx.found.get("run_files", {}).items())
-    for key, message in write_target_problems(targets, inputs, {"index.path": "index"}):
+    experiment = Experiment(v["name"], None if in_memory else file) if isinstance(v["name"], str) else None
+    problems = write_target_problems(targets, inputs, {"index.path": "index"}, experiment=experiment, replace=replace)
+    for key, message in problems:
         ctx.problem(key, message, ctx.nodes.get(key))
 
 
@@ -493,12 +497,17 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = ()) -> Config:
+def load_config(
+    path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = (), replace: bool = False
+) -> Config:
     """Read and validate an experiment config; raise ConfigError listing every problem.
 
     ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
     ``path`` then only names it and places it: relative paths resolve against its folder.
-    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`)."""
+    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`).
+    ``replace`` (``--replace``): the output may be a folder another experiment wrote
+    (:func:`harness.config.paths.write_target_problems`); kept in ``Config.replace`` for the
+    check at write time."""
     source = str(path)
     file = Path(path).expanduser().resolve()
     in_memory = text is not None
@@ -526,7 +535,7 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         values = check_section(ctx, SCHEMA, root, "")
         resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
         values.update(_finish(ctx, values))
-        _check_write_targets(ctx, values, file)
+        _check_write_targets(ctx, values, file, in_memory, replace)
         if ctx.problems:
             raise ConfigError(source, sorted(ctx.problems, key=problem_order))
         try:
@@ -579,4 +588,5 @@ def load_config(path: str | os.PathLike, *, text: str | None = None, overrides: 
         text=text if in_memory else None,
         execution=v["execution"] or Execution(),
         overrides=tuple(dict.fromkeys(o.given for o in overrides)),  # --scheduler X sets three keys: named once
+        replace=replace,
     )

@@ -9,7 +9,12 @@ A folder the harness writes (the report ``output``, an index ``path``) is refuse
 - is, contains or lies inside a git repository's ``.git``, or is (or contains) a folder holding
   ``.git`` (a checkout: the repository of the config or of an input);
 - already exists, is not empty, and was not written by the harness (no marker: see
-  :mod:`harness.folders`), or is a file.
+  :mod:`harness.folders`), or is a file;
+- (an output folder) holds what another experiment wrote: its marker names another config file
+  or ``name:`` (:class:`harness.folders.Experiment`). ``replace`` (``--replace``,
+  ``harness.run(..., replace=True)``) lets the harness replace it; nothing lets it replace a
+  folder it did not write (the rules above hold with ``replace`` too). A marker of a version
+  before the experiment was recorded names none, so any experiment may replace it, as before.
 
 Lying *inside* a checkout is fine (``reports/demo`` of this repository); replacing it is not.
 """
@@ -20,9 +25,16 @@ import os
 from pathlib import Path
 
 from harness.folders import INDEX_MANIFEST as MANIFEST
-from harness.folders import OUTPUT_MARKER, foreign_entries, is_legacy_report
+from harness.folders import (
+    OUTPUT_MARKER,
+    Experiment,
+    foreign_entries,
+    is_legacy_report,
+    read_marker,
+    recorded_experiment,
+)
 
-__all__ = ["resolve_path", "write_target_problems"]
+__all__ = ["resolve_path", "write_target_problems", "other_experiment_problem"]
 
 
 def resolve_path(path: Path) -> tuple[Path | None, str | None]:
@@ -66,12 +78,17 @@ def write_target_problems(
     targets: dict[str, Path],
     inputs: dict[str, Path],
     kinds: dict[str, str] | None = None,
+    *,
+    experiment: Experiment | None = None,
+    replace: bool = False,
 ) -> list[tuple[str, str]]:
     """Problems ``(key, message)`` with the folders the harness is about to write.
 
     ``targets``: key (e.g. ``output``, ``index.path``) -> folder; ``inputs``: what each names
     (e.g. ``topics``) -> file or folder it reads; ``kinds``: key -> "output" | "index", how an
-    existing folder proves the harness wrote it (marker, or ``harness-index.json``)."""
+    existing folder proves the harness wrote it (marker, or ``harness-index.json``).
+    ``experiment``: the one about to write the output folders, refused where another wrote
+    them unless ``replace`` (None: not checked)."""
     kinds = kinds or {}
     problems: list[tuple[str, str]] = []
     resolved_inputs: dict[str, Path] = {}
@@ -91,20 +108,22 @@ def write_target_problems(
     what = {"output": "the report folder", "index": "the index folder"}
     for key, t in resolved.items():
         kind = kinds.get(key, "output")
-        replace = f"the harness would replace {t} with {what[kind]}"
+        replacing = f"the harness would replace {t} with {what[kind]}"
         fix = f"Choose another `{key}`"
         if t == Path(t.anchor):
-            problems.append((key, f"{t} is the file system root; {replace}. {fix} (e.g. a new folder under reports/)"))
+            problems.append(
+                (key, f"{t} is the file system root; {replacing}. {fix} (e.g. a new folder under reports/)")
+            )
             continue
         if home is not None and _inside(home, t):
             rel = "is" if t == home else "contains"
-            problems.append((key, f"{t} {rel} your home folder {home}; {replace}. {fix}"))
+            problems.append((key, f"{t} {rel} your home folder {home}; {replacing}. {fix}"))
             continue
         for name, i in resolved_inputs.items():
             if t == i:
-                problems.append((key, f"{t} is the {name} itself; {replace}. {fix}"))
+                problems.append((key, f"{t} is the {name} itself; {replacing}. {fix}"))
             elif _inside(i, t):
-                problems.append((key, f"{t} contains the {name} ({i}); {replace}. {fix}"))
+                problems.append((key, f"{t} contains the {name} ({i}); {replacing}. {fix}"))
             elif _inside(t, i):
                 problems.append((key, f"{t} lies inside the {name} ({i}); writing there changes an input. {fix}"))
         if ".git" in t.parts:
@@ -113,7 +132,7 @@ def write_target_problems(
         for root in sorted(checkouts):
             if _inside(root, t):
                 rel = "is" if t == root else "contains"
-                problems.append((key, f"{t} {rel} the git checkout {root}; {replace}. {fix}"))
+                problems.append((key, f"{t} {rel} the git checkout {root}; {replacing}. {fix}"))
         for other, o in resolved.items():
             if other < key or other == key:
                 continue
@@ -125,7 +144,26 @@ def write_target_problems(
                     (key, f"`{inner}` ({resolved[inner]}) lies inside `{outer}` ({resolved[outer]}). {fix}")
                 )
         problems += [(key, m) for m in _existing_problems(t, kind, key)]
+        if kind == "output" and experiment is not None and not replace and not any(k == key for k, _ in problems):
+            if (why := other_experiment_problem(t, experiment, key)) is not None:
+                problems.append((key, why))
     return problems
+
+
+def other_experiment_problem(folder: Path, experiment: Experiment, key: str = "output") -> str | None:
+    """Why ``experiment`` may not write ``folder`` without ``--replace`` (its marker names another
+    experiment: :func:`harness.folders.recorded_experiment`), or None. The two ways on are named
+    for both doors: the command line's flags and the Python API's arguments."""
+    theirs = recorded_experiment(folder)
+    if theirs is None or theirs == experiment:
+        return None
+    marker = read_marker(folder) or {}
+    what = "runs" if marker.get("kind") == "runs" else "report"  # `harness search` writes runs only
+    return (
+        f"{folder} holds the {what} of another experiment, {theirs} (this one is {experiment}); the harness "
+        f"replaces another experiment's folder only when asked: pass --replace (replace=True in harness.run) "
+        f"to replace it, or choose another `{key}` (--output DIR) to keep it"
+    )
 
 
 def _existing_problems(t: Path, kind: str, key: str) -> list[str]:

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.config.execution import Execution
 from harness.engine.similarity import Similarity
 from harness.errors import ConfigProblem
+from harness.folders import Experiment
 from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
 from harness.stats import all_pairs, pairs_against
 
@@ -88,6 +89,13 @@ class Config:
     order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
     # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
     overrides: tuple[str, ...] = ()
+    # --replace, harness.run(replace=True): the output may be another experiment's folder (config.paths)
+    replace: bool = False
+
+    @property
+    def experiment(self) -> Experiment:
+        """What the marker of the output folder names as this experiment (harness.folders)."""
+        return Experiment(self.name, None if self.text is not None else self.source)
 
     @property
     def run_names(self) -> tuple[str, ...]:

@@ -67,11 +67,14 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
     The report is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
     that lists its files, flushed to disk, and swapped with the previous folder in one step
     (:func:`harness.folders.replace_folder`), under the folder's lock. A folder the harness did
-    not write is never replaced (checked again here: the config check may be minutes old)."""
+    not write, or (without ``--replace``) another experiment's, is never replaced (checked again
+    here: the config check may be minutes old, and another experiment may have written since).
+    The marker names the result's experiment (:attr:`harness.config.Config.experiment`)."""
     out_dir = Path(out_dir).resolve()
+    cfg = result.config
     with locked(out_dir, on=on):
         clean_interrupted(out_dir, on)
-        problems = write_target_problems({"output": out_dir}, {})
+        problems = write_target_problems({"output": out_dir}, {}, experiment=cfg.experiment, replace=cfg.replace)
         if problems:
             raise DataError(out_dir, "; ".join(m for _, m in problems))
         check_writable(out_dir.parent, tree=False)  # where the new report is built
@@ -79,7 +82,7 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
         tmp = temp_sibling(out_dir, "writing")
         remove_tree(tmp)
         try:
-            _write_files(result, tmp)
+            _write_files(result, tmp, cfg.experiment.record(out_dir))
             previous = replace_folder(tmp, out_dir)
         except OSError as e:
             remove_tree(tmp)
@@ -96,7 +99,7 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
     return out_dir
 
 
-def _write_files(result: ExperimentResult, tmp: Path) -> None:
+def _write_files(result: ExperimentResult, tmp: Path, experiment: dict) -> None:
     (tmp / "runs").mkdir(parents=True)
     files = result.run_files()
     for r in result.runs:  # the run cache's text hard-linked (each hit stored once), a user's file copied
@@ -119,5 +122,5 @@ def _write_files(result: ExperimentResult, tmp: Path) -> None:
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")
     written = [str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and p.name != OUTPUT_MARKER]
-    write_marker(tmp, "report", written)
+    write_marker(tmp, "report", written, experiment)
     fsync_tree(tmp)

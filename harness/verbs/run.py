@@ -18,7 +18,7 @@ from harness import experiment
 from harness.config import LocatedProblem, execution, load_config
 from harness.config import overrides as config_overrides
 from harness.config.overrides import Override
-from harness.config.paths import write_target_problems
+from harness.config.paths import other_experiment_problem, write_target_problems
 from harness.engine.index import ensure_index, read_manifest, unusable_index
 from harness.engine.topics import read_topics, reads_without_java
 from harness.errors import ConfigError, DataError, warn
@@ -34,10 +34,15 @@ from harness.folders import (
     OUTPUT_MARKER,
     check_writable,
     clean_interrupted,
+    fsync_tree,
     is_legacy_report,
     listed_entries,
     locked,
     read_marker,
+    recorded_experiment,
+    remove_tree,
+    replace_folder,
+    temp_sibling,
     write_marker,
 )
 from harness.formats.msmarco import write_msmarco_run
@@ -129,6 +134,7 @@ def load(
     flags: bool = True,
     topics: str | os.PathLike | None = None,
     qrels: str | os.PathLike | None = None,
+    replace: bool = False,
 ):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), with ``--scheduler`` / ``--workers`` setting its
@@ -142,16 +148,19 @@ def load(
     errors, listed in manifest.json; a path among them is relative to the current folder.
     ``flags``: name ``output`` as the command line's flag (``--output DIR``), else as the API's
     argument (``output='DIR'``). ``topics``, ``qrels`` (``--topics``, ``--qrels``): the config's
-    topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``."""
+    topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``.
+    ``replace`` (``--replace``): the output may be a folder another experiment wrote; it is
+    replaced as the experiment's own would be (never one the harness did not write)."""
     changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
     changes += _cluster(scheduler, workers, scheduler_from_env)
 
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
-        return load_config(config, overrides=changes)
+        return load_config(config, overrides=changes, replace=replace)
     if isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
-        return load_config(config, overrides=changes)  # a path (a one-line YAML mapping has a colon and is no file)
+        # a path (a one-line YAML mapping has a colon and is no file)
+        return load_config(config, overrides=changes, replace=replace)
     if isinstance(config, Mapping):
         try:
             text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
@@ -169,7 +178,7 @@ def load(
     else:  # a ConfigError as every other bad config is, not a TypeError
         why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
         raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
-    return load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes)
+    return load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes, replace=replace)
 
 
 def _cluster(scheduler: str | None, workers: int | None, from_env: bool = False) -> list:
@@ -253,6 +262,8 @@ class PlanReport:
     output: Path | None = None
     # the index with exact document lengths beside it (bm25 accurate=true): (path, fingerprint, action)
     exact: tuple[Path, str, str] | None = None
+    # the experiment whose folder `output` is, replaced as --replace asks (harness.folders.Experiment)
+    replaces: str | None = None
 
 
 def _index_action(p) -> str:
@@ -288,6 +299,9 @@ def plan_run(cfg, command: str) -> PlanReport:
     )
     if command == "index":
         return report
+    theirs = recorded_experiment(cfg.output)  # other than this one only with --replace: load refused it
+    if theirs is not None and theirs != cfg.experiment:
+        report = replace(report, replaces=str(theirs))
     topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
@@ -340,6 +354,7 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
         # a report folder the user made read-only is refused before anything is searched
         check_writable(cfg.output.parent, tree=False)
         check_writable(cfg.output)
+        _check_output(cfg)  # and one another experiment wrote while this one waited for the lock
         # runs by their labels, then the explorer's documents and the engine's versions, while
         # the searched runs are still being written to the run cache (settled before the report)
         # read from the package: tests/test_verbs.py patches it to probe the output's lock
@@ -358,6 +373,15 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
         # every run file a second time for its provenance (0.1 s per 2M-line run)
         summary = (out / "summary.md").read_text(encoding="utf-8")
     return RunOutcome(result, out, summary)
+
+
+def _check_output(cfg) -> None:
+    """The output folder's checks of the config (harness.config.paths) again, under its lock: the
+    folder may have changed since the config was validated (another experiment's run that this
+    one waited for may have written it)."""
+    problems = write_target_problems({"output": cfg.output}, {}, experiment=cfg.experiment, replace=cfg.replace)
+    if problems:
+        raise DataError(cfg.output, "; ".join(m for _, m in problems))
 
 
 # ------------------------------------------------------------------------------ index
@@ -425,6 +449,8 @@ def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome
         clean_interrupted(cfg.output, on)
         check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
         check_writable(cfg.output)
+        if not cfg.replace and (why := other_experiment_problem(cfg.output, cfg.experiment)):
+            raise DataError(cfg.output, why)  # written by another experiment while this one waited
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
         result = relabel(experiment.run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
         try:
@@ -440,6 +466,8 @@ def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome
         problems = write_target_problems({"output": cfg.output}, {})
         if problems:
             raise DataError(cfg.output, "; ".join(m for _, m in problems))
+    if recorded_experiment(cfg.output) not in (None, cfg.experiment):
+        _replace_other_experiment(cfg)
     marker = read_marker(cfg.output) or {
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
@@ -448,7 +476,10 @@ def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome
     if run_format == "msmarco":
         files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"runs/{files[r.name]}" for r in result.runs]
-    write_marker(cfg.output, marker.get("kind", "runs"), [*marker["files"], *names])
+    # this experiment's from now on: a marker of an earlier version named none
+    write_marker(
+        cfg.output, marker.get("kind", "runs"), [*marker["files"], *names], cfg.experiment.record(cfg.output.resolve())
+    )
     remove_stale_temp_files(out, on)
     written = []
     for r in result.runs:
@@ -459,3 +490,29 @@ def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome
             _place_atomic(r, dst)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))
+
+
+def _replace_other_experiment(cfg) -> None:
+    """Under the output's lock, the folder another experiment wrote there: refused without
+    ``--replace`` (config.paths, as at validation); with it, swapped in one step for an empty
+    folder marked as this experiment's, so that the runs copied next lie beside nothing of the
+    other's (``harness run --replace`` replaces it whole with the report). A file there that the
+    harness did not write is refused either way: nothing of the user's is removed."""
+    problems = write_target_problems({"output": cfg.output}, {}, experiment=cfg.experiment, replace=cfg.replace)
+    if problems:
+        raise DataError(cfg.output, "; ".join(m for _, m in problems))
+    out = cfg.output.resolve()  # the folder itself, not a link to it (as write_report replaces it)
+    with locked(out):  # the output's own lock, unless `output` is a link
+        tmp = temp_sibling(out, "writing")
+        remove_tree(tmp)
+        try:
+            tmp.mkdir()
+            write_marker(tmp, "runs", [], cfg.experiment.record(out))
+            fsync_tree(tmp)
+            previous = replace_folder(tmp, out)
+        except BaseException:
+            remove_tree(tmp)
+            clean_interrupted(out)  # cut between the two renames of the fallback: previous back
+            raise
+        if previous is not None:
+            remove_tree(previous)
