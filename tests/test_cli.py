@@ -188,7 +188,8 @@ def test_dry_run_reports_reuse_without_starting_java(searched):
     # a new run parameter is planned as a search; nothing else changes
     cfg2 = tmp / "dry.yaml"
     cfg2.write_text(cfg.read_text().replace("jm: {lambda: 0.1}", "jm: {lambda: 0.3}"))
-    r = harness("run", "--dry-run", str(cfg2), env={**env, **NO_JVM})
+    # (another config file: its own report folder, as demo.yaml's is another experiment's to it)
+    r = harness("run", "--dry-run", str(cfg2), "--output", str(tmp / "dry-report"), env={**env, **NO_JVM})
     assert re.search(r"^run\s+jm\(lambda=0\.3\)\s+search \(not cached\)$", r.stdout, re.M), r.stdout
 
 

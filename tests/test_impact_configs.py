@@ -375,6 +375,7 @@ def test_every_door_gives_the_same_run(tmp_path, capsys, monkeypatch):
     bad.write_text("".join(lines))
     cfg = yaml.safe_load((tmp_path / "o1.yaml").read_text())
     cfg["collection"]["path"], cfg["index"]["path"] = str(bad), str(tmp_path / "idx-bad")
+    cfg["output"] = str(tmp_path / "o-bad")  # o1 is o1.yaml's: another config's folder is refused
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(cfg))
     capsys.readouterr()
     assert main(["search", str(tmp_path / "bad.yaml")]) != 0

@@ -69,7 +69,7 @@ def _refused_words(proj: Path) -> list[str]:
 # the doors: how `other` is pointed at first's report (CLI arguments; {p} is the project)
 DOORS = {
     "run --output": ["run", "{p}/configs/other.yaml", "--output", "{p}/reports/first"],
-    "the config's output": ["run", "{p}/configs/other.yaml", "--set", "output=../reports/first"],
+    "the config's output": None,  # other.yaml's own `output:` made first's folder
     "search --output": ["search", "{p}/configs/other.yaml", "--output", "{p}/reports/first"],
     "validate --output": ["validate", "{p}/configs/other.yaml", "--output", "{p}/reports/first"],
     "run --dry-run": ["run", "--dry-run", "{p}/configs/other.yaml", "--output", "{p}/reports/first"],
@@ -131,6 +131,16 @@ def test_another_name_in_the_same_file_is_another_experiment(capsys, proj):
     err = capsys.readouterr().err
     assert "another experiment, 'first' of" in err and "(this one is 'second' of" in err
     assert snapshot(proj) == before
+
+
+def test_index_never_writes_the_output_so_whose_it_is_does_not_matter(capsys, proj):
+    argv = [str(proj / "configs" / "other.yaml"), "--set", f"output={proj / 'reports' / 'first'}"]
+    assert main(["validate", *argv]) == 2  # the run would be refused
+    assert "another experiment" in capsys.readouterr().err
+    before = snapshot(proj / "reports")
+    assert main(["index", *argv]) == 0
+    assert "another experiment" not in capsys.readouterr().err
+    assert snapshot(proj / "reports") == before
 
 
 def test_dry_run_with_replace_says_what_it_replaces(capsys, proj):

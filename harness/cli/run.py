@@ -215,7 +215,8 @@ def _load(args):
         output=getattr(args, "output", None),
         topics=getattr(args, "topics", None),
         qrels=getattr(args, "qrels", None),
-        replace=getattr(args, "replace", False),
+        # `harness index` never writes the output folder: whose it is does not matter there
+        replace=getattr(args, "replace", args.command == "index"),
     )
 
 
