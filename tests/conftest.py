@@ -418,6 +418,43 @@ def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
     return cfg
 
 
+def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy", "flat"), extra: str = ""):
+    """The demo collection searched by BM25, then an experiment of up to three runs (``runs``),
+    report written: ``bm25`` (reused), ``copy`` (bm25's run file read back: an identical run) and
+    ``flat`` (bm25's documents, each with the score 1.0: every topic is one tie, which
+    trec_eval's order re-sorts by doc id, so it scores far below the others); ``compare`` as given
+    (``""``: none), ``extra`` YAML lines added. Its (config, result), runs by their labels."""
+    from harness.config import load_config
+    from harness.experiment import run_experiment
+    from harness.experiment.explore import attach
+    from harness.experiment.labels import relabel
+    from harness.report import write_report
+
+    tmp.mkdir(parents=True, exist_ok=True)
+    head = (
+        f"collection: {{path: {REPO / 'corpora'}, format: text-folder}}\nindex: {{path: {tmp / 'index'}}}\n"
+        f"topics: {{path: {REPO / 'topics' / 'demo.tsv'}, format: tsv}}\nqrels: {REPO / 'qrels' / 'demo.txt'}\n"
+        "measures: [AP, nDCG@10]\n"
+    )
+    bm25 = "{bm25: {k1: 0.9, b: 0.4}, name: bm25}"
+    (tmp / "base.yaml").write_text(f"name: base\n{head}runs: [{bm25}]\noutput: {tmp / 'base'}\n")
+    lines = run_experiment(load_config(tmp / "base.yaml")).runs[0].path.read_text().splitlines()
+    (tmp / "copy.trec").write_text("".join(line + "\n" for line in lines))
+    (tmp / "flat.trec").write_text("".join(" ".join(line.split()[:4] + ["1.0", "flat"]) + "\n" for line in lines))
+    entries = {"bm25": bm25, "copy": f"{{file: {tmp / 'copy.trec'}, name: copy}}"}
+    entries["flat"] = f"{{file: {tmp / 'flat.trec'}, name: flat}}"
+    (tmp / "three.yaml").write_text(
+        f"name: three\n{head}runs:\n"
+        + "".join(f"  - {entries[r]}\n" for r in runs)
+        + (f"compare: {compare}\n" if compare else "")
+        + f"output: {tmp / 'report'}\n{extra}"
+    )
+    cfg = load_config(tmp / "three.yaml")
+    result = attach(relabel(run_experiment(cfg)))  # as write_full_report, keeping the result
+    write_report(result, cfg.output)
+    return cfg, result
+
+
 def explorer_data(page: str) -> dict:
     """The topic explorer's JSON of a report.html (harness.report.explorer), as the page's script
     reads it."""

@@ -314,7 +314,7 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
     for m in c.measures:
         rows = []
         for r in (r for r in c.rows if r.measure == m):
-            kind = ("better" if r.diff > 0 else "worse" if r.diff < 0 else "ns") if r.reject else "ns"
+            kind = _kind(r)
             label = f"{r.run} − {r.baseline}" if several else r.run
             tip = (
                 f"{r.run} − {r.baseline}: {r.diff:+.4f}, {level} CI [{r.ci_low:+.4f}, {r.ci_high:+.4f}] (uncorrected), "
@@ -334,6 +334,25 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
             )
         )
     return out
+
+
+def _kind(row) -> str:
+    """A comparison's dot in the interval charts: "better" or "worse" (significant, filled green or
+    orange-red), "ns" (hollow grey)."""
+    return ("better" if row.diff > 0 else "worse" if row.diff < 0 else "ns") if row.reject else "ns"
+
+
+def _dots_legend(c) -> str:
+    """What the interval charts' dots mean, saying only the kinds of dot drawn (as the means
+    tables' legends: a "green better" for a chart without a green dot reads as a claim)."""
+    kinds = {_kind(r) for r in c.rows}
+    after = f"after the p-values' {CORRECTIONS[c.policy.correction]} (corrected p < {c.policy.alpha:g})"
+    filled = [text for kind, text in (("better", "green better"), ("worse", "orange-red worse")) if kind in kinds]
+    if not filled:
+        return f"No difference is significant {after}: every dot is hollow grey."
+    return f"Filled dots are significant {after}: {', '.join(filled)}" + (
+        "; hollow grey dots are not." if "ns" in kinds else "."
+    )
 
 
 def _topic_plots(result: ExperimentResult) -> list[str]:
@@ -400,14 +419,12 @@ def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
         notes = [Markup("Not drawn, flat: {}.").format("; ".join(flat))] if flat else []
         groups.append(PlotGroup("Measure against parameter", tuple(notes), tuple(sweeps)))
     if c is not None and c.rows:
-        corr = CORRECTIONS[c.policy.correction]
         notes = [
             Markup(
                 "Dot: the mean difference ({}); whisker: its {}% percentile bootstrap CI on its own, <em>not</em> "
-                "corrected for multiple comparisons. Filled dots are significant after the p-values' {} "
-                "(corrected p &lt; {}): green better, orange-red worse; hollow grey dots are not. An uncorrected "
-                "whisker may miss 0 for a difference that is not significant after correction."
-            ).format(pair, f"{c.policy.ci_level * 100:g}", corr, f"{c.policy.alpha:g}")
+                "corrected for multiple comparisons. {} An uncorrected whisker may miss 0 for a difference that "
+                "is not significant after correction."
+            ).format(pair, f"{c.policy.ci_level * 100:g}", _dots_legend(c))
         ]
         if any(sum(r.measure == m for r in c.rows) > MAX_INTERVAL_ROWS for m in c.measures):
             notes.append(Markup("The first {} comparisons of each measure.").format(MAX_INTERVAL_ROWS))

@@ -74,7 +74,7 @@ BETTER, WORSE = "▲", "▼"
 @dataclass(frozen=True)
 class Marks:
     """Significance markers for the means table: ``cells[(run, measure)]`` is the list of
-    symbols to attach; ``legend`` explains each symbol. With baselines, a run's mean carries
+    symbols to attach; ``legend`` explains each symbol some cell carries, and no other. With baselines, a run's mean carries
     the baseline's symbol when it differs significantly from that baseline, followed by ▲ when the
     run is better (higher mean) and ▼ when it is worse; with all-pairs every run has a letter, and
     a mean carries the letters of the runs it is significantly better than."""
@@ -97,22 +97,25 @@ def significance_marks(result: ExperimentResult) -> Marks:
                 winner, loser = (row.run, row.baseline) if row.diff > 0 else (row.baseline, row.run)
                 cells.setdefault((winner, row.measure), []).append(letters[loser])
         legend = tuple((letters[n], f"significantly better than {n} ({alpha})") for n in letters)
-        return Marks(legend, {k: sorted(v) for k, v in cells.items()}, letters)
+        return Marks(_used(legend, cells), {k: sorted(v) for k, v in cells.items()}, letters)
     symbol = {b: (SYMBOLS[i] if i < len(SYMBOLS) else f"b{i + 1}") for i, b in enumerate(c.baselines)}
-    level = {}  # a significant difference of equal means (a rank test can give one): no direction
     for row in c.rows:
-        if row.reject:
+        if row.reject:  # a significant difference of equal means (a rank test can give one): no direction
             way = BETTER if row.diff > 0 else WORSE if row.diff < 0 else ""
             cells.setdefault((row.run, row.measure), []).append(symbol[row.baseline] + way)
-            if not way:
-                level[row.baseline] = True
     legend = []
     for b, s in symbol.items():
         legend += [(s + BETTER, f"significantly better than {b} ({alpha})")]
         legend += [(s + WORSE, f"significantly worse than {b} ({alpha})")]
-        if b in level:
-            legend += [(s, f"significantly different from {b}, with the same mean ({alpha})")]
-    return Marks(tuple(legend), cells, {})
+        legend += [(s, f"significantly different from {b}, with the same mean ({alpha})")]
+    return Marks(_used(legend, cells), cells, {})
+
+
+def _used(legend, cells: dict) -> tuple[tuple[str, str], ...]:
+    """The legend's lines of the marks some cell carries: a line for a mark no mean has ("†▲:
+    significantly better than bm25" when no run is) explains nothing and reads as a claim."""
+    used = {mark for marks in cells.values() for mark in marks}
+    return tuple((mark, text) for mark, text in legend if mark in used)
 
 
 def significance(row) -> str:
