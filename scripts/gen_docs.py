@@ -4,6 +4,7 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN config-reference -->   harness.config.reference_markdown()
 <!-- BEGIN measures -->           harness.metrics' measure registry
 <!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
+<!-- BEGIN audit -->              what each column of the reports' coverage audit counts
 <!-- BEGIN fusion-methods -->     harness.policies' fusion methods and normalisations
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 
@@ -77,6 +78,13 @@ def measure_aliases() -> str:
     return "\n".join(rows)
 
 
+def audit() -> str:
+    """One row per column of the coverage audit, from harness.metrics.evaluate.AUDIT_COLUMNS."""
+    from harness.metrics.evaluate import AUDIT_COLUMNS
+
+    return "\n".join(["| column | counts |", "|---|---|", *(f"| `{k}` | {v} |" for k, v in AUDIT_COLUMNS.items())])
+
+
 def fusion_methods() -> str:
     """One row per fusion method, then one per normalisation, of harness.policies' registry."""
     from harness.policies import FUSION_METHODS, NORMALIZATIONS
@@ -116,6 +124,7 @@ SECTIONS = {
     "config-reference": config_reference,
     "measures": measures,
     "measure-aliases": measure_aliases,
+    "audit": audit,
     "fusion-methods": fusion_methods,
     "demo-output": demo_output,
 }

@@ -16,6 +16,7 @@ from harness.errors import DataError
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics import EvalPolicy, evaluate, parse_measure
+from harness.metrics.evaluate import AUDIT_COLUMNS
 from harness.metrics.trec_names import trec_eval_name
 
 MEASURES = [
@@ -92,6 +93,12 @@ def synthetic(seed, n_topics=80):
     return run, qrels
 
 
+def float32_order(docs: dict) -> list:
+    """A topic's doc ids in trec_eval 9.0.8's order: score as a float32, descending, then doc id
+    descending."""
+    return sorted(docs, key=lambda k: (-np.float32(docs[k]), tuple(-b for b in k.encode())))
+
+
 def harness_objects(run, qrels):
     r = Run.from_ranked({q: (list(d), list(d.values())) for q, d in run.items()})
     return r, Qrels.from_dict(qrels)
@@ -134,7 +141,34 @@ def test_default_policy_equals_trec_eval_c(seed):
     assert a["topics_evaluated"] == len(qrels) == a["topics_judged"]
     assert a["judged_missing_from_run"] == a["judged_missing_scored_zero"] == len(missing)
     assert a["run_topics_without_judgments"] == len([q for q in run if q not in qrels])
-    assert a["ties_reordered"] > 0
+    # each counter counts what docs/semantics.md says (harness.metrics.evaluate.AUDIT_COLUMNS)
+    assert list(a) == list(AUDIT_COLUMNS)
+    assert a["evaluated_without_relevant"] == sum(not any(v >= 1 for v in j.values()) for j in qrels.values()) > 0
+    # topics, not ties: those whose documents trec_eval's order (float32 score desc, doc id desc) moves
+    reordered = [q for q, d in run.items() if list(d) != float32_order(d)]
+    assert a["topics_reordered"] == len(reordered) > 0
+    assert a["docs_in_run"] == sum(len(d) for d in run.values()) and a["topics_in_run"] == len(run)
+
+
+def test_topics_reordered_counts_topics_not_ties():
+    """Issue 47: the audit's "ties reordered 1190" was read as ties. Four topics: two of tied
+    scores, one already in trec_eval's order (doc id descending among ties) and one not; two
+    without ties, one with its scores ascending (sorted all the same) and one in order. Two topics
+    are reordered, however many tied pairs there are (twelve)."""
+    run = {
+        "t1": {"d9": 1.0, "d8": 1.0, "d7": 1.0, "d6": 1.0},  # six tied pairs, already in order
+        "t2": {"d1": 1.0, "d2": 1.0, "d3": 1.0, "d4": 1.0},  # six tied pairs, reversed by the policy
+        "t3": {"d5": 1.0, "d6": 2.0},  # no tie: scores ascending in the file
+        "t4": {"d6": 2.0, "d5": 1.0},
+    }
+    qrels = {q: {"d1": 1} for q in run}
+    ours = evaluate(*harness_objects(run, qrels), ["AP"])
+    assert ours.audit["topics_reordered"] == 2 == sum(list(d) != float32_order(d) for d in run.values())
+    assert ours.per_topic["AP"] == pytest.approx(
+        {q: v["map"] for q, v in oracle(run, qrels, [parse_measure("AP")]).items()}
+    )
+    ours = evaluate(*harness_objects(run, qrels), ["AP"], EvalPolicy(ties="as-ranked"))
+    assert ours.audit["topics_reordered"] == 0
 
 
 @pytest.mark.parametrize("seed", [5, 6])
@@ -151,9 +185,7 @@ def test_scores_tie_as_trec_eval_holds_them_in_float32(seed):
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
     assert_same(ours, oracle(run, qrels, measures), measures)
     by_float64 = {q: sorted(d, key=lambda k: (-d[k], k)) for q, d in run.items()}
-    by_float32 = {
-        q: sorted(d, key=lambda k: (-np.float32(d[k]), tuple(-b for b in k.encode()))) for q, d in run.items()
-    }
+    by_float32 = {q: float32_order(d) for q, d in run.items()}
     assert by_float64 != by_float32  # the case is real: float64 order would give other numbers
 
 
@@ -163,6 +195,10 @@ def test_drop_policy_equals_trec_eval_default():
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(missing_topics="drop"))
     assert_same(ours, oracle(run, qrels, measures), measures)
     assert ours.audit["judged_missing_dropped"] == ours.audit["judged_missing_from_run"] > 0
+    # evaluated topics only: a judged topic without a relevant document that the run lacks is dropped
+    evaluated = [j for q, j in qrels.items() if q in run]
+    assert ours.audit["evaluated_without_relevant"] == sum(not any(v >= 1 for v in j.values()) for j in evaluated)
+    assert ours.audit["evaluated_without_relevant"] < sum(not any(v >= 1 for v in j.values()) for j in qrels.values())
 
 
 @pytest.mark.parametrize("level", [2, 3])
@@ -220,7 +256,7 @@ def test_as_ranked_keeps_the_run_order():
     measures = [parse_measure(m) for m in ["AP", "nDCG@10", "P@5", "RR", "bpref"]]
     ours = evaluate(*harness_objects(run, qrels), measures, EvalPolicy(ties="as-ranked", missing_topics="drop"))
     assert_same(ours, oracle(ordered, qrels, measures), measures)
-    assert ours.audit["ties_reordered"] == 0
+    assert ours.audit["topics_reordered"] == 0
 
 
 def test_unsorted_run_is_sorted_like_trec_eval():

@@ -8,6 +8,7 @@ import doctest
 import html
 import html.parser
 import json
+import re
 import struct
 import subprocess
 import textwrap
@@ -19,7 +20,7 @@ from harness.config import load_config
 from harness.experiment import run_experiment
 from harness.report import latex, plots, render_markdown, svg
 
-from .conftest import REPO, explorer_data, write_full_report
+from .conftest import REPO, explorer_data, three_runs, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -284,3 +285,33 @@ def test_module_examples():
 def test_readme_example_is_the_sweep_config():
     block = section("Comparing runs and reports").split("```yaml\n", 1)[1].split("```", 1)[0]
     assert block in (REPO / "configs" / "sweep.yaml").read_text()
+
+
+def test_the_coverage_audit_names_and_defines_what_each_column_counts(tmp_path):
+    """Issue 47: "ties reordered 1190" counted topics, not ties. The audit's columns are named for
+    what they count in every format, and report.html defines each, in a tooltip and a list
+    (harness.metrics.evaluate.AUDIT_COLUMNS, docs/semantics.md's table). The flat run's count is
+    the topics whose file order differs from trec_eval's (doc id descending among tied scores)."""
+    from harness.metrics.evaluate import AUDIT_COLUMNS
+
+    cfg, result = three_runs(tmp_path)
+    rows: dict[str, list[str]] = {}
+    for line in (tmp_path / "flat.trec").read_text().splitlines():
+        qid, _, doc, *_ = line.split()
+        rows.setdefault(qid, []).append(doc)
+    reordered = sum(docs != sorted(docs, reverse=True) for docs in rows.values())
+    assert 0 < reordered < sum(len(d) - 1 for d in rows.values())  # fewer topics than tied neighbours
+    coverage = json.loads((cfg.output / "summary.json").read_text())["coverage"]
+    assert {n: a["topics_reordered"] for n, a in coverage.items()} == {"bm25": 0, "copy": 0, "flat": reordered}
+    md = (cfg.output / "summary.md").read_text()
+    assert "| run | " + " | ".join(AUDIT_COLUMNS) + " |" in md and "ties" not in md.split("## Coverage")[1]
+    assert f"topics_reordered={reordered}, docs_in_run=224" in (cfg.output / "report.tex").read_text()
+    page = (cfg.output / "report.html").read_text()
+    start = page.index('<section id="coverage">')
+    section = page[start : page.index("</section>", start)]
+    titles = [html.unescape(t) for t in re.findall(r'<th class="n" title="([^"]*)">', section)]
+    names = re.findall(r"<th[^>]*>([^<]*)</th>", section)
+    assert names == ["run", *(k.replace("_", " ") for k in AUDIT_COLUMNS)] and titles == list(AUDIT_COLUMNS.values())
+    listed = dict(zip(re.findall(r"<dt>([^<]*)</dt>", section), re.findall(r"<dd>([^<]*)</dd>", section)))
+    assert {k: html.unescape(v) for k, v in listed.items()} == dict(zip(names[1:], titles))
+    assert "a count of topics, not of ties" in AUDIT_COLUMNS["topics_reordered"]

@@ -19,7 +19,27 @@ from harness.metrics.providers import kernel
 from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.policies import EvalPolicy
 
-__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels", "in_order"]
+__all__ = ["EvalPolicy", "Evaluation", "evaluate", "evaluate_labels", "rank_labels", "in_order", "AUDIT_COLUMNS"]
+
+# What each counter of Evaluation.audit counts, in the order the reports' coverage audit shows them:
+# the one definition (report.html's column headings, docs/semantics.md's table: scripts/gen_docs.py).
+# Each name says what it counts: "ties_reordered" was a count of topics, not of ties.
+AUDIT_COLUMNS = {
+    "topics_in_run": "topics of the run, those without results included (a searched topic that matched nothing)",
+    "topics_judged": "topics of the qrels (with a judgment, relevant or not)",
+    "topics_evaluated": "topics in the means: the run's judged topics with results and, under missing_topics: "
+    "zero, the judged topics it has none for",
+    "evaluated_without_relevant": "evaluated topics whose judgments hold no relevant document (no label >= 1): "
+    "AP, nDCG, P, recall and RR are 0 there, as in trec_eval",
+    "judged_missing_from_run": "judged topics the run has no results for (absent from it, or present without any)",
+    "judged_missing_scored_zero": "of those, the topics scored 0 and averaged in (missing_topics: zero, trec_eval -c)",
+    "judged_missing_dropped": "of those, the topics left out of the means (missing_topics: drop)",
+    "run_topics_without_judgments": "topics of the run the qrels do not judge: not evaluated, as in trec_eval",
+    "topics_reordered": "topics whose ranking the tie policy changed: sorting by score descending (as "
+    "single-precision floats, as trec_eval reads them), then doc id descending, moves at least one of their "
+    "documents; a count of topics, not of ties (0 under ties: as-ranked)",
+    "docs_in_run": "rows of the run: the documents it returns over all its topics, judged or not",
+}
 
 
 @dataclass
@@ -29,7 +49,7 @@ class Evaluation:
     per_topic: dict[str, dict[str, float]]
     means: dict[str, float]
     topics: list[str]
-    audit: dict[str, int]
+    audit: dict[str, int]  # AUDIT_COLUMNS says what each counter counts
     policy: EvalPolicy
     measures: list[Measure] = field(default_factory=list)
 
@@ -296,12 +316,12 @@ def rank_labels(
         "topics_in_run": len(run_topics),
         "topics_judged": len(qtopics),
         "topics_evaluated": len(eval_names),
-        "judged_without_relevant": int((~has_rel[eval_q]).sum()) if len(eval_q) else 0,
+        "evaluated_without_relevant": int((~has_rel[eval_q]).sum()) if len(eval_q) else 0,
         "judged_missing_from_run": len(missing),
         "judged_missing_scored_zero": len(missing) if policy.missing_topics == "zero" else 0,
         "judged_missing_dropped": len(missing) if policy.missing_topics == "drop" else 0,
         "run_topics_without_judgments": int((q_of_run < 0).sum()),
-        "ties_reordered": reordered,
+        "topics_reordered": reordered,
         "docs_in_run": len(run),
     }
     zero = np.zeros(len(eval_names), dtype=bool)

@@ -247,7 +247,7 @@ def evaluate_judgments(j: RankJudgments, measures, policy: EvalPolicy = EvalPoli
     audit = {
         "topics_judged": len(rl.topics),
         "topics_evaluated": len(rl.topics),
-        "judged_without_relevant": int(sum(1 for t in rl.topics if not (j.labels[t] >= 1).any() and not j.R[t])),
-        "ties_reordered": 0,
+        "evaluated_without_relevant": int(sum(1 for t in rl.topics if not (j.labels[t] >= 1).any() and not j.R[t])),
+        "topics_reordered": 0,
     }
     return evaluate_labels(rl, measures, policy, audit)

@@ -17,6 +17,7 @@ from functools import cache
 from markupsafe import Markup
 
 from harness import lazy
+from harness.metrics.evaluate import AUDIT_COLUMNS
 from harness.policies import format_p
 from harness.report import explorer
 from harness.report.tables import fmt_d, significance
@@ -50,6 +51,7 @@ def _environment():
         policy_rows=lambda v: [[k, str(val)] for k, val in v.policy.items()]
         + ([["statistics", str(v.comparisons.policy)]] if v.comparisons is not None else []),
         coverage_rows=lambda v: [[name, *(str(x) for x in a.values())] for name, a in v.coverage.items()],
+        coverage_titles=lambda keys: [AUDIT_COLUMNS.get(k, "") for k in keys],
         run_rows=lambda v: [
             [r.name, r.file, str(r.topics_returned), f"{r.seconds:.2f}", "yes" if r.reused else "no"] for r in v.runs
         ],
