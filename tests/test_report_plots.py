@@ -21,7 +21,7 @@ from harness.experiment.labels import relabel
 from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
-from .conftest import REPO, write_full_report
+from .conftest import REPO, three_runs, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -202,7 +202,7 @@ def _check_legend(chart: dict) -> None:
             assert _disjoint(a, b), (chart["title"], ta, tb, a, b)
 
 
-def test_legends_do_not_overlap(sweep_page, demo_page):
+def test_legends_do_not_overlap(sweep_page, demo, demo_page):
     checked = 0
     for charts, _, _ in (sweep_page, demo_page):
         for chart in charts:
@@ -211,14 +211,17 @@ def test_legends_do_not_overlap(sweep_page, demo_page):
             checked += len(chart["legend"])
     assert checked > 30
     demo_pr = next(c for c in demo_page[0] if c["kind"] == "line-chart")
-    # five runs of three models: one legend column per model, entries labelled by setting
+    # five runs of three models: one legend column per model, entries labelled by setting; mu=2000
+    # has mu=1000's curve (to every digit, 11 points; AP differs), and its entry says so
+    demo_result, _ = demo
+    assert demo_result.pr_curves["dirichlet mu=1000"] == demo_result.pr_curves["dirichlet mu=2000"]
     assert [t for _, t in demo_pr["legend"]] == [
         "bm25",
         "k1=0.9, b=0.4",
         "dirichlet",
         "mu=500",
         "mu=1000",
-        "mu=2000",
+        "mu=2000 (identical to dirichlet mu=1000)",
         "jm",
         "lambda=0.1",
     ]
@@ -387,3 +390,94 @@ def test_a_third_varying_parameter_gives_one_heatmap_per_value():
             run = html.unescape(title).split(":")[0]
             assert run.endswith(f"c={c})") and value == f"{means[run]:.4f}"
         assert svg.count(">best<") == 1
+
+
+def _colours(png: bytes) -> dict[tuple[int, int, int], int]:
+    """How many pixels of a PNG (8 bits per channel, RGB or RGBA, not interlaced: what Chromium
+    writes) have each colour; a pixel's alpha is dropped."""
+    import zlib
+    from collections import Counter
+
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, data, width, height, channels = 8, b"", 0, 0, 0
+    while pos < len(png):
+        size, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        body = png[pos + 8 : pos + 8 + size]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            data += body
+        pos += 12 + size
+    raw, stride, prev, counts = zlib.decompress(data), width * channels, bytearray(width * channels), Counter()
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for i in range(stride):  # PNG's five filters, each undone against the left and upper bytes
+            a = line[i - channels] if i >= channels else 0
+            b, c = prev[i], prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        counts.update(tuple(line[i : i + 3]) for i in range(0, stride, channels))
+        prev = line
+    return dict(counts)
+
+
+def test_identical_curves_are_all_visible(browser, tmp_path, screenshots):
+    """Issue 47: two runs with identical precision-recall curves drew one line over the other, so
+    a run seemed missing. The later line is dashed, its dashes offset so that the first shows in
+    its gaps, and its legend entry says whose curve it repeats: in Chromium, each run's colour is
+    seen along the curve (the pixels of the plot area, counted), and the legend names both."""
+    _, result = three_runs(tmp_path)
+    assert result.pr_curves["bm25"] == result.pr_curves["copy"] != result.pr_curves["flat"]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto((result.config.output / "report.html").as_uri())
+    chart = page.locator("svg.chart").first
+    chart.locator("polyline").nth(2).wait_for(state="attached")  # the three curves are in the page
+    styles = page.evaluate(
+        """() => Array.from(document.querySelector('svg.chart').querySelectorAll('polyline')).map(p =>
+             [p.querySelector('title').textContent, p.getAttribute('stroke')])"""
+    )
+    legend = page.evaluate(
+        "() => Array.from(document.querySelector('svg.chart').querySelectorAll('g.legend-entry text'))"
+        ".map(t => t.textContent)"
+    )
+    chart.screenshot(path=str(screenshots / "plots" / "identical-curves.png"))
+    # what is painted where the bm25 curve runs (the plot area; the legend lies below it)
+    colours = _colours(chart.locator("polyline").first.screenshot())
+    page.close()
+    assert [name for name, _ in styles] == ["bm25", "copy", "flat"]
+    seen = {name: colours.get(tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5)), 0) for name, colour in styles}
+    assert min(seen.values()) > 100, seen  # every run's own colour, along a few hundred pixels of line
+    assert legend == ["k1=0.9, b=0.4 (baseline)", "copy (identical to bm25)", "flat"]
+
+
+def test_identical_lines_take_turns_along_the_curve():
+    """Of n identical lines the first is drawn whole and the k-th later one in dashes of d px
+    every n·d, begun (n−k)·d into the pattern: along the curve, the n lines' dashes tile it in
+    turn (line k paints [k·d, (k+1)·d) of every n·d px), so each shows; a different line keeps its style."""
+    from harness.report.plots import _IDENTICAL_DASH as d
+    from harness.report.plots import _show_identical
+
+    same = [0.9, 0.5, 0.1]
+    series = [Series(n, [0, 1, 2], list(same), label=f"label {n}") for n in ("a", "b", "c")]
+    series.append(Series("other", [0, 1, 2], [0.8, 0.4, 0.1], dash="2 3"))
+    shown = _show_identical(series)
+    assert shown[0] == series[0] and shown[3] == series[3]
+    assert [(s.dash, s.dash_offset, s.label) for s in shown[1:3]] == [
+        (f"{d} {2 * d}", 2 * d, "label b (identical to a)"),
+        (f"{d} {2 * d}", d, "label c (identical to a)"),
+    ]
+    # where each line's dashes fall along the first 3·d px: the pattern begun `offset` into it
+    painted = [{x for x in range(3 * d) if (x + s.dash_offset) % (3 * d) < d} for s in shown[1:3]]
+    assert painted == [set(range(d, 2 * d)), set(range(2 * d, 3 * d))]  # [0, d) left to the first line
+    svg = line_chart("t", "x", "y", shown)
+    assert f'stroke-dasharray="{d} {2 * d}" stroke-dashoffset="{2 * d}"' in svg and "label c (identical to a)" in svg

@@ -11,6 +11,12 @@ What a reader sees, and why:
 * **Precision-recall.** One chart with up to :data:`SINGLE_CHART_RUNS` runs; beyond that one panel
   per family (single-run families share an "other runs" panel), every panel with the baseline drawn
   as a grey dashed curve, and all panels on the same y scale so they compare.
+* **Identical curves stay visible.** Runs with the same curve (two labels of one run file, settings
+  that rank alike) would draw one line exactly over the other, and a run would seem missing. The
+  first keeps its line; each later one is dashed, its dashes offset so that every line of the
+  group shows in turn along the curve (:func:`_show_identical`), and its legend entry says
+  "identical to" the first. Dashes rather than a shifted line: an offset would draw precision
+  values the run does not have.
 * **Axes zoomed to the data.** Means and precision are drawn between round ticks just around the
   data, never beyond [0, 1], and at least :data:`MIN_SPAN` tall so a difference in the fourth
   decimal is not blown up to the plot's height.
@@ -148,6 +154,32 @@ def _styled(style: Series, xs, ys, **changes) -> Series:
     return dataclasses.replace(style, xs=list(xs), ys=list(ys), **changes)
 
 
+# The dash of an identical curve (_show_identical), px: long enough to see each line's colour.
+_IDENTICAL_DASH = 7
+
+
+def _show_identical(series: list[Series]) -> list[Series]:
+    """``series`` with each one whose points equal an earlier one's made visible over it: of n
+    identical lines, the first stays as it is and the k-th later one (k = 1..n-1) is dashed with
+    dashes of :data:`_IDENTICAL_DASH` px every n of them, offset by k dashes, so the n colours take
+    turns along the curve; its legend label adds "(identical to FIRST)"."""
+    groups: dict[tuple, list[int]] = {}
+    for i, s in enumerate(series):
+        groups.setdefault((tuple(s.xs), tuple(s.ys)), []).append(i)
+    out = list(series)
+    for members in groups.values():
+        n, first = len(members), series[members[0]]
+        for k, i in enumerate(members[1:], start=1):
+            s = series[i]
+            out[i] = dataclasses.replace(
+                s,
+                dash=f"{_IDENTICAL_DASH} {_IDENTICAL_DASH * (n - 1)}",
+                dash_offset=_IDENTICAL_DASH * (n - k),  # drawn over [k, k+1) dashes of every n
+                label=f"{s.label or s.name} (identical to {first.name})",
+            )
+    return out
+
+
 def _pr_plots(result: ExperimentResult) -> list[str]:
     styles = run_styles(result)
     curves = result.pr_curves
@@ -173,7 +205,7 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
         series = [
             _styled(styles[n], xs, c, **({} if grouped else {"label": n, "group": ""})) for n, c in curves.items()
         ]
-        return [chart("Interpolated precision at recall", series, 640, 380)]
+        return [chart("Interpolated precision at recall", _show_identical(series), 640, 380)]
     models = run_models(result)
     panels: dict[str, list[str]] = {}
     for name, model in models.items():
@@ -193,7 +225,8 @@ def _pr_plots(result: ExperimentResult) -> list[str]:
             series.append(
                 Series(f"{base} (baseline)", xs, curves[base], "#555", "6 4", 1.5, f"{base} (baseline)", "", False)
             )
-        out.append(chart(f"Interpolated precision at recall: {model} ({len(names)} runs)", series, 580, 330))
+        title = f"Interpolated precision at recall: {model} ({len(names)} runs)"
+        out.append(chart(title, _show_identical(series), 580, 330))
     return out
 
 

@@ -49,7 +49,8 @@ _DASHES = ("", "6 3", "2 3", "8 3 2 3")
 @dataclass(frozen=True)
 class Series:
     """One line of a :func:`line_chart`: ``name`` is the full name (tooltips), ``label`` the
-    legend text (default: the name), ``group`` the legend column it is listed under."""
+    legend text (default: the name), ``group`` the legend column it is listed under; ``dash``
+    an SVG dash pattern, begun ``dash_offset`` into it (the legend's sample begins at 0)."""
 
     name: str
     xs: Sequence[float]
@@ -60,6 +61,7 @@ class Series:
     label: str = ""
     group: str = ""
     markers: bool = True
+    dash_offset: float = 0.0
 
 
 def _style(i: int) -> tuple[str, str]:
@@ -352,6 +354,7 @@ def line_chart(
     for s in lines:
         pts = [(xmap(x), ymap(y), x, y) for x, y in zip(s.xs, s.ys) if math.isfinite(y)]
         dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
+        dash += f' stroke-dashoffset="{s.dash_offset:g}"' if s.dash and s.dash_offset else ""
         out.append(
             f'<polyline fill="none" stroke="{s.color}" stroke-width="{s.width:g}"{dash} points="'
             + " ".join(f"{px:.1f},{py:.1f}" for px, py, _, _ in pts)
