@@ -13,7 +13,7 @@ import pytest
 from harness.config import load_config
 from harness.experiment import run_experiment
 
-from .conftest import demo_config, explorer_data, marked, shared_path, tiny_report, write_full_report
+from .conftest import demo_config, explorer_data, marked, shared_path, three_runs, tiny_report, write_full_report
 
 
 def _demo(tmp, extra: str):
@@ -48,6 +48,40 @@ def test_explorer_shows_the_topics_with_the_largest_differences(tmp_path):
     assert [d for _, d in rows] == sorted((round(diff[q], 4) for q in largest), reverse=True)
     assert "Showing 3 of 15 topics" in page
     assert page.count('<details class="topic" data-t=') == 3 == len(explorer_data(page)["topics"])
+
+
+def test_explorer_orders_by_the_largest_difference_among_the_runs_shown(tmp_path):
+    """Issue 47: with three runs the explorer sorted (and chose) topics by the first pair's
+    difference only: bm25 and its identical copy differ nowhere, so three topics of +0.0000 rows
+    filled the page and the third run's large losses were never shown. Each topic's key is now its
+    largest difference from the first run among the others shown (by size, with its sign), the
+    page says so, and every later run's column shows its rank changes."""
+    cfg, result = three_runs(tmp_path, extra="report: {explorer_topics: 3}\n")
+    page = (cfg.output / "report.html").read_text()
+    ap = {n: ev.per_topic["AP"] for n, ev in result.evaluations.items()}
+    diff = {n: {q: ap[n][q] - ap["bm25"][q] for q, _ in result.topics} for n in ("copy", "flat")}
+    assert not any(diff["copy"].values())  # the first pair ties on every topic
+    largest = sorted(diff["flat"], key=lambda q: -abs(diff["flat"][q]))
+    assert abs(diff["flat"][largest[2]]) > abs(diff["flat"][largest[3]])  # no tie at the cut
+    table = page[page.index('<table class="topics">') :]
+    rows = re.findall(r'<tr><td><a href="#t\d+">([^<]*)</a></td>(.*?)</tr>', table[: table.index("</table>")])
+    cells = [(q, re.findall(r'<td class="n[^"]*">([^<]*)</td>', rest)) for q, rest in rows]
+    # judged, AP of the three runs, then Δ AP of copy and of flat against bm25, largest gain first
+    want = sorted(largest[:3], key=lambda q: -diff["flat"][q])
+    assert [q for q, _ in cells] == want and all(diff["flat"][q] < -0.5 for q in want)
+    assert [c[4:] for _, c in cells] == [["+0.0000", f"{diff['flat'][q]:+.4f}"] for q in want]
+    assert "<th>Δ AP copy</th><th>Δ AP flat</th>" in table
+    assert (
+        "sorted by the largest difference in AP among the runs shown: each later run's difference from bm25 "
+        "(copy − bm25, flat − bm25), the largest in size with its sign, largest gain first, largest loss last"
+    ) in page
+    assert f"largest Δ AP {diff['flat'][want[0]]:+.4f} (flat − bm25)" in page
+    data = explorer_data(page)
+    assert [t["values"] for t in data["topics"]] == [
+        [f"{ap[n][q]:.4f}" for n in ("bm25", "copy", "flat")] for q in want
+    ]
+    for t in data["topics"]:  # rank changes in both later columns, none in the first
+        assert [{len(h) for h in hits} for hits in t["hits"]] == [{2}, {3}, {3}]
 
 
 def test_explorer_shows_every_topic_up_to_the_limit(tmp_path):
@@ -307,3 +341,32 @@ def test_report_stays_under_3_mb_at_any_size(tmp_path):
     assert (
         f"{topics} topics: each of the {MAX_TOPIC_BARS} bars" in page
     )  # the per-topic panels draw bars of several topics
+
+
+def test_the_rank_change_legend_names_the_marks_shown_and_no_other():
+    """As the means tables' legends: "▲/▼ ... new" was written whatever the hits carried, and "="
+    (the same rank) was never explained. Each mark is explained when a hit of the page has it."""
+    from harness.experiment.explore import Hit, TopicView
+    from harness.report.explorer import move_legend
+
+    def page(*moves):  # one embedded topic; run "a" first, then the hits of "b" with these moves
+        hits = {
+            "a": (Hit(1, "d1", 1.0, None, None, None),),
+            "b": tuple(Hit(1, "d1", 1.0, None, m, None) for m in moves),
+        }
+        return [(0, TopicView("q1", "text", 0, 0, 0.0, (), {}, hits))]
+
+    up, down, same, new = ("up", "▲2"), ("down", "▼1"), ("same", "="), ("up", "new")
+    assert move_legend(page(up, down, same, new), ("a", "b")) == (
+        "▲/▼: rank change in b against a's whole run; =: the same rank; new: not in it."
+    )
+    assert (
+        move_legend(page(("up", "▲3 (was 25)"), new), ("a", "b"))
+        == "▲: rank change in b against a's whole run; new: not in it."
+    )
+    assert move_legend(page(same), ("a", "b", "c")) == "=: the same rank in each later run as in a's whole run."
+    assert (
+        move_legend(page(same, new), ("a", "b"))
+        == "=: the same rank in b as in a's whole run; new: not in a's whole run."
+    )
+    assert move_legend(page(), ("a", "b")) == "" == move_legend(page(up), ("a",))

@@ -21,7 +21,7 @@ from playwright.sync_api import expect, sync_playwright
 from harness.config import load_config
 from harness.experiment import run_experiment
 
-from .conftest import REPO, demo_config, tiny_report, write_full_report
+from .conftest import REPO, demo_config, three_runs, tiny_report, write_full_report
 from .docs import section
 
 CHROMIUM = "/usr/bin/chromium"
@@ -107,6 +107,32 @@ def test_explorer_in_the_report(demo, browser, screenshots):
     assert page.locator("details.topic .judg", has_text="unjudged").count() > 0
     assert page.locator("details.topic .move").count() > 0
     page.screenshot(path=str(screenshots / "explorer.png"), full_page=False)
+    page.close()
+
+
+def test_explorer_of_three_runs_in_the_report(browser, tmp_path, screenshots):
+    """Three runs shown (bm25, its identical copy, and flat, far worse): the topics come in the order
+    of their largest difference from bm25 among the other two (flat's, as copy's are all 0), and
+    each later column marks its rank changes. Every wait is on a condition of the page."""
+    cfg, result = three_runs(tmp_path)
+    ap = {n: ev.per_topic["AP"] for n, ev in result.evaluations.items()}
+    key = {q: ap["flat"][q] - ap["bm25"][q] for q, _ in result.topics}
+    page = browser.new_page(viewport={"width": 1400, "height": 1200})
+    page.goto((cfg.output / "report.html").resolve().as_uri() + "#explorer")
+    rows = page.locator("#explorer table.topics tbody tr")
+    expect(rows).to_have_count(15)
+    assert rows.locator("td:first-child").all_inner_texts() == sorted(key, key=lambda q: (-key[q], int(q)))
+    last = page.locator("details.topic").last  # the largest loss
+    last.locator("summary").click()
+    cols = last.locator(".col")
+    expect(cols).to_have_count(3)
+    assert [h.split()[0] for h in cols.locator("h4").all_inner_texts()] == ["bm25", "copy", "flat"]
+    hits = cols.nth(2).locator("ol.hits li")
+    expect(hits.first).to_be_visible()
+    assert hits.count() == min(20, len(result.runs[2].run.ranked(rows.last.locator("td").first.inner_text())[0]))
+    expect(cols.nth(2).locator(".move")).to_have_count(hits.count())  # each of flat's hits: its rank change
+    expect(cols.nth(0).locator(".move")).to_have_count(0)
+    last.screenshot(path=str(screenshots / "explorer-three-runs.png"))
     page.close()
 
 

@@ -3,16 +3,21 @@ renders it, ``harness/report/templates/explorer.html.j2``, and never opens the i
 
 The topic explorer of report.html: for each topic, the query, how many documents are judged,
 and the runs' top k side by side (rank, doc id, score, judgment or "unjudged", a snippet with the
-query's terms highlighted) with the rank changes between the first two runs shown.
+query's terms highlighted) with each later run's rank changes against the first run shown.
 
 * **Which runs.** All runs when there are at most :data:`MAX_RUNS`; otherwise two: the compared
   baseline (or the first run) and the run with the best mean of the first compared measure.
 * **Which terms are highlighted.** The query's terms as the index's analyzer makes them, and every
   word of the document the analyzer turns into one of them (:mod:`harness.engine.documents`), so
   stems match as Lucene matched them ("models" for "model"; stopwords never).
-* **Order.** Topics are sorted by the per-topic difference (second run − first) of the first
-  compared measure (the first measure without ``compare:``), largest gain first; topics without a
-  value come last, in topic order. The summary table at the top links to every topic shown.
+* **Order.** Topics are sorted by their largest difference among the runs shown: each later run's
+  per-topic difference from the first run (run − first) on the first compared measure (the first
+  measure without ``compare:``), the one of largest size with its sign (the earlier run on a tie
+  of sizes), largest gain first, largest loss last; topics without a value come last, in topic
+  order. With two runs that is their one difference; with three, a third run's large losses
+  sort (and are kept, below) by their size, where sorting by the first pair's difference alone
+  filled the page with +0.0000 rows of two alike runs. The summary table at the top links to
+  every topic shown.
 * **How many topics.** At most ``report.explorer_topics`` (default 250): beyond it, those with the
   largest difference either way (the first ones in topic order without a difference), and the
   page says so. Every topic of a 2,250-topic run made a 21 MB report.html and took 5 s of a
@@ -26,7 +31,7 @@ query's terms highlighted) with the rank changes between the first two runs show
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.engine import lucene
 from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
@@ -56,10 +61,12 @@ class TopicView:
     text: str
     judged: int
     relevant: int
-    diff: float | None
+    diff: float | None  # the largest difference among the shown runs (the order's key), None: no value
     terms: tuple[str, ...]  # the analyzed query terms, sorted
     values: dict  # shown run -> the measure's value on this topic (absent: none)
     hits: dict  # shown run -> tuple of Hit (empty: no results)
+    diffs: dict = field(default_factory=dict)  # each later shown run -> its value minus the first run's
+    diff_run: str | None = None  # the run whose difference is ``diff``
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ class ExplorerData:
     shown: tuple[str, ...]
     runs: int  # all runs of the experiment
     topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
-    by_difference: bool  # sorted by the difference of the first two shown runs
+    by_difference: bool  # sorted by the largest difference among the shown runs (TopicView.diff)
     topics: tuple[TopicView, ...]
     # the qrels judge only relevant documents (no label <= 0, as Cranfield's): every other
     # document is "unjudged", and the page says why
@@ -115,15 +122,20 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
     qrels = result.qrels  # as the runs were evaluated with them: not read again
     judged_topics = set(qrels.topics()) if qrels is not None else set()
 
-    # differences: second shown run minus the first, on the measure
-    diffs: dict[str, float] = {}
+    # differences: each later shown run minus the first, on the measure; a topic's key is the
+    # largest of them by size, with its sign (the earlier run's on a tie of sizes)
     values: dict[str, dict[str, float]] = {}
+    each: dict[str, dict[str, float]] = {}  # topic -> later run -> its difference
     if measure is not None:
         for name in shown:
             values[name] = result.evaluations[name].per_topic[measure]
-        if len(shown) >= 2:
-            a, b = values[shown[0]], values[shown[1]]
-            diffs = {q: b[q] - a[q] for q in a if q in b}
+        first = values[shown[0]]
+        for name in shown[1:]:
+            for q, v in values[name].items():
+                if q in first:
+                    each.setdefault(q, {})[name] = v - first[q]
+    largest = {q: max(d, key=lambda n: abs(d[n])) for q, d in each.items()}  # max keeps the first of equals
+    diffs = {q: each[q][n] for q, n in largest.items()}
     order = sorted(
         range(len(result.topics)),
         key=lambda i: (result.topics[i][0] not in diffs, -diffs.get(result.topics[i][0], 0.0), i),
@@ -203,7 +215,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                         s, e = snippet(body, spans, SNIPPET_CHARS)
                         made[doc] = (tuple(segments(body, spans, s, e)), s > 0, e < len(body))
                 pieces, before, after = made[doc]
-                move = _move(doc, r, full_rank, depth) if col == 1 else None
+                move = _move(doc, r, full_rank, depth) if col >= 1 else None
                 row.append(Hit(r, doc, score, judged.get(doc), move, pieces, before, after))
             hits[name] = tuple(row)
         views.append(
@@ -216,6 +228,8 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                 tuple(sorted(terms[qid])),
                 {n: values[n][qid] for n in shown if measure and qid in values.get(n, {})},
                 hits,
+                each.get(qid, {}),
+                largest.get(qid),
             )
         )
     only_relevant = qrels is not None and qrels.labels.size > 0 and bool((qrels.labels > 0).all())

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-__all__ = ["REPORT_BYTES", "EXPLORER_BYTES", "EncodedExplorer", "Topics", "topics", "encode"]
+__all__ = ["REPORT_BYTES", "EXPLORER_BYTES", "EncodedExplorer", "Topics", "topics", "encode", "move_legend"]
 
 # report.html at most, in UTF-8 bytes: the explorer takes what the rest of the page leaves, and at
 # most EXPLORER_BYTES (its JSON and its topics' HTML).
@@ -124,3 +124,22 @@ def encode(x, budget: int = EXPLORER_BYTES, made: Topics | None = None) -> Encod
     return EncodedExplorer(
         tuple((pos, x.topics[i]) for pos, i in enumerate(order)), Markup(data), len(x.topics) - len(order)
     )
+
+
+def move_legend(embedded, shown) -> str:
+    """The sentence that explains the rank-change marks of the embedded topics' hits (``embedded``:
+    :attr:`EncodedExplorer.topics`), naming only the marks some hit carries, "" for none: as the
+    means tables' legends, a line for a mark the page never shows explains nothing."""
+    marks = {h.move[1] for _, t in embedded for hits in t.hits.values() for h in hits if h.move is not None}
+    if not marks or len(shown) < 2:
+        return ""
+    where, first = (shown[1] if len(shown) == 2 else "each later run"), shown[0]
+    arrows = "/".join(a for a in ("▲", "▼") if any(m.startswith(a) for m in marks))
+    if arrows:
+        parts = [f"{arrows}: rank change in {where} against {first}'s whole run"]
+        parts += ["=: the same rank"] if "=" in marks else []
+        parts += ["new: not in it"] if "new" in marks else []
+    else:
+        parts = [f"=: the same rank in {where} as in {first}'s whole run"] if "=" in marks else []
+        parts += [f"new: not in {first}'s whole run"] if "new" in marks else []
+    return "; ".join(parts) + "."

@@ -68,6 +68,7 @@ def _environment():
         ],
         manifest_run_rows=lambda m: [[r["name"], r["sha256"], "yes" if r["reused"] else "no"] for r in m["runs"]],
         provenance_items=_provenance_items,
+        move_legend=explorer.move_legend,
     )
     return env
 
