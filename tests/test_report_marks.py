@@ -118,3 +118,7 @@ def test_no_legend_without_a_significant_difference(tmp_path):
     md = (cfg.output / "summary.md").read_text(encoding="utf-8")
     assert "| bm25 (a) | 0.8283c | 0.9123c |" in md and "\nc: significantly better than flat" in md
     assert "a: significantly better" not in md and "b: significantly better" not in md
+    # the letters name the runs where a mean carries one; none without a significant difference
+    cfg, _ = three_runs(tmp_path / "none", "{baseline: all-pairs}", runs=("bm25", "copy"))
+    md = (cfg.output / "summary.md").read_text(encoding="utf-8")
+    assert "| bm25 | 0.8283 | 0.9123 |" in md and "(a)" not in md and "(b)" not in md

@@ -58,7 +58,7 @@ class MeanCell:
 @dataclass(frozen=True)
 class MeanRow:
     run: str  # the label
-    name: str  # the label, with its letter under all-pairs: "bm25 (a)"
+    name: str  # the label, with its letter under all-pairs when some mean carries a letter: "bm25 (a)"
     cells: tuple[MeanCell, ...]  # one per measure, in the config's order
 
 
@@ -138,7 +138,8 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     means = tuple(
         MeanRow(
             run=r["run"],
-            name=r["run"] + (f" ({marks.letters[r['run']]})" if marks.letters else ""),
+            # a run's letter (all-pairs) only when a mean carries one: else nothing refers to it
+            name=r["run"] + (f" ({marks.letters[r['run']]})" if marks.letters and marks.legend else ""),
             cells=tuple(
                 MeanCell(
                     fmt(r[m]),
