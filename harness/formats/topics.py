@@ -22,11 +22,11 @@ from harness.errors import DataError, warn
 from harness.files import write_text_atomic
 from harness.formats.hygiene import check_id, json_kind, json_values, numbered_lines
 
-__all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS"]
+__all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS", "JSON_QID", "JSON_TEXT"]
 
 TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
-_JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
-_JSON_TEXT = ("query", "text", "title")
+JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
+JSON_TEXT = ("query", "text", "title")
 # A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.
 HEADER_IDS = ("qid", "query_id", "queryid", "query-id", "topic", "topic_id", "topicid", "id", "num", "number", "qno")
 HEADER_TEXTS = ("query", "text", "title", "question", "query_text", "querytext", "topic", "description", "keywords")
@@ -123,12 +123,12 @@ def _read_jsonl(path: Path) -> list[tuple[str, str]]:
     for lineno, obj in json_values(path, numbered_lines(path)):
         if not isinstance(obj, dict):
             raise DataError(path, "expected a JSON object per line", line=lineno)
-        qkey = next((k for k in _JSON_QID if k in obj), None)
-        tkey = next((k for k in _JSON_TEXT if k in obj), None)
+        qkey = next((k for k in JSON_QID if k in obj), None)
+        tkey = next((k for k in JSON_TEXT if k in obj), None)
         if qkey is None or tkey is None:
             raise DataError(
                 path,
-                f"each object needs an id ({' | '.join(_JSON_QID)}) and a text ({' | '.join(_JSON_TEXT)}); got keys {sorted(obj)}",
+                f"each object needs an id ({' | '.join(JSON_QID)}) and a text ({' | '.join(JSON_TEXT)}); got keys {sorted(obj)}",
                 line=lineno,
             )
         qid, text = obj[qkey], obj[tkey]
