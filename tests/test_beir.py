@@ -351,7 +351,9 @@ def test_a_bad_query_line_is_named(tmp_path, line, message):
 @pytest.mark.parametrize(
     "collection, runs, message",
     [
-        ("{path: ds, format: jsonl, fields: true}", "[bm25]", "it needs `format: beir`"),
+        ("{path: docs.jsonl, format: jsonl, fields: true}", "[bm25]", "it needs `format: beir`"),
+        # a BEIR folder declared jsonl: its format is the one mistake, named with the fix (config/layouts.py)
+        ("{path: ds, format: jsonl, fields: true}", "[bm25]", "write `collection: {path: ds, format: beir}`"),
         ("{path: ds, format: beir, fields: true}", "[bm25, indri]", "indri runs search one field"),
         ("{path: ds, format: beir, fields: {contents: 1}}", "[bm25]", "title missing"),
         ("{path: ds, format: beir, fields: {contents: 1, body: 1}}", "[bm25]", "got 'body'"),
@@ -364,6 +366,7 @@ def test_fields_are_checked_with_the_config(tmp_path, collection, runs, message)
     from harness.errors import ConfigError
 
     dataset(tmp_path / "ds")
+    (tmp_path / "docs.jsonl").write_text('{"id": "d1", "contents": "coffee"}\n')
     text = (
         f"name: x\ncollection: {collection}\ntopics: {{path: ds/queries.jsonl, format: beir}}\n"
         f"qrels: ds/qrels/test.trec\nruns: {runs}\noutput: out\n"

@@ -382,7 +382,7 @@ def test_irds_collection_keys(tmp_path, irds_home):
             f"collection: {{irds: {name}, path: {CORPORA}}}",
             "collection: give one of `path` or `irds` (got `path`, `irds`)",
         ),
-        (f"collection: {{path: {CORPORA}}}", "collection.format: required key is missing"),
+        (f"collection: {{path: {CORPORA}}}", "is a folder, and a folder's format is read from its files only for"),
         (
             f"collection: {{path: {CORPORA}, format: text-folder, contents: text}}",
             "collection.contents: applies to `irds`",

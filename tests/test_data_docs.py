@@ -113,6 +113,7 @@ def write_scifact(folder: Path) -> None:
 
 FIXTURES = {
     "mine": write_mine,
+    "plain": write_mine,
     "scifact-fields": write_scifact,
     "passages": write_passages,
     "existing": write_existing,
@@ -142,6 +143,17 @@ def test_own_layouts_give_the_demo_run(tmp_path, monkeypatch):
     assert list(result.runs) == ["bm25", "dirichlet"]
     # the same documents as JSON lines index as the demo's text folder: the same BM25 run
     assert trec_lines(folder / "reports" / "mine" / "runs" / "bm25.trec") == trec_lines(HYBRID / "bm25.trec")
+
+
+@pytest.mark.java
+def test_a_collection_named_by_its_path(tmp_path, monkeypatch):
+    from harness.errors import HarnessWarning
+
+    with pytest.warns(HarnessWarning, match="collection: docs.jsonl read as format jsonl"):
+        folder, result = _run(tmp_path, monkeypatch, "plain")
+    # the demo's documents as JSON lines, read as jsonl: the demo's BM25 run, as the mapping gives it
+    assert trec_lines(folder / "reports" / "plain" / "runs" / "bm25.trec") == trec_lines(HYBRID / "bm25.trec")
+    assert result.manifest["collection"]["format"] == "jsonl"
 
 
 @pytest.mark.java

@@ -227,7 +227,7 @@ def dense_config(tmp_path, index: str = "{vectors: hnsw, M: 16, efC: 100}", runs
     text = f"""name: dense
 collection: {{path: {kw.get("docs", DOCS)}, format: {kw.get("fmt", "vectors")}}}
 index: {index}
-topics: {{path: {TOPICS}, format: {kw.get("topics", "vectors")}}}
+topics: {{path: {kw.get("topics_path", TOPICS)}, format: {kw.get("topics", "vectors")}}}
 qrels: qrels.txt
 runs:
   - {runs}
@@ -275,6 +275,13 @@ def test_config_checks_dense_keys_together(tmp_path, kw, message):
     from harness.config import load_config
     from harness.errors import ConfigError
 
+    # files in the layouts the formats read: a format its files contradict is another error (test_layouts.py)
+    if kw.get("topics") == "tsv":
+        (tmp_path / "t.tsv").write_text("160885\twhat is a vector\n")
+        kw = {**kw, "topics_path": tmp_path / "t.tsv"}
+    if kw.get("fmt") == "jsonl":
+        (tmp_path / "d.jsonl").write_text('{"id": "44", "contents": "vectors and text"}\n')
+        kw = {**kw, "docs": tmp_path / "d.jsonl"}
     with pytest.raises(ConfigError) as e:
         load_config(dense_config(tmp_path, **kw))
     assert message in str(e.value)

@@ -219,12 +219,14 @@ def test_config_checks_impact_keys_together(tmp_path, change, message):
     w = demo_weights(tmp_path / "w")
     fmt = change.get("collection", "impact")
     topics = change.get("topics", "tsv")
+    w["vectors"] = tmp_path / "q-vectors.jsonl"  # query vectors, in the layout format vectors reads
+    w["vectors"].write_text('{"qid": "1", "vector": [0.5, 0.5]}\n')
     (tmp_path / "idx").mkdir()
     (tmp_path / "idx" / "segments_1").write_bytes(b"")
     text = {
         "name": "c",
         "index": {"path": str(tmp_path / "idx"), **change.get("index", {})},
-        "topics": {"path": str(w["jsonl" if topics == "impact" else "tsv"]), "format": topics},
+        "topics": {"path": str(w[{"impact": "jsonl", "vectors": "vectors"}.get(topics, "tsv")]), "format": topics},
         "runs": change.get("runs", ["impact"]),
         "output": str(tmp_path / "out"),
     }

@@ -86,10 +86,7 @@ def _collection(ctx: Ctx, v: dict) -> None:
     if "collection" not in ctx.present or is_null(ctx.nodes.get("collection")):
         v["collection"] = None
         return
-    kind = _one(ctx, "collection", c, ("path", "irds"))
-    if kind == "path" and c["format"] is None:
-        doc = "How the documents are stored, required with `path`"
-        ctx.problem("collection.format", f"required key is missing ({doc})", ctx.nodes["collection"])
+    kind = _one(ctx, "collection", c, ("path", "irds"))  # a path without `format`: config/layouts.py reads it
     if c.get("contents") not in (None, INVALID) and kind != "irds":
         ctx.problem(
             "collection.contents", "applies to `irds` collections alone; remove it", ctx.nodes["collection.contents"]

@@ -32,6 +32,7 @@ from harness.config.execution import Execution, scheduler_problem
 from harness.config.existing import finish_existing_index
 from harness.config.impact import check_impact
 from harness.config.keys import Key, join_path
+from harness.config.layouts import check_layouts
 from harness.config.limits import threads_for_machine
 from harness.config.nodes import (
     BASE_CHECKS,
@@ -60,7 +61,7 @@ from harness.engine.labels import TUNED, run_labels
 from harness.engine.similarity import Similarity
 from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError, HarnessError, warn
 from harness.folders import Experiment
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
@@ -534,6 +535,7 @@ def load_config(
         check_keys(ctx, root, "", set())
         values = check_section(ctx, SCHEMA, root, "")
         resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
+        check_layouts(ctx, values)  # the collection's format read from its files, formats against files
         values.update(_finish(ctx, values))
         _check_write_targets(ctx, values, file, in_memory, replace)
         if ctx.problems:
@@ -548,6 +550,10 @@ def load_config(
         loader.dispose()
 
     v = values
+    read_as = ctx.found.get("collection_read_as")  # (path as given, format, how it was read, the mapping to write)
+    if read_as is not None:
+        given, fmt, how, mapping = read_as
+        warn(f"{source}: collection: {given} read as format {fmt} ({how}); write {mapping} to say so in the config")
     spec = v["compare"]
     tuned = (
         [str(CVSpec(family, spec.measures[0], spec.folds, spec.policy.seed)) for family, _, _ in sweeps(v["runs"])]
@@ -562,6 +568,7 @@ def load_config(
         name=v["name"],
         collection_path=v["collection"]["path"] if v["collection"] else None,
         collection_format=v["collection"]["format"] if v["collection"] else None,
+        collection_read_as=read_as[2] if read_as is not None else None,
         index_path=v["index"]["path"],
         stemmer=v["index"]["stemmer"],
         stopwords=v["index"]["stopwords"],

@@ -83,6 +83,8 @@ class Config:
     # (engine.topics.judged_queries): the config's `qrels`, kept when a verb evaluates nothing (harness search)
     topics_split: tuple | None = None
     remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
+    # the collection's format read from its files (the config gave none): how, in words; None: given
+    collection_read_as: str | None = None
 
     # runs the harness does not search, each after its parts: FileRun, FusedRun (config.sources)
     sources: tuple = ()

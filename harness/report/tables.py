@@ -185,6 +185,18 @@ def provenance(result: ExperimentResult) -> dict:
             **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
             **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
+        # a collection given without its format: the format read from its files, and how (said when it is)
+        **(
+            {
+                "collection": {
+                    "path": str(cfg.collection_path),
+                    "format": cfg.collection_format,
+                    "format_read_from_files": read_as,
+                }
+            }
+            if (read_as := getattr(cfg, "collection_read_as", None))
+            else {}
+        ),
         "topics": {
             "path": str(cfg.topics_path),
             "format": cfg.topics_format,

@@ -21,8 +21,9 @@ IRDS = Key(
 TOPICS = Key(
     "topics",
     "section",
-    "The queries; a plain string is a path to a tsv file. Instead of `path`: `pyserini` or `irds` "
-    "(docs/semantics.md, *Named data*).",
+    "The queries; a plain string is a path to a tsv file (one whose first lines show another layout, "
+    "BEIR's queries.jsonl or JSON lines, is refused with the format to write). Instead of `path`: "
+    "`pyserini` or `irds` (docs/semantics.md, *Named data*).",
     required=True,
     shorthand="path",
     keys=(
