@@ -25,6 +25,7 @@ from harness.engine.similarity import Similarity
 from harness.engine.topics import read_topics
 from harness.errors import DataError
 
+REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "anserini-dense"
 DOCS = DATA / "sample100.jsonl.gz"
 TOPICS = DATA / "topics.msmarco-passage-dev-openai-ada2.jsonl"
@@ -370,7 +371,18 @@ def test_quantize_needs_a_vectors_index(tmp_path):
     cfg = load_config(dense_config(tmp_path, index="{vectors: hnsw, quantize: int8}"))
     assert cfg.quantize == "int8"
     with pytest.raises(ConfigError, match="index.quantize: quantises the vectors"):
-        load_config(dense_config(tmp_path, fmt="jsonl", index="{quantize: int8}", runs="bm25: {}", topics="tsv"))
+        # a text collection in the layout its format reads (a vectors file declared jsonl is refused as such)
+        load_config(
+            dense_config(
+                tmp_path,
+                docs=REPO / "corpora",
+                fmt="text-folder",
+                topics_path=REPO / "topics" / "demo.tsv",
+                index="{quantize: int8}",
+                runs="bm25: {}",
+                topics="tsv",
+            )
+        )
     with pytest.raises(ConfigError, match="index.quantize"):
         load_config(dense_config(tmp_path, index="{vectors: hnsw, quantize: int4}"))
 
