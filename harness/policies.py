@@ -25,6 +25,10 @@ __all__ = [
     "CORRECTIONS",
     "FAMILIES",
     "ALL_PAIRS",
+    "IR_METADATA",
+    "DEFAULT_IR_METADATA",
+    "IR_METADATA_TESTS",
+    "IR_METADATA_CORRECTIONS",
     "DEFAULT_MEASURES",
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
@@ -91,6 +95,28 @@ FAMILIES: dict[str, str] = {
     "all": "across all measures and pairs",
 }
 ALL_PAIRS = "all-pairs"  # compare every pair once, the earlier run as the baseline
+# The tests and corrections as ir_metadata names them (ir-metadata.org's naming convention for
+# `research goal` > `evaluation` > `significance test`; a randomization test is a permutation
+# test); a correction it has no name for is written as the harness names it, `none` not at all.
+IR_METADATA_TESTS: dict[str, str] = {
+    "t": "t-test",
+    "wilcoxon": "wilcoxon",
+    "randomization": "permutation",
+    "bootstrap": "bootstrap",
+}
+IR_METADATA_CORRECTIONS: dict[str, str] = {
+    "bonferroni": "bonferroni",
+    "holm": "holm-bonferroni",
+    "bh": "bh",
+}
+# Where `harness run` and `harness search` write each run's ir_metadata (harness.report.ir_metadata)
+IR_METADATA: dict[str, str] = {
+    "yml": "beside each run file, as runs/NAME.ir-metadata.yml",
+    "inline": "at the top of each TREC run file, between '# ir_metadata.start' and '# ir_metadata.end' "
+    "comment lines (as repro_eval writes it; trec_eval 9.0.8 refuses such a file)",
+    "none": "not written",
+}
+DEFAULT_IR_METADATA = "yml"
 
 
 @dataclass(frozen=True)

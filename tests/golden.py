@@ -10,7 +10,8 @@ Only a deliberate behaviour change may re-capture, in its own commit that says w
 Normalisation, and nothing else: the temporary root, the repository and ../shared become
 ``<TMP>``, ``<REPO>``, ``<SHARED>``; timing fields are dropped (JSON keys ``seconds``,
 ``timings_seconds``, ``built_at``; the ``seconds`` column of Markdown and HTML tables; "in 0.04 s"
-in progress lines); ``versions`` (Java home, library versions) are dropped. ``report.html`` is
+in progress lines); ``versions`` (Java home, library versions), the ``machine`` and the harness's
+``checkout`` are dropped, and so are each run's ir_metadata platform and source. ``report.html`` is
 compared as a DOM (element tree, attributes, text after entity decoding and whitespace
 collapsing), so an equivalent spelling of an entity is not a change.
 
@@ -31,6 +32,8 @@ import tempfile
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -128,13 +131,23 @@ CASES = [
             ),
             Command(
                 "compare-t",
-                ["compare", f"{DEMO_RUNS}/*", "--qrels", "qrels/demo.txt", "--baseline", BM25, "-m", "AP", "nDCG@10"],
+                [
+                    "compare",
+                    f"{DEMO_RUNS}/*.trec",
+                    "--qrels",
+                    "qrels/demo.txt",
+                    "--baseline",
+                    BM25,
+                    "-m",
+                    "AP",
+                    "nDCG@10",
+                ],
             ),
             Command(
                 "compare-randomization",
                 [
                     "compare",
-                    f"{DEMO_RUNS}/*",
+                    f"{DEMO_RUNS}/*.trec",
                     "--qrels",
                     "qrels/demo.txt",
                     "--baseline",
@@ -233,7 +246,7 @@ def lay_out(root: Path) -> None:
 def _argv(cmd: Command, cwd: Path) -> list[str]:
     out = []
     for word in cmd.argv:
-        if word.endswith("*"):
+        if "*" in word:
             out.extend(sorted(str(p.relative_to(cwd)) for p in cwd.glob(word)))
         else:
             out.append(word)
@@ -319,7 +332,11 @@ def _markdown_seconds(text: str) -> str:
     return "\n".join(lines)
 
 
-_DROPPED_KEYS = {"seconds", "timings_seconds", "built_at", "versions"}
+# versions, the machine and the harness's checkout: the machine's own (manifest.json, ir_metadata)
+_DROPPED_KEYS = {"seconds", "timings_seconds", "built_at", "versions", "machine", "checkout"}
+# a run's ir_metadata (runs/*.ir-metadata.yml): its platform (the machine, the versions) and the
+# harness's checkout (repository, commit) are the machine's own
+_IR_METADATA_MASKED = {"platform": None, "implementation": {"source": None}}
 
 
 def _json(value):
@@ -336,10 +353,22 @@ def normalise_file(path: Path, subs) -> str:
         return json.dumps(_json(json.loads(_sub(text, subs))), indent=1, ensure_ascii=False) + "\n"
     if path.suffix == ".html":
         return "\n".join(dom(_sub(text, subs))) + "\n"
+    if path.name.endswith(".ir-metadata.yml"):
+        doc = yaml.safe_load(_sub(text, subs))
+        return yaml.safe_dump(_masked(doc, _IR_METADATA_MASKED), sort_keys=False, allow_unicode=True)
     if path.suffix == ".tex":
         text = _sub(text, subs)
         return re.sub(r"(?m)^(.*versions.*)$", "<VERSIONS>", text)
     return normalise_text(text, subs)
+
+
+def _masked(doc: dict, mask: dict) -> dict:
+    """``doc`` with the keys ``mask`` names replaced by "<MASKED>" (None) or masked within (a dict)."""
+    out = dict(doc)
+    for key, inner in mask.items():
+        if key in out:
+            out[key] = "<MASKED>" if inner is None else _masked(out[key], inner)
+    return out
 
 
 class _Dom(html.parser.HTMLParser):

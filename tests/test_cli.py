@@ -153,7 +153,11 @@ def test_index_builds_then_reuses(searched):
 def test_search_writes_runs_and_no_report(searched):
     tmp, cfg, env, _, _, search = searched
     assert search.returncode == 0, search.stderr
-    runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir())
+    runs = sorted(p.name for p in (tmp / "report" / "runs").iterdir() if p.suffix == ".trec")
+    # each run's ir_metadata beside it (issue 50)
+    assert sorted(p.name for p in (tmp / "report" / "runs").iterdir() if p.suffix != ".trec") == sorted(
+        r.removesuffix(".trec") + ".ir-metadata.yml" for r in runs
+    )
     # named without spaces (issue 36: `runs/dirichlet mu=500.trec` needed quotes in every command)
     assert runs == sorted(
         [

@@ -40,7 +40,8 @@ def test_make_demo_from_a_fresh_clone(tmp_path):
     ]
     assert all(0 < row["AP"] <= 1 for row in summary["runs"])
     files = ["bm25.trec", "dirichlet_mu=500.trec", "dirichlet_mu=1000.trec", "dirichlet_mu=2000.trec", "jm.trec"]
-    assert sorted(p.name for p in (report / "runs").iterdir()) == sorted(files)
+    described = [f.removesuffix(".trec") + ".ir-metadata.yml" for f in files]  # each run's ir_metadata beside it
+    assert sorted(p.name for p in (report / "runs").iterdir()) == sorted(files + described)
     manifest = json.loads((report / "manifest.json").read_text())
     assert manifest["index"]["stats"]["documents"] == len(list((clone / "corpora" / "sample_docs").glob("*.txt")))
     assert Path(manifest["index"]["path"]).is_relative_to(clone / "indexes")

@@ -166,5 +166,5 @@ def test_run_and_the_api_write_the_varied_config_where_asked_and_say_so(layout):
     # harness search writes where it is asked too
     r = harness("search", str(config), "--output", "runs-only", "--set", "runs=[qljm]", cwd=elsewhere)
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in (elsewhere / "runs-only" / "runs").iterdir()) == ["jm.trec"]
+    assert sorted(p.name for p in (elsewhere / "runs-only" / "runs").iterdir()) == ["jm.ir-metadata.yml", "jm.trec"]
     assert Path(r.stdout.split("\t")[2].strip()) == elsewhere / "runs-only" / "runs" / "jm.trec"

@@ -10,7 +10,7 @@ from pathlib import Path
 from harness import lazy
 from harness.api.frames import long_per_topic, means_frame, run_frame
 from harness.events import ignore, to_stderr
-from harness.policies import format_p
+from harness.policies import DEFAULT_IR_METADATA, format_p
 from harness.verbs import run as verb
 from harness.verbs.compare import COMPARISON_FIELDS
 
@@ -122,7 +122,13 @@ def _no_means(names) -> pd.DataFrame:
 
 
 def run(
-    config, *, output=None, overrides: Mapping | None = None, replace: bool = False, verbose: bool = False
+    config,
+    *,
+    output=None,
+    overrides: Mapping | None = None,
+    replace: bool = False,
+    verbose: bool = False,
+    ir_metadata: str = DEFAULT_IR_METADATA,
 ) -> Result:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
@@ -143,8 +149,11 @@ def run(
     ``replace`` (``--replace``): the report folder may be one another experiment wrote (another
     config file, or another ``name`` for a dict or YAML text), refused otherwise; a folder
     holding files the harness did not write is refused either way.
-    ``verbose`` prints the progress lines ``harness run`` prints to stderr.
+    ``verbose`` prints the progress lines ``harness run`` prints to stderr. ``ir_metadata``
+    (``--ir-metadata``): each run's ir_metadata written beside its file in the report's ``runs/``
+    (``"yml"``, the default), at the file's top (``"inline"``, as repro_eval reads it), or not at
+    all (``"none"``); docs/ir-metadata.md.
     """
     cfg = verb.load(config, overrides=overrides, output=output, flags=False, replace=replace)
-    out = verb.run(cfg, on=to_stderr if verbose else ignore)
+    out = verb.run(cfg, on=to_stderr if verbose else ignore, ir_metadata=ir_metadata)
     return Result(out.result, out.output)

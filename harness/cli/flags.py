@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import argparse
 
-from harness.policies import DEFAULT_MEASURES, DUPLICATES, MISSING_TOPICS, RUN_FORMATS, TIES, EvalPolicy, ReadPolicy
+from harness.policies import (
+    DEFAULT_IR_METADATA,
+    DEFAULT_MEASURES,
+    DUPLICATES,
+    IR_METADATA,
+    MISSING_TOPICS,
+    RUN_FORMATS,
+    TIES,
+    EvalPolicy,
+    ReadPolicy,
+)
 
 __all__ = ["EXIT_CODES", "command", "measure_flag", "policy_flags", "run_format_flag", "eval_policy"]
 
@@ -61,6 +71,18 @@ def run_format_flag(p, what: str) -> None:
         help=f"{what}: "
         + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
         + f" (default {ReadPolicy.run_format})",
+    )
+
+
+def ir_metadata_flag(p) -> None:
+    """--ir-metadata: where each run's ir_metadata is written (run, search; harness.report.ir_metadata)."""
+    p.add_argument(
+        "--ir-metadata",
+        choices=tuple(IR_METADATA),
+        default=DEFAULT_IR_METADATA,
+        help="each run's ir_metadata (ir-metadata.org: how it was made): "
+        + "; ".join(f"{k}: {v}" for k, v in IR_METADATA.items())
+        + f" (default {DEFAULT_IR_METADATA})",
     )
 
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from harness import lazy
-from harness.cli.flags import run_format_flag
+from harness.cli.flags import ir_metadata_flag, run_format_flag
 from harness.cli.progress import EventRenderer
 from harness.errors import ExpectationError
 from harness.events import ReportWritten, not_indexed, to_stderr
@@ -26,7 +26,7 @@ _PLAN_HELP = (
 
 def add_parser(sub, make) -> None:
     """The subcommands, made by ``make`` (harness.cli.flags.command)."""
-    _config_command(
+    run = _config_command(
         make,
         sub,
         "run",
@@ -34,10 +34,13 @@ def add_parser(sub, make) -> None:
         "  harness run configs/demo.yaml\n  harness run --dry-run configs/demo.yaml\n"
         "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
         "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n"
-        "  harness run configs/other.yaml --output reports/demo --replace\n",
+        "  harness run configs/other.yaml --output reports/demo --replace\n"
+
+        "  harness run configs/demo.yaml --ir-metadata inline\n",
         cmd_run,
         _PLAN_HELP,
     )
+    ir_metadata_flag(run)
     _config_command(
         make,
         sub,
@@ -71,6 +74,7 @@ def add_parser(sub, make) -> None:
         _PLAN_HELP,
     )
     run_format_flag(search, "the layout of the run files written")
+    ir_metadata_flag(search)
 
 
 def _key_value(text: str) -> str:
@@ -226,7 +230,7 @@ def cmd_run(args) -> int:
         print_plan(verbs_run.plan_run(cfg, "run"))
         return 0
     with EventRenderer() as on:
-        out = verbs_run.run(cfg, on=on)
+        out = verbs_run.run(cfg, on=on, ir_metadata=args.ir_metadata)
     print(out.summary_md)
     to_stderr(ReportWritten(str(out.output)))  # after the summary
     failed = out.result.failed_checks
@@ -267,7 +271,7 @@ def cmd_search(args) -> int:
         print_plan(verbs_run.plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
-        out = verbs_run.search(cfg, on=on, run_format=args.run_format)
+        out = verbs_run.search(cfg, on=on, run_format=args.run_format, ir_metadata=args.ir_metadata)
     for name, reused, path in out.runs:
         print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
     return 0

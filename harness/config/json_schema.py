@@ -225,6 +225,8 @@ def _key(key: Key) -> dict:
             out["anyOf"] = [{"type": "null"}, obj] + ([{"type": "string", "minLength": 1}] if key.shorthand else [])
     elif t == "string":
         out.update(type="string", pattern=f"^({key.pattern})$" if key.pattern else ".")
+    elif t == "strings":
+        out.update(type="array", items={"type": "string", "minLength": 1})
     elif t == "choice":
         out["enum"] = list(key.choices)
     elif t == "bool":

@@ -596,4 +596,15 @@ def load_config(
         execution=v["execution"] or Execution(),
         overrides=tuple(dict.fromkeys(o.given for o in overrides)),  # --scheduler X sets three keys: named once
         replace=replace,
+        ir_metadata=_given(v["ir_metadata"]),
     )
+
+
+def _given(section: dict) -> dict:
+    """A section's keys that were given, nested sections alike (an empty one left out)."""
+    out = {}
+    for k, val in section.items():
+        val = _given(val) if isinstance(val, dict) else val
+        if val not in (None, {}):
+            out[k] = val
+    return out

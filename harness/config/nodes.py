@@ -282,6 +282,19 @@ def _check_string(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return v
 
 
+def _check_strings(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    """A list of non-empty strings."""
+    if not isinstance(node, SequenceNode):
+        return expected(ctx, path, "a list of strings", node)
+    out = []
+    for i, item in enumerate(node.value):
+        v = read_string(ctx, item, f"{path}[{i}]")
+        if v is not INVALID and not v.strip():
+            v = ctx.problem(f"{path}[{i}]", "must be a non-empty string", item)
+        out.append(v)
+    return INVALID if INVALID in out else out
+
+
 def _check_choice(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     v = read_string(ctx, node, path)
     if v is not INVALID and v not in key.choices:
@@ -389,6 +402,7 @@ def _special(p: Path) -> str:
 BASE_CHECKS: dict = {
     "section": check_section,
     "string": _check_string,
+    "strings": _check_strings,
     "choice": _check_choice,
     "bool": _check_bool,
     "int": _check_int,

@@ -25,6 +25,7 @@ __all__ = ["reference_markdown"]
 _TYPE_TEXT = {
     "section": "mapping",
     "string": "string",
+    "strings": "list of strings",
     "choice": "string",
     "bool": "boolean",
     "int": "integer",

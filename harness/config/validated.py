@@ -91,6 +91,9 @@ class Config:
     order: tuple[str, ...] = ()  # every run's spec in config order (empty: the searched runs')
     # the keys replaced on the command line or by the API, as given (--set depth=100, --output out)
     overrides: tuple[str, ...] = ()
+    # `ir_metadata:`: {"actor": {...}, "research_goal": {"venue": {...}, "publication": {...}}},
+    # only the keys given (harness.report.ir_metadata writes them in ir_metadata's spelling)
+    ir_metadata: dict = field(default_factory=dict, compare=False)
     # --replace, harness.run(replace=True): the output may be another experiment's folder (config.paths)
     replace: bool = False
 

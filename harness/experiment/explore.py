@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from harness.engine import lucene
 from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
+from harness.experiment import machine
 from harness.experiment.result import ExperimentResult
 
 __all__ = ["Hit", "TopicView", "ExplorerData", "gather", "attach", "MAX_RUNS", "SNIPPET_CHARS"]
@@ -238,9 +238,9 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
 
 def attach(result: ExperimentResult) -> ExperimentResult:
     """What the report shows from Lucene, gathered before rendering: the explorer's data (when
-    ``report.explorer_depth`` > 0) and the versions of Java, Lucene and Anserini."""
+    ``report.explorer_depth`` > 0), the versions of Java, Lucene, Anserini and the libraries, and
+    the machine (harness.experiment.machine)."""
     cfg = result.config
     if cfg.explorer_depth > 0:
         result.explorer = gather(result, cfg.explorer_depth, cfg.explorer_topics)
-    result.versions = lucene.versions()
-    return result
+    return machine.gather(result)

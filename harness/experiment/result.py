@@ -73,6 +73,8 @@ class ExperimentResult:
     # the topic explorer's data (None: not shown) and the versions of the engine
     explorer: object = field(default=None, compare=False, repr=False)
     versions: dict | None = None
+    # the machine and the harness's source (harness.experiment.machine.gather): {"machine", "source"}
+    platform: dict | None = None
     # the run cache files still being written (harness.experiment.execute); see settle()
     writes: tuple = field(default=(), compare=False, repr=False)
     # lets go of the indexes held in use (harness.folders.in_use) while the run cache beside them

@@ -17,6 +17,7 @@ from harness.errors import DataError
 from harness.events import Emit, RunReady
 from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
+from harness.formats.ir_metadata import block_span
 from harness.formats.run_files import read_run_file
 from harness.fusion import fuse
 from harness.policies import ReadPolicy
@@ -44,8 +45,10 @@ def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Pat
 
 
 def _first_line(path: Path, topic: str) -> int | None:
+    skip, lines = block_span(path)  # an ir_metadata block: its lines hold no topic
     with open(path, "rb") as fh:
-        for n, raw in enumerate(fh, 1):
+        fh.seek(skip)
+        for n, raw in enumerate(fh, lines + 1):
             fields = raw.split(None, 1)
             if fields and fields[0].decode("utf-8", "replace") == topic:
                 return n

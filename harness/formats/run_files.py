@@ -11,7 +11,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.errors import DataError
 from harness.formats.hygiene import regular_file
+from harness.formats.ir_metadata import SUFFIX
 from harness.formats.msmarco import read_msmarco_run
 from harness.formats.runs import Run, read_run
 from harness.policies import ReadPolicy
@@ -24,6 +26,12 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
     (:func:`harness.formats.runs.read_run`; ``ranks``: keep the rank column) or MS MARCO's
     (:func:`harness.formats.msmarco.read_msmarco_run`, its ranks always kept)."""
     regular_file(Path(path), "run file")
+    if Path(path).name.endswith(SUFFIX):  # runs/* names each run's ir_metadata beside it too
+        raise DataError(
+            str(path),
+            "is a run's ir_metadata (the description harness run and harness search write beside each run "
+            "file), not a run: give the run files only, e.g. runs/*.trec",
+        )
     if read.run_format == "msmarco":
         return read_msmarco_run(path, duplicates=read.duplicates)
     return read_run(path, duplicates=read.duplicates, ranks=ranks)

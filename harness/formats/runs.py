@@ -29,6 +29,7 @@ from harness.errors import DataError
 from harness.files import atomic_file
 from harness.formats.columns import Column, LineMap, TopicColumn, pad8
 from harness.formats.hygiene import field_count_hint
+from harness.formats.ir_metadata import block_span
 from harness.formats.keys import dedupe, id_hash, salts, topic_doc_keys
 from harness.formats.tokenizer import (
     MAX_ID,
@@ -46,7 +47,7 @@ from harness.formats.tokenizer import (
 pa = lazy.module("pyarrow")
 pc = lazy.module("pyarrow.compute")
 
-__all__ = ["Run", "read_run", "write_run", "check_writable_ids", "numeric_array"]
+__all__ = ["Run", "read_run", "write_run", "first_tag", "check_writable_ids", "numeric_array"]
 
 
 def _five_fields(fields: list[bytes]) -> str | None:
@@ -221,6 +222,8 @@ class Run:
 def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     """Read a TREC run file (``qid Q0 docid rank score tag``).
 
+    An ir_metadata block at the file's top (``# ir_metadata.start`` ... ``# ir_metadata.end``,
+    as repro_eval writes it: :mod:`harness.formats.ir_metadata`) is skipped, its lines counted.
     Fields are separated by spaces or tabs; as in trec_eval 9.0.8, words after the tag are
     ignored and fewer than six fields is an error (three fields, or five without their Q0 or
     their tag, an error giving the command that converts the file). Scores may be written in any decimal or
@@ -255,9 +258,16 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
             parse_ints(block, 3, source, "rank (field 4)") if ranks else None,
         )
 
+    header, header_lines = block_span(path)  # an ir_metadata block at the top (harness.formats.ir_metadata)
     try:
         for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes, block_ranks) in map_blocks(
-            path, 6, "run: qid Q0 docid rank score tag", columns, extra_fields=True
+            path,
+            6,
+            "run: qid Q0 docid rank score tag",
+            columns,
+            extra_fields=True,
+            header=header,
+            header_lines=header_lines,
         ):
             topics.add(segs)
             ids.append(block_ids, nbytes)
@@ -279,6 +289,19 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
     run = Run(names, offsets, docids, score_arr, source, rank_arr)
     run._keys = key_arr
     return run.deduped(duplicates, lines)
+
+
+def first_tag(path) -> str | None:
+    """The tag (sixth field) of the run file's first line after its ir_metadata block, if any;
+    None when the line has none, or the file cannot be read."""
+    try:
+        skip, _ = block_span(path)
+        with open(path, "rb") as f:
+            f.seek(skip)
+            fields = f.readline(1 << 16).split()
+    except (OSError, DataError):
+        return None
+    return fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None
 
 
 def write_run(path, run: Run, tag: str) -> None:

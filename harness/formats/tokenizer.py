@@ -165,12 +165,16 @@ def worker_threads() -> int:
     return max(1, min(n, os.cpu_count() or 1))
 
 
-def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: int = 0) -> Iterator:
+def map_blocks(
+    path, nfields: int, what: str, fn, *, extra_fields: bool = False, header: int = 0, header_lines: int = 1
+) -> Iterator:
     """Yield ``(line0, fn(block))`` for each :class:`_Block` of the file, in file order, where
     line0 is the number of lines before the block. Blocks are tokenised and processed on a few
     threads with block-relative line numbers (``block.line0 == 0``); each buffer is reused
     once its block is done; errors are reported with absolute line numbers. Lines need exactly
-    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored)."""
+    ``nfields`` fields, or at least that many with ``extra_fields`` (the rest are ignored).
+    ``header``: bytes at the file's start that are not lines of fields (BEIR's qrels header, a
+    run's ir_metadata block), skipped and counted as ``header_lines`` lines."""
     source = str(path)
     threads = worker_threads()
     # small files get small blocks: the threads still share the work, memory stays low
@@ -189,7 +193,7 @@ def map_blocks(path, nfields: int, what: str, fn, *, extra_fields: bool = False,
         finally:
             buffers.put(buf)
 
-    line0 = int(header > 0)  # a header's line (its bytes skipped by _chunks) counts as line 1
+    line0 = header_lines if header > 0 else 0  # a header's lines (bytes skipped by _chunks) are counted
 
     def absolute(get):
         nonlocal line0

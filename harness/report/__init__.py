@@ -32,7 +32,11 @@ from harness.folders import (
     temp_sibling,
     write_marker,
 )
+from harness.formats.ir_metadata import copy_annotated, yml_name
+from harness.policies import DEFAULT_IR_METADATA
 from harness.report import data, html, latex, markdown
+from harness.report.ir_metadata import documents as ir_metadata_documents
+from harness.report.ir_metadata import to_yaml
 from harness.report.tables import provenance, summary_rows
 from harness.report.view import build_view
 
@@ -41,7 +45,8 @@ if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experim
 
 __all__ = ["write_report", "render_markdown", "summary_rows", "REPORT_FILES"]
 
-# What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels).
+# What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels; runs/
+# holds each run's file and, by default, its ir_metadata: harness.report.ir_metadata).
 REPORT_FILES = (
     "summary.md",
     "summary.csv",
@@ -61,8 +66,12 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
     return markdown.render(build_view(result, provenance(result) if manifest is None else manifest))
 
 
-def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> Path:
+def write_report(
+    result: ExperimentResult, out_dir: Path, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA
+) -> Path:
     """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically.
+    ``ir_metadata`` (a key of policies.IR_METADATA): each run's ir_metadata beside it
+    (``runs/NAME.ir-metadata.yml``), in it, or nowhere (:mod:`harness.report.ir_metadata`).
 
     The report is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
     that lists its files, flushed to disk, and swapped with the previous folder in one step
@@ -82,7 +91,7 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
         tmp = temp_sibling(out_dir, "writing")
         remove_tree(tmp)
         try:
-            _write_files(result, tmp, cfg.experiment.record(out_dir))
+            _write_files(result, tmp, cfg.experiment.record(out_dir), ir_metadata)
             previous = replace_folder(tmp, out_dir)
         except OSError as e:
             remove_tree(tmp)
@@ -99,12 +108,26 @@ def write_report(result: ExperimentResult, out_dir: Path, on: Emit = ignore) -> 
     return out_dir
 
 
-def _write_files(result: ExperimentResult, tmp: Path, experiment: dict) -> None:
-    (tmp / "runs").mkdir(parents=True)
+def _write_files(
+    result: ExperimentResult, tmp: Path, experiment: dict, ir_metadata: str = DEFAULT_IR_METADATA
+) -> None:
+    runs = tmp / "runs"
+    runs.mkdir(parents=True)
     files = result.run_files()
-    for r in result.runs:  # the run cache's text hard-linked (each hit stored once), a user's file copied
-        place_text(r.path, tmp / "runs" / files[r.name], r.run)
-    manifest = provenance(result)
+    inline = ir_metadata == "inline"
+    if not inline:  # the run cache's text hard-linked (each hit stored once), a user's file copied
+        for r in result.runs:
+            place_text(r.path, runs / files[r.name], r.run)
+    # inline: each run file is written below, and hashed as it is (never the cache's text, left as it is)
+    manifest = provenance(result, dict.fromkeys(files, "") if inline else None)
+    if ir_metadata != "none":
+        docs = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs})
+        for r, entry in zip(result.runs, manifest["runs"]):
+            text = to_yaml(docs[r.name])
+            if inline:
+                entry["sha256"] = copy_annotated(r.path, runs / files[r.name], text)
+            else:
+                (runs / yml_name(files[r.name])).write_text(text, encoding="utf-8")
     view = build_view(result, manifest)
     files = {
         "summary.md": markdown.render(view),

@@ -166,10 +166,14 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def provenance(result: ExperimentResult) -> dict:
-    """The manifest: what produced these numbers (config, versions, index, inputs, runs, policies)."""
+def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -> dict:
+    """The manifest: what produced these numbers (config, versions, machine, index, inputs, runs,
+    policies). ``hashes``: each run's sha256 when the caller gives it (the file it writes), else
+    the hash of the run's file."""
     cfg = result.config
     files = result.run_files()
+    hashes = hashes or {}
+    platform = result.platform or {}
     return {
         "config": {
             "path": str(cfg.source),
@@ -178,10 +182,14 @@ def provenance(result: ExperimentResult) -> dict:
             **({"overrides": list(cfg.overrides)} if cfg.overrides else {}),
         },
         "versions": dict(result.versions or {}),  # gathered by the run verb
+        # the machine and the harness's git checkout (harness.experiment.machine), when gathered and known
+        **({"machine": platform["machine"]} if platform.get("machine") else {}),
+        **({"checkout": platform["source"]} if platform.get("source") else {}),
         "index": {
             "path": str(result.index.path),
             "fingerprint": result.index.fingerprint,
             "reused": result.index.reused,
+            **({"collection": result.index.manifest["collection"]} if result.index.manifest.get("collection") else {}),
             **{k: result.index.manifest.get(k) for k in ("stats", "counters", "options", "anserini_args")},
             **({"empty_ids": result.index.manifest["empty_ids"]} if result.index.manifest.get("empty_ids") else {}),
         },
@@ -200,6 +208,7 @@ def provenance(result: ExperimentResult) -> dict:
         "topics": {
             "path": str(cfg.topics_path),
             "format": cfg.topics_format,
+            "sha256": _sha256(cfg.topics_path) if cfg.topics_path.is_file() else None,
             "count": len(result.topics),
             # a query's own document left out of its ranking (topics.remove_query): said when it is
             **({"remove_query": True} if getattr(cfg, "remove_query", False) else {}),
@@ -217,7 +226,7 @@ def provenance(result: ExperimentResult) -> dict:
                 "name": r.name,
                 "spec": str(r.similarity),  # the canonical name the label stands for
                 "file": f"runs/{files[r.name]}",
-                "sha256": _sha256(r.path),
+                "sha256": hashes[r.name] if r.name in hashes else _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),
                 "topics_returned": len(r.run.topics()),

@@ -14,6 +14,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
+from harness.formats.ir_metadata import block_span
 from harness.formats.named import is_named, read_user_qrels
 from harness.formats.qrels import Qrels, judgments_named
 from harness.formats.run_files import read_run_file
@@ -41,13 +42,16 @@ def summed(measure) -> bool:
 
 
 def _fields(path: PathLike) -> int | None:
-    """Words on the first non-blank line (4: qrels, 6: a run), or None when unreadable."""
+    """Words on the first non-blank line after an ir_metadata block (4: qrels, 6: a run), or None
+    when unreadable."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        skip, _ = block_span(path)
+        with open(path, "rb") as f:
+            f.seek(skip)
             for line in f:
                 if line.strip():
                     return len(line.split())
-    except OSError:
+    except (OSError, DataError):  # the reader says what is wrong
         return None
     return None
 

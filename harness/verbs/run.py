@@ -23,13 +23,13 @@ from harness.engine.index import ensure_index, read_manifest, unusable_index
 from harness.engine.topics import read_topics, reads_without_java
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
-from harness.experiment import plan, run_key
+from harness.experiment import machine, plan, run_key
 from harness.experiment.cache import cached, place_text
 from harness.experiment.executors import open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
 from harness.experiment.sanity import check_topics, refuse_unmatched_topics
-from harness.files import fsync_dir, remove_stale_temp_files
+from harness.files import atomic_writer, fsync_dir, remove_stale_temp_files, write_text_atomic
 from harness.folders import (
     OUTPUT_MARKER,
     check_writable,
@@ -45,10 +45,14 @@ from harness.folders import (
     temp_sibling,
     write_marker,
 )
+from harness.formats.ir_metadata import write_annotated, yml_name
 from harness.formats.msmarco import write_msmarco_run
 from harness.formats.named import read_qrels_as
-from harness.policies import RUN_FORMATS, one_of
+from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, RUN_FORMATS, one_of
 from harness.report import write_report
+from harness.report.ir_metadata import documents as ir_metadata_documents
+from harness.report.ir_metadata import to_yaml
+from harness.report.tables import provenance
 
 __all__ = [
     "IN_MEMORY",
@@ -346,10 +350,19 @@ class RunOutcome:
     summary_md: str  # summary.md as written
 
 
-def run(cfg, *, on: Emit = ignore) -> RunOutcome:
+def _ir_metadata_choice(ir_metadata: str) -> str:
+    try:
+        return one_of("ir_metadata", ir_metadata, IR_METADATA)
+    except ValueError as e:
+        raise DataError("--ir-metadata", str(e)) from None
+
+
+def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> RunOutcome:
     """Index (or reuse), search (or reuse the cached runs), evaluate, compare and write the
     report, holding the output's lock throughout: a second run of the same config waits, then
-    reuses. Progress is reported through ``on`` (harness.events)."""
+    reuses. Progress is reported through ``on`` (harness.events). ``ir_metadata`` (a key of
+    policies.IR_METADATA): where each run's ir_metadata goes (harness.report.ir_metadata)."""
+    ir_metadata = _ir_metadata_choice(ir_metadata)
     with locked(cfg.output, on=on):
         # a report folder the user made read-only is refused before anything is searched
         check_writable(cfg.output.parent, tree=False)
@@ -366,7 +379,7 @@ def run(cfg, *, on: Emit = ignore) -> RunOutcome:
                 result.abandon()  # an interruption leaves nothing writing behind it
                 raise
             result.settle()
-            out = write_report(result, cfg.output, on=on)  # copies the cached run files
+            out = write_report(result, cfg.output, on=on, ir_metadata=ir_metadata)  # copies the cached run files
         finally:
             result.release_indexes()
         # the summary just written, read back under the lock: rendering it again would hash
@@ -433,16 +446,27 @@ def _place_atomic(r, dst: Path) -> None:
     fsync_dir(dst.parent)
 
 
-def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome:
+def search(
+    cfg, *, on: Emit = ignore, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+) -> SearchOutcome:
     """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
     the report names it (:meth:`ExperimentResult.run_files`), or with ``run_format="msmarco"``
     written there in MS MARCO's layout as ``<name>.tsv`` (harness.formats.msmarco). The
     output folder keeps its other files: its marker lists each run before it is written, so the
-    folder stays one the harness may replace."""
+    folder stays one the harness may replace. ``ir_metadata``: each run's ir_metadata beside it
+    (``runs/<name>.ir-metadata.yml``), at the top of its TREC file, or nowhere, as ``run``
+    writes it (an MS MARCO run has no place for comment lines: ``inline`` is refused with it)."""
     try:
         one_of("run_format", run_format, RUN_FORMATS)
     except ValueError as e:
         raise DataError("--run-format", str(e)) from None
+    ir_metadata = _ir_metadata_choice(ir_metadata)
+    if ir_metadata == "inline" and run_format != "trec":
+        raise DataError(
+            "--ir-metadata",
+            f"inline writes the ir_metadata into a TREC run's top lines; a {run_format} run has no comment lines "
+            "(its readers take every line as a result): write it beside the run (--ir-metadata yml)",
+        )
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
         _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     with locked(cfg.output, on=on):
@@ -454,13 +478,19 @@ def search(cfg, *, on: Emit = ignore, run_format: str = "trec") -> SearchOutcome
         # no qrels: run_experiment then searches (or reuses) and evaluates nothing
         result = relabel(experiment.run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
         try:
-            return _copy_runs(cfg, result.settle(), on, run_format)
+            result.settle()
+            if ir_metadata != "none":
+                machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
+            return _copy_runs(cfg, result, on, run_format, ir_metadata)
         finally:
             result.release_indexes()  # the cached run files are copied: the index may be replaced
 
 
-def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome:
-    """The searched runs' cached files into OUTPUT/runs, under the output's lock."""
+def _copy_runs(
+    cfg, result, on: Emit, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+) -> SearchOutcome:
+    """The searched runs' cached files into OUTPUT/runs, under the output's lock, each with its
+    ir_metadata (beside it, in it, or none)."""
     out = cfg.output / "runs"
     if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
         problems = write_target_problems({"output": cfg.output}, {})
@@ -476,18 +506,32 @@ def _copy_runs(cfg, result, on: Emit, run_format: str = "trec") -> SearchOutcome
     if run_format == "msmarco":
         files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"runs/{files[r.name]}" for r in result.runs]
+    if ir_metadata == "yml":
+        names += [f"runs/{yml_name(files[r.name])}" for r in result.runs]
     # this experiment's from now on: a marker of an earlier version named none
     write_marker(
         cfg.output, marker.get("kind", "runs"), [*marker["files"], *names], cfg.experiment.record(cfg.output.resolve())
     )
     remove_stale_temp_files(out, on)
+    docs = {}
+    if ir_metadata != "none":  # the runs' own hashes are in no document: none is computed
+        manifest = provenance(result, dict.fromkeys(files, ""))
+        docs = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs}, verb="search")
     written = []
     for r in result.runs:
         dst = out / files[r.name]
         if run_format == "msmarco":
             write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
+        elif ir_metadata == "inline":
+            with atomic_writer(dst, "wb", None) as f:
+                write_annotated(f, r.path, to_yaml(docs[r.name]))
         else:
             _place_atomic(r, dst)
+        beside = out / yml_name(files[r.name])
+        if ir_metadata == "yml":
+            write_text_atomic(beside, to_yaml(docs[r.name]))
+        elif f"runs/{beside.name}" in marker["files"]:  # a description of this file written before: no longer its
+            beside.unlink(missing_ok=True)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))
 

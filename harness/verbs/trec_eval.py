@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.formats.ir_metadata import STRIP_HINT, starts_with_block
 from harness.formats.named import read_user_qrels
 from harness.formats.prefs import REL_INFO_FORMATS, read_prefs, read_qrels_jg
 from harness.formats.qrels import judgments_named
@@ -110,7 +111,7 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     if options.rel_info != "qrels":
         return _other_judgments(qrels, run, options, requests, zscores)
     q = read_user_qrels(qrels, beir=False)  # trec_eval's four fields, as trec_eval reads them
-    r = read_run_file(run)
+    r = _read_run(run)
     rl, _, zero = rank_labels(
         r, q, EvalPolicy(missing_topics="drop"), max_docs=options.max_docs, judged_only=options.judged_only
     )
@@ -121,6 +122,22 @@ def trec_eval(qrels: PathLike, run: PathLike, options: TrecEvalOptions | None = 
     with judgments_named(str(qrels)):
         topics, lines = _compute(rl, requests, options, q, run, zscores)
     return TrecEvalResult(tuple(topics), tuple(lines), options)
+
+
+def _read_run(run: PathLike):
+    """The run as trec_eval 9.0.8 reads it. An ir_metadata block at its top (the harness's other
+    readers skip it) is refused as trec_eval refuses it: it reads every line as fields, and the
+    block's first line, ``# ir_metadata.start``, has two ("Malformed line 1"); trec_eval 10.0
+    skips lines starting with ``#``, 9.0.8 does not (get_trec_results.c)."""
+    if starts_with_block(run):
+        raise DataError(
+            str(run),
+            "the run starts with an ir_metadata block, whose first line has 2 fields: trec_eval 9.0.8 reads '#' "
+            "lines as lines of fields and stops there (Malformed line 1), and so does harness trec_eval. harness "
+            f"evaluate skips the block; for trec_eval, strip it: {STRIP_HINT}",
+            line=1,
+        )
+    return read_run_file(run)
 
 
 def _two_ways(run, qrels) -> str:
@@ -168,7 +185,7 @@ def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, r
         judgments = read_qrels_jg(qrels)
     else:
         judgments = read_prefs(qrels, options.rel_info)
-    r = read_run_file(run)
+    r = _read_run(run)
     topics = [t for t in r.topics() if t in judgments.topics]
     if not topics:
         raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")

@@ -11,7 +11,8 @@ order a config's reference does:
 - ``schema.runs``: `runs`, `depth`, `measures`, `expect`, `expect_tolerance` and `evaluation`
   (what is searched and how it is scored);
 - ``schema.compare``: `compare` (the significance tests);
-- ``schema.output``: `report`, `output` and `execution` (what is written, and where it is computed).
+- ``schema.output``: `report`, `ir_metadata`, `output` and `execution` (what is written, and where it is
+  computed).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from harness.config.keys import Key
 from harness.config.schema.compare import COMPARE
 from harness.config.schema.corpus import COLLECTION, INDEX
-from harness.config.schema.output import EXECUTION, OUTPUT, REPORT
+from harness.config.schema.output import EXECUTION, IR_METADATA, OUTPUT, REPORT
 from harness.config.schema.runs import DEPTH, EVALUATION, EXPECT, EXPECT_TOLERANCE, MEASURES, RUNS
 from harness.config.schema.topics import QRELS, TOPICS
 
@@ -46,6 +47,7 @@ SCHEMA = Key(
         EVALUATION,
         COMPARE,
         REPORT,
+        IR_METADATA,
         OUTPUT,
         EXECUTION,
     ),

@@ -1,5 +1,5 @@
-"""What an experiment writes and where it is computed: the `report:`, `output:` and
-`execution:` keys of the schema."""
+"""What an experiment writes and where it is computed: the `report:`, `ir_metadata:`, `output:`
+and `execution:` keys of the schema."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from harness.config.execution import ENGINES
 from harness.config.keys import Key
 from harness.policies import MAX_WORKERS
 
-__all__ = ["REPORT", "OUTPUT", "EXECUTION"]
+__all__ = ["REPORT", "IR_METADATA", "OUTPUT", "EXECUTION"]
 
 REPORT = Key(
     "report",
@@ -28,6 +28,71 @@ REPORT = Key(
             "between the first two runs shown (either way), else the first ones.",
             default=250,
             minimum=1,
+        ),
+    ),
+)
+
+_URL = "URL of"
+IR_METADATA = Key(
+    "ir_metadata",
+    "section",
+    "Who made the runs and for what, written into each run's ir_metadata (ir-metadata.org's `actor` and "
+    "`research goal`; docs/ir-metadata.md). The harness writes the rest itself: platform, implementation, "
+    "method, data, and the research goal's evaluation (the measures and the `compare:` block).",
+    keys=(
+        Key(
+            "actor",
+            "section",
+            "The experimenter who ran the experiment (ir_metadata's `actor`).",
+            keys=(
+                Key("name", "string", "Name of the experimenter."),
+                Key(
+                    "orcid",
+                    "string",
+                    "ORCID iD, e.g. 0000-0002-1825-0097.",
+                    pattern=r"(https://orcid\.org/)?[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{3}[0-9X]",
+                ),
+                Key("team", "string", "Team the experimenter is part of (a shared task's team name)."),
+                Key("fields", "strings", "Research fields, e.g. [ir, nlp]."),
+                Key("mail", "string", "Mail address."),
+                Key(
+                    "role",
+                    "choice",
+                    "`experimenter`: an original experiment; `reproducer`: a reproduction of one.",
+                    choices=("experimenter", "reproducer"),
+                ),
+                Key("degree", "string", "Academic degree: B.Sc., M.Sc., Ph.D."),
+                Key("github", "string", f"{_URL} the experimenter's GitHub profile."),
+                Key("twitter", "string", f"{_URL} the experimenter's Twitter profile."),
+            ),
+        ),
+        Key(
+            "research_goal",
+            "section",
+            "The study the runs are for (ir_metadata's `research goal`).",
+            keys=(
+                Key(
+                    "venue",
+                    "section",
+                    "Where the study is published.",
+                    keys=(
+                        Key("name", "string", "Acronym or name of the venue: SIGIR, ECIR, CLEF, TREC, ..."),
+                        Key("year", "int", "Year of publication.", minimum=1900, maximum=9999),
+                    ),
+                ),
+                Key(
+                    "publication",
+                    "section",
+                    "The publication of the study.",
+                    keys=(
+                        Key("dblp", "string", f"{_URL} the publication in dblp."),
+                        Key("doi", "string", "DOI of the publication."),
+                        Key("arxiv", "string", f"{_URL} the publication on arXiv."),
+                        Key("url", "string", f"{_URL} the publication elsewhere."),
+                        Key("abstract", "string", "Abstract of the publication."),
+                    ),
+                ),
+            ),
         ),
     ),
 )
