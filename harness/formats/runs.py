@@ -258,7 +258,9 @@ def read_run(path, *, duplicates: str = "error", ranks: bool = False) -> Run:
             parse_ints(block, 3, source, "rank (field 4)") if ranks else None,
         )
 
-    header, header_lines = block_span(path)  # an ir_metadata block at the top (harness.formats.ir_metadata)
+    # an ir_metadata block at the top (harness.formats.ir_metadata): one read of the file's first
+    # bytes, 0.1 ms a file on the loaded 2-core machine, then skipped as a header is
+    header, header_lines = block_span(path)
     try:
         for line0, (segs, block_ids, block_scores, block_keys, line_info, nbytes, block_ranks) in map_blocks(
             path,
