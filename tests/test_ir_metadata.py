@@ -428,3 +428,13 @@ def test_an_ir_metadata_file_given_as_a_run_is_named_as_such(files, capsys):
     code, out, err = _harness(capsys, "compare", *runs, "--qrels", files / "q.txt", "--baseline", "a")
     assert code == 2 and not out
     assert f"{files / 'plain' / 'a.ir-metadata.yml'}: is a run's ir_metadata" in err and "runs/*.trec" in err
+
+
+def test_every_test_and_correction_has_its_ir_metadata_name():
+    """research goal > evaluation > significance test names each of the harness's tests (and each
+    correction but none) as ir_metadata's naming convention does, where it has a name for it."""
+    from harness.policies import CORRECTIONS, IR_METADATA_CORRECTIONS, IR_METADATA_TESTS, TESTS
+
+    assert set(IR_METADATA_TESTS) == set(TESTS)
+    assert set(IR_METADATA_CORRECTIONS) == set(CORRECTIONS) - {"none"}
+    assert IR_METADATA_TESTS["t"] == "t-test" and IR_METADATA_CORRECTIONS["holm"] == "holm-bonferroni"

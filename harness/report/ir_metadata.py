@@ -84,7 +84,8 @@ def _platform(manifest: dict) -> dict:
     if machine.get("ram_bytes"):
         hardware["ram"] = f"{round(machine['ram_bytes'] / 1024**3, 2)} GB"  # repro_eval's form
     system = machine.get("os", {})
-    python = [f"python=={v['python']}"] + [f"{k}=={val}" for k, val in v.items() if k not in _NOT_PACKAGES]
+    python = [f"python=={v['python']}"] if "python" in v else []  # versions gathered (none: a report rendered alone)
+    python += [f"{k}=={val}" for k, val in v.items() if k not in _NOT_PACKAGES]
     java = [f"{k}=={v[k]}" for k in ("java", "lucene") if k in v]
     return {
         "hardware": _drop_none(hardware),
