@@ -35,7 +35,6 @@ def add_parser(sub, make) -> None:
         "  harness run configs/demo.yaml --output my-report --set depth=100 --set 'measures=[AP, nDCG@10]'\n"
         "  harness run --workers 2 configs/demo.yaml\n  harness run --scheduler tcp://head:8786 configs/demo.yaml\n"
         "  harness run configs/other.yaml --output reports/demo --replace\n"
-
         "  harness run configs/demo.yaml --ir-metadata inline\n",
         cmd_run,
         _PLAN_HELP,

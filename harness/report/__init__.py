@@ -108,9 +108,7 @@ def write_report(
     return out_dir
 
 
-def _write_files(
-    result: ExperimentResult, tmp: Path, experiment: dict, ir_metadata: str = DEFAULT_IR_METADATA
-) -> None:
+def _write_files(result: ExperimentResult, tmp: Path, experiment: dict, ir_metadata: str = DEFAULT_IR_METADATA) -> None:
     runs = tmp / "runs"
     runs.mkdir(parents=True)
     files = result.run_files()
