@@ -99,7 +99,7 @@ def test_replace_replaces_another_experiments_report(capsys, proj):
     assert main(["run", str(proj / "configs" / "other.yaml"), "--output", str(out), "--replace"]) == 0
     marker = json.loads((out / OUTPUT_MARKER).read_text())
     assert marker["experiment"] == {"name": "other", "config": "../../configs/other.yaml"}
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["dirichlet.trec"]
+    assert sorted(p.name for p in (out / "runs").glob("*.trec")) == ["dirichlet.trec"]
     assert not (out / "comparisons.csv").exists()  # first's report is gone, replaced whole
     assert json.loads((out / "manifest.json").read_text())["config"]["parsed"]["name"] == "other"
     capsys.readouterr()
@@ -118,7 +118,7 @@ def test_rerunning_the_same_config_replaces_its_own_report(capsys, proj):
     assert "replaces" not in capsys.readouterr().out
     # the same file with other settings is the same experiment (only another file or name is not)
     assert main(["run", str(first), "--set", "runs=[bm25, dirichlet]"]) == 0
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["bm25.trec", "dirichlet.trec"]
+    assert sorted(p.name for p in (out / "runs").glob("*.trec")) == ["bm25.trec", "dirichlet.trec"]
     assert main(["search", str(first)]) == 0
     assert main(["run", str(first)]) == 0
     marker = json.loads((out / OUTPUT_MARKER).read_text())
@@ -157,10 +157,10 @@ def test_search_with_replace_leaves_only_its_runs(proj):
     out = proj / "reports" / "first"
     assert main(["search", str(proj / "configs" / "other.yaml"), "--output", str(out), "--replace"]) == 0
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
-    assert files == [OUTPUT_MARKER, "runs", "runs/dirichlet.trec"]
+    assert files == [OUTPUT_MARKER, "runs", "runs/dirichlet.ir-metadata.yml", "runs/dirichlet.trec"]
     marker = json.loads((out / OUTPUT_MARKER).read_text())
     assert marker["experiment"] == {"name": "other", "config": "../../configs/other.yaml"}
-    assert marker["files"] == ["runs/dirichlet.trec"]
+    assert marker["files"] == ["runs/dirichlet.ir-metadata.yml", "runs/dirichlet.trec"]
     assert [p.name for p in out.parent.iterdir()] == ["first"]  # no temp or lock left beside it
 
 
