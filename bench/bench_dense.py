@@ -92,8 +92,8 @@ def main() -> int:
     from harness.engine.corpus import Corpus
     from harness.engine.dense import open_searcher
     from harness.engine.index import IndexOptions, ensure_index
-    from harness.engine.similarity import Similarity
     from harness.engine.vectors import vector_text
+    from harness.specs.similarity import Similarity
 
     jar = lucene.anserini_jar()
     java = str(lucene.java_home()[0] / "bin" / "java")

@@ -146,7 +146,7 @@ FLOOR_SCRIPT = r"""
 import sys
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
+from harness.specs.similarity import Similarity
 index, topics, depth, threads = sys.argv[1:5]
 queries = [l.rstrip("\n").split("\t", 1)[1] for l in open(topics, encoding="utf-8") if l.strip()]
 searcher = Searcher(index, IndexOptions())

@@ -63,7 +63,7 @@ FLOOR_SCRIPT = r"""
 import sys
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
+from harness.specs.similarity import Similarity
 from harness.engine.topics import read_topics
 from harness.formats.runs import write_run
 index, topics, out, depth, threads = sys.argv[1:6]

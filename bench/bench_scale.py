@@ -96,10 +96,10 @@ def main() -> None:
     from harness.engine.corpus import Corpus
     from harness.engine.index import IndexOptions, ensure_index
     from harness.engine.search import run_from_arrays
-    from harness.engine.similarity import Similarity
     from harness.engine.topics import read_topics
     from harness.experiment.executors.dask import DaskExecutor, search_task
     from harness.experiment.executors.local import LocalExecutor
+    from harness.specs.similarity import Similarity
 
     print(f"# bench_scale: {args.docs} documents, {args.topics} topics, depth {args.depth}, {len(SETTINGS)} settings")
     print(f"# {os.cpu_count()} cores; load average at start {load()} (a shared machine: timings are noisy)")

@@ -69,8 +69,8 @@ def families(
     from harness.engine import lucene
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
     from harness.formats.topics import read_topics
+    from harness.specs.similarity import Similarity
 
     texts = [t for _, t in read_topics(topics)]
     s = Searcher(index, IndexOptions())
@@ -185,8 +185,8 @@ def worker(args) -> dict:
     from harness.engine import lucene
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
     from harness.engine.topics import read_topics
+    from harness.specs.similarity import Similarity
 
     topics = read_topics(Path(args.topics))
     texts = [t for _, t in topics]

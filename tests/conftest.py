@@ -385,7 +385,7 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
 
 def report_run(report: Path, label: str) -> Path:
     """The file of the run labelled ``label`` in a report folder, as its manifest.json maps it
-    (run files are named by harness.engine.labels.run_file_names, not by the label itself)."""
+    (run files are named by harness.specs.labels.run_file_names, not by the label itself)."""
     import json
 
     runs = json.loads((report / "manifest.json").read_text(encoding="utf-8"))["runs"]
@@ -480,7 +480,7 @@ def assert_runs_equal_simple_searcher(ours: Path, theirs: Path, queries: list[st
     from harness.engine import lucene
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     searcher = Searcher(ours, IndexOptions())
     ss = lucene.jclass("io.anserini.search.SimpleSearcher")(str(theirs))

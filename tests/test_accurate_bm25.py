@@ -139,7 +139,7 @@ def _exact_options():
 def test_a_similarity_is_refused_on_an_index_of_the_other_lengths(both):
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     tmp, _, _ = both
     topics = [("1", "boundary layer")]

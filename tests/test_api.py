@@ -526,12 +526,12 @@ def test_search_equals_the_runs_and_returns_the_documents_text(cli_and_api):
 
 
 def test_registries_as_tables():
-    from harness.engine.similarity import MODELS
     from harness.metrics import MEASURES as REGISTRY
+    from harness.specs.models import MODELS
 
     sims = harness.similarities()
     assert list(sims.itertuples(index=False, name=None))[0][:3] == ("bm25", "k1", 0.9)
-    assert len(sims) == sum(len(v) for v in MODELS.values())
+    assert len(sims) == sum(len(m.params) for m in MODELS.values())
     assert list(harness.measures()["measure"]) == list(REGISTRY)
 
 

@@ -15,8 +15,6 @@ from statsmodels.stats.multitest import multipletests
 
 from harness import stats
 from harness.config import CompareSpec, load_config
-from harness.engine.similarity import Similarity
-from harness.engine.sweeps import sweeps
 from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment
@@ -24,6 +22,8 @@ from harness.experiment.compare import aligned_scores, compare_runs
 from harness.experiment.labels import relabel
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
+from harness.specs.similarity import Similarity
+from harness.specs.sweeps import sweeps
 
 from .conftest import REPO, report_run, write_full_report
 
@@ -118,7 +118,7 @@ def sweep(tmp_path_factory):
 def test_the_sweep_runs_from_one_config(sweep):
     cfg, first, _, _, _, _ = sweep
     # the tuned run (harness.experiment.tuning) follows its sweep's settings
-    assert [str(r.similarity) for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
+    assert [str(r.spec) for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
         "dirichlet(cv:AP,folds=5,seed=42)"
     ]
     # ... each named by its label (the one bm25 run by its model alone)

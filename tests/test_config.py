@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from harness.config import SCHEMA, Config, load_config, reference_markdown
-from harness.engine.similarity import MODELS
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError
+from harness.specs.models import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA, TOPICS, QRELS = REPO / "corpora", REPO / "topics" / "demo.tsv", REPO / "qrels" / "demo.txt"
@@ -215,7 +215,7 @@ def test_anserinis_and_pyserinis_model_names_are_the_canonical_runs(tmp_path):
     """Issue 36: Anserini's -qld and -qljm (pyserini's set_qld) are read as dirichlet and jm, so
     the run, its label, its cache key and its numbers are the canonical run's; Anserini's names of
     what the harness does not have, and its flags written with their dash, say so."""
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     runs = "  - qld: {mu: [500, 2000]}\n  - qljm: {lambda: 0.7}\n  - qld\n  - bm25: {rm3: {fb_terms: 20}}"
     aliased = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", runs))
@@ -487,8 +487,8 @@ def test_reference_is_generated_from_the_schema():
 
     for name in paths(SCHEMA):
         assert f"| `{name}` |" in md
-    for model, specs in MODELS.items():
-        for s in specs:
+    for model, entry in MODELS.items():
+        for s in entry.params:
             assert f"| `{model}` | `{s.name}` |" in md
     assert "`porter` \\| `krovetz` \\| `none`" in md
 

@@ -27,10 +27,10 @@ from harness.config import Execution, load_config
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, open_manifest
 from harness.engine.shards import split_corpus
-from harness.engine.similarity import Similarity
 from harness.errors import ConfigError, DataError, EngineError
 from harness.events import ClusterReady, RunReady, ShardsBuild
 from harness.experiment import run_experiment
+from harness.specs.similarity import Similarity
 from harness.verbs import run as verbs_run
 
 from .conftest import REPO, write_full_report

@@ -21,9 +21,9 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.engine.dense import open_searcher
 from harness.engine.index import IndexOptions, ensure_index
-from harness.engine.similarity import Similarity
 from harness.engine.topics import read_topics
 from harness.errors import DataError
+from harness.specs.similarity import Similarity
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).parent / "data" / "anserini-dense"

@@ -32,10 +32,10 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
 from harness.engine.topics import read_topics
 from harness.errors import DataError
 from harness.formats.impact import MAX_TERM_UNITS, check_weights, term_problem
+from harness.specs.similarity import Similarity
 
 DATA = Path(__file__).parent / "data" / "anserini-impact"
 IMPACT = Similarity.parse("impact")

@@ -8,9 +8,9 @@ from harness.engine import index as index_module
 from harness.engine.corpus import Corpus
 from harness.engine.index import MANIFEST, IndexOptions, ensure_index, index_fingerprint
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
 from harness.errors import DataError
 from harness.events import not_indexed
+from harness.specs.similarity import Similarity
 
 QUIET: dict = {}  # progress events are dropped by default (harness.events.ignore)
 

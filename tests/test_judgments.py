@@ -148,7 +148,7 @@ def test_cranfield_rank_judgments_equal_trec_eval_on_doc_ids(cranfield_index, cr
 
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     from .conftest import shared_path
 

@@ -24,9 +24,9 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
 from harness.errors import ConfigError
 from harness.policies import LANGUAGES, WHITESPACE_LANGUAGES
+from harness.specs.similarity import Similarity
 
 pytestmark = pytest.mark.java
 

@@ -9,7 +9,7 @@ import string
 
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
+from harness.specs.similarity import Similarity
 
 from .test_search import assert_same_runs, simple_searcher_run
 

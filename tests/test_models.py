@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from harness.config import load_config
-from harness.config.runs import model_params
 from harness.engine import lucene
-from harness.engine.similarity import ALIASES, EXPANSIONS, MODELS, NO_EXPANSION, PRESETS, Similarity
 from harness.errors import ConfigError
+from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, PRESETS, model_params
+from harness.specs.similarity import Similarity
 
 from .conftest import write_full_report
 
@@ -39,7 +39,7 @@ def test_existing_names_are_unchanged():
 @pytest.mark.parametrize("model", [*MODELS, *PRESETS])
 @pytest.mark.parametrize("expansion", [None, *EXPANSIONS])
 def test_every_default_name_parses_back(model, expansion):
-    if model in NO_EXPANSION and expansion:
+    if model in MODELS and MODELS[model].no_expansion and expansion:
         with pytest.raises(ValueError, match=f"{model} cannot take an expansion"):
             Similarity.of(model, {}, expansion, {})
         return
@@ -304,7 +304,7 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     assert all(len(r.empty_topics) < 15 for r in result.runs)
     # Every run differs from plain BM25 somewhere (each family is really a different function).
     base = result.runs[0]
-    assert str(base.similarity) == "bm25(k1=0.9,b=0.4)"
+    assert str(base.spec) == "bm25(k1=0.9,b=0.4)"
     for r in result.runs[1:]:
         assert r.path.read_text() != base.path.read_text(), r.name
     assert len(result.comparisons.pairs) == len(cfg.runs) - 1
@@ -416,13 +416,13 @@ def _settings():
     """(model name, its settings, the parameter changed, its other value): every parameter that a
     model, preset or alias takes as the loader reads it (a conditional one with a choice it applies
     with), and every expansion's under bm25."""
-    for name in [*MODELS, *PRESETS, *ALIASES]:
+    for name in MODEL_NAMES:
         family, fixed, specs, _ = model_params(name)
         for spec in specs:
             base = {spec.when[0]: spec.when[1][0]} if spec.when and spec.when[0] not in fixed else {}
             yield pytest.param(name, base, None, spec, id=f"{name}.{spec.name}")
-    for expansion, specs in EXPANSIONS.items():
-        for spec in specs:
+    for expansion, entry in EXPANSIONS.items():
+        for spec in entry.params:
             yield pytest.param("bm25", {}, expansion, spec, id=f"{expansion}.{spec.name}")
 
 

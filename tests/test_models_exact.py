@@ -20,7 +20,7 @@ import pytest
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
+from harness.specs.similarity import Similarity
 from tests.test_search import assert_same_runs
 
 DEPTH = 1000

@@ -60,7 +60,7 @@ def test_per_topic_equals_trec_eval(cranfield):
         q, _, d, r = line.split()
         qrels.setdefault(q, {})[d] = int(r)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(TREC_EVAL.values()))
-    assert [(r.name, str(r.similarity)) for r in result.runs] == [
+    assert [(r.name, str(r.spec)) for r in result.runs] == [
         ("bm25", "bm25(k1=0.9,b=0.4)"),
         ("dirichlet", "dirichlet(mu=1000)"),
         ("jm lambda=0.1", "jm(lambda=0.1)"),

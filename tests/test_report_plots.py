@@ -161,7 +161,7 @@ def test_line_charts_are_zoomed_to_their_data(sweep, sweep_page, demo, demo_page
                 _check_axis(chart, pr)  # every PR panel shares one scale: the data of all runs
                 continue
             measure, model = re.match(r"(\S+): (\w+) by \w+$", chart["title"]).groups()
-            specs = {r.name: str(r.similarity) for r in result.runs}  # runs go by labels; specs name the model
+            specs = {r.name: str(r.spec) for r in result.runs}  # runs go by labels; specs name the model
             values = [
                 m[measure] for run, m in means.items() if specs[run].startswith(model + "(") and "cv:" not in specs[run]
             ]
@@ -182,7 +182,7 @@ def test_sweep_pr_curves_are_split_by_model_family_with_the_baseline(sweep, swee
         "Interpolated precision at recall: bm25 (10 runs)",
         "Interpolated precision at recall: dirichlet (6 runs)",
     ]
-    family = lambda m: [r.name for r in result.runs if str(r.similarity).startswith(m + "(")]  # noqa: E731
+    family = lambda m: [r.name for r in result.runs if str(r.spec).startswith(m + "(")]  # noqa: E731
     assert pr[0]["lines"] == family("bm25")  # the 9 settings and the cross-validated run, by their labels
     assert pr[1]["lines"] == family("dirichlet") + ["bm25 k1=0.9 b=0.4 (baseline)"]
     assert [t for _, t in pr[0]["legend"]][0] == "bm25" and "k1=0.9 b=0.4 (baseline)" in [t for _, t in pr[0]["legend"]]
@@ -372,8 +372,8 @@ def test_a_third_varying_parameter_gives_one_heatmap_per_value():
     import html
     import itertools
 
-    from harness.engine.similarity import Similarity
     from harness.report.plots import sweep_heatmaps
+    from harness.specs.similarity import Similarity
 
     group = [
         Similarity("m", (("a", a), ("b", b), ("c", c)))

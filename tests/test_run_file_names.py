@@ -1,5 +1,5 @@
 """A report's run files are named without spaces or anything a shell needs quoted, one file per
-label, deterministically (harness.engine.labels.run_file_names); the manifest maps each label to
+label, deterministically (harness.specs.labels.run_file_names); the manifest maps each label to
 its file (issue 36: `runs/bm25 k1=0.9.trec` had to be quoted in every command)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine.labels import run_file_names
+from harness.specs.labels import run_file_names
 
 # a shell's metacharacters, quotes, globs, whitespace, and what Windows forbids in a file name
 SHELL_OR_WINDOWS = set(" \t\n\r\"'`$&|;<>()[]{}*?!~#%^\\/:,")

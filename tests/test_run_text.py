@@ -153,7 +153,7 @@ def test_a_failing_java_write_falls_back_to_python(tmp_path):
 def test_searched_runs_on_cranfield_are_written_through_java(cranfield_index, cranfield_topics, tmp_path):
     """Real runs of several families (ties included: tf-idf and DFI give equal scores), through
     Java and through Python: the same bytes, and read back the same scores."""
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     s = Searcher(cranfield_index.path, cranfield_index.options)
     try:
@@ -178,7 +178,7 @@ def test_a_searched_run_pickles_without_its_java_writer(cranfield_index, cranfie
     stays behind, and the copy writes the same file through Python."""
     import pickle
 
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
 
     s = Searcher(cranfield_index.path, cranfield_index.options)
     try:

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from harness.config import load_config
-from harness.engine.similarity import Similarity
 from harness.errors import DataError, HarnessWarning
 from harness.experiment import run_experiment
 from harness.experiment.sanity import check_grid_edges, check_topics
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.metrics import evaluate
+from harness.specs.similarity import Similarity
 from harness.stats import StatsPolicy, compare
 from harness.stats.small_n import MIN_BOOTSTRAP_TOPICS, small_sample_note
 
@@ -164,12 +164,13 @@ def _value(spec, draw):
 
 @st.composite
 def _settings(draw):
-    from harness.engine.similarity import MODELS, Similarity
+    from harness.specs.models import MODELS
+    from harness.specs.similarity import Similarity
 
     model = draw(st.sampled_from(sorted(MODELS)))
     sims = []
     for _ in range(draw(st.integers(1, 6))):
-        params = {s.name: _value(s, draw) for s in MODELS[model] if draw(st.booleans())}
+        params = {s.name: _value(s, draw) for s in MODELS[model].params if draw(st.booleans())}
         try:
             sim = Similarity.of(model, params)
         except ValueError:

@@ -16,9 +16,10 @@ import yaml
 
 from harness.config import SCHEMA, load_config
 from harness.config.json_schema import json_schema
-from harness.engine.similarity import ALIASES, EXPANSIONS, JAVA_INT_MAX, MODELS, PRESETS, ParamSpec
 from harness.errors import ConfigError
 from harness.metrics import MEASURES, parse_measure
+from harness.specs.models import ALIASES, EXPANSIONS, MODEL_NAMES, MODELS, PRESETS
+from harness.specs.params import JAVA_INT_MAX, ParamSpec
 
 from .conftest import REPO
 
@@ -193,9 +194,9 @@ def _entries():
     applies with some choices under every choice, and under a sweep of them all; each expansion
     (and, under the first model, each of its parameters at each value); a parameter no model has."""
     first = True
-    for name in [*MODELS, *PRESETS, *ALIASES]:
+    for name in MODEL_NAMES:
         family = PRESETS[name][0] if name in PRESETS else ALIASES.get(name, name)
-        specs = MODELS[family]
+        specs = MODELS[family].params
         yield name, None
         yield name, {"zz": 1}
         for spec in specs:
@@ -205,10 +206,10 @@ def _entries():
                 gov = next(s for s in specs if s.name == spec.when[0])
                 for choice in [*gov.choices, list(gov.choices)]:
                     yield name, {gov.name: choice, spec.name: spec.default}
-        for expansion, especs in EXPANSIONS.items():
+        for expansion, entry in EXPANSIONS.items():
             yield name, {expansion: None}
             yield name, {expansion: {"zz": 1}}
-            for spec in especs if first else ():
+            for spec in entry.params if first else ():
                 for value in _values(spec):
                     yield name, {expansion: {spec.name: value}}
         first = False

@@ -11,7 +11,7 @@ from harness.engine import lucene
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
 from harness.engine.search import Searcher
-from harness.engine.similarity import Similarity
+from harness.specs.similarity import Similarity
 
 
 def simple_searcher_run(index_path, topics, sim: Similarity, k: int):

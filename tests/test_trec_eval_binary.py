@@ -615,8 +615,8 @@ def test_the_harness_s_own_runs_evaluate_as_the_binary_evaluates_them(
     import harness
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
     from harness.formats.runs import write_run
+    from harness.specs.similarity import Similarity
 
     from .conftest import shared_path
 

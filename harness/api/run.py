@@ -25,7 +25,7 @@ class _Runs(Mapping):
     def __init__(self, results):
         self._results = {r.name: r for r in results}
         # a run may also be asked for by its spec, as the config and the manifest write it
-        self._specs = {str(r.similarity): r.name for r in results}
+        self._specs = {str(r.spec): r.name for r in results}
         self._frames: dict[str, pd.DataFrame] = {}
 
     def __getitem__(self, name: str) -> pd.DataFrame:

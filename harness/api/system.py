@@ -4,7 +4,7 @@ adapter (harness.verbs.system)."""
 from __future__ import annotations
 
 from harness import lazy
-from harness.verbs.similarity import similarity_models
+from harness.specs.models import MODELS
 from harness.verbs.system import measure_registry
 
 pd = lazy.module("pandas")
@@ -13,12 +13,10 @@ __all__ = ["similarities", "measures"]
 
 
 def similarities() -> pd.DataFrame:
-    """The similarity models and their parameters, from the engine's registry: ``model``,
-    ``parameter``, ``default``, ``allowed``, ``doc``."""
-    MODELS = similarity_models()
-
+    """The similarity models and their parameters, from the model registry (harness.specs.models):
+    ``model``, ``parameter``, ``default``, ``allowed``, ``doc``."""
     return pd.DataFrame(
-        [(model, s.name, s.default, s.allowed(), s.doc) for model, specs in MODELS.items() for s in specs],
+        [(m.name, s.name, s.default, s.allowed(), s.doc) for m in MODELS.values() for s in m.params],
         columns=["model", "parameter", "default", "allowed", "doc"],
     )
 

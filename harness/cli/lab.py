@@ -7,7 +7,8 @@ from harness.cli.progress import EventRenderer
 from harness.errors import DataError
 from harness.events import to_stderr
 from harness.policies import LANGUAGES
-from harness.verbs.similarity import parse_similarity, similarity_aliases, similarity_models
+from harness.specs.models import ALIASES, MODELS, resolve_name
+from harness.verbs.similarity import parse_similarity
 
 judge_server = lazy.module("harness.judge.server")
 judge_store = lazy.module("harness.judge.store")
@@ -41,9 +42,6 @@ def add_parser(sub, make) -> None:
         LAB_EXAMPLES,
         cmd_lab,
     )
-
-    MODELS = similarity_models()
-
     p.add_argument(
         "--index",
         required=True,
@@ -86,15 +84,14 @@ def add_parser(sub, make) -> None:
         "judgments to the qrels file QRELS (created, or appended to); see `harness judge --help`",
     )
     p.add_argument("--port", type=int, default=8765, help="with --judge: the page's port on 127.0.0.1 (default 8765)")
-    aliases = similarity_aliases()
     p.add_argument(
         "--similarity",
-        choices=(*MODELS, *aliases),
+        choices=(*MODELS, *ALIASES),
         default="bm25",
-        help="default bm25 (" + ", ".join(f"{a}: Anserini's name of {m}" for a, m in aliases.items()) + ")",
+        help="default bm25 (" + ", ".join(f"{a}: Anserini's name of {m}" for a, m in ALIASES.items()) + ")",
     )
     for name, model in PARAMS.items():
-        spec = next(s for s in MODELS[model] if s.name == name)
+        spec = next(s for s in MODELS[model].params if s.name == name)
         p.add_argument(
             f"--{name}",
             type=float,
@@ -112,7 +109,7 @@ def similarity_from_args(args):
         value = getattr(args, f"param_{name}")
         if value is None:
             continue
-        if model != similarity_aliases().get(args.similarity, args.similarity):
+        if model != resolve_name(args.similarity)[0]:
             raise DataError(f"--{name}", f"applies to --similarity {model}, not {args.similarity}")
         params[name] = value
     return parse_similarity(args.similarity, params, source="--similarity")

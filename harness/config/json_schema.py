@@ -17,23 +17,13 @@ import re
 
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.keys import Key
-from harness.config.runs import model_params
 from harness.config.schema import SCHEMA
 from harness.config.schema.topics import TOPIC_FORMATS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
-from harness.engine.similarity import ALIASES as MODEL_ALIASES
-from harness.engine.similarity import (
-    EXPANSIONS,
-    JAVA_FLOAT_MAX,
-    JAVA_INT_MAX,
-    MODELS,
-    NO_EXPANSION,
-    PRESETS,
-    ParamSpec,
-    format_value,
-)
 from harness.metrics.measures import ALIASES, MEASURES
 from harness.policies import ALL_PAIRS
+from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_params
+from harness.specs.params import JAVA_FLOAT_MAX, JAVA_INT_MAX, ParamSpec, format_value
 
 __all__ = ["json_schema", "DIALECT"]
 
@@ -97,10 +87,10 @@ def _value(spec: ParamSpec) -> dict:
 def _conditional(family: str, fixed: dict) -> list[ParamSpec]:
     """The parameters of ``family`` that apply only with some values of a choice left free
     (dfr's c with normalization h1 or h2), not those that apply with every value."""
-    choices = {s.name: s.choices for s in MODELS[family] if s.kind == "choice"}
+    choices = {s.name: s.choices for s in MODELS[family].params if s.kind == "choice"}
     return [
         s
-        for s in MODELS[family]
+        for s in MODELS[family].params
         if s.when and s.when[0] not in fixed and s.name not in fixed and set(choices[s.when[0]]) - set(s.when[1])
     ]
 
@@ -125,21 +115,24 @@ def _applies_only(family: str, spec: ParamSpec) -> dict:
         "required": [gov],
         "properties": {gov: {"anyOf": [{"type": "string", **other}, {"type": "array", "contains": other}]}},
     }
-    default = next(s.default for s in MODELS[family] if s.name == gov)
+    default = next(s.default for s in MODELS[family].params if s.name == gov)
     cond = outside if default in allowed else {"anyOf": [{"not": {"required": [gov]}}, outside]}
     return {"if": cond, "then": {"not": {"required": [spec.name]}}}
 
 
 def _runs() -> dict:
     """One object per model (and Anserini shortcut) with the parameters it takes, as the loader
-    reads them (config.runs.model_params); an expansion is a key of its parameters, for the models
+    reads them (specs.models.model_params); an expansion is a key of its parameters, for the models
     that take one. A parameter that applies only with a choice (dfr c with h1/h2) says so and is
     refused with another (``if``/``then``)."""
     expansions = {
         name: {
-            "anyOf": [{"type": "null"}, {"type": "object", "properties": _params(specs), "additionalProperties": False}]
+            "anyOf": [
+                {"type": "null"},
+                {"type": "object", "properties": _params(e.params), "additionalProperties": False},
+            ]
         }
-        for name, specs in EXPANSIONS.items()
+        for name, e in EXPANSIONS.items()
     }
     bad = "/\\\\\\u0000-\\u001f\\u007f"  # path separators and control characters (config.runs)
     name_schema = {
@@ -151,12 +144,12 @@ def _runs() -> dict:
         "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
     }
     models = []
-    for model in [*MODELS, *PRESETS, *MODEL_ALIASES]:
+    for model in MODEL_NAMES:
         family, fixed, specs, _ = model_params(model)
         conditional = _conditional(family, fixed)
         body: dict = {
             "type": "object",
-            "properties": {**_params(specs, conditional), **({} if family in NO_EXPANSION else expansions)},
+            "properties": {**_params(specs, conditional), **({} if MODELS[family].no_expansion else expansions)},
             "additionalProperties": False,
         }
         if conditional:
@@ -173,7 +166,7 @@ def _runs() -> dict:
             }
         )
     bare = {
-        "enum": [*MODELS, *PRESETS, *MODEL_ALIASES],
+        "enum": list(MODEL_NAMES),
         "description": "A model's name alone: that model with its defaults",
     }
     return {"type": "array", "minItems": 1, "items": {"oneOf": [bare, *models, *_sources(name_schema)]}}

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engine.similarity import format_number
+from harness.specs.params import format_number
 
 __all__ = ["Key", "join_path", "range_text"]
 

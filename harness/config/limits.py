@@ -14,7 +14,7 @@ passes ``validate`` fails later inside Java or exhausts memory. Each says why it
   1e-7, and each resample costs memory and time per pair and measure (10**12 would not finish).
 - Similarity parameters must be finite and keep their legal range *as Java floats* (Lucene's
   similarities take ``float``): ``k1: 1e39`` is infinite there, ``lambda: 1e-50`` is 0
-  (``harness.engine.similarity.ParamSpec.check``).
+  (``harness.specs.params.ParamSpec.check``).
 - A config file holds at most 16 MiB (``MAX_CONFIG_BYTES``): a config is a short text file,
   and PyYAML reads about 1.5 MB a second, so a file given as the config by mistake (a corpus,
   a run, ``/dev/zero``) is refused at once rather than parsed for minutes or read into memory.

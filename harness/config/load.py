@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,16 +58,16 @@ from harness.config.schema import SCHEMA
 from harness.config.sources import all_run_names
 from harness.config.text import config_text, parse, too_deep
 from harness.config.validated import CompareSpec, Config, LocatedProblem
-from harness.engine.labels import TUNED, run_labels
-from harness.engine.similarity import Similarity
-from harness.engine.sweeps import sweeps
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError, warn
 from harness.folders import Experiment
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
-from harness.stats import CVSpec, StatsPolicy
+from harness.specs.identity import Tuned, parse_run
+from harness.specs.labels import TUNED, run_labels
+from harness.specs.sweeps import sweeps
+from harness.stats import StatsPolicy
 
 __all__ = ["load_config"]
 
@@ -132,7 +133,8 @@ def _check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return expected(ctx, path, example, node)
     if not items:
         return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
-    out, seen = [], {}
+    out: list[tuple[str | _TunedLabel, str, Node]] = []
+    seen: dict[str | _TunedLabel, str] = {}
     for p, n in items:
         text = read_string(ctx, n, p)
         if text is INVALID:
@@ -149,18 +151,29 @@ def _check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
-def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str], hint: str = "") -> str | None:
+@dataclass(frozen=True)
+class _TunedLabel:
+    """``MODEL tuned``, the label of a cross-validated run, until the tuned runs are known
+    (:func:`_resolve_tuned`)."""
+
+    family: str
+
+
+def _unique_run(
+    ctx: Ctx, text: str, path: str, node: Node, seen: dict[str | _TunedLabel, str], hint: str = ""
+) -> str | _TunedLabel | None:
     """The canonical run ``text`` names (a canonical or any spelling of a spec, or a run's label),
     recorded in ``seen`` (run -> path); None, with a problem reported, when it names no run or one
     already named at another path. A cross-validated run's label (``dirichlet tuned``) stays a
-    placeholder until the tuned runs are known (:func:`_resolve_tuned`)."""
+    :class:`_TunedLabel` until the tuned runs are known."""
     labels = ctx.found.get("labels", {})
     tuned_family = text[: -len(TUNED) - 1] if text.endswith(" " + TUNED) else None
+    run: str | _TunedLabel
     try:
         if text in labels:
             run = labels[text]
         elif tuned_family is not None and "(" not in text:
-            run = TUNED_MARK + tuned_family
+            run = _TunedLabel(tuned_family)
         else:
             run = _run_name(text)
     except ValueError as e:
@@ -176,27 +189,25 @@ def _unique_run(ctx: Ctx, text: str, path: str, node: Node, seen: dict[str, str]
     return run
 
 
-TUNED_MARK = "\0tuned:"  # a placeholder for `MODEL tuned` until the tuned runs are known
-
-
-def _resolve_tuned(run: str, tuned: list[str]) -> str:
-    """A tuned run's canonical name for its label placeholder (unchanged when none matches)."""
-    if not run.startswith(TUNED_MARK):
+def _resolve_tuned(run: str | _TunedLabel, tuned: list[Tuned]) -> str:
+    """The canonical name of a run ``_unique_run`` gave: a tuned run's for its label (the label
+    itself when no tuned run has it), any other unchanged."""
+    if not isinstance(run, _TunedLabel):
         return run
-    family = run[len(TUNED_MARK) :]
-    return next((t for t in tuned if t.split("(cv:", 1)[0] == family), f"{family} {TUNED}")
+    return next((str(t) for t in tuned if t.family == run.family), f"{run.family} {TUNED}")
 
 
 def _run_name(text: str) -> str:
-    """The canonical name of a run: a similarity (``bm25(k1=0.9,b=0.4)``) or a cross-validated
-    run (``dirichlet(cv:AP,folds=5,seed=42)``, measure canonicalised)."""
-    if "(cv:" in text:
-        spec = CVSpec.parse(text)
-        return str(CVSpec(spec.model, _parse_measure(spec.measure), spec.folds, spec.seed))
-    return str(Similarity.parse(text))
+    """The canonical name of a run (harness.specs.identity.parse_run): a similarity in any
+    spelling (``bm25(k1=0.9,b=0.4)``), a cross-validated run (``dirichlet(cv:AP,folds=5,seed=42)``,
+    its measure canonicalised), a run file's or a fusion's."""
+    run = parse_run(text)
+    if isinstance(run, Tuned):
+        run = replace(run, measure=_parse_measure(run.measure))
+    return str(run)
 
 
-def _tuned_names(v: dict, measures: Any) -> list[str]:
+def _tuned_runs(v: dict, measures: Any) -> list[Tuned]:
     """The cross-validated runs the config asks for (one per swept model), or [] when it asks for
     none or the parts they are named from are invalid."""
     c = v.get("compare")
@@ -210,7 +221,7 @@ def _tuned_names(v: dict, measures: Any) -> list[str]:
         return []
     models = [r.family for r in v["runs"]]
     swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
-    return [str(CVSpec(m, cmp[0], cv["folds"], c["seed"])) for m in swept]
+    return [Tuned(m, cmp[0], cv["folds"], c["seed"]) for m in swept]
 
 
 def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
@@ -218,7 +229,7 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     if not isinstance(node, MappingNode):
         return expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
     out = []
-    seen: dict[str, str] = {}
+    seen: dict[str | _TunedLabel, str] = {}
     for run_text, knode, vnode in mapping_items(node):
         rp = join_path(path, run_text)
         run = _unique_run(ctx, run_text, rp, knode, seen)
@@ -282,9 +293,9 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     else:
         measures = tuple(_parse_measure(m) for m in DEFAULT_MEASURES)
     expect: dict[str, dict[str, float]] = {}
-    tuned = _tuned_names(v, measures) if "compare.cross_validation" in ctx.present else []
+    tuned = _tuned_runs(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = None if (names := all_run_names(ctx, v)) is None else names + tuned
+        runs = None if (names := all_run_names(ctx, v)) is None else names + [str(t) for t in tuned]
         for run, rp, knode, ms in v["expect"]:
             run = _resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
@@ -343,7 +354,7 @@ def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
     return Execution(**e)
 
 
-def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> CompareSpec | None:
+def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -> CompareSpec | None:
     """The compare block against the runs and measures of the config."""
     if "compare" not in ctx.present:
         return None
@@ -368,6 +379,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
         )
         ok = False
     baselines: list[str] = []
+    tuned = [str(t) for t in tuned_runs]
     all_pairs = False
     if "compare.baseline" not in ctx.present:
         baselines = runs[:1] if runs else []
@@ -375,7 +387,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned: list[str]) -> Compa
         ok = False
     else:
         for run, p, node in c["baseline"]:
-            run = _resolve_tuned(run, tuned)
+            run = _resolve_tuned(run, tuned_runs)
             if run == ALL_PAIRS:
                 all_pairs = True
             elif runs is not None and run not in runs + tuned:
@@ -556,7 +568,7 @@ def load_config(
         warn(f"{source}: collection: {given} read as format {fmt} ({how}); write {mapping} to say so in the config")
     spec = v["compare"]
     tuned = (
-        [str(CVSpec(family, spec.measures[0], spec.folds, spec.policy.seed)) for family, _, _ in sweeps(v["runs"])]
+        [Tuned(family, spec.measures[0], spec.folds, spec.policy.seed) for family, _, _ in sweeps(v["runs"])]
         if spec is not None and spec.folds is not None
         else []
     )

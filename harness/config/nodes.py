@@ -18,10 +18,10 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from harness.config.keys import Key, join_path, range_text
 from harness.config.overrides import OVERRIDE_NAMES, OverrideMark
 from harness.config.validated import LocatedProblem
-from harness.engine.similarity import format_number
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file, windows_path_hint
 from harness.formats.named import is_named, split
+from harness.specs.params import format_number
 
 # --------------------------------------------------------------------------------------------
 # Validation machinery

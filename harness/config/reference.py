@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from harness.config.keys import Key, join_path, range_text
-from harness.config.runs import model_params
 from harness.config.schema import SCHEMA
-from harness.engine.similarity import (
-    ALIASES,
-    EXPANSIONS,
-    MODELS,
-    NO_EXPANSION,
-    PRESETS,
-    SOURCES,
-    ParamSpec,
-    format_value,
-)
 from harness.policies import ALL_PAIRS
+from harness.specs.models import ALIASES, EXPANSIONS, MODELS, PRESETS, Expansion, Model, model_params
+from harness.specs.params import ParamSpec, format_value
 
 __all__ = ["reference_markdown"]
 
 # --------------------------------------------------------------------------------------------
-# The reference, generated from SCHEMA and similarity.MODELS
+# The reference, generated from SCHEMA and the model registry (harness.specs.models)
 
 _TYPE_TEXT = {
     "section": "mapping",
@@ -99,7 +92,7 @@ def _rows(key: Key, prefix: str = ""):
 
 
 def reference_markdown() -> str:
-    """The config reference (Markdown), generated from SCHEMA and similarity.MODELS."""
+    """The config reference (Markdown), generated from SCHEMA and the model registry."""
     lines = [
         "## Config reference",
         "",
@@ -124,7 +117,7 @@ def reference_markdown() -> str:
         "| Model | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",
     ]
-    lines += _spec_rows(MODELS)
+    lines += _spec_rows(MODELS.values())
     lines += [
         "",
         "Anserini's shortcuts name a setting of a family (the run's name is the family's). Each takes "
@@ -155,21 +148,22 @@ def reference_markdown() -> str:
         "",
         "Anserini's rerankers, run as Anserini runs them. They read the feedback documents' stored "
         "document vectors: every index the harness builds stores them; an existing index without "
-        "them is refused at validation. " + " ".join(f"`{m}` takes none: {why}." for m, why in NO_EXPANSION.items()),
+        "them is refused at validation. "
+        + " ".join(f"`{m.name}` takes none: {m.no_expansion}." for m in MODELS.values() if m.no_expansion),
         "",
         "| Expansion | Parameter | Default | Allowed | Description |",
         "|---|---|---|---|---|",
     ]
-    lines += _spec_rows(EXPANSIONS)
+    lines += _spec_rows(EXPANSIONS.values())
     return "\n".join(lines) + "\n"
 
 
-def _spec_rows(registry: dict) -> list[str]:
-    """A row for each model (or expansion) of ``registry`` and one per parameter."""
+def _spec_rows(entries: Iterable[Model | Expansion]) -> list[str]:
+    """A row for each model (or expansion) of ``entries`` and one per parameter."""
     lines = []
-    for name, specs in registry.items():
-        lines += [f"| `{name}` | | | | {_md(SOURCES[name])} |"]
-        lines += [_param_row(name, s) for s in specs]
+    for entry in entries:
+        lines += [f"| `{entry.name}` | | | | {_md(entry.source)} |"]
+        lines += [_param_row(entry.name, s) for s in entry.params]
     return lines
 
 

@@ -24,39 +24,12 @@ from harness.config.nodes import (
     unknown_message,
 )
 from harness.config.sources import SOURCES, check_source, mark_incomplete, resolve_sources
-from harness.engine.labels import run_labels
-from harness.engine.similarity import (
-    ALIASES,
-    EXPANSIONS,
-    MODELS,
-    NO_EXPANSION,
-    PRESETS,
-    ParamSpec,
-    Similarity,
-    canonical_model,
-    model_hint,
-)
+from harness.specs.labels import run_labels
+from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_hint, model_params
+from harness.specs.params import ParamSpec
+from harness.specs.similarity import Similarity
 
-__all__ = ["check_runs", "fold", "model_params"]
-
-
-def model_params(name: str) -> tuple[str, dict[str, Any], tuple[ParamSpec, ...], tuple[ParamSpec, ...]]:
-    """What a model name of a run stands for (one of MODELS, PRESETS, ALIASES), as the config's
-    loader and its JSON Schema both read it: (model, the choices a preset fixes, the parameters
-    left to set, the model's parameters that a preset's choices leave out). A preset takes only
-    what applies with its choices, as Anserini's flag does (``-f2log.s``; Lucene's
-    AxiomaticF2LOG(s) has no k, and queryLen is F3's).
-
-    >>> [s.name for s in model_params("f2log")[2]], [s.name for s in model_params("f2log")[3]]
-    (['s'], ['k', 'query_len'])
-    >>> model_params("qld")[0], [s.name for s in model_params("inl2")[2]]
-    ('dirichlet', ['c'])
-    """
-    family, fixed = PRESETS.get(name, (canonical_model(name), {}))
-    free = [s for s in MODELS[family] if s.name not in fixed]
-    # a parameter whose governing choice the preset fixes applies only when that choice allows it
-    applies = [s for s in free if s.when is None or s.when[0] not in fixed or s.applies(fixed)]
-    return family, fixed, tuple(applies), tuple(s for s in free if s not in applies)
+__all__ = ["check_runs", "fold"]
 
 
 def _param_values(
@@ -180,7 +153,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return expected(ctx, path, example, node)
     if not node.value:
         return ctx.problem(path, f"must list at least one run ({example})", node)
-    names = [*MODELS, *PRESETS, *ALIASES]  # an alias (Anserini's qld) is read as its model
+    names = MODEL_NAMES  # an alias (Anserini's qld) is read as its model
     problems = len(ctx.problems)  # more after the entries: one was invalid, the runs are not all known
     expanded: list[tuple[Similarity, str, Node]] = []
     # every entry in config order, for the file and fuse entries (harness.config.sources)
@@ -255,7 +228,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         given: dict[str, list] = {}
         inner: dict[str, tuple[Node, str]] = {}
         if not is_null(pnode):
-            offer = "" if family in NO_EXPANSION else f" (or one query expansion: {', '.join(EXPANSIONS)})"
+            offer = "" if MODELS[family].no_expansion else f" (or one query expansion: {', '.join(EXPANSIONS)})"
             if not isinstance(pnode, MappingNode):
                 takes = ", ".join(s.name for s in specs) or "none"
                 expected(ctx, mp, f"a mapping of parameters ({takes}){offer} or null for the defaults", pnode)
@@ -272,7 +245,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 if not isinstance(enode, MappingNode):
                     expected(ctx, ep, f"a mapping of {expansion} parameters or null for the defaults", enode)
                     continue
-                got = _param_values(ctx, expansion, EXPANSIONS[expansion], enode, ep)
+                got = _param_values(ctx, expansion, EXPANSIONS[expansion].params, enode, ep)
                 if got is None:
                     continue
                 egiven = got[0]
@@ -292,7 +265,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         reported: set[str] = set()
         for params, labels in _grid(given, specs):
             # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
-            choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family]}
+            choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family].params}
             bad = [s for s in specs if s.name in params and not s.applies(choices)]
             for s in bad:
                 pp = join_path(mp, s.name)
@@ -307,7 +280,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                     )
             if bad:
                 continue
-            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion] if expansion else ()):
+            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion].params if expansion else ()):
                 try:
                     sim = Similarity.of(model, params, expansion, eparams)
                 except ValueError as e:

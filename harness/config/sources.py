@@ -1,25 +1,24 @@
 """Run entries the harness does not search: ``file: PATH`` (a run file the user brings: TREC, or
 MS MARCO's ``qid<TAB>pid<TAB>rank`` with ``format: msmarco`` beside it) and
 ``fuse: {method, runs: [LABEL, ...], ...}`` (a fusion of other entries of the same config,
-computed by :mod:`harness.fusion`). Both are specs as values, like a Similarity: a canonical
-text (``file(runs/bm25.trec)``, ``fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25+knn)``) that names
-them in manifests and ``expect``, and a label (their ``name:``, else an automatic one) that
-names them in tables, plots and files. They are never swept nor tuned, and never cached as
-searched runs: a file run is read again on every run (the file is never written), a fused run
-is fused again from its parts."""
+computed by :mod:`harness.fusion`). Both are run identities (harness.specs.identity: FileRun,
+FusedRun), like a Similarity: a canonical text (``file(runs/bm25.trec)``,
+``fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25+knn)``) that names them in manifests and ``expect``,
+and a label (their ``name:``, else an automatic one) that names them in tables, plots and files.
+They are never swept nor tuned, and never cached as searched runs: a file run is read again on
+every run (the file is never written), a fused run is fused again from its parts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.keys import Key, join_path
 from harness.config.limits import MAX_DEPTH
 from harness.config.nodes import INVALID, Ctx, check_section, expected, mapping_items, read_number, read_string
-from harness.engine.similarity import Similarity, format_value
 from harness.policies import (
     DEFAULT_ALPHA,
     DEFAULT_DEPTH,
@@ -31,10 +30,10 @@ from harness.policies import (
     FusionPolicy,
     fusion_methods_with,
 )
+from harness.specs.identity import FileRun, FusedRun
+from harness.specs.similarity import Similarity
 
 __all__ = [
-    "FileRun",
-    "FusedRun",
     "FILE_KEY",
     "FILE_FORMAT_KEY",
     "FUSE_KEY",
@@ -46,42 +45,6 @@ __all__ = [
 ]
 
 SOURCES = ("file", "fuse")  # the keys of a run entry that is not searched
-
-
-@dataclass(frozen=True)
-class FileRun:
-    """A run file (``path``: absolute; ``written``: as the config writes it; ``format``: a key of
-    policies.RUN_FORMATS)."""
-
-    path: Path
-    written: str
-    format: str = "trec"
-    model: ClassVar[str] = "file"  # what reports group runs by (a Similarity's family)
-    family: ClassVar[str] = "file"
-
-    def __str__(self) -> str:
-        return f"file({self.written})" if self.format == "trec" else f"file({self.written},format={self.format})"
-
-
-@dataclass(frozen=True)
-class FusedRun:
-    """A fusion of other runs of the config (``parts``: their canonical names, in the entry's order)."""
-
-    policy: FusionPolicy
-    parts: tuple[str, ...]
-    model: ClassVar[str] = "fuse"
-    family: ClassVar[str] = "fuse"
-
-    def __str__(self) -> str:
-        p = self.policy
-        params = {o: getattr(p, o) for o in FUSION_METHODS[p.method].options}  # what the method reads
-        if params.get("weights"):
-            params["weights"] = "/".join(map(format_value, p.weights))
-        else:
-            params.pop("weights", None)
-        params.update(depth=p.depth, k=p.k)
-        text = ",".join(f"{k}={format_value(v) if isinstance(v, float) else v}" for k, v in params.items())
-        return f"fuse({p.method},{text}:{'+'.join(self.parts)})"
 
 
 def _for(option: str) -> str:

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.config.execution import Execution
-from harness.engine.similarity import Similarity
 from harness.errors import ConfigProblem
 from harness.folders import Experiment
 from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
+from harness.specs.similarity import Similarity
 from harness.stats import all_pairs, pairs_against
 
 __all__ = ["Config", "CompareSpec", "LocatedProblem"]

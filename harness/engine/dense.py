@@ -33,9 +33,9 @@ from harness.engine.search import (
     run_text_writer,
     strictly_decreasing,
 )
-from harness.engine.similarity import Similarity
 from harness.engine.vectors import parse_vector
 from harness.errors import DataError, EngineError, HarnessError
+from harness.specs.similarity import Similarity
 
 __all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
 

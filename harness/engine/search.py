@@ -26,12 +26,13 @@ import numpy as np
 from harness.engine import impact, lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
-from harness.engine.similarity import RERANK_CUTOFF, Similarity
 from harness.engine.ties import strictly_decreasing
 from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.columns import pad8
 from harness.formats.hygiene import id_problem
 from harness.formats.runs import Run
+from harness.specs.models import EXPANSIONS, MODELS
+from harness.specs.similarity import Similarity
 
 # Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
 MAX_CLAUSES = 1 << 20
@@ -120,51 +121,26 @@ class Searcher:
             )
 
     def _similarity(self, sim: Similarity):
-        """The Lucene similarity of ``sim`` (see similarity.SOURCES for what each family is)."""
-        p, B = sim.params, self._similarities
-        norm = p.get("normalization")
-        norm_param = {"h1": "c", "h2": "c", "h3": "mu", "z": "z"}.get(norm)
-        param = float(p[norm_param]) if norm_param else 0.0
-        make = {
-            "bm25": lambda: B.accurateBm25(p["k1"], p["b"]) if p.get("accurate") else B.bm25(p["k1"], p["b"]),
-            "dirichlet": lambda: B.dirichlet(p["mu"]),
-            "jm": lambda: B.jelinekMercer(p["lambda"]),
-            "tfidf": lambda: B.tfidf(),
-            "dfr": lambda: B.dfr(p["basic_model"], p["after_effect"], norm, param),
-            "ib": lambda: B.ib(p["distribution"], p["lambda"], norm, param),
-            "dfi": lambda: B.dfi(p["measure"]),
-            "axiomatic": lambda: B.axiomatic(p["function"], p["s"], p.get("k", 0.35), int(p.get("query_len", 1))),
-            "indri": lambda: B.indri(p["mu"]),
-        }.get(sim.model)
-        if make is None:
+        """The Lucene similarity of ``sim``: the factory of Similarities.java its model's registry
+        entry names, with the arguments it declares (harness.specs.models)."""
+        model = MODELS.get(sim.model)
+        if model is None or model.java is None:
             raise EngineError(f"no Lucene similarity for {sim}")
-        return make()
+        call = model.java
+        return getattr(self._similarities, call.method_for(sim.params))(*call.arguments(model.params, sim.params))
 
     def _reranker(self, sim: Similarity):
-        """(Anserini reranker, depth of the first search) of ``sim``'s expansion, or (None, 0)."""
-        e = sim.expansion_params
-        if sim.expansion == "rm3":
-            r = self._java.rm3(e["fb_terms"], e["fb_docs"], e["original_query_weight"], e.get("filter_terms", True))
-            return r, RERANK_CUTOFF
-        if sim.expansion == "bm25prf":
-            r = self._java.bm25prf(e["fb_terms"], e["fb_docs"], e["k1"], e["b"], e["new_term_weight"])
-            return r, RERANK_CUTOFF
-        if sim.expansion == "rocchio":
-            # SimpleSearcher's first search for Rocchio returns `depth` hits (for RM3, 50): the
-            # bottom feedback documents are the last of those.
-            r = self._java.rocchio(
-                e["top_fb_terms"],
-                e["top_fb_docs"],
-                e["bottom_fb_terms"],
-                e["bottom_fb_docs"],
-                e["alpha"],
-                e["beta"],
-                e["gamma"],
-            )
-            return r, None
+        """(Anserini reranker, depth of the first search: None for the run's own) of ``sim``'s
+        expansion, built by the BatchSearcher method its registry entry names; or (None, 0)."""
         if sim.expansion is None:
             return None, 0
-        raise EngineError(f"no Anserini reranker for {sim}")
+        expansion = EXPANSIONS.get(sim.expansion)
+        if expansion is None:
+            raise EngineError(f"no Anserini reranker for {sim}")
+        call, values = expansion.java, sim.expansion_params
+        return getattr(self._java, call.method_for(values))(
+            *call.arguments(expansion.params, values)
+        ), expansion.feedback
 
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
@@ -220,7 +196,7 @@ class Searcher:
                 self._similarity(sim),
                 int(depth),
                 int(threads),
-                sim.model == "indri",
+                MODELS[sim.model].indri_query,
                 reranker,
                 int(depth if first is None else first),
                 poll=None if progress is None else lambda: progress(int(self._java.done())),

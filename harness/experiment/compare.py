@@ -17,9 +17,9 @@ import numpy as np
 
 from harness import stats
 from harness.config import CompareSpec
-from harness.engine.similarity import Similarity
-from harness.engine.sweeps import sweeps
 from harness.errors import DataError
+from harness.specs.similarity import Similarity
+from harness.specs.sweeps import sweeps
 from harness.stats.align import align
 
 __all__ = ["Sweep", "Tuning", "Comparisons", "aligned_scores", "compare_runs"]
@@ -112,7 +112,7 @@ def compare_runs(
         m = t.spec.measure
         means = {n: float(scores[n][m].mean()) for n in t.settings}
         best = max(means, key=means.get)  # first of the tied maxima, as cross_validate
-        tuning.append(Tuning(t.spec.model, m, t.cv.folds, t.cv.heldout_mean, best, means[best], t.name))
+        tuning.append(Tuning(t.spec.family, m, t.cv.folds, t.cv.heldout_mean, best, means[best], t.name))
     return Comparisons(
         policy,
         tuple(spec.measures),

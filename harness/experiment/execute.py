@@ -16,7 +16,6 @@ from harness.config import Config
 from harness.engine.beir import without_query
 from harness.engine.existing import NEEDS, describe
 from harness.engine.index import IndexInfo, ensure_index, index_stats, open_manifest
-from harness.engine.sweeps import sweeps
 from harness.engine.topics import read_topics
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
@@ -34,6 +33,7 @@ from harness.folders import check_writable, in_use
 from harness.formats.impact import impact_queries
 from harness.formats.named import read_qrels_as
 from harness.metrics import EvalPolicy, evaluate, parse_measure
+from harness.specs.sweeps import sweeps
 
 __all__ = ["run_experiment"]
 

@@ -1,7 +1,7 @@
 """Runs by their labels: what every output a user reads calls them (tables, plots, the explorer,
 comparisons, per-topic files, report run files, the Python API), applied once to an experiment's
-result. The canonical spec of each run stays in ``RunResult.similarity``, and the manifest and
-summary.json write it beside the label (:func:`harness.engine.labels.run_labels` makes them)."""
+result. The identity of each run stays in ``RunResult.spec``, and the manifest and
+summary.json write it beside the label (:func:`harness.specs.labels.run_labels` makes them)."""
 
 from __future__ import annotations
 

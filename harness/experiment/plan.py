@@ -18,9 +18,9 @@ from harness.config.paths import write_target_problems
 from harness.engine.corpus import Corpus
 from harness.engine.existing import segment_fingerprint
 from harness.engine.index import IndexOptions, index_fingerprint, open_manifest
-from harness.engine.similarity import Similarity
 from harness.errors import ConfigError, ConfigProblem, DataError
 from harness.policies import DEFAULT_LANGUAGE
+from harness.specs.similarity import Similarity
 
 __all__ = ["Plan", "plan", "run_key", "indexes_root", "SEARCH_SEMANTICS", "RUN_CACHE"]
 

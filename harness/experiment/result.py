@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.engine.labels import run_file_names
+from harness.specs.identity import RunSpec
+from harness.specs.labels import run_file_names
 
 if TYPE_CHECKING:  # types only: the report imports this module and must not reach the engine
     from harness.config import Config
     from harness.engine.index import IndexInfo
-    from harness.engine.similarity import Similarity
     from harness.experiment.compare import Comparisons
-    from harness.stats import CVSpec
+    from harness.formats.runs import Run
 
 __all__ = ["RunResult", "Check", "ExperimentResult", "RECALL_LEVELS"]
 
@@ -25,9 +25,9 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 @dataclass
 class RunResult:
-    similarity: Similarity | CVSpec  # a CVSpec for a cross-validated run (harness.experiment.tuning)
-    name: str
-    run: object  # harness.runs.Run
+    spec: RunSpec  # what the run is: searched, tuned (harness.experiment.tuning), from a file or fused
+    name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.labels)
+    run: Run
     path: Path  # the cached run file
     seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
     reused: bool
@@ -115,7 +115,7 @@ class ExperimentResult:
 
     def run_files(self) -> dict[str, str]:
         """Each run's file name in a report's ``runs/`` folder, by run name (its label once
-        relabelled): :func:`harness.engine.labels.run_file_names` over every label of the config,
+        relabelled): :func:`harness.specs.labels.run_file_names` over every label of the config,
         so ``harness search`` and ``harness run`` name a run's file alike."""
         files = run_file_names([*self.config.labels.values(), *(r.name for r in self.runs)])
         return {r.name: files[r.name] for r in self.runs}

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from harness.engine.docids import count_in_index, sample_ids
-from harness.engine.similarity import format_number
 from harness.formats.topic_ids import few, match_topic_ids, partial_notes, refuse_unmatched
+from harness.specs.params import format_number
 
 __all__ = ["check_qrels_overlap", "check_topics", "check_grid_edges", "refuse_unmatched_topics", "MIN_OVERLAP"]
 

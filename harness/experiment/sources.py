@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.config import Config
-from harness.config.sources import FileRun, FusedRun
 from harness.errors import DataError
 from harness.events import Emit, RunReady
 from harness.experiment.cache import cached
@@ -21,6 +20,7 @@ from harness.formats.ir_metadata import block_span
 from harness.formats.run_files import read_run_file
 from harness.fusion import fuse
 from harness.policies import ReadPolicy
+from harness.specs.identity import FileRun, FusedRun
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
 

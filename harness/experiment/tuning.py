@@ -24,14 +24,15 @@ import numpy as np
 
 from harness import stats
 from harness.config import Config
-from harness.engine.similarity import Similarity
-from harness.engine.sweeps import sweeps
 from harness.errors import DataError
 from harness.events import Emit, RunReady
 from harness.experiment import cache as run_cache
 from harness.experiment.compare import aligned_scores
 from harness.experiment.result import RunResult
 from harness.formats.runs import Run
+from harness.specs.identity import Tuned
+from harness.specs.similarity import Similarity
+from harness.specs.sweeps import sweeps
 
 __all__ = ["TunedRun", "tune_sweeps", "assemble", "tuned_key", "add_tuned_runs"]
 
@@ -41,7 +42,7 @@ class TunedRun:
     """A swept model tuned by cross-validation: its name, the settings it chose from, the folds
     (each with its chosen setting) and the per-topic held-out scores, in ``topics`` order."""
 
-    spec: stats.CVSpec
+    spec: Tuned
     settings: tuple[str, ...]  # the sweep's runs, config order (ties go to the first)
     topics: tuple[str, ...]  # the evaluated topics the folds are made of
     cv: stats.CrossValidation
@@ -66,10 +67,10 @@ def tune_sweeps(
     """One TunedRun per swept model of ``runs``; ``scores[run][measure]`` are per-topic vectors in
     ``topics`` order (``harness.experiment.compare.aligned_scores``)."""
     out = []
-    for model, group, _varying in sweeps(runs):
+    for family, group, _varying in sweeps(runs):
         names = [str(r) for r in group]
         cv = stats.cross_validate({n: scores[n][measure] for n in names}, topics, folds=folds, seed=seed)
-        out.append(TunedRun(stats.CVSpec(model, measure, folds, seed), tuple(names), tuple(topics), cv))
+        out.append(TunedRun(Tuned(family, measure, folds, seed), tuple(names), tuple(topics), cv))
     return out
 
 

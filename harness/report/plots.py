@@ -3,9 +3,9 @@
 What a reader sees, and why:
 
 * **Colours by model family.** Every run of one model (the similarity's model name, e.g. ``bm25``,
-  ``dirichlet``; a cross-validated run ``dirichlet(cv:AP,...)`` belongs to ``dirichlet``) shares
-  one hue; its settings get shades of it, dark to light in config order (and dash patterns too
-  beyond three settings); the cross-validated run is the family's darkest, thickest line. Legends
+  ``dirichlet``; a cross-validated run ``dirichlet(cv:AP,...)`` belongs to ``dirichlet``, one of
+  ``bm25+rm3`` to ``bm25``) shares one hue; its settings get shades of it, dark to light in config
+  order (and dash patterns too beyond three settings); the cross-validated run is the family's darkest, thickest line. Legends
   list one column per family, each entry labelled by its setting only. New models get the next
   hue with no change here.
 * **Precision-recall.** One chart with up to :data:`SINGLE_CHART_RUNS` runs; beyond that one panel
@@ -42,8 +42,6 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from harness.engine.similarity import format_value
-from harness.engine.sweeps import sweeps as sweeps_of
 from harness.experiment.result import RECALL_LEVELS
 from harness.policies import format_p
 from harness.report.svg import (
@@ -57,6 +55,10 @@ from harness.report.svg import (
     shade,
     text_width,
 )
+from harness.specs.identity import RunSpec, Tuned
+from harness.specs.params import format_value
+from harness.specs.similarity import Similarity
+from harness.specs.sweeps import sweeps as sweeps_of
 from harness.stats import CORRECTIONS
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
@@ -95,27 +97,26 @@ _DASHES = ("", "6 3", "2 3", "8 3 2 3")
 
 
 def run_models(result: ExperimentResult) -> dict[str, str]:
-    """Run name -> its model family (the similarity's model name; a cross-validated run's model)."""
-    return {r.name: getattr(r.similarity, "model", None) or r.name.partition("(")[0] for r in result.runs}
+    """Run name -> its model (the spec's: a similarity's model name, a cross-validated run's
+    family's, ``file`` or ``fuse``)."""
+    return {r.name: r.spec.model for r in result.runs}
 
 
-def _setting(name: str, model: str) -> str:
-    """The part of a run's name inside ``model(...)`` when those parentheses close at its end:
-    "k1=0.9, b=0.4" for "bm25(k1=0.9,b=0.4)"; any other name whole.
+def _setting(name: str, spec: RunSpec) -> str:
+    """What a legend calls a run among its model's: its label after the model's name ("k1=0.9
+    b=0.4" of "bm25 k1=0.9 b=0.4"); for a label that is the model's name alone, or the spec's
+    text, the spec's parameters ("k1=0.9, b=0.4"); any other name whole.
 
-    >>> _setting("bm25(k1=0.9,b=0.4)", "bm25"), _setting("bm25(k1=0.9)+rm3(terms=10)", "bm25")
-    ('k1=0.9, b=0.4', 'bm25(k1=0.9)+rm3(terms=10)')
+    >>> _setting("bm25", Similarity.parse("bm25")), _setting("bm25 k1=1.2", Similarity.parse("bm25(k1=1.2)"))
+    ('k1=0.9, b=0.4', 'k1=1.2')
     """
-    if name.startswith(model + " "):  # a label: "bm25 k1=0.9 b=0.4"
-        return name[len(model) + 1 :]
-    if not (name.startswith(model + "(") and name.endswith(")")):
+    if name.startswith(spec.model + " "):  # a label: "bm25 k1=0.9 b=0.4"
+        return name[len(spec.model) + 1 :]
+    if name not in (spec.model, str(spec)):
         return name
-    depth = 0
-    for i, ch in enumerate(name[len(model) :], start=len(model)):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0:
-            return name[len(model) + 1 : -1].replace(",", ", ") or model if i == len(name) - 1 else name
-    return name
+    if isinstance(spec, Similarity) and spec.expansion is None:
+        return ", ".join(f"{k}={format_value(v)}" for k, v in spec.values) or spec.model
+    return str(spec)  # more than its model's parameters (an expansion's, a file's, a fusion's)
 
 
 def _baseline(result: ExperimentResult) -> str | None:
@@ -127,6 +128,7 @@ def run_styles(result: ExperimentResult) -> dict[str, Series]:
     """Run name -> a :class:`Series` template (no data) with its colour, dash, width, legend label
     and group (the family), as described in the module's docstring."""
     models = run_models(result)
+    specs = {r.name: r.spec for r in result.runs}
     tuned = {t.run for t in result.comparisons.tuning} if result.comparisons is not None else set()
     base = _baseline(result)
     styles = {}
@@ -137,15 +139,12 @@ def run_styles(result: ExperimentResult) -> dict[str, Series]:
         for i, name in enumerate(settings):
             t = 0.0 if len(settings) == 1 else -0.4 + 0.85 * i / (len(settings) - 1)
             dash = _DASHES[i % len(_DASHES)] if len(settings) > 3 else ""
-            setting = _setting(name, model)
-            if setting == model:  # a label that is just the model's name ("bm25"): its parameters instead
-                setting = _setting(str(next(r.similarity for r in result.runs if r.name == name)), model)
-            label = setting + (" (baseline)" if name == base else "")
+            label = _setting(name, specs[name]) + (" (baseline)" if name == base else "")
             styles[name] = Series(name, (), (), shade(hue, t), dash, 2.0, label, model)
         for name in members:
-            if name in tuned:
-                sim = next(r.similarity for r in result.runs if r.name == name)
-                label = f"cross-validated ({sim.measure}, {sim.folds} folds)"
+            spec = specs[name]
+            if name in tuned and isinstance(spec, Tuned):
+                label = f"cross-validated ({spec.measure}, {spec.folds} folds)"
                 styles[name] = Series(name, (), (), shade(hue, -0.55), "", 3.5, label, model)
     return styles
 

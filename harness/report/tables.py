@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.specs.identity import FileRun, FusedRun, RunSpec
 from harness.stats.compare import COMPARISON_FIELDS
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
@@ -49,10 +50,8 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
     by family (model and expansion: ``bm25``, ``bm25+rm3``, ``dfr``), families in the order they
     first appear in the config, runs in config order within a family."""
     rows = []
-    # A cross-validated run (stats.CVSpec) names its family as its model.
-    family = lambda r: getattr(r.similarity, "family", None) or r.similarity.model  # noqa: E731
-    order = list(dict.fromkeys(family(r) for r in result.runs))
-    for r in sorted(result.runs, key=lambda r: order.index(family(r))):
+    order = list(dict.fromkeys(r.spec.family for r in result.runs))
+    for r in sorted(result.runs, key=lambda r: order.index(r.spec.family)):
         ev = result.evaluations.get(r.name)
         row = {"run": r.name}
         for m in result.config.measures:
@@ -224,7 +223,7 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
         "runs": [
             {
                 "name": r.name,
-                "spec": str(r.similarity),  # the canonical name the label stands for
+                "spec": str(r.spec),  # the canonical name the label stands for
                 "file": f"runs/{files[r.name]}",
                 "sha256": hashes[r.name] if r.name in hashes else _sha256(r.path),
                 "reused": r.reused,
@@ -234,7 +233,7 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
                 # searched on the index with exact document lengths beside the experiment's
                 **({"index": str(r.index)} if getattr(r, "index", None) is not None else {}),
                 **_tuned_entry(result, r.name),
-                **_source_entry(result, r.similarity),
+                **_source_entry(result, r.spec),
             }
             for r in result.runs
         ],
@@ -245,13 +244,12 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
     }
 
 
-def _source_entry(result: ExperimentResult, spec) -> dict:
+def _source_entry(result: ExperimentResult, spec: RunSpec) -> dict:
     """For a run from a file: the file (its sha256 is the run's); for a fused run: the fusion's
     parameters and its parts, by label (harness.config.sources)."""
-    model = getattr(spec, "model", None)
-    if model == "file":
+    if isinstance(spec, FileRun):
         return {"source": {"file": str(spec.path)}}
-    if model == "fuse":
+    if isinstance(spec, FusedRun):
         fusion = {k: v for k, v in asdict(spec.policy).items() if v is not None}
         return {"source": {"fusion": {**fusion, "runs": [result.config.label(p) for p in spec.parts]}}}
     return {}

@@ -44,7 +44,7 @@ from harness.stats.compare import COMPARISON_FIELDS, Comparison, all_pairs, comp
 from harness.stats.corrections import correct
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
-from harness.stats.tuning import CrossValidation, CVSpec, Fold, cross_validate, not_worse_than_best
+from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
 
 __all__ = [
     "TESTS",
@@ -69,7 +69,6 @@ __all__ = [
     "all_pairs",
     "Fold",
     "CrossValidation",
-    "CVSpec",
     "cross_validate",
     "not_worse_than_best",
 ]

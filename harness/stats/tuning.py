@@ -3,7 +3,6 @@ are not significantly worse than the best."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -14,39 +13,6 @@ from harness.policies import DEFAULT_FOLDS, StatsPolicy
 from harness.stats import checks
 from harness.stats.compare import pvalue, with_overrides
 from harness.stats.corrections import correct
-
-_CV_NAME = re.compile(
-    r"([A-Za-z][A-Za-z0-9_]*(?:\+[A-Za-z][A-Za-z0-9_]*)?)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z"
-)  # model or model+expansion
-
-
-@dataclass(frozen=True)
-class CVSpec:
-    """The name of a cross-validated run: ``model(cv:MEASURE,folds=K,seed=S)``, a spec value whose
-    text parses back to itself, like a similarity's. It is the system that, on each fold's topics,
-    uses the setting of ``model`` chosen on the other folds by ``measure``.
-
-    >>> s = CVSpec.parse("dirichlet(cv:AP,folds=5,seed=42)")
-    >>> s.model, s.measure, s.folds, s.seed, str(s) == "dirichlet(cv:AP,folds=5,seed=42)"
-    ('dirichlet', 'AP', 5, 42, True)
-    """
-
-    model: str
-    measure: str
-    folds: int
-    seed: int
-
-    @classmethod
-    def parse(cls, text: str) -> CVSpec:
-        m = _CV_NAME.match(text.replace(" ", ""))
-        if not m:
-            raise ValueError(
-                f"cannot parse cross-validated run {text!r}; expected e.g. dirichlet(cv:AP,folds=5,seed=42)"
-            )
-        return cls(m.group(1), m.group(2), int(m.group(3)), int(m.group(4)))
-
-    def __str__(self) -> str:
-        return f"{self.model}(cv:{self.measure},folds={self.folds},seed={self.seed})"
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ pandas.
 - ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
 - ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
-- ``verbs.similarity``: the similarity registry and a similarity parsed from a user's text (every
-  door's ``--similarity``; light, so the command line's parsers read it without the pipeline)
+- ``verbs.similarity``: a similarity parsed from a user's text (every door's ``--similarity``; light,
+  so the command line's parsers read it without the pipeline; the registry is harness.specs.models)
 - ``verbs.fuse``: fuse run files into one (``harness fuse``, ``harness.fuse``; the stage is harness.fusion)
 - ``verbs.reproduce``: an original experiment beside its reproduction, measured as repro_eval
   measures it (``harness reproduce``, ``harness.reproduce``)

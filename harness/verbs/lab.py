@@ -32,6 +32,7 @@ from harness.formats.runs import Run
 from harness.metrics import evaluate
 from harness.metrics.judgments import RankJudgments, parse_judgment
 from harness.policies import EvalPolicy
+from harness.specs.similarity import Similarity
 from harness.verbs import query as ad_hoc  # its `query`: a name the lab gives its queries
 
 __all__ = [
@@ -168,7 +169,7 @@ def trec_metrics(results, judged: dict[str, dict[str, int]], queries: list[str],
 class LabRequest:
     index: str
     queries: list[str]
-    similarity: object  # harness.engine.similarity.Similarity
+    similarity: Similarity
     k: int = 10
     relevance: list[str] | None = None  # rank-position labels, "QUERY:1,0,1"
     doc_relevance: list[str] | None = None  # doc-id judgments, one string per query

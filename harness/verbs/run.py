@@ -53,6 +53,7 @@ from harness.report import write_report
 from harness.report.ir_metadata import documents as ir_metadata_documents
 from harness.report.ir_metadata import to_yaml
 from harness.report.tables import provenance
+from harness.specs.identity import FileRun
 
 __all__ = [
     "IN_MEMORY",
@@ -321,10 +322,11 @@ def plan_run(cfg, command: str) -> PlanReport:
             )
         )
     for spec in cfg.sources:  # runs from files and fusions: never searched (harness.config.sources)
-        parts = ", ".join(cfg.label(part) for part in getattr(spec, "parts", ()))
-        runs.append(
-            (str(spec), f"read {spec.path}" if spec.model == "file" else f"fuse {parts} ({spec.policy.method})")
-        )
+        if isinstance(spec, FileRun):
+            runs.append((str(spec), f"read {spec.path}"))
+        else:
+            parts = ", ".join(cfg.label(part) for part in spec.parts)
+            runs.append((str(spec), f"fuse {parts} ({spec.policy.method})"))
     order = {name: i for i, name in enumerate(cfg.run_names)}
     runs.sort(key=lambda run: order.get(run[0], len(order)))
     sources = {str(spec) for spec in cfg.sources}  # named by label: a fusion's spec names all its parts
@@ -502,7 +504,7 @@ def _copy_runs(
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
-    files = result.run_files()  # as the report names them (harness.engine.labels.run_file_names)
+    files = result.run_files()  # as the report names them (harness.specs.labels.run_file_names)
     if run_format == "msmarco":
         files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"runs/{files[r.name]}" for r in result.runs]

@@ -1,29 +1,19 @@
-"""The similarities as every door reads them: the models with their parameters, Anserini's and
-Pyserini's names for them, and a similarity parsed from what a user gave (``--similarity`` of
-``harness lab`` and ``harness judge``, ``harness.search``, ``harness.similarities()``).
-
-The engine's registry is plain Python, so the command line builds its parsers from it (the lab's
-``--similarity`` choices and parameter flags) without loading numpy or the pipeline."""
+"""A similarity parsed from what a user gave (``--similarity`` of ``harness lab`` and ``harness
+judge``, ``harness.search``): the grammar of harness.specs.similarity, its mistakes a DataError
+naming the flag or argument. Light: the command line's parsers read it without the pipeline."""
 
 from __future__ import annotations
 
-from harness.engine.similarity import ALIASES, MODELS, Similarity
 from harness.errors import DataError
+from harness.specs.params import Value
+from harness.specs.similarity import Similarity
 
-__all__ = ["similarity_models", "similarity_aliases", "parse_similarity"]
-
-
-def similarity_models() -> dict:
-    """model -> its parameter specs (the engine's registry)."""
-    return MODELS
+__all__ = ["parse_similarity"]
 
 
-def similarity_aliases() -> dict:
-    """Anserini's and Pyserini's model names -> the model each is (``qld`` -> ``dirichlet``)."""
-    return ALIASES
-
-
-def parse_similarity(spec, params=None, *, source: str = "similarity"):
+def parse_similarity(
+    spec: str | Similarity, params: dict[str, Value] | None = None, *, source: str = "similarity"
+) -> Similarity:
     """A Similarity from a spec (``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"bm25+rm3"``, or a
     Similarity) with ``params`` overriding its model parameters; DataError naming ``source``."""
     try:

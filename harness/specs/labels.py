@@ -1,13 +1,16 @@
 """Run labels: what tables, plots and file names call each run of a config (short, unique,
-readable), from the runs' canonical similarity specs (harness.engine.similarity)."""
+readable), from the runs' identities (harness.specs.identity), and the file each label names."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 
-from harness.engine.similarity import format_value
+from harness.specs.identity import Tuned
+from harness.specs.params import format_value
+from harness.specs.similarity import Similarity
 
 __all__ = ["MAX_LABEL", "TUNED", "run_labels", "run_file_names"]
 
@@ -15,7 +18,9 @@ MAX_LABEL = 32  # an automatic label's longest form (report columns stay narrow)
 TUNED = "tuned"  # the word after a cross-validated run's model in its label
 
 
-def run_labels(runs, names=None, tuned=()) -> dict[str, str]:
+def run_labels(
+    runs: Sequence[Similarity], names: Mapping[Similarity, str] | None = None, tuned: Sequence[Tuned] = ()
+) -> dict[str, str]:
     """Short, unique, readable labels for a config's runs: canonical name -> label.
 
     - A run whose entry carries ``name: LABEL`` is that label; an entry that sweeps several
@@ -27,19 +32,17 @@ def run_labels(runs, names=None, tuned=()) -> dict[str, str]:
     - An automatic label longer than 32 characters, or one another run already has, is cut and
       numbered (``axiomatic function=f1exp s=0.… #2``), so every label is unique.
 
-    ``names``: {Similarity: the name its entry gave}; ``tuned``: the cross-validated runs'
-    canonical names (``dirichlet(cv:AP,folds=5,seed=42)``).
+    ``names``: {Similarity: the name its entry gave}; ``tuned``: the cross-validated runs.
 
-    >>> from harness.engine.similarity import Similarity
     >>> runs = [Similarity.parse(t) for t in ("bm25", "dirichlet(mu=500)", "dirichlet(mu=1000)")]
-    >>> list(run_labels(runs, tuned=["dirichlet(cv:AP,folds=5,seed=42)"]).values())
+    >>> list(run_labels(runs, tuned=[Tuned("dirichlet", "AP", 5, 42)]).values())
     ['bm25', 'dirichlet mu=500', 'dirichlet mu=1000', 'dirichlet tuned']
     """
     names = dict(names or {})
     out: dict[str, str] = {}
     taken: set[str] = set()
     # the groups whose varying parameters name their runs: a family, or the runs of one given name
-    groups: dict[tuple[str, str], list] = {}
+    groups: dict[tuple[str, str], list[Similarity]] = {}
     for r in runs:
         groups.setdefault(("name", names[r]) if r in names else ("family", r.family), []).append(r)
     varying: dict[tuple[str, str], list[str]] = {}
@@ -67,10 +70,9 @@ def run_labels(runs, names=None, tuned=()) -> dict[str, str]:
         label = unique(label, None if r in names and len(groups[key]) == 1 else MAX_LABEL)
         out[str(r)] = label
         taken.add(label)
-    for name in tuned:
-        model = name.split("(cv:", 1)[0]
-        label = unique(f"{model} {TUNED}", MAX_LABEL)
-        out[name] = label
+    for t in tuned:
+        label = unique(f"{t.family} {TUNED}", MAX_LABEL)
+        out[str(t)] = label
         taken.add(label)
     return out
 
@@ -95,7 +97,7 @@ def _digest(label: str, n: int) -> str:
     return hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:n]
 
 
-def run_file_names(labels) -> dict[str, str]:
+def run_file_names(labels: Iterable[str]) -> dict[str, str]:
     """The file of each run in a report's ``runs/`` folder: label -> file name, safe in a shell
     without quotes, deterministic, and distinct for distinct labels (case and Unicode
     normalisation ignored, as on macOS and Windows). ``manifest.json`` maps each label to its file.
@@ -112,8 +114,7 @@ def run_file_names(labels) -> dict[str, str]:
     {'bm25': 'bm25.trec', 'dirichlet mu=500': 'dirichlet_mu=500.trec', 'dirichlet tuned': 'dirichlet_tuned.trec', \
 'rrf(bm25, jm)': 'rrf_bm25_jm.trec'}
     """
-    labels = list(dict.fromkeys(labels))
-    stems = {label: _stem(label) for label in labels}
+    stems = {label: _stem(label) for label in dict.fromkeys(labels)}
     stems = {label: stem if len(stem.encode()) <= _MAX_STEM else _hashed(label, 8) for label, stem in stems.items()}
     n = 8
     while True:

@@ -1,12 +1,16 @@
-"""Sweeps: the runs of a config grouped by family (harness.engine.similarity.Similarity.family),
+"""Sweeps: the runs of a config grouped by family (harness.specs.similarity.Similarity.family),
 for tuning, comparisons and the report's sweep plots."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from harness.specs.similarity import Similarity
+
 __all__ = ["sweeps"]
 
 
-def sweeps(runs) -> list[tuple[str, list, list[str]]]:
+def sweeps(runs: Sequence[Similarity]) -> list[tuple[str, list[Similarity], list[str]]]:
     """(family, its runs, varying parameters) for every family (model, with its expansion:
     ``bm25``, ``bm25+rm3``) given more than one setting. Expansion parameters are named
     ``rm3.fb_terms``."""
