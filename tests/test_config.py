@@ -15,6 +15,7 @@ import pytest
 from harness.config import SCHEMA, Config, load_config, reference_markdown
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError
+from harness.metrics import parse_measure
 from harness.specs.models import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -386,8 +387,8 @@ def test_measures_or_expect_without_qrels_is_an_error(tmp_path):
 
 def test_expect_is_canonicalised(tmp_path):
     cfg = load(tmp_path, WITH_QRELS + 'measures: [AP, P@10]\nexpect: {"bm25(b=0.4,k1=0.9)": {AP: 0.25}}\n')
-    ap = str(cfg.measures[0])
-    assert cfg.expect == {"bm25(k1=0.9,b=0.4)": {ap: 0.25}}
+    assert cfg.measures == (parse_measure("AP"), parse_measure("P@10"))  # values, not their texts
+    assert cfg.expect == {"bm25(k1=0.9,b=0.4)": {parse_measure("AP"): 0.25}}
 
 
 def test_expect_naming_an_unknown_run_lists_the_runs(tmp_path):
@@ -513,7 +514,7 @@ def test_sweep_config_loads():
     cfg = load_config(REPO / "configs" / "sweep.yaml")
     c = cfg.compare
     assert cfg.run_names[:3] == ("bm25(k1=0.3,b=0.1)", "bm25(k1=0.3,b=0.4)", "bm25(k1=0.3,b=0.9)")
-    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs and c.measures == ("AP", "nDCG@10")
+    assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs and c.measure_names == ("AP", "nDCG@10")
     assert c.policy == StatsPolicy(
         test="randomization", permutations=10000, seed=42, correction="holm", family="per-measure", alpha=0.05
     )
@@ -529,7 +530,7 @@ def test_compare_defaults(tmp_path):
     cfg = load(tmp_path, SWEEP + "compare: {}\n")
     c = cfg.compare
     assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs  # the first run
-    assert c.measures == ("AP", "P@10") and c.policy == StatsPolicy() and c.folds is None
+    assert c.measures == (parse_measure("AP"), parse_measure("P@10")) and c.policy == StatsPolicy() and c.folds is None
 
 
 def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
@@ -539,7 +540,7 @@ def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
         "measures: [P@10], cross_validation: {}}\n",
     )
     assert cfg.compare.baselines == ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)")
-    assert cfg.compare.measures == ("P@10",) and cfg.compare.folds == 5
+    assert cfg.compare.measure_names == ("P@10",) and cfg.compare.folds == 5
     assert cfg.compare.pairs(cfg.run_names) == [  # the two baselines are compared once
         ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)"),
         ("dirichlet(mu=500)", "dirichlet(mu=1000)"),

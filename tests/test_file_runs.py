@@ -21,6 +21,7 @@ import pytest
 from harness.config import load_config
 from harness.errors import ConfigError, DataError
 from harness.formats.runs import read_run
+from harness.metrics import parse_measure
 
 from .conftest import REPO
 from .docs import commands, section
@@ -263,7 +264,7 @@ def test_expect_and_baseline_name_file_and_fused_runs(tmp_path):
     fused = "fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25(k1=0.9,b=0.4)+file(mine.trec))"
     assert cfg.run_names == ("bm25(k1=0.9,b=0.4)", "file(mine.trec)", fused)
     assert cfg.compare.baselines == ("file(mine.trec)", fused)
-    assert cfg.expect == {"file(mine.trec)": {"AP": 0.1}}
+    assert cfg.expect == {"file(mine.trec)": {parse_measure("AP"): 0.1}}
     assert [cfg.label(n) for n in cfg.run_names] == ["base", "mine", "rrf(base, mine)"]
 
 

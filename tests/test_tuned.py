@@ -107,7 +107,7 @@ def test_the_tuned_run_is_compared_with_the_baseline_like_any_run(cranfield_swee
     cfg, result, report = cranfield_sweep
     with open(report / "per_topic.csv") as fh:
         rows = [r for r in csv.DictReader(fh)]
-    for measure in cfg.compare.measures:
+    for measure in cfg.compare.measure_names:
         base = {r["qid"]: float(r[measure]) for r in rows if r["run"] == BM25_LABEL}
         tuned = {r["qid"]: float(r[measure]) for r in rows if r["run"] == TUNED_LABEL}
         qids = sorted(base)

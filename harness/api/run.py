@@ -66,7 +66,7 @@ class Result:
         self.output = Path(output)
         cfg = experiment.config
         self.name = cfg.name
-        self.measures = list(cfg.measures)
+        self.measures = list(cfg.measure_names)
         self.index = experiment.index.path
         self.runs = _Runs(experiment.runs)
         self.topics = pd.DataFrame(experiment.topics, columns=["qid", "query"])

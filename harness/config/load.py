@@ -63,6 +63,7 @@ from harness.errors import ConfigError, HarnessError, warn
 from harness.folders import Experiment
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
+from harness.metrics.measures import Measure
 from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
 from harness.specs.identity import Tuned, parse_run
 from harness.specs.labels import TUNED, run_labels
@@ -95,14 +96,11 @@ def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return f"anserini:{reader}"
 
 
-def _parse_measure(text: str) -> str:
-    return str(parse_measure(text))
-
-
 def _check_measures(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    """The measures (Measure values), each once; INVALID when one is not a measure."""
     if not isinstance(node, SequenceNode):
         return expected(ctx, path, "a list of measure names like [AP, P@10, nDCG@10]", node)
-    out: dict[str, str] = {}
+    out: dict[Measure, str] = {}
     problems = len(ctx.problems)
     for i, item in enumerate(node.value):
         p = f"{path}[{i}]"
@@ -110,14 +108,14 @@ def _check_measures(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if text is INVALID:
             continue
         try:
-            name = _parse_measure(text)
+            measure = parse_measure(text)
         except ValueError as e:
             ctx.problem(p, str(e), item)
             continue
-        if name in out:
-            ctx.problem(p, f"{text!r} repeats {out[name]} (both are {name})", item)
+        if measure in out:
+            ctx.problem(p, f"{text!r} repeats {out[measure]} (both are {measure})", item)
         else:
-            out[name] = p
+            out[measure] = p
     return tuple(out) if len(ctx.problems) == problems else INVALID
 
 
@@ -203,7 +201,7 @@ def _run_name(text: str) -> str:
     its measure canonicalised), a run file's or a fusion's."""
     run = parse_run(text)
     if isinstance(run, Tuned):
-        run = replace(run, measure=_parse_measure(run.measure))
+        run = replace(run, measure=str(parse_measure(run.measure)))
     return str(run)
 
 
@@ -221,11 +219,11 @@ def _tuned_runs(v: dict, measures: Any) -> list[Tuned]:
         return []
     models = [r.family for r in v["runs"]]
     swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
-    return [Tuned(m, cmp[0], cv["folds"], c["seed"]) for m in swept]
+    return [Tuned(m, str(cmp[0]), cv["folds"], c["seed"]) for m in swept]
 
 
 def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
-    """Returns [(canonical run, path, node, {canonical measure: (value, path, node)})]."""
+    """Returns [(canonical run, path, node, {Measure: (value, path, node)})]."""
     if not isinstance(node, MappingNode):
         return expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
     out = []
@@ -238,11 +236,11 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if not isinstance(vnode, MappingNode):
             expected(ctx, rp, "a mapping {measure: value}", vnode)
             continue
-        measures: dict[str, tuple[float, str, Node]] = {}
+        measures: dict[Measure, tuple[float, str, Node]] = {}
         for m_text, mknode, mvnode in mapping_items(vnode):
             mp = join_path(rp, m_text)
             try:
-                m = _parse_measure(m_text)
+                m = parse_measure(m_text)
             except ValueError as e:
                 ctx.problem(mp, str(e), mknode)
                 continue
@@ -291,8 +289,8 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     elif "measures" in ctx.present:
         measures = v["measures"]
     else:
-        measures = tuple(_parse_measure(m) for m in DEFAULT_MEASURES)
-    expect: dict[str, dict[str, float]] = {}
+        measures = tuple(parse_measure(m) for m in DEFAULT_MEASURES)
+    expect: dict[str, dict[Measure, float]] = {}
     tuned = _tuned_runs(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
         runs = None if (names := all_run_names(ctx, v)) is None else names + [str(t) for t in tuned]
@@ -302,7 +300,8 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
             for m, (_value, mp, mknode) in ms.items():
                 if measures is not INVALID and m not in measures:
-                    ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", mknode)
+                    now = ", ".join(map(str, measures))
+                    ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {now})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
     finish_existing_index(ctx, v)
     for check in (check_dense, check_beir, check_impact):  # a dense, BEIR, impact experiment's keys together
@@ -408,7 +407,8 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
                 if m not in measures:
                     p = f"compare.measures[{i}]"
                     node = ctx.nodes["compare.measures"].value[i]
-                    ctx.problem(p, f"{m} is not computed; add it to `measures` (now: {', '.join(measures)})", node)
+                    now = ", ".join(map(str, measures))
+                    ctx.problem(p, f"{m} is not computed; add it to `measures` (now: {now})", node)
                     ok = False
     folds = None
     if "compare.cross_validation" in ctx.present:
@@ -568,7 +568,7 @@ def load_config(
         warn(f"{source}: collection: {given} read as format {fmt} ({how}); write {mapping} to say so in the config")
     spec = v["compare"]
     tuned = (
-        [Tuned(family, spec.measures[0], spec.folds, spec.policy.seed) for family, _, _ in sweeps(v["runs"])]
+        [Tuned(family, str(spec.measures[0]), spec.folds, spec.policy.seed) for family, _, _ in sweeps(v["runs"])]
         if spec is not None and spec.folds is not None
         else []
     )

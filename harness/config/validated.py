@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.config.execution import Execution
 from harness.errors import ConfigProblem
 from harness.folders import Experiment
+from harness.metrics.measures import Measure
 from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
 from harness.specs.similarity import Similarity
 from harness.stats import all_pairs, pairs_against
@@ -22,10 +23,15 @@ class CompareSpec:
 
     baselines: tuple[str, ...]
     all_pairs: bool
-    measures: tuple[str, ...]
+    measures: tuple[Measure, ...]
     policy: StatsPolicy
     folds: int | None  # cross-validation folds; None: no cross-validation
     align: str = ComparePolicy.align  # how topics are paired (harness.stats.align)
+
+    @property
+    def measure_names(self) -> tuple[str, ...]:
+        """The compared measures' canonical names, as evaluations key their values."""
+        return tuple(str(m) for m in self.measures)
 
     def pairs(self, runs) -> list[tuple[str, str]]:
         """(baseline, run) pairs over ``runs`` (canonical names, in config order). With several
@@ -42,7 +48,7 @@ class CompareSpec:
 
 @dataclass(frozen=True)
 class Config:
-    """A validated experiment. Paths are absolute; names (runs, measures) are canonical."""
+    """A validated experiment. Paths are absolute; runs are named canonically, measures are values."""
 
     source: Path
     name: str
@@ -57,8 +63,8 @@ class Config:
     qrels_path: Path | None
     runs: tuple[Similarity, ...]
     depth: int
-    measures: tuple[str, ...]
-    expect: dict[str, dict[str, float]]
+    measures: tuple[Measure, ...]
+    expect: dict[str, dict[Measure, float]]  # canonical run -> measure -> the value expected
     expect_tolerance: float
     ties: str
     missing_topics: str
@@ -101,6 +107,11 @@ class Config:
     def experiment(self) -> Experiment:
         """What the marker of the output folder names as this experiment (harness.folders)."""
         return Experiment(self.name, None if self.text is not None else self.source)
+
+    @property
+    def measure_names(self) -> tuple[str, ...]:
+        """The measures' canonical names, as evaluations key their values (harness.metrics.Evaluation)."""
+        return tuple(str(m) for m in self.measures)
 
     @property
     def run_names(self) -> tuple[str, ...]:

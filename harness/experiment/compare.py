@@ -95,16 +95,17 @@ def compare_runs(
     evaluated), which are compared like any other run. ``order`` is the runs' order in tables
     (default: ``runs`` then ``tuned``)."""
     names = list(order) if order is not None else [str(r) for r in runs] + [t.name for t in tuned]
-    topics, scores, dropped = aligned_scores({n: evaluations[n] for n in names}, spec.measures, spec.align)
+    measures = spec.measure_names  # as evaluations key their values
+    topics, scores, dropped = aligned_scores({n: evaluations[n] for n in names}, measures, spec.align)
     pairs = spec.pairs(names)
     policy = spec.policy
-    rows = stats.compare(scores, pairs, spec.measures, policy) if pairs else []
+    rows = stats.compare(scores, pairs, measures, policy) if pairs else []
 
     sweep_rows = []
     for model, group, varying in sweeps(runs):
         group_names = [str(r) for r in group]
         not_worse = {
-            m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy)) for m in spec.measures
+            m: tuple(stats.not_worse_than_best({n: scores[n][m] for n in group_names}, policy)) for m in measures
         }
         sweep_rows.append(Sweep(model, tuple(group_names), tuple(varying), not_worse))
     tuning = []
@@ -115,7 +116,7 @@ def compare_runs(
         tuning.append(Tuning(t.spec.family, m, t.cv.folds, t.cv.heldout_mean, best, means[best], t.name))
     return Comparisons(
         policy,
-        tuple(spec.measures),
+        measures,
         spec.baselines,
         spec.all_pairs,
         tuple(pairs),

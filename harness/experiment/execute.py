@@ -266,7 +266,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
         policy = EvalPolicy(ties=cfg.ties, missing_topics=cfg.missing_topics)
         # One evaluation per run computes the config's measures and the curve's 11 points.
         curve = [parse_measure(f"IPrec@{x}") for x in RECALL_LEVELS]
-        measures = list(dict.fromkeys([parse_measure(m) for m in cfg.measures] + curve))
+        measures = list(dict.fromkeys([*cfg.measures, *curve]))
         for r in results:
             evaluations[r.name] = evaluate(r.run, qrels, measures, policy)
             curves[r.name] = tuple(evaluations[r.name].means[str(m)] for m in curve)
@@ -294,8 +294,8 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
         for run_name, expected in cfg.expect.items():
             ev = evaluations.get(run_name)
             for measure, value in expected.items():
-                actual = None if ev is None else ev.means.get(measure)
-                checks.append(Check(run_name, measure, value, actual, cfg.expect_tolerance))
+                actual = None if ev is None else ev.means.get(str(measure))
+                checks.append(Check(run_name, str(measure), value, actual, cfg.expect_tolerance))
     timings["total"] = time.perf_counter() - t0
     if not results:
         raise EngineError("the config produced no runs")
@@ -318,6 +318,6 @@ def _sanity(cfg: Config, info: IndexInfo, topics, qrels, results: list[RunResult
     )
     if cfg.measures:
         measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]
-        notes += sanity.check_grid_edges(cfg.runs, evaluations, measure, cfg.label)
+        notes += sanity.check_grid_edges(cfg.runs, evaluations, str(measure), cfg.label)
     for n in notes:
         warn(n)

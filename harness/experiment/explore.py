@@ -99,7 +99,7 @@ def _measure(result: ExperimentResult) -> str | None:
     if not result.evaluations:
         return None
     c = result.comparisons
-    return c.measures[0] if c is not None else result.config.measures[0]
+    return c.measures[0] if c is not None else result.config.measure_names[0]
 
 
 def _move(doc: str, rank: int, other: dict[str, int], k: int) -> tuple[str, str]:

@@ -113,7 +113,7 @@ def add_tuned_runs(
     after the model's last setting; the tuned run's file is cached beside the others under a key
     of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
     spec = cfg.compare
-    measure = spec.measures[0]
+    measure = spec.measure_names[0]
     topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
     if spec.folds > len(topics):
         raise DataError(

@@ -442,7 +442,7 @@ def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
     cfg = result.config
     c = result.comparisons
     groups = [PlotGroup("Interpolated precision-recall (11 points, mean over topics)", (), tuple(_pr_plots(result)))]
-    measures = list(c.measures) if c is not None else list(cfg.measures)
+    measures = list(c.measures) if c is not None else list(cfg.measure_names)
     flat: list[str] = []
     sweeps = _sweep_plots(result, measures, flat)
     # all-pairs compares each run with every later one: the later run minus the earlier, as the tables

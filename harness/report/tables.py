@@ -54,7 +54,7 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
     for r in sorted(result.runs, key=lambda r: order.index(r.spec.family)):
         ev = result.evaluations.get(r.name)
         row = {"run": r.name}
-        for m in result.config.measures:
+        for m in result.config.measure_names:
             row[m] = None if ev is None else ev.means[m]
         rows.append(row)
     return rows

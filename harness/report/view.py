@@ -134,7 +134,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     )
     rows = summary_rows(result)
     marks = significance_marks(result)
-    best = {m: max((r[m] for r in rows if r[m] is not None), default=None) for m in cfg.measures}
+    best = {m: max((r[m] for r in rows if r[m] is not None), default=None) for m in cfg.measure_names}
     means = tuple(
         MeanRow(
             run=r["run"],
@@ -146,7 +146,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
                     tuple(marks.cells.get((r["run"], m), ())),
                     r[m] is not None and r[m] == best[m],
                 )
-                for m in cfg.measures
+                for m in cfg.measure_names
             ),
         )
         for r in rows
@@ -156,7 +156,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         name=cfg.name,
         facts=facts,
         warnings=tuple(result.warnings),
-        measures=tuple(cfg.measures),
+        measures=cfg.measure_names,
         evaluated=bool(result.evaluations),
         summary=tuple(rows),
         means=means,

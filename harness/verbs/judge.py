@@ -43,7 +43,7 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
         cfg.name,
         [],
         by_name,
-        tuple(cfg.measures),
+        cfg.measure_names,
         depth,
         note=f"runs of {cfg.source.name} searched to depth {cfg.depth}; pool: top {depth} of each",
     )

@@ -338,7 +338,7 @@ def plan_run(cfg, command: str) -> PlanReport:
         depth=cfg.depth,
         runs=tuple(runs),
         writes=cfg.output / "runs" if command == "search" else None,
-        measures=tuple(cfg.measures),
+        measures=cfg.measure_names,
         qrels_path=cfg.qrels_path,
         output=cfg.output,
     )
