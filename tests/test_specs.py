@@ -152,3 +152,30 @@ def test_the_tuned_run_of_an_expansion_sweep_shares_its_models_hue():
     styles = run_styles(result)
     assert {styles[str(s)].group for s in [*runs, tuned]} == {"bm25"}
     assert styles[str(tuned)].label == "cross-validated (AP, 5 folds)" and styles[str(tuned)].width == 3.5
+
+
+def test_the_registry_says_which_index_each_model_searches():
+    """Lucene's similarities search analysed text, each built by a Java call; knn and impact have
+    searchers of their own (engine.dense, engine.impact) and no Java similarity."""
+    assert {m.name: m.index for m in MODELS.values() if m.index != "text"} == {"knn": "vectors", "impact": "impact"}
+    assert all((m.java is None) == (m.index != "text") for m in MODELS.values())
+    assert [m.name for m in MODELS.values() if m.indri_query] == ["indri"]
+
+
+def test_no_module_compares_a_model_name_as_a_string():
+    """One table per concept: outside harness/specs, code asks a spec's registry entry (``index``,
+    ``indri_query``, ``java``), never ``sim.model == "knn"`` (issue 48, item 1)."""
+    import ast
+
+    bad = []
+    for path in sorted((REPO / "harness").rglob("*.py")):
+        if path.parent.name == "specs":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(isinstance(s, ast.Attribute) and s.attr == "model" for s in sides) and any(
+                    isinstance(s, ast.Constant) and isinstance(s.value, str) for s in sides
+                ):
+                    bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {ast.unparse(node)}")
+    assert not bad, "\n".join(bad)

@@ -86,7 +86,7 @@ def check_beir(ctx: Ctx, v: dict) -> None:
             ctx.nodes.get("collection.fields"),
         )
     elif fields and v["runs"] is not INVALID:
-        indri = [str(r) for r in v["runs"] if r.model == "indri"]
+        indri = [str(r) for r in v["runs"] if r.entry.indri_query]
         if indri:  # Lucene's IndriAndQuery takes term clauses; Anserini has no multifield Indri either
             ctx.problem(
                 "runs",

@@ -53,7 +53,7 @@ def check_dense(ctx: Ctx, v: dict) -> None:
             else "vectors (query vectors) need a `vectors` collection; this one is text",
         )
     if v["runs"] is not INVALID:
-        wrong = [str(r) for r in v["runs"] if (r.model == "knn") != dense]
+        wrong = [str(r) for r in v["runs"] if (r.index == "vectors") != dense]
         if wrong:
             problem(
                 "runs",

@@ -51,7 +51,7 @@ def finish_existing_index(ctx: Ctx, v: dict) -> None:
         return
     if manifest is not None:  # an index of term weights the harness built takes impact runs only, and only it does
         impact = bool((manifest.get("options") or {}).get("impact"))
-        wrong = [str(sim) for sim in v["runs"] if (sim.model == "impact") != impact]
+        wrong = [str(sim) for sim in v["runs"] if (sim.index == "impact") != impact]
         if wrong:
             kind = "an impact index (term weights): it takes impact runs only" if impact else "a text index"
             ctx.problem("runs", f"{path} is {kind}, which {', '.join(wrong)} cannot search", ctx.nodes.get("runs"))

@@ -16,8 +16,8 @@ def check_impact(ctx: Ctx, v: dict) -> None:
     fmt = collection.get("format") if collection else None
     topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID
     runs = v["runs"] if v["runs"] is not INVALID else []
-    impact = [str(r) for r in runs if r.model == "impact"]
-    others = [str(r) for r in runs if r.model != "impact"]
+    impact = [str(r) for r in runs if r.index == "impact"]
+    others = [str(r) for r in runs if r.index != "impact"]
 
     def problem(path: str, message: str) -> None:
         ctx.problem(path, message, ctx.nodes.get(path))

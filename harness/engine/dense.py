@@ -110,7 +110,7 @@ class DenseSearcher:
 
     def _search_packed(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int, source) -> bytes:
         """BatchSearcher.knn's packed results (as BatchSearcher.search's)."""
-        if sim.model != "knn":
+        if sim.index != "vectors":
             raise DataError(self.path, f"{sim} needs a text index; a vectors index is searched with knn runs only")
         depth = max(1, min(int(depth), self.max_doc))
         # every vector checked before searching

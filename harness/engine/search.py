@@ -181,13 +181,13 @@ class Searcher:
         self._check_lengths(sim)
         if not queries:
             return b""
-        if sim.model != "impact" and not all(isinstance(q, str) for q in queries):
+        if sim.index != "impact" and not all(isinstance(q, str) for q in queries):
             raise DataError(self.path, f"{sim} searches query texts; term weights are searched by impact runs")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
-            if sim.model == "impact":
+            if sim.index == "impact":
                 return self._impact_packed(queries, depth, int(threads), progress)
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(
@@ -196,7 +196,7 @@ class Searcher:
                 self._similarity(sim),
                 int(depth),
                 int(threads),
-                MODELS[sim.model].indri_query,
+                sim.entry.indri_query,
                 reranker,
                 int(depth if first is None else first),
                 poll=None if progress is None else lambda: progress(int(self._java.done())),

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from harness.specs.params import ParamSpec, Value, format_number
 
 __all__ = [
+    "IndexKind",
     "JavaCall",
     "Model",
     "Expansion",
@@ -73,17 +75,25 @@ class JavaCall:
         return out
 
 
+# The index a model searches: "text" (analysed terms, Lucene's inverted index: every Lucene
+# similarity), "vectors" (a vectors collection's HNSW or flat index: harness.engine.dense) or
+# "impact" (the term weights of an impact collection, or any Anserini index: harness.engine.impact).
+IndexKind = Literal["text", "vectors", "impact"]
+
+
 @dataclass(frozen=True)
 class Model:
     """A model a run names: its parameters in canonical order, the formula's source (docs/
     semantics.md's table, the reference), what Java builds for it (None: a model the engine
-    searches without a Lucene similarity, by its own searcher), why its runs take no query
-    expansion (empty: they take one), and whether its queries are Lucene's IndriAndQuery."""
+    searches without a Lucene similarity, by its own searcher), the index it searches, why its
+    runs take no query expansion (empty: they take one), and whether its queries are Lucene's
+    IndriAndQuery (one clause per query token, a field of its own)."""
 
     name: str
     params: tuple[ParamSpec, ...]
     source: str
     java: JavaCall | None
+    index: IndexKind = "text"
     no_expansion: str = ""
     indri_query: bool = False
 
@@ -339,6 +349,7 @@ _MODELS = (
         (ParamSpec("efSearch", 100, 1, 1 << 20, kind="int", doc="HNSW candidates (Anserini's -efSearch)"),),
         "Lucene KnnFloatVectorQuery(vector, q, efSearch) on a vectors index, as Anserini's SearchHnswDenseVectors",
         None,
+        index="vectors",
         no_expansion="a vectors index holds no terms for the rerankers to read, and a knn search takes no query text",
     ),
     # Learned sparse retrieval over the user's term weights (an impact collection; engine.impact).
@@ -348,6 +359,7 @@ _MODELS = (
         "Anserini's ImpactSimilarity on an impact index (SearchCollection -impact -pretokenized, "
         "SimpleImpactSearcher): the sum over the query's terms of the document's weight times the query's weight",
         None,
+        index="impact",
         no_expansion="the harness's impact index stores no document vectors for the rerankers to read",
     ),
 )

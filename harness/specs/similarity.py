@@ -30,7 +30,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_hint, resolve_name
+from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, IndexKind, Model, model_hint, resolve_name
 from harness.specs.params import ParamSpec, Value, format_value
 
 __all__ = ["Similarity"]
@@ -132,6 +132,16 @@ class Similarity:
             values.update((p.name, p.default) for p in specs if p.hidden_default and p.name not in values)
             out.update({prefix + k: v for k, v in values.items()})
         return out
+
+    @property
+    def entry(self) -> Model:
+        """The model's entry of the registry (harness.specs.models.MODELS)."""
+        return MODELS[self.model]
+
+    @property
+    def index(self) -> IndexKind:
+        """The kind of index the model searches: "text", "vectors" (knn) or "impact"."""
+        return MODELS[self.model].index
 
     @property
     def lengths(self) -> str:
