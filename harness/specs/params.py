@@ -13,10 +13,13 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["Value", "ParamSpec", "format_number", "format_value", "JAVA_FLOAT_MAX", "JAVA_INT_MAX"]
+__all__ = ["Value", "ParamKind", "ParamSpec", "format_number", "format_value", "JAVA_FLOAT_MAX", "JAVA_INT_MAX"]
 
 Value = float | int | str | bool
+# a Java float, a Java int, one of named choices (a Java String), a flag (a Java boolean)
+ParamKind = Literal["number", "int", "choice", "bool"]
 
 JAVA_FLOAT_MAX = 3.4028234663852886e38  # Java's Float.MAX_VALUE; larger rounds to infinity
 JAVA_INT_MAX = 2**31 - 1
@@ -52,7 +55,7 @@ class ParamSpec:
     low_open: bool = False  # True: low itself is not allowed
     high_open: bool = False
     doc: str = ""
-    kind: str = "number"
+    kind: ParamKind = "number"
     choices: tuple[str, ...] = ()
     when: tuple[str, tuple[str, ...]] | None = None
     defaults: tuple[tuple[str, Value], ...] = ()
