@@ -138,9 +138,8 @@ class Searcher:
         if expansion is None:
             raise EngineError(f"no Anserini reranker for {sim}")
         call, values = expansion.java, sim.expansion_params
-        return getattr(self._java, call.method_for(values))(
-            *call.arguments(expansion.params, values)
-        ), expansion.feedback
+        reranker = getattr(self._java, call.method_for(values))(*call.arguments(expansion.params, values))
+        return reranker, expansion.feedback
 
     def analyze(self, text: str) -> list[str]:
         return str(self._java.analyze(text)).split()
