@@ -398,7 +398,7 @@ def test_cranfield_runs_with_other_bm25_parameters_equal_repro_eval(cranfield_in
     so repro_eval's KTU (equal lengths only) has a number."""
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
+    from harness.specs.similarity import Similarity
     from harness.formats.topics import read_topics
 
     topics = read_topics(CRANFIELD / "topics.tsv")

@@ -21,7 +21,7 @@ import yaml
 
 from harness.formats.named import IRDS
 from harness.formats.runs import first_tag
-from harness.metrics.measures import parse_measure
+from harness.metrics.measures import Measure, parse_measure
 from harness.metrics.trec_names import trec_eval_name
 from harness.policies import DEFAULT_LANGUAGE, IR_METADATA_CORRECTIONS, IR_METADATA_TESTS, LANGUAGES
 
@@ -129,10 +129,10 @@ def _research_goal(result: ExperimentResult, manifest: dict, tags: dict[str, str
     return {"evaluation": evaluation}
 
 
-def _trec_name(measure: str) -> str:
+def _trec_name(measure: Measure) -> str:
     m = parse_measure(measure)
     names = trec_eval_name(m) if m.rel == 1 else None
-    return names[1] if names else measure
+    return names[1] if names else str(m)
 
 
 def _method(result: ExperimentResult, entry: dict, specs: dict[str, str]) -> dict:
@@ -156,7 +156,7 @@ def _method(result: ExperimentResult, entry: dict, specs: dict[str, str]) -> dic
             {"name": entry["name"], "method": entry["spec"], "measure": tuned["measure"], "folds": chosen}
         ]
         return {**method, "depth": result.config.depth}
-    sim = next(r.similarity for r in result.runs if r.name == entry["name"])
+    sim = next(r.spec for r in result.runs if r.name == entry["name"])
     stages = [{"name": sim.model, "method": str(sim.base), **sim.params}]
     if sim.expansion:
         expansion = entry["spec"][len(str(sim.base)) + 1 :]  # the spec's part after "+"
