@@ -205,11 +205,12 @@ def worker(args) -> dict:
         res["documents"] = info.manifest["stats"]["documents"]
     elif args.tool == "index-anserini":
         from harness.engine.corpus import Corpus
-        from harness.engine.index import run_index_collection
+        from harness.engine.indexer import run_index_collection
+        from harness.engine.staging import stage
 
         target = Path(args.index)
         shutil.rmtree(target, ignore_errors=True)
-        source = Corpus(Path(args.corpus), "jsonl").stage(target.parent / (target.name + "-staged"))
+        source = stage(Corpus(Path(args.corpus), "jsonl"), target.parent / (target.name + "-staged"))
         t = time.perf_counter()
         counters = run_index_collection("JsonCollection", source, target, options, args.threads)
         res["seconds"] = time.perf_counter() - t

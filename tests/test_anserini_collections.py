@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.contents import check_contents, check_jsonl
 from harness.engine.corpus import Corpus
-from harness.engine.index import IndexOptions, ensure_index, index_stats, run_index_collection
+from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.indexer import index_stats, run_index_collection
 from harness.errors import DataError
 from harness.formats.hygiene import json_documents
 
@@ -134,7 +136,7 @@ def test_a_document_cut_short_is_named_at_its_own_line_not_the_next(tmp_path):
         '{"id": "d1", "contents": "a"}\n{"id": "d2", "contents": "b"\n{"id": "d3", "contents": "c"}\n'
     )
     with pytest.raises(DataError) as e:
-        Corpus(tmp_path / "c.jsonl", "jsonl").check_jsonl()
+        check_jsonl(Corpus(tmp_path / "c.jsonl", "jsonl"))
     assert e.value.line == 2
     assert str(e.value).endswith(
         "c.jsonl:2: invalid JSON in the value that starts on this line: Expecting ',' delimiter at line 3, "
@@ -154,9 +156,9 @@ def test_a_collection_of_pretty_printed_objects_is_checked_document_by_document(
     """What Anserini would index wrongly is still refused, at the document's first line."""
     (tmp_path / "c.json").write_text('{\n  "id": "a",\n  "contents": "x"\n}\n{\n  "id": "b",\n  "contents": 1.5\n}\n')
     with pytest.raises(DataError, match=r'c\.json:5: "contents" must be a string \(it is the number 1\.5\)'):
-        Corpus(tmp_path, "jsonl").check_contents()
+        check_contents(Corpus(tmp_path, "jsonl"))
     (tmp_path / "c.json").write_text('{\n  "id": "a",\n  "contents": "x"\n}\n{\n  "id": "b",\n  "contents": "y"\n}\n')
-    assert Corpus(tmp_path, "jsonl").check_jsonl() == 2
+    assert check_jsonl(Corpus(tmp_path, "jsonl")) == 2
 
 
 def _trec_doc(docno: str, text: str) -> str:

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.staging import stage
 from harness.errors import DataError
 
 QUIET: dict = {}
@@ -306,7 +308,7 @@ def test_a_bad_corpus_line_is_named(tmp_path, line, message):
     data = dataset(tmp_path / "ds")
     (data / "corpus.jsonl").write_text('{"_id": "ok", "title": "", "text": "fine"}\n' + line + "\n")
     with pytest.raises(DataError) as e:
-        Corpus(data, "beir").check_contents()
+        check_contents(Corpus(data, "beir"))
     assert f"{data / 'corpus.jsonl'}:2" in str(e.value) and message in str(e.value)
 
 
@@ -323,7 +325,7 @@ def test_a_corpus_folder_needs_one_corpus_file(tmp_path):
 
 def test_the_corpus_file_itself_and_only_it_is_staged(tmp_path):
     data = dataset(tmp_path / "ds")
-    staged = Corpus(data, "beir").stage(tmp_path / "staged")
+    staged = stage(Corpus(data, "beir"), tmp_path / "staged")
     assert sorted(p.name for p in staged.iterdir()) == ["corpus.jsonl"]  # never queries.jsonl
     assert Corpus(data / "corpus.jsonl", "beir").files() == [data / "corpus.jsonl"]
     assert Corpus(data, "beir", fields=True).anserini_class == "BeirMultifieldCollection"

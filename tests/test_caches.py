@@ -101,7 +101,7 @@ def test_pyserini_topics_and_qrels_by_name(tmp_path, pyserini_home):
             """,
         )
     )
-    assert (cfg.topics_path, cfg.topics_format) == (topics, "anserini:TsvInt")  # the reader Pyserini uses
+    assert (cfg.topics_path, str(cfg.topics_format)) == (topics, "anserini:TsvInt")  # the reader Pyserini uses
     assert (cfg.qrels_path, cfg.qrels_format) == (qrels, "trec")
     # the Python API's and the CLI's door: the same judgments
     assert read_named_qrels("pyserini:msmarco-passage-dev-subset").to_dict() == read_qrels(QRELS).to_dict()
@@ -190,7 +190,7 @@ def test_irds_topics_and_qrels_are_what_ir_datasets_yields(tmp_path, irds_home):
             """,
         )
     )
-    assert cfg.topics_format == f"irds:{dataset}" and cfg.qrels_format == f"irds:{dataset}"
+    assert str(cfg.topics_format) == f"irds:{dataset}" and cfg.qrels_format == f"irds:{dataset}"
     assert cfg.topics_path == cfg.qrels_path == irds_home / dataset.split("/")[0]
     from harness.engine.topics import read_topics
 
@@ -375,7 +375,7 @@ def test_irds_collection_absent_is_exit_2(tmp_path, irds_home):
 def test_irds_collection_keys(tmp_path, irds_home):
     name, _ = register_docs(irds_home, demo_docs())
     cfg = load_config(config(tmp_path, f"collection: {{irds: {name}, contents: 'text, title'}}\ntopics: {TOPICS}\n"))
-    assert (cfg.collection_path, cfg.collection_format) == (irds_home / name, f"irds:{name}#text,title")
+    assert (cfg.collection_path, str(cfg.collection_format)) == (irds_home / name, f"irds:{name}#text,title")
     for lines, message in (
         (f"collection: {{irds: {name}, format: jsonl}}", "collection.format: comes from ir_datasets"),
         (
@@ -519,7 +519,7 @@ def test_pyserini_named_topics_are_what_pyserini_reads(tmp_path, pyserini_home):
             config(tmp_path, f"collection: {{path: {CORPORA}, format: text-folder}}\ntopics: {{pyserini: {name}}}\n")
         )
         ours = read_topics(cfg.topics_path, cfg.topics_format)
-        kind = cfg.topics_format.split(":", 1)[1]
+        kind = cfg.topics_format.reader
         theirs = parse(
             reader.getTopicsWithStringIdsFromFileWithTopicReaderClass(
                 str(path), f"io.anserini.search.topicreader.{kind}TopicReader"

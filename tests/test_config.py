@@ -66,8 +66,8 @@ def test_demo_config_loads_with_sweep_expanded():
     ]
     assert cfg.run_names[0] == "bm25(k1=0.9,b=0.4)"
     assert cfg.name == "demo" and cfg.source == REPO / "configs" / "demo.yaml"
-    assert (cfg.collection_path, cfg.collection_format) == (CORPORA, "text-folder")
-    assert (cfg.topics_path, cfg.topics_format, cfg.qrels_path) == (TOPICS, "tsv", QRELS)
+    assert (cfg.collection_path, str(cfg.collection_format)) == (CORPORA, "text-folder")
+    assert (cfg.topics_path, str(cfg.topics_format), cfg.qrels_path) == (TOPICS, "tsv", QRELS)
     assert cfg.output == REPO / "reports" / "demo"
     assert (cfg.index_path, cfg.stemmer, cfg.stopwords, cfg.index_threads) == (None, "porter", True, 2)
     assert cfg.depth == 1000 and len(cfg.measures) == 5 and cfg.expect == {}
@@ -80,7 +80,7 @@ def test_defaults_and_runs_only_without_qrels(tmp_path):
     cfg = load(tmp_path, BASE)
     assert cfg.qrels_path is None and cfg.measures == () and cfg.expect == {}
     assert cfg.output == tmp_path / "out"
-    assert cfg.topics_format == "tsv"
+    assert str(cfg.topics_format) == "tsv"
 
 
 def test_grid_is_cartesian_in_canonical_parameter_order_and_null_means_defaults(tmp_path):
@@ -358,7 +358,7 @@ def test_anserini_reader_is_canonicalised(tmp_path):
     cfg = load(
         tmp_path, BASE.replace(f"topics: {TOPICS}", f"topics: {{path: {TOPICS}, format: 'anserini:TsvIntTopicReader'}}")
     )
-    assert cfg.topics_format == "anserini:TsvInt"
+    assert str(cfg.topics_format) == "anserini:TsvInt"
 
 
 def test_bad_topic_format(tmp_path):

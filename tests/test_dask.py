@@ -25,7 +25,8 @@ import pytest
 
 from harness.config import Execution, load_config
 from harness.engine.corpus import Corpus
-from harness.engine.index import IndexOptions, open_manifest
+from harness.engine.index import IndexOptions
+from harness.engine.manifest import open_manifest
 from harness.engine.shards import split_corpus
 from harness.errors import ConfigError, DataError, EngineError
 from harness.events import ClusterReady, RunReady, ShardsBuild

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from harness.engine import lucene
+from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
 from harness.engine.dense import open_searcher
 from harness.engine.index import IndexOptions, ensure_index
@@ -186,11 +187,11 @@ def test_bad_vectors_are_refused_with_file_and_line(tmp_path, text, line, messag
     f = tmp_path / "docs.jsonl"
     f.write_text(text)
     with pytest.raises(DataError, match=rf"docs\.jsonl:{line}: .*{message}"):
-        Corpus(f, "vectors").check_contents()
+        check_contents(Corpus(f, "vectors"))
 
 
 def test_a_bad_vector_checked_beside_the_build_leaves_no_index(tmp_path):
-    """The check runs on its own thread while Anserini indexes (engine.index._check_contents):
+    """The check runs on its own thread while Anserini indexes (engine.contents.start_checks):
     its error is still the build's, and nothing is left of the build."""
     good = "".join(f'{{"docid": "d{i}", "vector": [{i}, 1, 2]}}\n' for i in range(200))
     (tmp_path / "docs").mkdir()

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
 from harness.engine.topics import read_topics
@@ -98,14 +99,14 @@ def test_bad_parquet_vectors_are_refused_with_file_and_row(tmp_path, make, messa
     f = tmp_path / "docs.parquet"
     make(f)
     with pytest.raises(DataError, match=rf"docs\.parquet: {message}"):
-        Corpus(f, "vectors").check_contents()
+        check_contents(Corpus(f, "vectors"))
 
 
 def test_parquet_and_json_files_do_not_mix(tmp_path):
     write(tmp_path / "a.parquet", ["a"], [[1.0]])
     (tmp_path / "b.jsonl").write_text('{"docid": "b", "vector": [1]}\n')
     with pytest.raises(DataError, match="both Parquet and JSON"):
-        Corpus(tmp_path, "vectors").check_contents()
+        check_contents(Corpus(tmp_path, "vectors"))
 
 
 def test_bad_parquet_topics(tmp_path):

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 from harness.engine import lucene
+from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
 from harness.engine.search import Searcher
@@ -327,7 +328,7 @@ def test_bad_documents_are_refused_with_file_and_line(tmp_path, text, line, mess
     f = tmp_path / "docs.jsonl"
     f.write_text(text + "\n", encoding="utf-8")
     with pytest.raises(DataError, match=rf"docs\.jsonl:{line}: .*{message}"):
-        Corpus(f, "impact").check_contents()
+        check_contents(Corpus(f, "impact"))
 
 
 def test_what_the_documents_may_hold(tmp_path):
@@ -340,10 +341,10 @@ def test_what_the_documents_may_hold(tmp_path):
         '{"id": "a", "vector": {"f1": 3.0, "f2": 0, "a\\u00a0b": 1, "' + "y" * 255 + '": 1}, "contents": 7}\n'
         '{"id": 2, "vector": {"f1": 2.7, "f2": 0.3}}\n'
     )
-    assert Corpus(folder, "impact").check_contents() == 2
+    assert check_contents(Corpus(folder, "impact")) == 2
     (folder / "README.md").write_text("# my weights\n")
     with pytest.raises(DataError, match=r"README\.md:1: invalid JSON"):
-        Corpus(folder, "impact").check_contents()
+        check_contents(Corpus(folder, "impact"))
     assert check_weights("q", {"f1": 3.0, "f2": 16777216}, None, document=False) == {"f1": 3, "f2": 16777216}
     assert check_weights("q", {"f1": 2.7, "f2": 0.3, "f3": 16777216.9}, None, document=False) == {
         "f1": 2,
@@ -358,7 +359,7 @@ def test_a_byte_order_mark_is_refused(tmp_path):
     f = tmp_path / "docs.jsonl"
     f.write_bytes(b'\xef\xbb\xbf{"id": "a", "vector": {"f1": 1}}\n')
     with pytest.raises(DataError, match=r"docs\.jsonl:1: starts with a UTF-8 byte-order mark, .*JsonVectorCollection"):
-        Corpus(f, "impact").check_contents()
+        check_contents(Corpus(f, "impact"))
 
 
 BAD_TOPICS = [

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from harness.engine import lucene
+from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index
 from harness.engine.topics import read_topics
@@ -178,7 +179,7 @@ def test_the_docs_example_runs(tmp_path):
     doc, query = (part.split("```")[0].strip() for part in text.split("```json\n")[1:3])
     (tmp_path / "d.jsonl").write_text(doc + "\n")
     (tmp_path / "q.jsonl").write_text(query + "\n")
-    assert Corpus(tmp_path / "d.jsonl", "impact").check_contents() == 1
+    assert check_contents(Corpus(tmp_path / "d.jsonl", "impact")) == 1
     assert read_topics(tmp_path / "q.jsonl", "impact") == [("1", '{"vector":2,"space":1}')]
     block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     w = demo_weights(tmp_path / "w")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.engine import index as index_module
 from harness.engine.corpus import Corpus
-from harness.engine.index import MANIFEST, IndexOptions, ensure_index, index_fingerprint
+from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
+from harness.engine.indexer import indexer_args
+from harness.engine.manifest import MANIFEST
 from harness.engine.search import Searcher
 from harness.errors import DataError
 from harness.events import not_indexed
@@ -135,7 +136,7 @@ def test_empty_documents_are_named_in_collection_order_and_counted(tmp_path):
     stage = tmp_path / "stage"
     stage.mkdir()
     (stage / "c.jsonl").write_text(src.read_text())
-    args = index_module._indexer_args("JsonCollection", stage, tmp_path / "unused", IndexOptions(), 1)
+    args = indexer_args("JsonCollection", stage, tmp_path / "unused", IndexOptions(), 1)
     found = lucene.jclass("harness.EmptyDocs").find("JsonCollection", str(stage), args, 100)
     assert list(found) == [i for i, _ in _BLANKS.items()]
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.engine.index import MANIFEST, read_manifest
+from harness.engine.manifest import MANIFEST, read_manifest
 
 from .conftest import demo_config
 

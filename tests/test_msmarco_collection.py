@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from harness.engine.corpus import JSON_STRING_LIMIT, Corpus
-from harness.engine.index import IndexOptions, ensure_index, index_stats, run_index_collection
+from harness.engine.corpus import Corpus
+from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.indexer import index_stats, run_index_collection
 from harness.errors import DataError
+from harness.formats.json_docs import JSON_STRING_LIMIT
 from harness.formats.msmarco import passages_to_json
 
 from .conftest import REPO, assert_runs_equal_simple_searcher
@@ -100,5 +102,5 @@ def test_a_config_takes_format_tsv(tmp_path):
         f"topics: {{path: {REPO}/topics/demo.tsv, format: tsv}}\noutput: out\nruns: [bm25]\n"
     )
     cfg = load_config(tmp_path / "c.yaml")
-    assert cfg.collection_format == "tsv" and Corpus(cfg.collection_path, "tsv").anserini_class == "JsonCollection"
+    assert str(cfg.collection_format) == "tsv" and Corpus(cfg.collection_path, "tsv").anserini_class == "JsonCollection"
     assert Path(cfg.collection_path).name == "c.tsv"

@@ -111,7 +111,7 @@ def test_a_shorthand_and_a_bare_model_name_take_keys(layout, tmp_path):
         )
     finally:
         os.chdir(cwd)
-    assert cfg.topics_path == repo / "topics" / "demo.tsv" and cfg.topics_format == "tsv"
+    assert cfg.topics_path == repo / "topics" / "demo.tsv" and str(cfg.topics_format) == "tsv"
     assert str(cfg.runs[0]) == "bm25(k1=0.9,b=0.75)"
     assert cfg.compare.policy.test == "randomization" and cfg.measure_names == ("AP",)
     assert cfg.output == elsewhere / "report"

@@ -1,4 +1,4 @@
-"""The vectors' check (Corpus.check_vectors) reads the file in blocks (hygiene.block_lines) and
+"""The vectors' check (harness.engine.contents.check_vectors) reads the file in blocks (hygiene.block_lines) and
 takes two shortcuts: a line of exactly the common shape is checked from orjson's values with numpy
 (harness.engine.vectors.fast_vector_document), other lines are parsed with orjson where it can
 (fast_json_object) and with json.loads where it must. The outcome (the documents counted, or the
@@ -21,7 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from harness.engine import contents as contents_module
 from harness.engine import corpus as corpus_module
+from harness.engine.contents import check_vectors
 from harness.engine.corpus import Corpus
 from harness.engine.index import IndexOptions, ensure_index, index_fingerprint
 from harness.engine.vectors import fast_vector_document, read_vector_topics
@@ -31,7 +33,7 @@ from harness.formats import hygiene
 
 def outcome(path, monkeypatch=None) -> str:
     try:
-        return f"ok {Corpus(path, 'vectors').check_vectors()}"
+        return f"ok {check_vectors(Corpus(path, 'vectors'))}"
     except DataError as e:
         return f"error {e}"
 
@@ -45,9 +47,9 @@ def json_only(path) -> str:
             yield lineno, text.encode("utf-8")
 
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(corpus_module, "fast_json_object", lambda line: None)
-        m.setattr(corpus_module, "fast_vector_document", lambda raw: None)
-        m.setattr(corpus_module, "block_lines", by_line)
+        m.setattr(contents_module, "fast_json_object", lambda line: None)
+        m.setattr(contents_module, "fast_vector_document", lambda raw: None)
+        m.setattr(contents_module, "block_lines", by_line)
         return outcome(path)
 
 
@@ -61,7 +63,7 @@ def java_scan(f, limit, dims):
 def scanned(path) -> str:
     """The check with Java's first pass (the index builder's, for collections over 8 MB)."""
     try:
-        return f"ok {Corpus(path, 'vectors').check_vectors(java_scan)}"
+        return f"ok {check_vectors(Corpus(path, 'vectors'), java_scan)}"
     except DataError as e:
         return f"error {e}"
 
@@ -69,7 +71,7 @@ def scanned(path) -> str:
 def small_blocks(path) -> str:
     """The check with blocks of 7 bytes, so lines span blocks."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(corpus_module, "block_lines", functools.partial(hygiene.block_lines, block=7))
+        m.setattr(contents_module, "block_lines", functools.partial(hygiene.block_lines, block=7))
         return outcome(path)
 
 
@@ -236,7 +238,7 @@ def test_javas_first_pass_changes_no_outcome(tmp_path, lines, ending, last, raw)
 def test_javas_first_pass_recognises_the_common_lines(tmp_path):
     """What the scan reports (first doubtful line, lines recognised, dimension, first line), on
     lines as json.dumps and numpy-based writers write them, and the line it stops at."""
-    from harness.engine.corpus import DOC_LINE_LIMIT
+    from harness.engine.contents import DOC_LINE_LIMIT
 
     f = tmp_path / "v.jsonl"
     good = [
@@ -331,8 +333,8 @@ def test_fingerprint_remembered_only_while_the_files_are_unchanged(tmp_path, mon
     f.write_text('{"docid": "a", "vector": [1, 2]}\n')
     _age(f, 60)
     reads = []
-    real = corpus_module._read
-    monkeypatch.setattr(corpus_module, "_read", lambda *a: reads.append(1) or real(*a))
+    real = corpus_module.read_chunk
+    monkeypatch.setattr(corpus_module, "read_chunk", lambda *a: reads.append(1) or real(*a))
     c = Corpus(f, "vectors")
     first = c.fingerprint()
     n = len(reads)
@@ -410,7 +412,7 @@ def test_parquet_vectors_and_topics_beyond_float32_are_refused_with_their_row(tm
     import pyarrow.parquet as pq
 
     for value_type in (pa.float32(), pa.float64()):
-        for col, read in (("docid", lambda p: Corpus(p, "vectors").check_vectors()), ("qid", read_vector_topics)):
+        for col, read in (("docid", lambda p: check_vectors(Corpus(p, "vectors"))), ("qid", read_vector_topics)):
             f = tmp_path / f"{col}-{value_type}.parquet"
             vectors = [[1.0, 2.0, 3.0, 4.0], [1e19, 1e19, 1e19, 0.0], [1e19, -1e19, 1e19, 1e19]]
             pq.write_table(pa.table({col: ["a", "b", "c"], "vector": pa.array(vectors, pa.list_(value_type))}), f)
@@ -453,20 +455,18 @@ def test_the_bound_keeps_lucenes_dot_products_finite():
 
 @pytest.mark.java
 def test_the_builder_scans_in_java_and_still_names_the_bad_line(tmp_path, monkeypatch):
-    """ensure_index hands the check Java's first pass (for collections over _SCAN_FROM_BYTES):
+    """ensure_index hands the check Java's first pass (for collections over contents._SCAN_FROM_BYTES):
     the good collection is built with the lines counted, and a bad line after good ones is named
     by its file and line, with no index left."""
-    from harness.engine import index as index_module
-
-    monkeypatch.setattr(index_module, "_SCAN_FROM_BYTES", 0)
+    monkeypatch.setattr(contents_module, "_SCAN_FROM_BYTES", 0)
     scans = []
-    real = index_module._vector_scan
+    real = contents_module._vector_scan
 
     def spy(corpus):
         scan = real(corpus)
         return lambda *a: scans.append(a[0].name) or scan(*a)
 
-    monkeypatch.setattr(index_module, "_vector_scan", spy)
+    monkeypatch.setattr(contents_module, "_vector_scan", spy)
     (tmp_path / "docs").mkdir()
     f = tmp_path / "docs" / "v.jsonl"
     lines = [f'{{"docid": "d{i}", "vector": [{i}, 1, 2]}}\n' for i in range(50)]

@@ -122,7 +122,7 @@ def _fmt(values: dict[str, float]) -> str:
 def render(out, given: str) -> None:
     """The lab script's text: the index, the similarity, each query's ranking and metrics, the means."""
     kind = out.index.where.kind
-    if kind == "text-folder":
+    if out.index.where.corpus is not None:  # a folder of .txt files, indexed here
         how = f"{'built' if out.index.built else 'reused'} from the text folder {given}"
     elif kind == "harness":
         how = "harness index"

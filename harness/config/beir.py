@@ -12,6 +12,7 @@ from yaml import MappingNode, Node, ScalarNode
 from harness.config.keys import Key
 from harness.config.nodes import INVALID, Ctx, describe, mapping_items, read_number
 from harness.engine.beir import DEFAULT_FIELDS
+from harness.formats.catalog import CollectionFormat, TopicFormat
 
 __all__ = ["check_fields", "check_beir", "beir_fields"]
 
@@ -66,8 +67,9 @@ def beir_fields(v: dict, qrels_format: str = "trec") -> dict[str, Any]:
     remove_query (topics.remove_query; by default, true for `beir` topics)."""
     collection, topics = v["collection"], v["topics"]
     remove = topics.get("remove_query") if topics and topics is not INVALID else None
-    if remove is None or remove is INVALID:
-        remove = bool(topics) and topics is not INVALID and topics.get("format") == "beir"
+    if remove is None or remove is INVALID:  # by default, for BEIR's queries (whose ids are documents' too)
+        fmt = topics.get("format") if topics and topics is not INVALID else None
+        remove = isinstance(fmt, TopicFormat) and fmt.judged_split
     split = {"topics_split": None if v["qrels"] is None else (v["qrels"], qrels_format), "remove_query": remove}
     if not collection or collection is INVALID or collection.get("fields") in (None, INVALID):
         return {"search_fields": (), **split}
@@ -78,8 +80,8 @@ def check_beir(ctx: Ctx, v: dict) -> None:
     collection = v["collection"] if v["collection"] is not INVALID else None
     if not collection or "collection.fields" not in ctx.present:
         return
-    fields = collection.get("fields")
-    if collection.get("format") not in ("beir", INVALID):
+    fields, fmt = collection.get("fields"), collection.get("format")
+    if fmt is not INVALID and not (isinstance(fmt, CollectionFormat) and fmt.anserini_fields):  # no multifield class
         ctx.problem(
             "collection.fields",
             "indexes a BEIR corpus's title as a field of its own: it needs `format: beir`",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from harness.config.nodes import INVALID, Ctx, is_null
 from harness.errors import DataError
 from harness.formats import irds, named
+from harness.formats.catalog import IRDS
 from harness.formats.pyserini_cache import prebuilt_index
 
 __all__ = ["resolve_named"]
@@ -100,7 +101,7 @@ def _collection(ctx: Ctx, v: dict) -> None:
     fields = tuple(f.strip() for f in c["contents"].split(",")) if isinstance(c.get("contents"), str) else ()
     try:
         c["path"] = irds.check_documents(c["irds"], fields)
-        c["format"] = irds.PREFIX + c["irds"] + ("#" + ",".join(fields) if fields else "")
+        c["format"] = IRDS.of(c["irds"] + ("#" + ",".join(fields) if fields else ""))
     except DataError as e:
         _problem(ctx, "collection.irds", e)
         c["path"] = INVALID

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.config.nodes import INVALID, Ctx
+from harness.formats.catalog import CollectionFormat, TopicFormat
 
 __all__ = ["check_dense", "dense_fields"]
 
@@ -15,7 +16,8 @@ def _vectors(v: dict) -> str | None:
     """index.vectors, flat by default for a vectors collection; None for a text collection."""
     index, collection = v["index"], v["collection"]
     given = index.get("vectors") if index is not INVALID else None
-    if collection and collection is not INVALID and collection.get("format") == "vectors":
+    fmt = collection.get("format") if collection and collection is not INVALID else None
+    if isinstance(fmt, CollectionFormat) and fmt.dense:
         return given or "flat"
     return given
 
@@ -27,13 +29,13 @@ def dense_fields(v: dict) -> dict[str, Any]:
 
 def check_dense(ctx: Ctx, v: dict) -> None:
     collection = v["collection"] if v["collection"] is not INVALID else None
-    fmt = collection.get("format") if collection else None
-    dense = fmt == "vectors"
+    fmt = collection.get("format") if collection else None  # None: an index named; INVALID: reported
+    dense = isinstance(fmt, CollectionFormat) and fmt.dense
 
     def problem(path: str, message: str) -> None:
         ctx.problem(path, message, ctx.nodes.get(path))
 
-    if "index.vectors" in ctx.present and fmt not in (None, "vectors", INVALID):
+    if "index.vectors" in ctx.present and isinstance(fmt, CollectionFormat) and not fmt.dense:
         problem("index.vectors", f"indexes a `vectors` collection; this collection is {fmt} text")
     for key in ("M", "efC"):
         if f"index.{key}" in ctx.present and _vectors(v) not in ("hnsw", INVALID):
@@ -45,7 +47,7 @@ def check_dense(ctx: Ctx, v: dict) -> None:
     if collection is None:
         return
     topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID
-    if topics is not INVALID and (topics == "vectors") != dense:
+    if isinstance(topics, TopicFormat) and topics.dense != dense:
         problem(
             "topics.format",
             "must be vectors for a vectors collection (query vectors from the documents' model)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from harness.config.nodes import INVALID, Ctx
 from harness.engine.existing import NEEDS, is_lucene_index, stored_features
-from harness.engine.index import open_manifest
+from harness.engine.manifest import open_manifest
 
 __all__ = ["finish_existing_index"]
 

@@ -18,8 +18,8 @@ import re
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.keys import Key
 from harness.config.schema import SCHEMA
-from harness.config.schema.topics import TOPIC_FORMATS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
+from harness.formats.catalog import TOPIC_FORMATS
 from harness.metrics.measures import ALIASES, MEASURES
 from harness.policies import ALL_PAIRS
 from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_params
@@ -220,7 +220,7 @@ def _key(key: Key) -> dict:
         out.update(type="string", pattern=f"^({key.pattern})$" if key.pattern else ".")
     elif t == "strings":
         out.update(type="array", items={"type": "string", "minLength": 1})
-    elif t == "choice":
+    elif t in ("choice", "collection-format"):
         out["enum"] = list(key.choices)
     elif t == "bool":
         out["type"] = "boolean"
@@ -232,9 +232,11 @@ def _key(key: Key) -> dict:
             out["exclusiveMaximum" if key.exclusive else "maximum"] = key.maximum
     elif t == "path":
         out.update(type="string", minLength=1)
-    elif t == "topic-format":
-        plain = [f for f in TOPIC_FORMATS if not f.startswith("anserini:")]
-        out["anyOf"] = [{"enum": plain}, {"type": "string", "pattern": r"^anserini:\S+$"}]
+    elif t == "topic-format":  # the names, and the formats that take an argument after a colon
+        written = [f for f in TOPIC_FORMATS.values() if f.written]
+        out["anyOf"] = [{"enum": [f.name for f in written if not f.argument]}] + [
+            {"type": "string", "pattern": rf"^{re.escape(f.name)}:\S+$"} for f in written if f.argument
+        ]
     elif t == "runs":
         out.update(_runs())
     elif t in ("measures", "compare-measures"):
@@ -263,7 +265,8 @@ def _key(key: Key) -> dict:
     else:  # a new Key type must say what it is here
         raise ValueError(f"no JSON Schema for config key type {t!r}")
     if key.default is not None and t != "section":
-        out["default"] = list(key.default) if isinstance(key.default, tuple) else key.default
+        d = key.default  # a value of its own (a topics format) is written as its text
+        out["default"] = list(d) if isinstance(d, tuple) else d if isinstance(d, (str, bool, int, float)) else str(d)
     return out
 
 

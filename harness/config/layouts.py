@@ -20,9 +20,10 @@ import yaml
 
 from harness.config.nodes import INVALID, Ctx
 from harness.config.schema.corpus import COLLECTION
-from harness.engine.beir import CORPUS_NAMES, corpus_file
+from harness.engine.beir import corpus_file
 from harness.engine.corpus import Corpus
 from harness.errors import DataError
+from harness.formats.catalog import BEIR_CORPUS_NAMES, CollectionFormat, TopicFormat
 from harness.formats.layouts import LAYOUTS, Sniffed, reads, sniff
 
 __all__ = ["check_layouts"]
@@ -30,7 +31,6 @@ __all__ = ["check_layouts"]
 # the formats whose files' lines show a layout, by role: those LAYOUTS names (not text-folder or
 # html, whose files are read as whole documents, nor Anserini's named topic readers)
 _CHECKED = {role: {f for x in LAYOUTS.values() for f in getattr(x, role)} for role in ("collection", "topics")}
-_UNCOMPRESSED = ("tsv",)  # read as plain text: a .gz file of its lines is not read (harness.formats.msmarco)
 
 
 def check_layouts(ctx: Ctx, v: dict) -> None:
@@ -61,18 +61,20 @@ def _text(ctx: Ctx, key: str) -> str:
     return str(getattr(node, "value", "")) or "PATH"
 
 
-def _mapping(section: str, path: str, fmt: str) -> str:
+def _mapping(section: str, path: str, fmt: CollectionFormat | TopicFormat) -> str:
     """``collection: {path: scifact, format: beir}``, quoted where YAML needs it."""
-    body = yaml.safe_dump({"path": path, "format": fmt}, default_flow_style=True, sort_keys=False, width=1 << 16)
+    body = yaml.safe_dump({"path": path, "format": str(fmt)}, default_flow_style=True, sort_keys=False, width=1 << 16)
     return f"`{section}: {body.strip()}`"
 
 
-def _readers(seen: Sniffed, role: str) -> tuple[str, ...]:
+def _readers(seen: Sniffed, role: str) -> tuple:
+    """The ``role`` formats that read the file ``seen``; a .gz file is not read by a format that
+    reads its lines as plain text (tsv: harness.formats.msmarco, harness.formats.topics)."""
     layout = seen.layout
     if layout is None:
         return ()
     formats = getattr(layout, role)
-    return tuple(f for f in formats if not (seen.compressed and f in _UNCOMPRESSED))
+    return tuple(f for f in formats if not (seen.compressed and f.plain_text))
 
 
 def _joined(text: str, base: Path, f: Path) -> str:
@@ -88,17 +90,17 @@ def _holds(seen: Sniffed) -> str:
     return f"{seen.evidence()}: {layout.what}"
 
 
-def _read_format(ctx: Ctx, path: Path) -> object:
+def _read_format(ctx: Ctx, path: Path) -> CollectionFormat | object:
     """The format of a collection given without one, or INVALID (a problem says what to write)."""
     text, node = _text(ctx, "collection.path"), ctx.nodes.get("collection")
     formats = ", ".join(COLLECTION.key("format").choices)
     placeholder = f"`collection: {{path: {text}, format: FORMAT}}` with FORMAT one of {formats}"
     folder = path.is_dir()
     if folder:
-        if not any((path / n).exists() for n in CORPUS_NAMES):
+        if not any((path / n).exists() for n in BEIR_CORPUS_NAMES):
             why = (
                 f"{path} is a folder, and a folder's format is read from its files only for a BEIR dataset "
-                f"folder ({' or '.join(CORPUS_NAMES)})"
+                f"folder ({' or '.join(BEIR_CORPUS_NAMES)})"
             )
             return ctx.problem("collection", f"{why}: name it, {placeholder}", node)
         try:
@@ -108,7 +110,7 @@ def _read_format(ctx: Ctx, path: Path) -> object:
     else:
         seen = sniff(path)
     read = _readers(seen, "collection")
-    if read == ("beir",) or (len(read) == 1 and not folder):
+    if len(read) == 1 and (read[0].corpus_names or not folder):  # a file, or a dataset folder (BEIR's)
         how = f"a BEIR folder: {_holds(seen)}" if folder else _holds(seen)
         ctx.found["collection_read_as"] = (text, read[0], how, _mapping("collection", text, read[0]))
         return read[0]
@@ -118,7 +120,7 @@ def _read_format(ctx: Ctx, path: Path) -> object:
     if read:
         write = " or ".join(_mapping("collection", text, f) for f in read)
         return ctx.problem(
-            "collection", f"{_holds(seen)}, which {' and '.join(read)} both read; say which: {write}", node
+            "collection", f"{_holds(seen)}, which {' and '.join(map(str, read))} both read; say which: {write}", node
         )
     if seen.compressed and seen.layout is not None and seen.layout.collection:
         return ctx.problem("collection", _compressed(seen, seen.layout.collection[0]), node)
@@ -131,14 +133,14 @@ def _read_format(ctx: Ctx, path: Path) -> object:
     return ctx.problem("collection", f"{_holds(seen)}{what}: name its format, {placeholder}", node)
 
 
-def _compressed(seen: Sniffed, fmt: str) -> str:
+def _compressed(seen: Sniffed, fmt: CollectionFormat) -> str:
     return (
         f"{seen.path} is gzip-compressed, and format {fmt} reads its lines from an uncompressed file: "
         f"decompress it first, e.g. `gunzip -k {seen.path}`"
     )
 
 
-def _collection_reads(ctx: Ctx, path: Path, fmt: str) -> bool:
+def _collection_reads(ctx: Ctx, path: Path, fmt: CollectionFormat) -> bool:
     """Whether ``format`` reads the first file the collection is read from (a folder's first in
     Anserini's order; a BEIR folder's corpus file), as far as its first lines show; else a problem."""
     try:
@@ -154,15 +156,15 @@ def _collection_reads(ctx: Ctx, path: Path, fmt: str) -> bool:
     if not read or fmt in read:  # lines no format reads: the readers name what is missing, line by line
         return True
     text = _text(ctx, "collection.path")
-    beir_folder = path.is_dir() and any((path / n).exists() for n in CORPUS_NAMES)
-    if path.is_dir() and (fmt == "beir" or read[0] == "beir" and not beir_folder):
+    beir_folder = path.is_dir() and any((path / n).exists() for n in BEIR_CORPUS_NAMES)
+    if path.is_dir() and (fmt.corpus_names or read[0].corpus_names and not beir_folder):
         text = _joined(text, path, files[0])  # a BEIR folder's corpus file in its own format; a file read as BEIR's
     why = f"{_holds(seen)}, which format {fmt} does not read ({fmt} reads {reads('collection', fmt)})"
     ctx.problem("collection.format", f"{why}; write {_mapping('collection', text, read[0])}", node)
     return False
 
 
-def _topics_read(ctx: Ctx, path: Path, fmt: str) -> bool:
+def _topics_read(ctx: Ctx, path: Path, fmt: TopicFormat) -> bool:
     """Whether ``format`` reads the topics file, as far as its first lines show; else a problem."""
     seen = sniff(path)
     read = _readers(seen, "topics")

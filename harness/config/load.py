@@ -61,6 +61,7 @@ from harness.config.validated import CompareSpec, Config, LocatedProblem
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError, warn
 from harness.folders import Experiment
+from harness.formats.catalog import TOPIC_FORMATS, collection_format, topic_format
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.metrics.measures import Measure
@@ -74,14 +75,18 @@ __all__ = ["load_config"]
 
 
 def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    """A topics format of harness.formats.catalog, by name; ``anserini:<Reader>`` names a reader
+    of the Anserini jar (checked against it: its entries are read, Java is not started)."""
     v = read_string(ctx, node, path)
-    if v is INVALID or v in key.choices:
+    if v is INVALID:
         return v
-    if not v.startswith("anserini:"):
-        return ctx.problem(
-            path, f"must be one of {', '.join(key.choices)} (got {v!r}){suggest(v, key.choices[:-1])}", node
-        )
-    reader = v.split(":", 1)[1].strip()
+    fmt = topic_format(v)
+    if fmt is None or not fmt.written:
+        names = [c for c in key.choices if c in TOPIC_FORMATS]
+        return ctx.problem(path, f"must be one of {', '.join(key.choices)} (got {v!r}){suggest(v, names)}", node)
+    if not fmt.names_reader:
+        return fmt
+    reader = fmt.arg.strip()
     reader = reader[: -len("TopicReader")] if reader.endswith("TopicReader") else reader
     readers = anserini_topic_readers()
     if readers is None:
@@ -93,7 +98,13 @@ def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         )
     if reader not in readers:
         return ctx.problem(path, unknown_message("Anserini topic reader", reader, readers), node)
-    return f"anserini:{reader}"
+    return fmt.of(reader)
+
+
+def _check_collection_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
+    """A collection format of harness.formats.catalog, by one of the names a config may write."""
+    v = BASE_CHECKS["choice"](ctx, key, node, path)
+    return v if v is INVALID else collection_format(v)
 
 
 def _check_measures(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
@@ -265,6 +276,7 @@ CHECKS = {
     **BASE_CHECKS,
     "scheduler": _check_scheduler,
     "topic-format": _check_topic_format,
+    "collection-format": _check_collection_format,
     "fields": check_fields,
     "runs": check_runs,
     "measures": _check_measures,

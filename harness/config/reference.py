@@ -25,6 +25,7 @@ _TYPE_TEXT = {
     "number": "number",
     "path": "path",
     "topic-format": "string",
+    "collection-format": "string",
     "runs": "list",
     "measures": "list of strings",
     "expect": "mapping",

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.config.execution import Execution
 from harness.errors import ConfigProblem
 from harness.folders import Experiment
+from harness.formats.catalog import CollectionFormat, TopicFormat
 from harness.metrics.measures import Measure
 from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
 from harness.specs.similarity import Similarity
@@ -53,13 +54,13 @@ class Config:
     source: Path
     name: str
     collection_path: Path | None  # None: `index_path` names an existing index, only read
-    collection_format: str | None
+    collection_format: CollectionFormat | None  # harness.formats.catalog
     index_path: Path | None
     stemmer: str
     stopwords: bool
     index_threads: int
     topics_path: Path
-    topics_format: str
+    topics_format: TopicFormat
     qrels_path: Path | None
     runs: tuple[Similarity, ...]
     depth: int

@@ -14,7 +14,8 @@ The corpus is indexed by Anserini's own collection classes (read in its 2.3.0 by
 
 Both call ``asText()`` on ``_id``, ``title`` and ``text``: a missing key is a Java
 NullPointerException, a null is the text "null", an array or object no text, a number its JSON
-text. None of these is what the file meant, so each is refused here with its file and line.
+text. None of these is what the file meant, so each is refused with its file and line
+(harness.formats.json_docs.check_beir_document).
 Only the corpus file is handed to Anserini (staged alone), never the folder's queries.jsonl,
 which its JsonCollection discovery would index too.
 """
@@ -22,27 +23,18 @@ which its JsonCollection discovery would index too.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from harness.errors import DataError
-from harness.formats.hygiene import check_id, json_kind
+from harness.formats.catalog import BEIR_CORPUS_NAMES
 from harness.formats.runs import Run
 
-if TYPE_CHECKING:
-    from harness.formats.runs import Run
+__all__ = ["corpus_file", "DEFAULT_FIELDS", "without_query"]
 
-__all__ = ["CORPUS_NAMES", "corpus_file", "check_document", "anserini_class", "DEFAULT_FIELDS", "without_query"]
-
-CORPUS_NAMES = ("corpus.jsonl", "corpus.jsonl.gz")
 # The weights of Anserini's BEIR multifield regressions (SearchCollection
 # `-fields contents=1.0 title=1.0`): "contents" holds the text, "title" the title.
 DEFAULT_FIELDS = (("contents", 1.0), ("title", 1.0))
-
-
-def anserini_class(fields: bool) -> str:
-    return "BeirMultifieldCollection" if fields else "BeirFlatCollection"
 
 
 def corpus_file(path: Path) -> Path:
@@ -50,44 +42,14 @@ def corpus_file(path: Path) -> Path:
     itself when it is a file."""
     if not path.is_dir():
         return path
-    found = [path / n for n in CORPUS_NAMES if (path / n).exists()]
+    found = [path / n for n in BEIR_CORPUS_NAMES if (path / n).exists()]
     if not found:
-        raise DataError(path, f"a BEIR dataset folder holds {' or '.join(CORPUS_NAMES)}; this one has neither")
+        raise DataError(path, f"a BEIR dataset folder holds {' or '.join(BEIR_CORPUS_NAMES)}; this one has neither")
     if len(found) > 1:
         raise DataError(
-            path, f"holds both {' and '.join(CORPUS_NAMES)}: which one is the corpus? Remove one, or name the file"
+            path, f"holds both {' and '.join(BEIR_CORPUS_NAMES)}: which one is the corpus? Remove one, or name the file"
         )
     return found[0]
-
-
-def check_document(f: Path, doc, lineno: int | None, where: str, limit: int) -> None:
-    """One corpus document: an object whose ``_id`` is a string (or an integer, whose text is
-    the id) and whose ``title`` and ``text`` are strings; DataError naming the file and line."""
-    if not isinstance(doc, dict):
-        raise DataError(f, f'{where}expected a JSON object with "_id", "title" and "text"', line=lineno)
-    docid = doc.get("_id")
-    if isinstance(docid, bool) or not isinstance(docid, (str, int)):
-        got = "missing" if "_id" not in doc else json_kind(docid)
-        raise DataError(f, f'{where}"_id" must be a string or an integer (it is {got})', line=lineno)
-    check_id(f, f"{where}document id", str(docid), lineno)
-    for key in ("title", "text"):
-        value = doc.get(key)
-        if not isinstance(value, str):
-            got = "missing" if key not in doc else json_kind(value)
-            hint = ' (write "title": "" for a document without one)' if key == "title" else ""
-            raise DataError(
-                f,
-                f'{where}document {str(docid)!r}: "{key}" must be a string (it is {got}); Anserini\'s BEIR '
-                f"collections need it{hint}",
-                line=lineno,
-            )
-        if len(value) > limit:
-            raise DataError(
-                f,
-                f'{where}document {str(docid)!r}: its "{key}" is {len(value):,} characters; Anserini\'s JSON reader '
-                f"(Jackson) refuses strings over {limit:,} characters and then drops the whole file",
-                line=lineno,
-            )
 
 
 def without_query(run: Run) -> Run:

@@ -105,7 +105,7 @@ def _java_log_level() -> str:
 @contextmanager
 def java_output_hidden():
     """Anserini's indexer prints the stack trace of a document it cannot index to Java's own
-    stdout/stderr, past log4j; the harness names the file and line itself (corpus.check_complete).
+    stdout/stderr, past log4j; the harness names the file and line itself (harness.engine.contents.check_complete).
     Java's System.out and System.err go to a buffer that is dropped, unless --debug."""
     if _java_log_level() != "OFF":
         yield

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from harness.engine import lucene
 from harness.engine.corpus import Corpus
-from harness.engine.index import run_index_collection
+from harness.engine.indexer import run_index_collection
+from harness.engine.staging import stage, staged_files
 from harness.errors import EngineError
 
 __all__ = ["Piece", "Shard", "split_corpus", "build_shard", "merge_indexes"]
@@ -50,8 +51,9 @@ class Shard:
 
 
 def _splittable(corpus: Corpus, f: Path) -> bool:
-    """A JSON-lines file read as plain text (not gzipped, not one JSON array)."""
-    if corpus.format not in ("jsonl", "text-folder", "tsv") or f.name.endswith(".gz"):
+    """A JSON-lines file read as plain text (not gzipped, not one JSON array), of a format whose
+    lines may be cut apart (harness.formats.catalog: ``line_shards``)."""
+    if not corpus.format.line_shards or f.name.endswith(".gz"):
         return False
     with open(f, "rb") as fh:
         head = fh.read(4096).lstrip()
@@ -74,12 +76,11 @@ def _line_start(f: Path, offset: int, size: int) -> int:
 def split_corpus(corpus: Corpus, n: int, staging: Path) -> list[Shard]:
     """At most `n` shards of about equal bytes, in corpus order (a text folder is first staged
     under `staging`, as for a single build). Fewer when the corpus cannot be cut finer."""
-    if corpus.format == "text-folder" or corpus.dataset is not None:  # one JSON-lines file, staged here
-        files = [corpus.stage(staging) / "docs.jsonl"]
-    elif corpus.format == "tsv":  # the JSON files of its conversion (harness.formats.msmarco)
-        files = sorted(corpus.stage(staging).glob("docs*.json"))
-    elif corpus.format == "html" or n <= 1:
-        return [Shard(0, folder=str(corpus.stage(staging)))]
+    converted = staged_files(corpus, staging)  # a text folder, passages, ir_datasets: their JSON lines
+    if converted is not None:
+        files = converted
+    elif corpus.format.ids_from_paths or n <= 1:  # HTML: ids from the files' paths, so one piece
+        return [Shard(0, folder=str(stage(corpus, staging)))]
     else:
         files = corpus.files()
     if n <= 1:

@@ -21,43 +21,34 @@ from harness.engine.vectors import read_vector_topics
 from harness.errors import DataError, EngineError
 from harness.formats import irds
 from harness.formats import topics as plain
+from harness.formats.catalog import TOPIC_FORMATS, TSV_TOPICS, TopicFormat, choices, topic_format
 from harness.formats.hygiene import BOM, check_id, numbered_lines, regular_file
 from harness.formats.impact import read_impact_topics
 from harness.formats.named import read_qrels_as
-from harness.formats.topics import TOPIC_FORMATS
 
-__all__ = ["read_topics", "reads_without_java", "anserini_topic_readers", "TOPIC_FORMATS"]
+__all__ = ["read_topics", "anserini_topic_readers"]
 
 _READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
 
 
-def read_topics(path: Path, fmt: str = "tsv", qrels: tuple | None = None) -> list[tuple[str, str]]:
-    """``qrels``: the config's judgments, ``(path, format)``; BEIR queries (``beir``) are then
-    only those the qrels judge (:func:`judged_queries`). Every other format is read whole."""
+def read_topics(path: Path, fmt: TopicFormat | str = TSV_TOPICS, qrels: tuple | None = None) -> list[tuple[str, str]]:
+    """The topics of ``path`` in the format ``fmt`` (harness.formats.catalog; or its name).
+    ``qrels``: the config's judgments, ``(path, format)``; BEIR queries (``beir``) are then only
+    those the qrels judge (:func:`judged_queries`). Every other format is read whole."""
     path = Path(path)
-    if fmt == "beir":
-        topics = plain.read_topics(path, fmt)
-        return judged_queries(topics, qrels) if qrels is not None else topics
-    if fmt in ("tsv", "jsonl"):
-        return plain.read_topics(path, fmt)
-    if fmt == "vectors":
+    given = fmt
+    if isinstance(fmt, str) and (fmt := topic_format(fmt)) is None:
+        raise DataError(path, f"unknown topics format {given!r}; valid: {', '.join(choices(TOPIC_FORMATS))}")
+    if fmt.reader is not None:  # TrecTopicReader, or any reader of Anserini's by name
+        return plain.nonempty(path, _read_anserini(path, fmt.reader))
+    if fmt.dataset is not None:  # ``irds:ID`` or ``irds:ID#FIELD`` (harness.formats.named)
+        return irds.read_topics(*fmt.dataset)
+    if fmt.dense:
         return read_vector_topics(path)
-    if fmt == "impact":
+    if fmt.weights:
         return read_impact_topics(path)
-    if fmt == "trec":
-        return plain.nonempty(path, _read_anserini(path, "Trec"))
-    if fmt.startswith("anserini:"):
-        return plain.nonempty(path, _read_anserini(path, fmt.split(":", 1)[1]))
-    if fmt.startswith(irds.PREFIX):  # ``irds:ID`` or ``irds:ID#FIELD`` (harness.formats.named)
-        dataset_id, _, field = fmt[len(irds.PREFIX) :].partition("#")
-        return irds.read_topics(dataset_id, field or None)
-    raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(TOPIC_FORMATS)}")
-
-
-def reads_without_java(fmt: str) -> bool:
-    """Whether :func:`read_topics` reads topics of format ``fmt`` without starting the JVM: all but
-    ``trec`` and Anserini's named readers (``harness validate`` checks their ids against the qrels)."""
-    return fmt != "trec" and not fmt.startswith("anserini:")
+    topics = plain.read_topics(path, fmt)
+    return judged_queries(topics, qrels) if fmt.judged_split and qrels is not None else topics
 
 
 def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[str, str]]:

@@ -19,6 +19,7 @@ import numpy as np
 
 from harness import lazy
 from harness.errors import DataError
+from harness.formats.catalog import PARQUET_SUFFIX
 from harness.formats.hygiene import check_id, json_values, numbered_lines, regular_file
 
 orjson = lazy.module("orjson")  # its shared library takes 5-30 ms to load, and most runs read no vectors
@@ -56,7 +57,7 @@ def fast_json_object(line: str) -> dict | None:
     millions. Where the two parsers differ, the line goes to json.loads: orjson refuses NaN and
     Infinity, numbers beyond float64 and lone surrogates (json.loads accepts them), and it reads
     an integer beyond 64 bits as a float, so callers use the value only to find a line fine and
-    go back to json.loads for the message when it is not (Corpus.check_vectors). Nesting is
+    go back to json.loads for the message when it is not (harness.engine.contents.check_vectors). Nesting is
     where each stops at its own depth (orjson at 1,024 levels, json.loads at the interpreter's
     C recursion limit, over 1,024 on Python 3.12 but not promised): a line with more than 64
     brackets or braces is not tried (a vector line has one of each)."""
@@ -77,7 +78,7 @@ _VECTOR_KEY = re.compile(rb'"vector"[ \t\r\n]*:[ \t\r\n]*\[')  # JSON's whitespa
 
 def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
     """(docid, dimension) of a document line (bytes, as read) that the full check certainly finds
-    fine apart from its id and dimension, else None: then the full check (Corpus.check_vectors:
+    fine apart from its id and dimension, else None: then the full check (harness.engine.contents.check_vectors:
     json.loads's values, parse_vector) decides and names the problem.
 
     Certain means: the line starts with ``{``, orjson parses it to an object with the keys
@@ -239,12 +240,11 @@ def read_vector_topics(path: Path) -> list[tuple[str, str]]:
 # ----------------------------------------------------------------------------- Parquet
 # Anserini's ParquetDenseVectorCollection reads the columns "docid" (Group.getString: strings
 # only) and "vector" (a Parquet LIST of FLOAT or DOUBLE, as pyarrow writes list<float>).
-PARQUET = ".parquet"
 _BATCH_ROWS = 4096
 
 
 def is_parquet(path: Path) -> bool:
-    return Path(path).name.lower().endswith(PARQUET)
+    return Path(path).name.lower().endswith(PARQUET_SUFFIX)
 
 
 def _parquet(path: Path):

@@ -10,9 +10,11 @@ from pathlib import Path
 from harness.config.paths import write_target_problems
 from harness.engine.analysis import language_problem
 from harness.engine.corpus import Corpus
-from harness.engine.index import MANIFEST, IndexOptions, index_fingerprint, read_manifest, unusable_index
+from harness.engine.index import IndexOptions, index_fingerprint
+from harness.engine.manifest import MANIFEST, read_manifest, unusable_index
 from harness.errors import DataError
 from harness.experiment.plan import indexes_root
+from harness.formats.catalog import TEXT_FOLDER
 from harness.policies import DEFAULT_LANGUAGE
 
 __all__ = ["LabIndex", "resolve_index", "lab_qid"]
@@ -20,10 +22,14 @@ __all__ = ["LabIndex", "resolve_index", "lab_qid"]
 
 @dataclass(frozen=True)
 class LabIndex:
+    """What an index named ad hoc is: ``kind`` "harness" (an index the harness built), "anserini"
+    (any other Lucene index) or "text-folder" (a folder of .txt files, indexed at ``path`` from
+    ``corpus``)."""
+
     path: Path
-    options: object  # harness.engine.index.IndexOptions
-    kind: str  # "harness" | "anserini" | "text-folder"
-    corpus: object | None = None  # harness.engine.corpus.Corpus for a text folder
+    options: IndexOptions
+    kind: str
+    corpus: Corpus | None = None
 
 
 def lab_qid(query: str) -> str:
@@ -64,7 +70,7 @@ def resolve_index(given: str, flag: str = "--index", language: str | None = None
     options = IndexOptions(language=language or DEFAULT_LANGUAGE)
     if any(path.glob("segments_*")):
         return LabIndex(path, options, "anserini")  # Lucene does not record the analyzer: we trust the caller
-    corpus = Corpus(path.resolve(), "text-folder")
+    corpus = Corpus(path.resolve(), TEXT_FOLDER)
     try:
         fp = index_fingerprint(corpus, options)
     except DataError:
@@ -79,4 +85,4 @@ def resolve_index(given: str, flag: str = "--index", language: str | None = None
         raise DataError(
             given, "; ".join(m for _, m in problems) + " (set $HARNESS_INDEXES to where lab indexes may go)"
         )
-    return LabIndex(target, options, "text-folder", corpus)
+    return LabIndex(target, options, str(TEXT_FOLDER), corpus)

@@ -15,7 +15,9 @@ from contextlib import ExitStack
 from harness.config import Config
 from harness.engine.beir import without_query
 from harness.engine.existing import NEEDS, describe
-from harness.engine.index import IndexInfo, ensure_index, index_stats, open_manifest
+from harness.engine.index import IndexInfo, ensure_index
+from harness.engine.indexer import index_stats
+from harness.engine.manifest import open_manifest
 from harness.engine.topics import read_topics
 from harness.errors import DataError, EngineError, HarnessWarning, warn
 from harness.events import Compared, DepthNote, Emit, IndexReady, RunReady, RunsPlanned, ignore, not_indexed
@@ -224,7 +226,7 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
         # what the searcher takes: the texts, or an impact topic's term weights (harness.engine.impact)
-        queries = impact_queries(topics) if cfg.topics_format == "impact" else topics
+        queries = impact_queries(topics) if cfg.topics_format.weights else topics
         pending = []
         for sim in cfg.runs:
             t = time.perf_counter()

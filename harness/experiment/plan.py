@@ -17,7 +17,8 @@ from harness.config import Config
 from harness.config.paths import write_target_problems
 from harness.engine.corpus import Corpus
 from harness.engine.existing import segment_fingerprint
-from harness.engine.index import IndexOptions, index_fingerprint, open_manifest
+from harness.engine.index import IndexOptions, index_fingerprint
+from harness.engine.manifest import open_manifest
 from harness.errors import ConfigError, ConfigProblem, DataError
 from harness.policies import DEFAULT_LANGUAGE
 from harness.specs.similarity import Similarity
@@ -96,7 +97,7 @@ def plan(cfg: Config) -> Plan:
     if cfg.vectors is not None:
         graph = {"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}
         options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, **graph)
-    elif cfg.collection_format == "impact":
+    elif cfg.collection_format.weights:  # term weights: an impact index
         options = IndexOptions(impact=True)
     fp = index_fingerprint(corpus, options)
     if cfg.index_path is not None:

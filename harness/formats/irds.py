@@ -49,7 +49,6 @@ __all__ = [
     "document_text",
     "docs_files",
     "docs_signature",
-    "split_collection",
 ]
 
 # the optional ir_datasets package (pip install 'harness[irds]'): a missing one is a DataError
@@ -223,12 +222,6 @@ def read_qrels(dataset_id: str):
 
 
 # ------------------------------------------------------------------------------ documents
-
-
-def split_collection(fmt: str) -> tuple[str, tuple[str, ...]]:
-    """``irds:ID`` or ``irds:ID#title,text`` (a collection's format) -> (ID, fields)."""
-    dataset_id, _, fields = fmt[len(PREFIX) :].partition("#")
-    return dataset_id, tuple(f for f in fields.split(",") if f)
 
 
 def document_text(cls, fields: tuple[str, ...], dataset_id: str) -> Callable[[object], str]:

@@ -10,7 +10,7 @@ Only the first :data:`SNIFF_LINES` non-blank lines are read, each up to
 :data:`~harness.formats.hygiene.LINE_LIMIT` bytes: enough to name the layout, whatever the size of
 the file. Measured (a 2-core machine shared with other work): 0.09-0.12 ms per file, for a 165 MB
 BEIR corpus of 200,000 documents as for Cranfield's corpus.jsonl. The full check of every document
-that indexing runs (Corpus.check_contents) took 1.2 s on that BEIR corpus (every line parsed) and
+that indexing runs (harness.engine.contents.check_contents) took 1.2 s on that BEIR corpus (every line parsed) and
 0.7 s on the same documents as JSON lines (a byte scan): 15-25 s for MS MARCO's 3.6 GB of passages,
 too much for every ``harness validate``. A line beyond the first few that breaks the layout is
 still found, with its file and line, by that full check when the collection is indexed."""
@@ -23,6 +23,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import DataError
+from harness.formats.catalog import (
+    BEIR,
+    BEIR_TOPICS,
+    IMPACT,
+    IMPACT_TOPICS,
+    JSONL,
+    JSONL_TOPICS,
+    TREC,
+    TREC_TOPICS,
+    TSV,
+    TSV_TOPICS,
+    VECTOR_TOPICS,
+    VECTORS,
+    CollectionFormat,
+    TopicFormat,
+)
 from harness.formats.hygiene import numbered_lines, regular_file
 from harness.formats.qrels import BEIR_HEADER
 from harness.formats.topics import JSON_QID, JSON_TEXT
@@ -41,45 +57,45 @@ class Layout:
     name: str
     what: str
     shape: str = ""
-    collection: tuple[str, ...] = ()
-    topics: tuple[str, ...] = ()
+    collection: tuple[CollectionFormat, ...] = ()
+    topics: tuple[TopicFormat, ...] = ()
     header: bool = False  # shown by a file's first line alone (the lines after it are of other shapes)
 
 
 LAYOUTS = {
     layout.name: layout
     for layout in (
-        Layout("beir-queries", "BEIR queries", '"_id", "text"', (), ("beir", "jsonl")),
-        Layout("beir-corpus", "BEIR corpus documents", '"_id", "title", "text"', ("beir",), ("beir", "jsonl")),
-        Layout("json-docs", "documents as JSON lines", '"id", "contents"', ("jsonl",)),
-        Layout("json-topics", "topics as JSON lines", "an id and a query text", (), ("jsonl",)),
-        Layout("weights", "term weights", '"id", "vector": {term: weight}', ("impact",), ("impact",)),
+        Layout("beir-queries", "BEIR queries", '"_id", "text"', (), (BEIR_TOPICS, JSONL_TOPICS)),
+        Layout("beir-corpus", "BEIR corpus documents", '"_id", "title", "text"', (BEIR,), (BEIR_TOPICS, JSONL_TOPICS)),
+        Layout("json-docs", "documents as JSON lines", '"id", "contents"', (JSONL,)),
+        Layout("json-topics", "topics as JSON lines", "an id and a query text", (), (JSONL_TOPICS,)),
+        Layout("weights", "term weights", '"id", "vector": {term: weight}', (IMPACT,), (IMPACT_TOPICS,)),
         Layout(
             "weights-text",
             "term weights with a text",
             '"id", "contents", "vector": {term: weight}',
-            ("impact", "jsonl"),
-            ("impact",),
+            (IMPACT, JSONL),
+            (IMPACT_TOPICS,),
         ),
-        Layout("query-weights", "query term weights", '"qid", "vector": {term: weight}', (), ("impact",)),
-        Layout("doc-vectors", "document vectors", '"docid", "vector": [...]', ("vectors",)),
-        Layout("query-vectors", "query vectors", '"qid", "vector": [...]', (), ("vectors",)),
-        Layout("parquet", "Parquet data (vectors)", "", ("vectors",), ("vectors",)),
+        Layout("query-weights", "query term weights", '"qid", "vector": {term: weight}', (), (IMPACT_TOPICS,)),
+        Layout("doc-vectors", "document vectors", '"docid", "vector": [...]', (VECTORS,)),
+        Layout("query-vectors", "query vectors", '"qid", "vector": [...]', (), (VECTOR_TOPICS,)),
+        Layout("parquet", "Parquet data (vectors)", "", (VECTORS,), (VECTOR_TOPICS,)),
         Layout("json", "JSON objects of no layout the harness reads"),
-        Layout("tsv", "tab-separated id and text", "`id<TAB>text`", ("tsv",), ("tsv",)),
-        Layout("tsv-wide", "tab-separated lines of three or more fields", "", (), ("tsv",)),
+        Layout("tsv", "tab-separated id and text", "`id<TAB>text`", (TSV,), (TSV_TOPICS,)),
+        Layout("tsv-wide", "tab-separated lines of three or more fields", "", (), (TSV_TOPICS,)),
         Layout("beir-qrels", "BEIR's qrels", "`query-id<TAB>corpus-id<TAB>score`, then a judgment a line", header=True),
-        Layout("trec-docs", "TREC documents", "<DOC>", ("trec",), header=True),
-        Layout("trec-topics", "TREC topics", "<top>", (), ("trec",), header=True),
+        Layout("trec-docs", "TREC documents", "<DOC>", (TREC,), header=True),
+        Layout("trec-topics", "TREC topics", "<top>", (), (TREC_TOPICS,), header=True),
     )
 }
 
 
-def reads(role: str, fmt: str) -> str | None:
+def reads(role: str, fmt: CollectionFormat | TopicFormat) -> str | None:
     """What the ``role`` ("collection" or "topics") format ``fmt`` reads, in words (the layout
     it is the format to write for), or None when no layout here is its own.
 
-    >>> reads("collection", "jsonl")
+    >>> reads("collection", JSONL)
     'documents as JSON lines ("id", "contents")'
     """
     own = next((x for x in LAYOUTS.values() if getattr(x, role)[:1] == (fmt,)), None)

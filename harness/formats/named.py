@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.formats import irds, pyserini_cache
+from harness.formats.catalog import ANSERINI_TOPICS, IRDS_TOPICS, TopicFormat
 from harness.formats.qrels import read_qrels, read_qrels_file
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "resolve_qrels",
     "read_qrels_as",
     "read_user_qrels",
-    "irds_topics_format",
 ]
 
 PYSERINI = "pyserini:"
@@ -37,18 +37,14 @@ def is_named(text) -> bool:
     return isinstance(text, str) and text.startswith((PYSERINI, IRDS)) and len(text.split(":", 1)[1].strip()) > 0
 
 
-def irds_topics_format(dataset_id: str, field: str | None = None) -> str:
-    return f"{IRDS}{dataset_id}" + (f"#{field}" if field else "")
-
-
-def resolve_topics(kind: str, name: str, field: str | None = None) -> tuple[Path, str]:
+def resolve_topics(kind: str, name: str, field: str | None = None) -> tuple[Path, TopicFormat]:
     """``(path, format)`` of a named topic set (``kind``: pyserini or irds); raises
     :class:`~harness.formats.pyserini_cache.MissingFromCache` when it is not in the cache."""
     if kind == "pyserini":
         path, reader = pyserini_cache.topics_file(name)
-        return path, f"anserini:{reader}"
+        return path, ANSERINI_TOPICS.of(reader)
     irds.read_topics(name, field)  # checked in full now: ids, texts, the field
-    return irds.folder(name), irds_topics_format(name, field)
+    return irds.folder(name), IRDS_TOPICS.of(name + (f"#{field}" if field else ""))
 
 
 def resolve_qrels(kind: str, name: str) -> tuple[Path, str]:

@@ -20,11 +20,19 @@ from pathlib import Path
 
 from harness.errors import DataError, warn
 from harness.files import write_text_atomic
+from harness.formats.catalog import (
+    BEIR_TOPICS,
+    JSONL_TOPICS,
+    TOPIC_FORMATS,
+    TSV_TOPICS,
+    TopicFormat,
+    choices,
+    topic_format,
+)
 from harness.formats.hygiene import check_id, json_kind, json_values, numbered_lines
 
-__all__ = ["read_topics", "write_topics", "TOPIC_FORMATS", "HEADER_IDS", "HEADER_TEXTS", "JSON_QID", "JSON_TEXT"]
+__all__ = ["read_topics", "write_topics", "HEADER_IDS", "HEADER_TEXTS", "JSON_QID", "JSON_TEXT"]
 
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
 JSON_QID = ("qid", "id", "query_id", "_id")  # _id: BEIR's queries.jsonl
 JSON_TEXT = ("query", "text", "title")
 # A TSV first line "<one of HEADER_IDS><TAB><one of HEADER_TEXTS>" (any case) is a header.
@@ -32,30 +40,28 @@ HEADER_IDS = ("qid", "query_id", "queryid", "query-id", "topic", "topic_id", "to
 HEADER_TEXTS = ("query", "text", "title", "question", "query_text", "querytext", "topic", "description", "keywords")
 
 
-def read_topics(path: Path, fmt: str = "tsv") -> list[tuple[str, str]]:
-    """Topics of a ``tsv`` or ``jsonl`` file (``harness.engine.topics.read_topics`` reads every format)."""
+def read_topics(path: Path, fmt: TopicFormat | str = TSV_TOPICS) -> list[tuple[str, str]]:
+    """Topics of a ``tsv``, ``jsonl`` or ``beir`` file (``harness.engine.topics.read_topics`` reads
+    every format); ``fmt`` a format of harness.formats.catalog, or its name."""
     path = Path(path)
-    if fmt == "tsv":
-        topics = _read_tsv(path)
-    elif fmt == "jsonl":
-        topics = _read_jsonl(path)
-    elif fmt == "beir":
-        topics = _read_beir(path)
-    else:
+    read = _READERS.get(topic_format(fmt) if isinstance(fmt, str) else fmt)
+    if read is None:
         raise DataError(
             path,
-            f"topics format {fmt!r} is not a plain file format; valid here: tsv, jsonl, beir "
-            f"(all formats: {', '.join(TOPIC_FORMATS)})",
+            f"topics format {str(fmt)!r} is not a plain file format; valid here: {', '.join(map(str, _READERS))} "
+            f"(all formats: {', '.join(choices(TOPIC_FORMATS))})",
         )
-    return nonempty(path, topics)
+    return nonempty(path, read(path))
 
 
-def write_topics(path: Path, topics: list[tuple[str, str]], fmt: str = "tsv") -> None:
+def write_topics(path: Path, topics: list[tuple[str, str]], fmt: TopicFormat | str = TSV_TOPICS) -> None:
     """Write ``(qid, text)`` pairs so that :func:`read_topics` reads them back identically
-    (ids and texts must be what the reader accepts; TSV texts hold no tab or line break)."""
+    (ids and texts must be what the reader accepts; TSV texts hold no tab or line break);
+    ``fmt``: tsv, else JSON lines."""
+    tsv = (topic_format(fmt) if isinstance(fmt, str) else fmt) is TSV_TOPICS
     lines = []
     for qid, text in topics:
-        if fmt == "tsv":
+        if tsv:
             lines.append(f"{qid}\t{text}\n")
         else:
             lines.append(json.dumps({"qid": qid, "query": text}, ensure_ascii=False) + "\n")
@@ -158,3 +164,7 @@ def _read_beir(path: Path) -> list[tuple[str, str]]:
             raise DataError(path, f'"text" must be a string (it is {got})', line=lineno)
         _add(topics, seen, path, lineno, str(qid).strip(), text.strip())
     return topics
+
+
+# The formats read here, each by its reader
+_READERS = {TSV_TOPICS: _read_tsv, JSONL_TOPICS: _read_jsonl, BEIR_TOPICS: _read_beir}

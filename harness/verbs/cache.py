@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine.index import MANIFEST
+from harness.engine.manifest import MANIFEST
 from harness.errors import DataError
 from harness.experiment import plan
 from harness.experiment.plan import RUN_CACHE, indexes_root

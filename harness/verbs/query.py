@@ -39,7 +39,7 @@ def open_index(given, *, flag: str = "--index", on: Emit = ignore, language: str
     is indexed now (in ``language``, default English), or its index reused while the fingerprint
     matches. ``language`` None: a harness index's own; an Anserini index is taken as English."""
     where = resolve_index(str(given), flag, language)
-    if where.kind != "text-folder":
+    if where.corpus is None:  # an index: nothing to build
         return OpenIndex(where, None)
     info = ensure_index(where.corpus, where.options, where.path, on=on)
     return OpenIndex(where, not info.reused)

@@ -19,8 +19,9 @@ from harness.config import LocatedProblem, execution, load_config
 from harness.config import overrides as config_overrides
 from harness.config.overrides import Override
 from harness.config.paths import other_experiment_problem, write_target_problems
-from harness.engine.index import ensure_index, read_manifest, unusable_index
-from harness.engine.topics import read_topics, reads_without_java
+from harness.engine.index import ensure_index
+from harness.engine.manifest import read_manifest, unusable_index
+from harness.engine.topics import read_topics
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
 from harness.experiment import machine, plan, run_key
@@ -228,7 +229,7 @@ def validate(cfg) -> bool:
     ids against the qrels' (harness.formats.topic_ids: none judged, or ids written two ways, is a
     DataError; a partial overlap a warning), when the topics can be read without Java. Returns
     whether they were checked."""
-    if cfg.qrels_path is None or not reads_without_java(cfg.topics_format):
+    if cfg.qrels_path is None or not cfg.topics_format.reads_without_java:
         return False
     _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from harness.config.keys import Key
 from harness.config.limits import MAX_THREADS
+from harness.formats.catalog import COLLECTION_FORMATS, choices
 from harness.policies import DEFAULT_LANGUAGE, LANGUAGES
 
 __all__ = ["COLLECTION", "INDEX"]
@@ -19,21 +20,16 @@ COLLECTION = Key(
         Key("path", "path", "The collection: a file or a folder (or `irds` instead).", must_exist=True),
         Key(
             "format",
-            "choice",
-            "How the documents are stored (text-folder: one document per "
-            ".txt file, its id the path relative to `path`; tsv: MS MARCO's passages, `pid<TAB>text` "
-            "per line, indexed as Anserini indexes its JSON conversion; vectors: the user's own vectors, "
-            '`{"docid": ..., "vector": [...]}` per line or Parquet files with those columns, searched by '
-            "`knn` runs; beir: a BEIR dataset folder's corpus.jsonl or corpus.jsonl.gz, or that file, "
-            "indexed as Anserini's BeirFlatCollection: title, a line break, text; impact: the user's own "
-            'term weights, `{"id": ..., "vector": {term: weight}}` (JsonVectorCollection), searched by '
-            "`impact` runs). Left out, it is read from the files where they show one format: a BEIR "
+            "collection-format",
+            "How the documents are stored ("
+            + "; ".join(f"`{f.name}`: {f.doc}" for f in COLLECTION_FORMATS.values() if f.written)
+            + "). Left out, it is read from the files where they show one format: a BEIR "
             "dataset folder, or a file whose first lines only one format reads (`pid<TAB>text`, JSON "
             "lines of `id` and `contents`, ...); a warning and manifest.json say which. A folder of "
             "another kind, or lines of no one layout, need it.",
             default_text="read from the files: a BEIR folder, `pid<TAB>text` lines (tsv), JSON lines of "
             "`id` and `contents` (jsonl), ...",
-            choices=("jsonl", "trec", "html", "text-folder", "tsv", "vectors", "beir", "impact"),
+            choices=choices(COLLECTION_FORMATS),
         ),
         Key(
             "fields",

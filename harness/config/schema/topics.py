@@ -4,10 +4,9 @@ each a file or data named in a local cache (harness.formats.named)."""
 from __future__ import annotations
 
 from harness.config.keys import Key
+from harness.formats.catalog import TOPIC_FORMATS, TSV_TOPICS, choices
 
-__all__ = ["TOPICS", "QRELS", "TOPIC_FORMATS"]
-
-TOPIC_FORMATS = ("tsv", "jsonl", "trec", "vectors", "beir", "impact", "anserini:<Reader>")
+__all__ = ["TOPICS", "QRELS"]
 
 # topics and qrels alike: an ir_datasets id
 IRDS = Key(
@@ -47,14 +46,9 @@ TOPICS = Key(
         Key(
             "format",
             "topic-format",
-            "tsv is `qid<TAB>query` (a further field is ignored, as Anserini's TSV readers ignore it); "
-            "beir is a BEIR queries.jsonl (`_id`, `text`), of which, with `qrels`, only the queries the qrels "
-            "judge are searched (as Pyserini's BEIR topics: those of the test split's qrels); "
-            'impact is query term weights, `{"id": ..., "vector": {term: weight}}` per line (`impact` runs '
-            "also search any text format as pretokenized queries); `anserini:<Reader>` uses one of "
-            "Anserini's topic readers (e.g. `anserini:TsvInt`, `anserini:Trec`).",
-            default="tsv",
-            choices=TOPIC_FORMATS,
+            "; ".join(f"`{f.choice}` is {f.doc}" for f in TOPIC_FORMATS.values() if f.written) + ".",
+            default=TSV_TOPICS,
+            choices=choices(TOPIC_FORMATS),
         ),
         Key(
             "remove_query",

@@ -42,7 +42,9 @@ from harness import lazy
 from harness.config import Execution
 from harness.engine import lucene
 from harness.engine.dense import open_searcher
-from harness.engine.index import MANIFEST, Built, index_stats, open_manifest
+from harness.engine.index import Built
+from harness.engine.indexer import index_stats
+from harness.engine.manifest import MANIFEST, open_manifest
 from harness.engine.search import id_table, run_from_arrays
 from harness.engine.shards import build_shard, merge_indexes, split_corpus
 from harness.errors import EngineError, HarnessError
