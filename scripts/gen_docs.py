@@ -6,6 +6,7 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN measure-aliases -->    the other names it accepts (trec_eval's, common spellings)
 <!-- BEGIN audit -->              what each column of the reports' coverage audit counts
 <!-- BEGIN fusion-methods -->     harness.policies' fusion methods and normalisations
+<!-- BEGIN formats -->            harness.formats.catalog's collection and topics formats
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
@@ -99,6 +100,75 @@ def fusion_methods() -> str:
     return "\n".join(rows)
 
 
+def formats() -> str:
+    """One row per collection format, then one per topics format, of harness.formats.catalog."""
+    from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS, Staging
+
+    def runs(f) -> str:
+        return "`knn`" if f.dense else "`impact`" if f.weights else "every model but `knn` and `impact`"
+
+    def files(f) -> str:
+        if f.dataset is not None:
+            return "the files ir_datasets reads the id's documents from"
+        if f.corpus_names:
+            return f"a folder's {' or '.join(f.corpus_names)}, or that file"
+        names = "every file" if f.suffixes is None else "the " + ", ".join(f.suffixes) + " files"
+        rules = [
+            *(["names matched case-sensitively, as Anserini does"] if f.exact_names else []),
+            *([f"but names starting {' or '.join(f.skipped_names)}"] if f.skipped_names else []),
+            *(
+                [f"no folder {', '.join(sorted(set(n.lower() for n in f.skipped_folders)))}"]
+                if f.skipped_folders
+                else []
+            ),
+            *(["hidden names skipped"] if not f.hidden_read else []),
+        ]
+        where = f"{names} of a folder" if f.staging is Staging.TEXT_FILES else f"a file, or {names} of a folder"
+        return where + (f" ({'; '.join(rules)})" if rules else "")
+
+    def checked(f) -> str:
+        if f.dense:
+            return "every vector: finite numbers, one dimension"
+        if f.documents is not None:  # the check's first line: "A JsonCollection document: an "id" ..."
+            what = f.documents.__doc__.splitlines()[0].split(": ", 1)[1].rstrip(".")
+            how = "a scan of the bytes, each line parsed where it finds a doubtful one" if f.scanned else "each parsed"
+            return f"{what}; {how}"
+        if f.docno_ids:
+            return "`<DOCNO>` ids, when Anserini counts errors"
+        return "none (read as they are)" if f.staging is Staging.AS_IS else "while converted: ids and text lengths"
+
+    def classes(f) -> str:
+        also = [f"`{f.anserini_parquet}` (Parquet files)"] * bool(f.anserini_parquet)
+        also += [f"`{f.anserini_fields}` (`fields`)"] * bool(f.anserini_fields)
+        return " or ".join([f"`{f.anserini}`", *also])
+
+    rows = ["| collection `format` | Anserini reads it as | files read | documents checked | staged | runs |"]
+    rows.append("|---|---|---|---|---|---|")
+    for f in COLLECTION_FORMATS.values():
+        name = f"`{f.choice}`" + ("" if f.written else f" (`collection: {{{f.name}: {f.argument}}}`)")
+        rows.append(f"| {name} | {classes(f)} | {files(f)} | {checked(f)} | {f.staging.value} | {runs(f)} |")
+    rows += ["", "| topics `format` | read by | runs |", "|---|---|---|"]
+    for f in TOPIC_FORMATS.values():
+        name = f"`{f.choice}`" + ("" if f.written else f" (`topics: {{{f.name}: {f.argument}}}`)")
+        if f.names_reader:
+            by = "the Anserini topic reader it names (Java)"
+        elif f.reader is not None:
+            by = f"Anserini's `{f.reader}TopicReader` (Java)"
+        else:
+            by = "ir_datasets" if f.ir_datasets else "the harness (no Java: `harness validate` checks its ids)"
+        if f.judged_split:
+            by += "; with qrels, only the queries they judge"
+        use = (
+            "`knn`"
+            if f.dense
+            else "`impact`"
+            if f.weights
+            else "every model but `knn` (`impact`: as pretokenized terms)"
+        )
+        rows.append(f"| {name} | {by} | {use} |")
+    return "\n".join(rows)
+
+
 def demo_output() -> str:
     """What `make demo` prints (`harness run configs/demo.yaml`), through the verb the command line
     runs (harness.verbs.run.run: runs by their labels, as the CLI shows them), into a temporary
@@ -126,6 +196,7 @@ SECTIONS = {
     "measure-aliases": measure_aliases,
     "audit": audit,
     "fusion-methods": fusion_methods,
+    "formats": formats,
     "demo-output": demo_output,
 }
 

@@ -1,10 +1,14 @@
 """The house rules of ARCHITECTURE.md that a linter does not check: no private name imported
 across modules, no registry of another module changed at import, no module over 650 lines, no
-import cycle between modules (import-linter checks the layers)."""
+import cycle between modules (import-linter checks the layers), no format name compared as a
+string outside the table of formats."""
 
 from __future__ import annotations
 
 import ast
+import pathlib
+
+from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS
 
 from .conftest import REPO
 
@@ -152,3 +156,104 @@ def test_the_report_escapes_html_only_through_jinja2_and_markupsafe():
     assert not found, found
     html_py = (PACKAGE / "report" / "html.py").read_text(encoding="utf-8")
     assert "autoescape=True" in html_py
+
+
+# Where a collection or topics format's name may stand as a string: the table of formats itself.
+FORMATS_HOME = "harness/formats/catalog.py"
+# Other vocabularies that share a word with a format's name ("trec"), by module and the expression
+# compared (or, for a run file's layout, any expression ending in run_format): each with its own
+# home, none a collection or topics format.
+RUN_LAYOUT = "run_format"  # a run file's layout: policies.RUN_FORMATS, read by formats/run_files.py
+OTHER_VOCABULARIES = {
+    ("harness/cli/lab.py", "out.convention"): "the lab's metric convention (verbs/lab.py): lab or trec",
+    ("harness/verbs/lab.py", "convention"): "the lab's metric convention: lab or trec",
+    ("harness/config/sources.py", "self.format"): "a run file's layout (policies.RUN_FORMATS)",
+    ("harness/experiment/sources.py", "spec.format"): "a run file's layout (policies.RUN_FORMATS)",
+    ("harness/report/tables.py", "cfg.qrels_format"): "the qrels' source: a TREC file or irds:ID (formats/named.py)",
+}
+
+
+def _format_literal(node: ast.AST) -> bool:
+    """A string literal that is a format's name (``"jsonl"``) or the start of a format's text with an
+    argument (``"irds:"``, ``"anserini:TsvInt"``)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    formats = [*COLLECTION_FORMATS.values(), *TOPIC_FORMATS.values()]
+    return any(node.value.startswith(f"{f.name}:") if f.argument else node.value == f.name for f in formats)
+
+
+def _format_literals(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [e for e in node.elts if _format_literal(e)]
+    return [node] if _format_literal(node) else []
+
+
+def format_names_compared(path, tree: ast.AST) -> list[str]:
+    """Where ``tree`` compares a format's name as a string: ``fmt == "tsv"``, ``fmt in ("jsonl",
+    "beir")``, ``fmt.startswith("irds:")``, a dict keyed by format names (a table beside the
+    table), ``COLLECTION_FORMATS["tsv"]``. A run's model (``sim.model == "impact"``) is the
+    model vocabulary's, not a format."""
+    relative = path.relative_to(REPO).as_posix()
+    found = []
+    for node in ast.walk(tree):
+        hit = None
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            others = [ast.unparse(o) for o in operands if not _format_literals(o)]
+            if any(map(_format_literals, operands)) and not any(
+                o.endswith((".model", RUN_LAYOUT)) or (relative, o) in OTHER_VOCABULARIES for o in others
+            ):
+                hit = node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("startswith", "endswith", "removeprefix", "partition") and any(
+                _format_literals(a) for a in node.args
+            ):
+                hit = node
+        elif isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if k is not None]
+            if len(keys) > 1 and all(_format_literal(k) for k in keys):
+                hit = node
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith(
+            ("COLLECTION_FORMATS", "TOPIC_FORMATS")
+        ):
+            if _format_literal(node.slice):
+                hit = node
+        if hit is not None:
+            found.append(f"{relative}:{hit.lineno}: {ast.unparse(hit)[:100]}")
+    return found
+
+
+def test_no_format_name_is_compared_as_a_string_outside_the_table_of_formats():
+    """A collection or topics format is a value of harness.formats.catalog: code asks it (``fmt.dense``,
+    ``fmt.reads_without_java``), never compares its name, which would be a second list of formats
+    waiting to drift from the table (issue 48, item 2)."""
+    found = [
+        hit
+        for _, path, tree in _modules()
+        if path.relative_to(REPO).as_posix() != FORMATS_HOME
+        for hit in format_names_compared(path, tree)
+    ]
+    assert not found, "compare the format's attributes (harness.formats.catalog) instead:\n" + "\n".join(found)
+
+
+def test_the_format_check_finds_what_it_looks_for(tmp_path):
+    """The check above, on code that compares format names each way it looks for (so a check that
+    finds nothing cannot pass unnoticed), and on code that asks the values."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "a = fmt == 'tsv'\n"
+        "b = corpus.format not in ('jsonl', 'text-folder')\n"
+        "c = text.startswith('irds:')\n"
+        "d = {'jsonl': 'JsonCollection', 'trec': 'TrecCollection'}\n"
+        "e = COLLECTION_FORMATS['beir']\n"
+        "f = fmt.startswith('anserini:')\n"
+    )
+    good = tmp_path / "good.py"
+    good.write_text(
+        "a = fmt.dense\nb = sim.model == 'impact'\nc = {'vectors': 1, 'M': 2}\nd = LAYOUTS['tsv']\n"
+        "e = read.run_format == 'trec'\nf = kind == 'irds'\ng = where.kind != 'anserini'\n"
+    )
+    relative = pathlib.Path(REPO / "harness" / "x.py")
+    bad_hits = format_names_compared(relative, ast.parse(bad.read_text()))
+    assert [h.split(":")[1] for h in bad_hits] == ["1", "2", "3", "4", "5", "6"]
+    assert format_names_compared(relative, ast.parse(good.read_text())) == []
