@@ -88,7 +88,7 @@ class Config:
     search_fields: tuple = ()
     # the qrels (path, format) that choose which queries of `beir` topics are searched
     # (engine.topics.judged_queries): the config's `qrels`, kept when a verb evaluates nothing (harness search)
-    topics_split: tuple | None = None
+    topics_split: tuple[Path, str] | None = None
     remove_query: bool = False  # topics.remove_query: a query's own document left out of its ranking
     # the collection's format read from its files (the config gave none): how, in words; None: given
     collection_read_as: str | None = None

@@ -31,7 +31,9 @@ __all__ = ["read_topics", "anserini_topic_readers"]
 _READER_ENTRY = re.compile(r"io/anserini/search/topicreader/([A-Za-z0-9]+)TopicReader\.class\Z")
 
 
-def read_topics(path: Path, fmt: TopicFormat | str = TSV_TOPICS, qrels: tuple | None = None) -> list[tuple[str, str]]:
+def read_topics(
+    path: Path, fmt: TopicFormat | str = TSV_TOPICS, qrels: tuple[Path, str] | None = None
+) -> list[tuple[str, str]]:
     """The topics of ``path`` in the format ``fmt`` (harness.formats.catalog; or its name).
     ``qrels``: the config's judgments, ``(path, format)``; BEIR queries (``beir``) are then only
     those the qrels judge (:func:`judged_queries`). Every other format is read whole."""
@@ -51,7 +53,7 @@ def read_topics(path: Path, fmt: TopicFormat | str = TSV_TOPICS, qrels: tuple | 
     return judged_queries(topics, qrels) if fmt.judged_split and qrels is not None else topics
 
 
-def judged_queries(topics: list[tuple[str, str]], qrels: tuple) -> list[tuple[str, str]]:
+def judged_queries(topics: list[tuple[str, str]], qrels: tuple[Path, str]) -> list[tuple[str, str]]:
     """The BEIR queries a split's qrels judge, in the order of queries.jsonl. A BEIR folder has one
     queries.jsonl for all its splits, and the split is chosen by its qrels file (qrels/test.tsv):
     Pyserini's and Anserini's BEIR topics (topics.beir-v1.0.0-*.test.tsv.gz) are the queries of

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness.engine.dense import open_searcher
 from harness.engine.documents import stored_texts
-from harness.engine.index import ensure_index
+from harness.engine.index import IndexOptions, ensure_index
 from harness.errors import DataError
 from harness.events import Emit, ignore
-from harness.experiment.adhoc import resolve_index
+from harness.experiment.adhoc import LabIndex, resolve_index
 
 __all__ = ["OpenIndex", "open_index", "query", "Rankings", "texts"]
 
@@ -22,15 +23,15 @@ class OpenIndex:
     """An index ready to search: where it is, what it is, and whether it was built just now
     (a folder of .txt files; None for an index given as such)."""
 
-    where: object  # harness.experiment.adhoc.LabIndex
+    where: LabIndex
     built: bool | None
 
     @property
-    def path(self):
+    def path(self) -> Path:
         return self.where.path
 
     @property
-    def options(self):
+    def options(self) -> IndexOptions:
         return self.where.options
 
 
