@@ -398,8 +398,8 @@ def test_cranfield_runs_with_other_bm25_parameters_equal_repro_eval(cranfield_in
     so repro_eval's KTU (equal lengths only) has a number."""
     from harness.engine.index import IndexOptions
     from harness.engine.search import Searcher
-    from harness.specs.similarity import Similarity
     from harness.formats.topics import read_topics
+    from harness.specs.similarity import Similarity
 
     topics = read_topics(CRANFIELD / "topics.tsv")
     searcher = Searcher(cranfield_index.path, IndexOptions())

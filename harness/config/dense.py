@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.config.nodes import INVALID, Ctx
 from harness.formats.catalog import CollectionFormat, TopicFormat
+from harness.specs.models import IndexKind
 
 __all__ = ["check_dense", "dense_fields"]
 
@@ -55,7 +56,7 @@ def check_dense(ctx: Ctx, v: dict) -> None:
             else "vectors (query vectors) need a `vectors` collection; this one is text",
         )
     if v["runs"] is not INVALID:
-        wrong = [str(r) for r in v["runs"] if (r.index == "vectors") != dense]
+        wrong = [str(r) for r in v["runs"] if (r.index is IndexKind.VECTORS) != dense]
         if wrong:
             problem(
                 "runs",

@@ -7,6 +7,7 @@ from __future__ import annotations
 from harness.config.nodes import INVALID, Ctx
 from harness.engine.existing import NEEDS, is_lucene_index, stored_features
 from harness.engine.manifest import open_manifest
+from harness.specs.models import IndexKind
 
 __all__ = ["finish_existing_index"]
 
@@ -51,7 +52,7 @@ def finish_existing_index(ctx: Ctx, v: dict) -> None:
         return
     if manifest is not None:  # an index of term weights the harness built takes impact runs only, and only it does
         impact = bool((manifest.get("options") or {}).get("impact"))
-        wrong = [str(sim) for sim in v["runs"] if (sim.index == "impact") != impact]
+        wrong = [str(sim) for sim in v["runs"] if (sim.index is IndexKind.IMPACT) != impact]
         if wrong:
             kind = "an impact index (term weights): it takes impact runs only" if impact else "a text index"
             ctx.problem("runs", f"{path} is {kind}, which {', '.join(wrong)} cannot search", ctx.nodes.get("runs"))

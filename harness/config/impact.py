@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from harness.config.nodes import INVALID, Ctx
 from harness.formats.catalog import CollectionFormat, TopicFormat
+from harness.specs.models import IndexKind
 
 __all__ = ["check_impact"]
 
@@ -18,8 +19,8 @@ def check_impact(ctx: Ctx, v: dict) -> None:
     known = isinstance(fmt, CollectionFormat)
     topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID
     runs = v["runs"] if v["runs"] is not INVALID else []
-    impact = [str(r) for r in runs if r.index == "impact"]
-    others = [str(r) for r in runs if r.index != "impact"]
+    impact = [str(r) for r in runs if r.index is IndexKind.IMPACT]
+    others = [str(r) for r in runs if r.index is not IndexKind.IMPACT]
 
     def problem(path: str, message: str) -> None:
         ctx.problem(path, message, ctx.nodes.get(path))

@@ -35,6 +35,7 @@ from harness.engine.search import (
 )
 from harness.engine.vectors import parse_vector
 from harness.errors import DataError, EngineError, HarnessError
+from harness.specs.models import IndexKind
 from harness.specs.similarity import Similarity
 
 __all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
@@ -110,7 +111,7 @@ class DenseSearcher:
 
     def _search_packed(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int, source) -> bytes:
         """BatchSearcher.knn's packed results (as BatchSearcher.search's)."""
-        if sim.index != "vectors":
+        if sim.index is not IndexKind.VECTORS:
             raise DataError(self.path, f"{sim} needs a text index; a vectors index is searched with knn runs only")
         depth = max(1, min(int(depth), self.max_doc))
         # every vector checked before searching

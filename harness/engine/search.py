@@ -31,7 +31,7 @@ from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.columns import pad8
 from harness.formats.hygiene import id_problem
 from harness.formats.runs import Run
-from harness.specs.models import EXPANSIONS, MODELS
+from harness.specs.models import EXPANSIONS, MODELS, IndexKind
 from harness.specs.similarity import Similarity
 
 # Largest number of distinct terms in one query (topic lines are at most 1 MiB: fewer terms).
@@ -180,13 +180,13 @@ class Searcher:
         self._check_lengths(sim)
         if not queries:
             return b""
-        if sim.index != "impact" and not all(isinstance(q, str) for q in queries):
+        if sim.index is not IndexKind.IMPACT and not all(isinstance(q, str) for q in queries):
             raise DataError(self.path, f"{sim} searches query texts; term weights are searched by impact runs")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
         # keeps BatchSearcher's k + 1 inside Java's int.
         depth = max(1, min(int(depth), self._java.maxDoc()))
         try:
-            if sim.index == "impact":
+            if sim.index is IndexKind.IMPACT:
                 return self._impact_packed(queries, depth, int(threads), progress)
             reranker, first = self._reranker(sim)
             raw = lucene.interruptible(

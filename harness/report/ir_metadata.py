@@ -185,9 +185,9 @@ def _data(manifest: dict) -> dict:
         "topics": topics["path"],
         **({"qrels": qrels["path"]} if qrels else {}),
     }
-    ids = [
+    ids = [  # the manifest's formats are values until written (formats.catalog); their texts here
         f.removeprefix(IRDS).split("#")[0]
-        for f in (topics["format"], (qrels or {}).get("format", ""))
+        for f in (str(topics["format"]), str((qrels or {}).get("format", "")))
         if f.startswith(IRDS)
     ]
     if ids:

@@ -29,6 +29,9 @@ from harness.specs.similarity import Similarity
 
 __all__ = ["Tuned", "FileRun", "FusedRun", "RunSpec", "parse_run"]
 
+# A run file's default layout (policies.RUN_FORMATS), left out of its text: file(runs/bm25.trec)
+_TREC = "trec"
+
 _TUNED = re.compile(
     r"([A-Za-z][A-Za-z0-9_]*(?:\+[A-Za-z][A-Za-z0-9_]*)?)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z"
 )  # model or model+expansion
@@ -78,7 +81,7 @@ class FileRun:
 
     path: Path = field(compare=False)
     written: str
-    format: str = "trec"
+    format: str = _TREC
     model: ClassVar[str] = "file"  # what reports group runs by (a Similarity's model and family)
     family: ClassVar[str] = "file"
 
@@ -88,12 +91,12 @@ class FileRun:
             raise ValueError(f"cannot parse run file {text!r}; expected e.g. file(runs/bm25.trec)")
         written, fmt = text[5:-1], "trec"
         head, sep, tail = written.rpartition(",format=")
-        if sep and tail in RUN_FORMATS and tail != "trec":
+        if sep and tail in RUN_FORMATS and tail != _TREC:
             written, fmt = head, tail
         return cls(Path(written), written, fmt)
 
     def __str__(self) -> str:
-        return f"file({self.written})" if self.format == "trec" else f"file({self.written},format={self.format})"
+        return f"file({self.written})" if self.format == _TREC else f"file({self.written},format={self.format})"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from enum import Enum
 
 from harness.specs.params import ParamSpec, Value, format_number
 
@@ -78,7 +78,15 @@ class JavaCall:
 # The index a model searches: "text" (analysed terms, Lucene's inverted index: every Lucene
 # similarity), "vectors" (a vectors collection's HNSW or flat index: harness.engine.dense) or
 # "impact" (the term weights of an impact collection, or any Anserini index: harness.engine.impact).
-IndexKind = Literal["text", "vectors", "impact"]
+class IndexKind(Enum):
+    """The index a model searches; its value is the word docs and messages use."""
+
+    TEXT = "text"
+    VECTORS = "vectors"
+    IMPACT = "impact"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -93,7 +101,7 @@ class Model:
     params: tuple[ParamSpec, ...]
     source: str
     java: JavaCall | None
-    index: IndexKind = "text"
+    index: IndexKind = IndexKind.TEXT
     no_expansion: str = ""
     indri_query: bool = False
 
@@ -349,7 +357,7 @@ _MODELS = (
         (ParamSpec("efSearch", 100, 1, 1 << 20, kind="int", doc="HNSW candidates (Anserini's -efSearch)"),),
         "Lucene KnnFloatVectorQuery(vector, q, efSearch) on a vectors index, as Anserini's SearchHnswDenseVectors",
         None,
-        index="vectors",
+        index=IndexKind.VECTORS,
         no_expansion="a vectors index holds no terms for the rerankers to read, and a knn search takes no query text",
     ),
     # Learned sparse retrieval over the user's term weights (an impact collection; engine.impact).
@@ -359,7 +367,7 @@ _MODELS = (
         "Anserini's ImpactSimilarity on an impact index (SearchCollection -impact -pretokenized, "
         "SimpleImpactSearcher): the sum over the query's terms of the document's weight times the query's weight",
         None,
-        index="impact",
+        index=IndexKind.IMPACT,
         no_expansion="the harness's impact index stores no document vectors for the rerankers to read",
     ),
 )

@@ -14,6 +14,7 @@ from harness.engine.index import IndexOptions, ensure_index
 from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import LabIndex, resolve_index
+from harness.specs.models import IndexKind
 
 __all__ = ["OpenIndex", "open_index", "query", "Rankings", "texts"]
 
@@ -71,18 +72,18 @@ def query(
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise DataError("k", f"must be an integer >= 1 (got {k!r})")
     for sim in similarities:
-        if (sim.index == "vectors") != bool(index.options.vectors):
-            need, have = ("vectors", "text") if sim.index == "vectors" else ("text", "vectors")
+        if (sim.index is IndexKind.VECTORS) != bool(index.options.vectors):
+            need, have = ("vectors", "text") if sim.index is IndexKind.VECTORS else ("text", "vectors")
             raise DataError(
                 "similarity",
                 f"{sim} needs a {need} index; {index.path} is a {have} index (knn searches the vectors of a "
                 "`vectors` collection, every other model the terms of a text collection)",
             )
         impact_index = bool(getattr(index.options, "impact", False))
-        if impact_index != (sim.index == "impact") and (impact_index or index.where.kind != "anserini"):
+        if impact_index != (sim.index is IndexKind.IMPACT) and (impact_index or index.where.kind != "anserini"):
             raise DataError(
                 "similarity",
-                f"{sim} needs {'an impact' if sim.index == 'impact' else 'a text'} index; {index.path} is "
+                f"{sim} needs {'an impact' if sim.index is IndexKind.IMPACT else 'a text'} index; {index.path} is "
                 f"{'an impact' if impact_index else 'a text'} index the harness built (impact searches the term "
                 "weights of an `impact` collection, or any Anserini index; every other model analysed text)",
             )
