@@ -1,6 +1,6 @@
 """The Python API: harness.run's tables equal what `harness run` writes for the same config;
 harness.evaluate equals trec_eval (pytrec_eval) on files, DataFrames and dicts; harness.compare's
-p-values equal scipy's and statsmodels'; harness.search equals the harness's runs and returns the
+p-values equal scipy's and statsmodels'; harness.query equals the harness's runs and returns the
 documents' own text. `import harness` loads nothing heavy."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -393,9 +394,19 @@ def test_fuse_refuses_arguments_of_the_wrong_kind(runs, kwargs, message):
         ({"a b": "x"}, "ids must be non-empty and without whitespace"),
     ],
 )
-def test_search_refuses_query_ids_it_would_misread(queries, message):
+def test_query_refuses_query_ids_it_would_misread(queries, message):
     with pytest.raises(DataError, match=message):
-        harness.search(REPO / "no-such-index", queries)  # refused before the index is opened
+        harness.query(REPO / "no-such-index", queries)  # refused before the index is opened
+
+
+def test_search_still_resolves_but_is_no_longer_listed():
+    """`harness.search` resolves for one release and warns when called (before anything else, so
+    also when the call fails); `dir(harness)` and `__all__` list `query` in its place."""
+    assert "query" in dir(harness) and "query" in harness.__all__
+    assert "search" not in dir(harness) and "search" not in harness.__all__
+    with pytest.warns(DeprecationWarning, match=r"harness\.search is now harness\.query"):
+        with pytest.raises(DataError, match="ids must be non-empty and without whitespace"):
+            harness.search(REPO / "no-such-index", {"a b": "x"})
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -504,25 +515,40 @@ def test_compare_refuses_names_and_tables_it_would_misread(per_topic, kwargs, me
         harness.compare(per_topic, **kwargs)
 
 
-# --- search ----------------------------------------------------------------------------------
+# --- query -----------------------------------------------------------------------------------
 
 
-def test_search_equals_the_runs_and_returns_the_documents_text(cli_and_api):
+def test_query_equals_the_runs_and_returns_the_documents_text(cli_and_api):
     _, result = cli_and_api
     topics = result.topics
-    hits = harness.search(result, topics, "bm25(k1=1.2,b=0.4)", k=5, text=True)
+    hits = harness.query(result, topics, "bm25(k1=1.2,b=0.4)", k=5, text=True)
     run = result.runs["bm25(k1=1.2,b=0.4)"]
     top5 = run[run["rank"] <= 5].reset_index(drop=True)
     pd.testing.assert_frame_equal(hits[["qid", "docno", "rank", "score"]], top5)
     assert list(hits.columns) == ["qid", "query", "docno", "rank", "score", "text"]
     for row in hits.head(8).itertuples():
         assert row.text == (REPO / "corpora" / row.docno).read_text(encoding="utf-8")
-    same = harness.search(result.index, dict(zip(topics["qid"], topics["query"])), "bm25", k=5, k1=1.2)
+    same = harness.query(result.index, dict(zip(topics["qid"], topics["query"])), "bm25", k=5, k1=1.2)
     pd.testing.assert_frame_equal(same, hits.drop(columns="text"))
     with pytest.raises(DataError, match="bm25 has no parameter mu"):
-        harness.search(result, "x", "bm25", mu=3)
+        harness.query(result, "x", "bm25", mu=3)
     with pytest.raises(DataError, match="query '1': expected a non-empty text"):
-        harness.search(result, [""], "bm25")
+        harness.query(result, [""], "bm25")
+
+
+def test_search_is_query_under_its_former_name_and_warns(cli_and_api):
+    """harness.search, query's name before (`harness search CONFIG` means a config's runs): the
+    same arguments give the same frame, with a DeprecationWarning naming harness.query, for one
+    release; `harness.query` warns nothing."""
+    _, result = cli_and_api
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = harness.query(result, result.topics, "bm25", k=5, text=True, k1=1.2)
+    with pytest.warns(DeprecationWarning, match=r"harness\.search is now harness\.query") as seen:
+        old = harness.search(result, result.topics, "bm25", k=5, text=True, k1=1.2)
+    assert len(seen) == 1 and seen[0].filename == __file__  # the caller's line, not the API's
+    pd.testing.assert_frame_equal(old, new)
+    assert old.attrs == new.attrs
 
 
 def test_registries_as_tables():

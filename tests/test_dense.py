@@ -391,33 +391,33 @@ def test_quantize_needs_a_vectors_index(tmp_path):
 @pytest.mark.java
 @pytest.mark.parametrize("which", [0, 1], ids=["flat", "hnsw"])
 def test_ad_hoc_search_of_query_vectors_equals_anserini(indexes, which):
-    """harness.search on a vectors index: the query vectors as a dict, a list of vectors and one
+    """harness.query on a vectors index: the query vectors as a dict, a list of vectors and one
     vector (a numpy array), searched with knn, give Anserini's testBasicAda2 lines; a text query,
     a vector of another dimension and a text model on a vectors index are DataErrors."""
     import harness
 
     topics = {qid: json.loads(text) for qid, text in read_topics(TOPICS, "vectors")}
     index = str(indexes[which].path)
-    df = harness.search(index, topics, "knn", k=5, efSearch=1000)
+    df = harness.query(index, topics, "knn", k=5, efSearch=1000)
     lines = [f"{r.qid} Q0 {r.docno} {r.rank} {r.score:.6f} Anserini" for r in df.itertuples()]
     assert lines == ANSERINI_ADA2.splitlines()
-    as_list = harness.search(index, list(topics.values()), "knn", k=5, efSearch=1000)
+    as_list = harness.query(index, list(topics.values()), "knn", k=5, efSearch=1000)
     assert as_list["docno"].tolist() == df["docno"].tolist() and as_list["qid"].tolist() == ["1"] * 5 + ["2"] * 5
-    one = harness.search(index, np.array(topics["867490"]), "knn", k=5, efSearch=1000)
+    one = harness.query(index, np.array(topics["867490"]), "knn", k=5, efSearch=1000)
     assert one["docno"].tolist() == ["10", "45", "44", "95", "97"]
     with pytest.raises(DataError, match="topic 'q9': a knn query is a vector of numbers"):
-        harness.search(index, {"q9": "a text"}, "knn")
+        harness.query(index, {"q9": "a text"}, "knn")
     with pytest.raises(DataError, match="topic 'q9' has a vector of 3 dimensions"):
-        harness.search(index, {"q9": [0.1, 0.2, 0.3]}, "knn")
+        harness.query(index, {"q9": [0.1, 0.2, 0.3]}, "knn")
     with pytest.raises(DataError, match="needs a text index; .* is a vectors index"):
-        harness.search(index, "a text", "bm25")
+        harness.query(index, "a text", "bm25")
     # what a topics file may not hold, a vector given in Python may not either
     nan, huge = list(topics["867490"]), list(topics["867490"])
     nan[3], huge[0] = float("nan"), 1e20
     with pytest.raises(DataError, match=r"topic 'q9': \"vector\" element 3 is nan: not a finite float32 number"):
-        harness.search(index, {"q9": nan}, "knn")
+        harness.query(index, {"q9": nan}, "knn")
     with pytest.raises(DataError, match=r"topic '1': this vector's squared length is 1e\+40, beyond float32's"):
-        harness.search(index, np.array(huge), "knn")
+        harness.query(index, np.array(huge), "knn")
 
 
 @pytest.mark.java
@@ -427,7 +427,7 @@ def test_knn_on_a_text_index_is_a_data_error(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.txt").write_text("vector space model\n")
     with pytest.raises(DataError, match="knn\\(efSearch=100\\) needs a vectors index; .* is a text index"):
-        harness.search(str(tmp_path / "docs"), [0.1, 0.2], "knn")
+        harness.query(str(tmp_path / "docs"), [0.1, 0.2], "knn")
 
 
 @pytest.mark.java

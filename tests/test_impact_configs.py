@@ -293,7 +293,7 @@ def test_validate_checks_the_ids_of_impact_topics_against_the_qrels(tmp_path, qr
 
 @pytest.mark.java
 def test_harness_search_takes_texts_and_weights(tmp_path, monkeypatch):
-    """harness.search: a pretokenized text and its weights are one query; a text index refuses
+    """harness.query: a pretokenized text and its weights are one query; a text index refuses
     impact, an impact index every other model."""
     import harness
 
@@ -301,24 +301,24 @@ def test_harness_search_takes_texts_and_weights(tmp_path, monkeypatch):
 
     w = demo_weights(tmp_path / "w")
     info = ensure_index(Corpus(w["docs"], "impact"), IndexOptions(impact=True), tmp_path / "idx", threads=1)
-    texts = harness.search(info.path, {"q1": "vector space model model"}, "impact", k=5)
-    weights = harness.search(info.path, {"q1": {"vector": 1, "space": 1, "model": 2}}, "impact", k=5)
+    texts = harness.query(info.path, {"q1": "vector space model model"}, "impact", k=5)
+    weights = harness.query(info.path, {"q1": {"vector": 1, "space": 1, "model": 2}}, "impact", k=5)
     assert texts[["docno", "score"]].equals(weights[["docno", "score"]]) and len(texts) == 5
     assert weights["query"].tolist()[0] == '{"vector":1,"space":1,"model":2}'
-    one = harness.search(info.path, {"vector": np.int64(1), "model": 2.0}, "impact", k=3)
+    one = harness.query(info.path, {"vector": np.int64(1), "model": 2.0}, "impact", k=3)
     assert one["qid"].tolist() == ["1"] * 3
     with pytest.raises(DataError, match="bm25.* needs a text index; .* is an impact index"):
-        harness.search(info.path, "vector", "bm25")
+        harness.query(info.path, "vector", "bm25")
     with pytest.raises(DataError, match=r'"query 1": the weight of "model" is -1: weights are >= 0'):
-        harness.search(info.path, {"model": -1}, "impact")
+        harness.query(info.path, {"model": -1}, "impact")
     with pytest.raises(DataError, match=r'queries: "query q2" has no weight >= 1'):
-        harness.search(info.path, {"q1": "model", "q2": {"model": 0.5}}, "impact")
+        harness.query(info.path, {"q1": "model", "q2": {"model": 0.5}}, "impact")
 
 
 @pytest.mark.java
 def test_every_door_gives_the_same_run(tmp_path, capsys, monkeypatch):
     """One impact index, searched through every door: `harness search CONFIG` (pretokenized tsv
-    topics and query-weight topics), `harness.search` (texts and weights), the lab verb (texts):
+    topics and query-weight topics), `harness.query` (texts and weights), the lab verb (texts):
     the same ranking and scores. Bad weights in the collection: each door names the file and line."""
     import yaml
 
@@ -352,7 +352,7 @@ def test_every_door_gives_the_same_run(tmp_path, capsys, monkeypatch):
     assert len(from_texts) > 3 * depth and cli_search(w["jsonl"], "impact", "o2") == from_texts
 
     def api(queries) -> list[tuple[str, str, int, float]]:
-        df = harness.search(tmp_path / "idx", queries, "impact", k=depth)
+        df = harness.query(tmp_path / "idx", queries, "impact", k=depth)
         return [
             (q, d, int(r), float(np.float32(s)))
             for q, d, r, s in df[["qid", "docno", "rank", "score"]].itertuples(False)

@@ -225,17 +225,17 @@ def test_search_and_lab_in_a_language_equal_simple_searcher(tmp_path, monkeypatc
         doc = json.loads(line)
         (folder / f"{doc['id']}.txt").write_text(doc["contents"], encoding="utf-8")
     queries = {q: t for q, t in topics}
-    df = harness.search(str(folder), queries, "bm25", k=5, language="de")
+    df = harness.query(str(folder), queries, "bm25", k=5, language="de")
     index = Path(df.attrs["index"])
     theirs = anserini_run(index, "de", topics, Similarity.parse("bm25"), 5)
     for (qid, _), (ids, scores) in zip(topics, theirs, strict=True):
         rows = df[df.qid == qid]
         assert rows.docno.tolist() == ids
         assert rows.score.astype(np.float32).tolist() == scores.tolist()
-    english = harness.search(str(folder), queries, "bm25", k=5)
+    english = harness.query(str(folder), queries, "bm25", k=5)
     assert Path(english.attrs["index"]) != index  # another index: the fingerprint holds the language
     with pytest.raises(DataError, match="built this index in language 'de'"):
-        harness.search(str(index), queries, "bm25", k=5, language="ru")
+        harness.query(str(index), queries, "bm25", k=5, language="ru")
     r = subprocess.run(
         [
             sys.executable,

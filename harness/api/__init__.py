@@ -6,7 +6,8 @@ stays instant; pandas is imported by the first call that makes or reads a DataFr
 - :func:`run` — an experiment config (path, YAML string or dict) run exactly as ``harness run``;
 - :func:`evaluate` — a run against qrels (files, DataFrames or dicts): trec_eval's numbers;
 - :func:`compare` — paired tests and corrections on per-topic scores from any source;
-- :func:`search` — ad-hoc queries against an index;
+- :func:`query` — ad-hoc queries against an index (``search``, its former name, warns: it goes
+  in the next release);
 - :func:`analyze` — the terms Anserini's analyzer for a language makes of a text;
 - :func:`fuse` — runs fused into one (rrf, interpolation, average, normalize, combsum, combmnz);
 - :func:`reproduce` — how close a reproduction comes to the original experiment (repro_eval's measures);
@@ -19,7 +20,7 @@ from harness.api.cache import cache
 from harness.api.compare import compare
 from harness.api.evaluate import evaluate
 from harness.api.fuse import fuse
-from harness.api.query import search
+from harness.api.query import query, search  # noqa: F401  search: query's former name, deprecated, not in __all__
 from harness.api.reproduce import reproduce
 from harness.api.run import Result, run
 from harness.api.system import measures, similarities
@@ -28,7 +29,7 @@ __all__ = [
     "run",
     "evaluate",
     "compare",
-    "search",
+    "query",
     "analyze",
     "fuse",
     "reproduce",

@@ -1,9 +1,12 @@
-"""``harness.search``: ad-hoc queries against an index from a notebook, PyTerrier's result columns
-out; the query verb's adapter (harness.verbs.query)."""
+"""``harness.query``: ad-hoc queries against an index from a notebook, PyTerrier's result columns
+out; the query verb's adapter (harness.verbs.query). ``harness.search``, its name before, is kept
+for one release with a DeprecationWarning: it meant another thing than ``harness search CONFIG``
+(a config's runs, searched without evaluating them)."""
 
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -14,12 +17,12 @@ from harness.api.run import Result
 from harness.errors import DataError
 from harness.events import ignore, to_stderr
 from harness.formats.impact import check_weights, weights_text
-from harness.verbs import query as ad_hoc  # its `query`: a name this module gives the queries
+from harness.verbs import query as ad_hoc  # the query verb (its `query` is also this module's function)
 from harness.verbs.similarity import parse_similarity
 
 pd = lazy.module("pandas")
 
-__all__ = ["search"]
+__all__ = ["query", "search"]
 
 
 def _queries(queries) -> list[tuple[str, str | dict]]:
@@ -93,7 +96,7 @@ def _vector_text(value) -> str:
     return json.dumps([float(x) for x in np.asarray(value, dtype=np.float64).tolist()])
 
 
-def search(
+def query(
     index,
     queries,
     similarity="bm25",
@@ -105,7 +108,7 @@ def search(
     language: str | None = None,
     **params: float,
 ) -> pd.DataFrame:
-    """Search an index and return PyTerrier's result columns: ``qid``, ``query``, ``docno``,
+    """Query an index and return PyTerrier's result columns: ``qid``, ``query``, ``docno``,
     ``rank`` (1, 2, ...), ``score``, and ``text`` (the stored document text) when ``text=True``.
 
     ``index``: a harness index folder, any Anserini index, a folder of ``.txt`` files (indexed
@@ -144,3 +147,16 @@ def search(
         df["text"] = df["docno"].map(texts)
     df.attrs = {"index": str(where.path), "similarity": str(sim)}
     return df
+
+
+def search(*args, **kwargs) -> pd.DataFrame:
+    """Deprecated: :func:`query` under its former name (the same arguments, the same results),
+    kept for one release. ``harness search CONFIG`` on the command line, a config's runs written
+    without evaluating them, has no function of its own: ``harness.run(config)`` searches the same
+    runs (``Result.runs``), and evaluates nothing when the config names no qrels."""
+    warnings.warn(
+        "harness.search is now harness.query (the same arguments and results); the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return query(*args, **kwargs)

@@ -1,4 +1,4 @@
-"""An index named ad hoc (lab mode, ``harness.search``, lab-style judging): a harness index, any
+"""An index named ad hoc (lab mode, ``harness.query``, lab-style judging): a harness index, any
 Anserini index, or a folder of ``.txt`` files, which is indexed once into the default
 ``indexes/`` folder and reused while its fingerprint matches."""
 

@@ -10,7 +10,7 @@ pandas.
 - ``verbs.trec_eval``: trec_eval 9.0.8's command line and output (``harness trec_eval``)
 - ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)
 - ``verbs.compare``: compare per-topic scores; compare_files (evaluate run files, then compare)
-- ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.search``)
+- ``verbs.query``: open an index and query it ad hoc (lab mode, ``harness.query``)
 - ``verbs.similarity``: a similarity parsed from a user's text (every door's ``--similarity``; light,
   so the command line's parsers read it without the pipeline; the registry is harness.specs.models)
 - ``verbs.fuse``: fuse run files into one (``harness fuse``, ``harness.fuse``; the stage is harness.fusion)

@@ -1,5 +1,5 @@
 """The query verb: open an index named ad hoc and search it with one or more similarities.
-Lab mode, ``harness.search`` and lab-style judging all search through it; the rankings are a
+Lab mode, ``harness.query`` and lab-style judging all search through it; the rankings are a
 harness run's (Anserini's exact semantics)."""
 
 from __future__ import annotations

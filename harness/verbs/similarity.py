@@ -1,5 +1,5 @@
 """A similarity parsed from what a user gave (``--similarity`` of ``harness lab`` and ``harness
-judge``, ``harness.search``): the grammar of harness.specs.similarity, its mistakes a DataError
+judge``, ``harness.query``): the grammar of harness.specs.similarity, its mistakes a DataError
 naming the flag or argument. Light: the command line's parsers read it without the pipeline."""
 
 from __future__ import annotations
