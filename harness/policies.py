@@ -71,8 +71,9 @@ RUN_FORMATS: dict[str, str] = {
     "trec": "TREC: qid Q0 docid rank score tag (trec_eval's)",
     "msmarco": "MS MARCO: qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)",
 }
-# MS MARCO's official "MRR @10" (msmarco_passage_eval.py; harness.metrics.msmarco) in the API's tables:
-# not trec_eval's RR@10, and not a measure name -m or a config takes
+# MS MARCO's official "MRR @10" (msmarco_passage_eval.py; harness.metrics.msmarco), not trec_eval's
+# RR@10: the measure `harness evaluate --msmarco-mrr` and harness.evaluate(msmarco_mrr=True) add, a
+# measure of the table (harness.metrics.families) that -m, a config and the API take by this name too
 MSMARCO_MRR = "MRR@10(msmarco)"
 ALIGNMENTS: dict[str, str] = {
     "strict": "every run must be scored on the same topics, else an error naming the runs and topics",

@@ -39,9 +39,10 @@ def measures() -> str:
 
     rows = ["| measure | cut-off | options | trec_eval | meaning |", "|---|---|---|---|---|"]
     for m in MEASURES.values():
-        form = {"required": f"`{m.name}@k`", "optional": f"`{m.name}`, `{m.name}@k`", "none": f"`{m.name}`"}[m.cutoff]
+        k = m.written("@k")  # MRR@k(msmarco): a family named after another evaluation
+        form = {"required": f"`{k}`", "optional": f"`{m.written()}`, `{k}`", "none": f"`{m.name}`"}[m.cutoff]
         if m.float_cutoff:
-            form = f"`{m.name}@r`"
+            form = f"`{m.written('@r')}`"
         suffix = "_r" if m.float_cutoff else "_k"
         trec = " / ".join(f"`{t}`" for t in (m.trec, m.trec_cut and f"{m.trec_cut}{suffix}") if t) or "—"
         opts = ", ".join(f"`{o}=`" for o in m.options) or "—"

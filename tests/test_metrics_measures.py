@@ -52,6 +52,10 @@ from harness.metrics.trec_names import trec_eval_name
         ("SetF(rel=2,beta=2)", "SetF(beta=2.0,rel=2)"),
         ("set_F.0.5", "SetF(beta=0.5)"),
         ("Judged", "Judged"),
+        # MS MARCO's official MRR: a family of its own, the cut-off before the evaluation's name
+        ("MRR@10(msmarco)", "MRR@10(msmarco)"),
+        ("MRR(msmarco)@10", "MRR@10(msmarco)"),
+        ("mrr@100(MSMARCO)", "MRR@100(msmarco)"),
     ],
 )
 def test_canonical_round_trip(text, canonical):
@@ -84,6 +88,10 @@ def test_canonical_round_trip(text, canonical):
         ("G(rel=2)", "no rel"),
         ("SetF(beta=x)", "beta must"),
         ("P(beta=2)@5", "no beta"),
+        ("MRR(msmarco)", r"needs a cut-off, e.g. MRR@10\(msmarco\)"),
+        ("MRR@10(msmarco,rel=2)", "bad option 'msmarco'"),
+        ("MRR(msmarco)@10(rel=2)", "takes no rel="),
+        ("RR@10(msmarco)", r"\(msmarco\) is MRR@10\(msmarco\), a measure of its own"),
     ],
 )
 def test_bad_measures_say_what_is_allowed(text, msg):
@@ -92,8 +100,8 @@ def test_bad_measures_say_what_is_allowed(text, msg):
 
 
 def test_every_registry_entry_parses_and_is_frozen():
-    for name, info in MEASURES.items():
-        text = name if info.cutoff != "required" else f"{name}@{'0.5' if info.float_cutoff else 3}"
+    for info in MEASURES.values():
+        text = info.written("" if info.cutoff != "required" else f"@{'0.5' if info.float_cutoff else 3}")
         m = parse_measure(text)
         assert str(m) == text
         with pytest.raises(AttributeError):

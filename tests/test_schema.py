@@ -64,6 +64,7 @@ def test_measure_syntax_agrees_with_parse_measure(validator):
     texts = ["MAP", "ap", "P", "P@", "P@10x", "nDCG(gain=exp)@10", "ndcg_cut_10", "Rprec@5", "IPrec@0.5", "bpref"]
     texts += ["P_5", "P.5", "P_5.5", "map_cut.10", "iprec_at_recall_0.50", "recall@100", "MRR@10", "num_rel_ret"]
     texts += ["11pt_avg", "bpref_5", "r-prec", "recip_rank_10", "success_1", "mapp", "P_", "ndcg_cutt_10"]
+    texts += ["MRR@10(msmarco)", "mrr@100(MSMARCO)", "RR@10(msmarco)", "MRR@10(msmarco,rel=2)", "MRR(msmarco)_10"]
     for name in MEASURES:
         texts += [name, name.lower(), f"{name}@10", f"{name}(rel=2)", f"{name}@5(rel=2)", f"{name.upper()}@3"]
     accepted = 0

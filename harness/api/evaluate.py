@@ -11,7 +11,7 @@ from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, mean
 from harness.formats.run_files import run_file_labels
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
 from harness.verbs.evaluate import evaluate as evaluate_verb
-from harness.verbs.evaluate import msmarco_eval, parse_measure_list
+from harness.verbs.evaluate import parse_measure_list, reads_ranks
 
 pd = lazy.module("pandas")
 
@@ -41,10 +41,11 @@ def evaluate(
     ``ties`` (trec_eval | as-ranked), ``missing_topics`` (zero = trec_eval -c | drop),
     ``nDCG_threshold``, ``duplicates`` (error | drop, for files and tables); ``run_format``
     (trec | msmarco) is the run file's layout, as ``harness evaluate --run-format``.
-    ``msmarco_mrr=True`` adds MS MARCO's official ``MRR @10`` (msmarco_passage_eval.py's number,
-    as ``harness evaluate --msmarco-mrr``; docs/semantics.md) as the measure ``MRR@10(msmarco)``:
-    a column of ``means`` (and ``means.attrs["QueriesRanked"]``) and rows of ``per_topic``, one
-    per qrels topic.
+    ``MRR@10(msmarco)`` among the measures is MS MARCO's official ``MRR @10``
+    (msmarco_passage_eval.py's number, not trec_eval's ``RR@10``; docs/semantics.md): a column of
+    ``means`` (and ``means.attrs["QueriesRanked"]``, the run's topics) and rows of ``per_topic``,
+    one per qrels topic; ``msmarco_mrr=True`` adds it to the measures, as ``harness evaluate
+    --msmarco-mrr`` does.
 
     ``per_topic`` is long (``run``, ``qid``, ``measure``, ``value``), ready for :func:`compare`
     after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
@@ -56,6 +57,8 @@ def evaluate(
     policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)
     read = as_policy(ReadPolicy, "policy", duplicates, run_format)
     ms = parse_measure_list(measures)
+    if msmarco_mrr:
+        ms = list(dict.fromkeys([*ms, *parse_measure_list(MSMARCO_MRR, "msmarco_mrr")]))
     if name is None:
         name = run_file_labels([run])[0] if isinstance(run, (str, os.PathLike)) else "run"
     if not isinstance(run, (str, os.PathLike)):
@@ -66,18 +69,7 @@ def evaluate(
     per_topic = long_per_topic(name, ev, ms)
     means = means_frame({name: ev.means}, ms)
     means.attrs = {"policy": str(policy), "audit": dict(ev.audit)}
-    if msmarco_mrr:
-        official = msmarco_eval(run, qrels, read=read)
-        means[MSMARCO_MRR] = official.mrr
-        means.attrs["QueriesRanked"] = official.queries_ranked
-        rows = pd.DataFrame(
-            {
-                "run": name,
-                "qid": list(official.per_topic),
-                "measure": MSMARCO_MRR,
-                "value": list(official.per_topic.values()),
-            }
-        )
-        per_topic = pd.concat([per_topic, rows], ignore_index=True)
+    if reads_ranks(ms):  # MS MARCO's evaluation: its script prints the run's topics too
+        means.attrs["QueriesRanked"] = ev.audit["topics_in_run"]
     per_topic.attrs = dict(means.attrs)
     return per_topic, means

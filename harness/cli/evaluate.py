@@ -8,7 +8,7 @@ import sys
 from harness import lazy
 from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
 from harness.cli.progress import Progress
-from harness.policies import DEFAULT_MEASURES, ReadPolicy
+from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, ReadPolicy
 
 verbs_evaluate = lazy.module("harness.verbs.evaluate")
 
@@ -45,25 +45,29 @@ def add_parser(sub, make) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    if args.msmarco_mrr:
-        read = ReadPolicy(args.duplicates, args.run_format)
-        official = verbs_evaluate.msmarco_eval(args.run, args.qrels, read=read)  # errors before any measure is printed
-        if args.measures:
-            _print_measures(args, read)
-        # msmarco_passage_eval.py's lines, as it prints them (its metrics sorted by name)
-        print("#####################")
-        print(f"MRR @10: {official.mrr}")
-        print(f"QueriesRanked: {official.queries_ranked}")
-        print("#####################")
+    read = ReadPolicy(args.duplicates, args.run_format)
+    if not args.msmarco_mrr:
+        _print_measures(args, read, verbs_evaluate.parse_measure_list(args.measures or DEFAULT_MEASURES, "-m"))
         return 0
-    return _print_measures(args, ReadPolicy(args.duplicates, args.run_format))
+    # --msmarco-mrr: the measure MRR@10(msmarco), evaluated with -m's (if any), printed as
+    # msmarco_passage_eval.py prints it (its metrics sorted by name) after their lines
+    measures = verbs_evaluate.parse_measure_list(args.measures, "-m") if args.measures else []
+    official = verbs_evaluate.parse_measure_list(MSMARCO_MRR, "--msmarco-mrr")[0]
+    ev = _print_measures(args, read, measures, also=[official])
+    print("#####################")
+    print(f"MRR @10: {ev.means[str(official)]}")
+    print(f"QueriesRanked: {ev.audit['topics_in_run']}")
+    print("#####################")
+    return 0
 
 
-def _print_measures(args, read) -> int:
-    measures = verbs_evaluate.parse_measure_list(args.measures or DEFAULT_MEASURES, "-m")
+def _print_measures(args, read, measures, also=()):
+    """Evaluate ``measures`` and ``also``, print the lines of ``measures`` and the audit (errors
+    come before any line is printed), and return the evaluation."""
     policy = eval_policy(args)
-    with Progress(1, f"evaluating {len(measures)} measures") as bar:
-        ev = verbs_evaluate.evaluate(args.run, args.qrels, measures, policy=policy, read=read)
+    evaluated = list(dict.fromkeys([*measures, *also]))
+    with Progress(1, f"evaluating {len(evaluated)} measures") as bar:
+        ev = verbs_evaluate.evaluate(args.run, args.qrels, evaluated, policy=policy, read=read)
         bar.update()
     names = [str(m) for m in measures]
     # As trec_eval: counts print as integers and their "all" line is the sum over topics.
@@ -72,10 +76,13 @@ def _print_measures(args, read) -> int:
     if args.per_topic:
         for topic in sorted(ev.topics):
             for name in names:
-                print(f"{name}\t{topic}\t{fmt(name, ev.per_topic[name][topic])}")
+                if topic in ev.per_topic[name]:  # MS MARCO's topics are the qrels' under --missing-topics drop
+                    print(f"{name}\t{topic}\t{fmt(name, ev.per_topic[name][topic])}")
     summary = ev.summary
     for name in names:
         print(f"{name}\tall\t{fmt(name, summary[name])}")
+    if not names:  # --msmarco-mrr alone prints the script's lines only
+        return ev
     a = ev.audit
     print(
         f"# {a['topics_evaluated']} topics evaluated ({a['judged_missing_from_run']} judged topics missing "
@@ -83,4 +90,4 @@ def _print_measures(args, read) -> int:
         file=sys.stderr,
         flush=True,
     )
-    return 0
+    return ev

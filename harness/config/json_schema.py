@@ -37,7 +37,9 @@ def _nocase(name: str) -> str:
 
 def _measure_pattern() -> str:
     """Name[(options)][@cut-off][(options)] as parse_measure reads it: per family, the cut-off
-    required, optional or absent (a recall level in [0, 1] for IPrec), and only its options."""
+    required, optional or absent (a recall level in [0, 1] for IPrec), and only its options; a
+    family named after another evaluation with that name before or after the cut-off
+    (``MRR@10(msmarco)``, ``MRR(msmarco)@10``)."""
     option = {"rel": "rel=[1-9][0-9]*", "gain": "gain=(linear|exp)", "beta": r"beta=([0-9]+(\.[0-9]*)?|\.[0-9]+)"}
     forms = []
     for name, info in MEASURES.items():
@@ -49,6 +51,11 @@ def _measure_pattern() -> str:
             opts = ""
         cut = r"@(0(\.[0-9]*)?|1(\.0*)?|\.[0-9]+)" if info.float_cutoff else "@[0-9]+"
         cut = {"required": cut, "optional": f"({cut})?", "none": ""}[info.cutoff]
+        base, paren, evaluation = name.partition("(")
+        if paren:  # a family named after another evaluation, MRR(msmarco): no options, before or after the cut-off
+            tag = r"\(" + _nocase(evaluation.removesuffix(")")) + r"\)"
+            forms += [f"{_nocase(base)}{cut}{tag}", f"{_nocase(base)}{tag}{cut}"]
+            continue
         names = "(" + "|".join(_nocase(n) for n in [name, *(a for a, f in ALIASES.items() if f == name)]) + ")"
         forms.append(f"{names}{opts}{cut}{opts if info.cutoff != 'none' else ''}")
         if info.cutoff != "none":  # trec_eval style, no options: P_5, P.5, ndcg_cut_10, iprec_at_recall_0.50

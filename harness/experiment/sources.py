@@ -19,6 +19,7 @@ from harness.experiment.result import RunResult
 from harness.formats.ir_metadata import block_span
 from harness.formats.run_files import read_run_file
 from harness.fusion import fuse
+from harness.metrics.measures import parse_measure, reads_ranks
 from harness.policies import ReadPolicy
 from harness.specs.identity import FileRun, FusedRun
 
@@ -58,14 +59,16 @@ def _first_line(path: Path, topic: str) -> int | None:
 def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tuple[object, float]]:
     """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
     searched, so a bad file stops the experiment at once."""
-    # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used
+    # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used;
+    # MS MARCO's MRR (a measure of the config) reads every run's
     rrf_parts = {p for s in cfg.sources if isinstance(s, FusedRun) and s.policy.reads_ranks for p in s.parts}
+    every = cfg.qrels_path is not None and reads_ranks([parse_measure(m) for m in cfg.measures])
     out = {}
     for spec in cfg.sources:
         if isinstance(spec, FileRun):
             t = time.perf_counter()
             try:
-                run = read_file_run(spec, topics, cfg.topics_path, str(spec) in rrf_parts)
+                run = read_file_run(spec, topics, cfg.topics_path, every or str(spec) in rrf_parts)
             except DataError as e:  # which entry of which config brought the file
                 entry = f"the run {cfg.label(str(spec))!r} of {cfg.source} (`file: {spec.written}`)"
                 where = f"{e.source}:{e.line}: " if e.line is not None else f"{e.source}: "

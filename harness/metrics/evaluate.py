@@ -1,4 +1,6 @@
-"""evaluate(run, qrels, measures, policy) -> Evaluation: trec_eval's numbers, vectorised.
+"""evaluate(run, qrels, measures, policy) -> Evaluation: trec_eval's numbers, vectorised, and
+beside them MS MARCO's official MRR (``MRR@10(msmarco)``, harness.metrics.msmarco) as its script
+computes it.
 
 Every policy that changes a number is a field of :class:`EvalPolicy`, echoed in reports, and
 its effect is counted in :attr:`Evaluation.audit`.
@@ -11,11 +13,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from harness.errors import DataError
 from harness.formats.qrels import Qrels
 from harness.formats.runs import Run
 from harness.formats.tokenizer import worker_threads
+from harness.metrics.c_numbers import sum_in_order
 from harness.metrics.measures import Measure, parse_measure, parse_measures
-from harness.metrics.providers import kernel
+from harness.metrics.msmarco import ranked_as_read
+from harness.metrics.providers import MSMARCO, kernel, provider
 from harness.metrics.ranked import NOT_JUDGED, POOL_UNJUDGED, RankedLabels
 from harness.policies import EvalPolicy
 
@@ -77,8 +82,16 @@ def evaluate_labels(
     zero: np.ndarray | None = None,
 ) -> Evaluation:
     """Score an already-built :class:`RankedLabels` (the shape both judgment kinds share).
-    Topics flagged in ``zero`` (judged, missing from the run) score 0 on every measure."""
+    Topics flagged in ``zero`` (judged, missing from the run) score 0 on every measure. MS
+    MARCO's measures read a run and its qrels (:func:`evaluate`), which rankings alone are not."""
     measures = _as_measures(measures)
+    official = [str(m) for m in measures if provider(m.name) is MSMARCO]
+    if official:
+        raise DataError(
+            "measures",
+            f"{', '.join(official)} reads a run's rank column and its qrels as MS MARCO's evaluation does; "
+            "judgments by rank position have neither (RR@k is trec_eval's reciprocal rank)",
+        )
     per_topic, means = {}, {}
     for m in measures:
         vals = kernel(m.name)(rl, m, policy.nDCG_threshold)
@@ -267,8 +280,35 @@ def evaluate(run: Run, qrels: Qrels, measures, policy: EvalPolicy = EvalPolicy()
     9.0.x (pytrec_eval) per topic; means are over the evaluated topics (trec_eval's "all").
     """
     measures = _as_measures(measures)
+    official = [m for m in measures if provider(m.name) is MSMARCO]
     rl, audit, zero = rank_labels(run, qrels, policy)
-    return evaluate_labels(rl, measures, policy, audit, zero)
+    ranked = [m for m in measures if m not in official]
+    if ranked:
+        ev = evaluate_labels(rl, ranked, policy, audit, zero)
+    else:  # MS MARCO's measures alone: the audit and the evaluated topics still count
+        ev = Evaluation({}, {}, list(rl.topics), dict(audit), policy, [])
+    return _with_official(ev, run, qrels, measures, official) if official else ev
+
+
+def _with_official(ev: Evaluation, run: Run, qrels: Qrels, measures: list, official: list) -> Evaluation:
+    """``ev`` with MS MARCO's measures added (harness.metrics.msmarco: the rankings as its script
+    reads them, whatever the policy), in the order of ``measures``. Each mean is the script's:
+    the values summed one after the other in the run's topic order (np.sum's pairwise sum could
+    differ in the last bit), divided by the qrels' topics. Their topics are the qrels': under
+    missing_topics=drop, the judged topics the run lacks join ``topics`` for them alone."""
+    q_of_run = np.array([-1 if qrels.topic_index(t) is None else qrels.topic_index(t) for t in run.topics()], np.int64)
+    data = ranked_as_read(run, qrels, _join(run, qrels, q_of_run), max(m.cutoff for m in official))
+    values = {str(m): kernel(m.name)(data, m, False) for m in official}
+    per_topic = {
+        str(m): dict(zip(data.topics, values[str(m)].tolist())) if m in official else ev.per_topic[str(m)]
+        for m in measures
+    }
+    means = {
+        str(m): sum_in_order(values[str(m)]) / len(data.topics) if m in official else ev.means[str(m)] for m in measures
+    }
+    known = set(ev.topics)
+    topics = ev.topics + [t for t in data.topics if t not in known]
+    return Evaluation(per_topic, means, topics, ev.audit, ev.policy, list(measures))
 
 
 def rank_labels(

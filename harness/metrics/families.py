@@ -7,6 +7,11 @@ per-topic values, what a judged topic the run lacks scores, how a value prints, 
 it reads, and its names in trec_eval's dialect (``trec``, ``trec_cut``: parsed and formatted by
 harness.metrics.trec_names). Who computes each family is harness.metrics.providers.
 
+A family that is another evaluation's computation of a measure, not trec_eval's, is named after
+it in parentheses: ``MRR(msmarco)``, MS MARCO's official MRR (msmarco_passage_eval.py), written
+``MRR@10(msmarco)`` as MS MARCO writes ``MRR @10`` (:meth:`MeasureInfo.written`). It reads the
+run's rank column as written (``ranks``), so the doors read run files with it when it is asked for.
+
 :data:`FAMILIES` holds them all; :data:`MEASURES` the ones configs, the API and ``harness
 evaluate`` take (``offered``). The rest are trec_eval's measures that `harness trec_eval`
 computes and nothing else asks for: a summary other than the mean (``gm_map``), parameters the
@@ -52,6 +57,15 @@ class MeasureInfo:
     trec_defaults: tuple = ()
     trec_cuts: tuple = ()  # `trec_cut`'s cut-offs when none are given
     offered: bool = True  # taken by configs, the API and `harness evaluate`; else `harness trec_eval` only
+    # reads the run's rank column as written (MS MARCO's evaluation), not the order of its scores
+    ranks: bool = False
+
+    def written(self, cut: str = "") -> str:
+        """The family's name with a cut-off text (``"@10"``, ``"@k"``; ``""`` for none) as its
+        measures are written: ``P@10``; a family named after another evaluation puts the cut-off
+        before that name, as MS MARCO writes ``MRR @10``: ``MRR@10(msmarco)``."""
+        base, paren, evaluation = self.name.partition("(")
+        return f"{base}{cut}{paren}{evaluation}"
 
     @property
     def per_query(self) -> bool:
@@ -306,6 +320,17 @@ FAMILIES: dict[str, MeasureInfo] = {
             "optional",
             ("rel", "gain"),
             "Cumulative gain: sum of gains over the top k (same gains as nDCG).",
+        ),
+        MeasureInfo(
+            "MRR(msmarco)",
+            "required",
+            (),
+            "MS MARCO's official MRR@k (msmarco_passage_eval.py's MRR @10): every qrels line counts as "
+            "relevant, whatever its label; a run's passage at rank r is the one its line gives with rank r "
+            "(the rank column as written; of two lines with one rank, the later); the reciprocal of the first "
+            "rank <= k holding one, summed over the run's topics in their order and divided by the qrels' "
+            "topics, whatever missing_topics says. Not trec_eval's RR@k (docs/semantics.md, MS MARCO files).",
+            ranks=True,
         ),
         # trec_eval's measures that `harness trec_eval` alone computes
         _trec_only(

@@ -1,7 +1,8 @@
 """Measures as values: a family of the one table (harness.metrics.families) with its cut-off and
 options, one canonical text form (ir_measures style) that parses back to itself: ``P@10``,
-``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``; the parser of that text and of the
-names people type (trec_eval's, ``MRR``, ``recall@100``).
+``AP``, ``nDCG(gain=exp)@10``, ``AP(rel=2)``, ``IPrec@0.5``, ``MRR@10(msmarco)`` (MS MARCO's
+official computation); the parser of that text and of the names people type (trec_eval's, ``MRR``,
+``recall@100``).
 
 >>> m = parse_measure("ndcg@10")
 >>> str(m), parse_measure(str(m)) == m
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from harness.errors import DataError
 from harness.metrics.families import FAMILIES, MEASURES, MeasureInfo
 
-__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures"]
+__all__ = ["Measure", "MeasureInfo", "MEASURES", "ALIASES", "parse_measure", "parse_measures", "reads_ranks"]
 
 
 _GAINS = ("linear", "exp")
@@ -48,7 +49,7 @@ class Measure:
             raise ValueError(f"unknown measure {self.name!r}; valid measures: {_valid()}")
         c = self.cutoff
         if info.cutoff == "required" and c is None:
-            raise ValueError(f"{self.name} needs a cut-off, e.g. {self.name}@{_example(info)}")
+            raise ValueError(f"{info.written()} needs a cut-off, e.g. {info.written('@' + _example(info))}")
         if info.cutoff == "none" and c is not None:
             raise ValueError(f"{self.name} takes no cut-off (got @{c})")
         if c is not None:
@@ -89,10 +90,10 @@ class Measure:
             opts.append(
                 "params=" + ";".join(f"{p[0]}={p[1]!r}" if isinstance(p, tuple) else repr(p) for p in self.params)
             )
-        s = self.name + (f"({','.join(sorted(opts))})" if opts else "")
-        if self.cutoff is not None:
-            s += f"@{self.cutoff!r}"
-        return s
+        cut = "" if self.cutoff is None else f"@{self.cutoff!r}"
+        if opts:
+            return f"{self.name}({','.join(sorted(opts))}){cut}"
+        return self.info.written(cut)  # MRR@10(msmarco): a family named after another evaluation
 
     @property
     def info(self) -> MeasureInfo:
@@ -100,9 +101,20 @@ class Measure:
 
 
 def _valid() -> str:
-    return ", ".join(
-        f"{n}@k" if i.cutoff == "required" else f"{n}[@k]" if i.cutoff == "optional" else n for n, i in MEASURES.items()
-    )
+    forms = {"required": "@k", "optional": "[@k]", "none": ""}
+    return ", ".join(i.written(forms[i.cutoff]) for i in MEASURES.values())
+
+
+def _evaluation(word: str) -> str:
+    """A hint when ``word`` names another evaluation of a family (``RR@10(msmarco)``)."""
+    info = next((i for i in MEASURES.values() if i.name.lower().endswith(f"({word.lower()})")), None)
+    return "" if info is None else f"; ({word}) is {info.written('@' + _example(info))}, a measure of its own"
+
+
+def reads_ranks(measures) -> bool:
+    """Whether any of ``measures`` (Measure values) reads a run's rank column as written
+    (MRR@10(msmarco)): run files are then read with it (harness.formats.run_files.read_run_file)."""
+    return any(m.info.ranks for m in measures)
 
 
 def _example(info: MeasureInfo) -> str:
@@ -216,6 +228,12 @@ def parse_measure(text: str | Measure) -> Measure:
             f"Name(rel=2,gain=exp)@k; valid measures: {_valid()}"
         )
     name = _family(m["name"])
+    groups = [m["o1"], m["o2"]]
+    for i, group in enumerate(groups):  # MRR@10(msmarco): a family named after another evaluation
+        other = _LOWER.get(f"{m['name']}({group})".lower()) if group and "=" not in group else None
+        if other is not None:
+            name, groups[i] = other, None
+            break
     if name is None:
         raise ValueError(
             f"unknown measure {m['name']!r} in {text!r}{_did_you_mean(m['name']) or '.'} Valid measures: {_valid()} "
@@ -232,14 +250,14 @@ def parse_measure(text: str | Measure) -> Measure:
                 f"{'a recall level like 0.5' if info.float_cutoff else 'an integer'}"
             ) from None
     kw: dict = {}
-    for group in (m["o1"], m["o2"]):
+    for group in groups:
         for part in filter(None, (group or "").split(",")):
             key, eq, val = part.partition("=")
             if not eq or key not in ("rel", "gain", "beta"):
                 raise ValueError(
                     f"bad option {part!r} in {text!r}; options are rel=N, "
                     f"gain=linear|exp (only for {', '.join(n for n, i in MEASURES.items() if 'gain' in i.options)}) "
-                    "and beta=B (only for SetF)"
+                    f"and beta=B (only for SetF){_evaluation(part)}"
                 )
             if key == "rel":
                 try:

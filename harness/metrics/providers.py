@@ -4,11 +4,15 @@ provider's supported measures). Each family has exactly one provider, so each me
 implementation at run time (tests/test_registry.py checks it):
 
 - :data:`RANKED`: numpy kernels over ranked labels (qrels or rank judgments: every offered
-  family and trec_eval's other qrels measures), harness.metrics.kernels and, for the measures
+  family but MS MARCO's, and trec_eval's other qrels measures), harness.metrics.kernels and, for the measures
   built on running sums, harness.metrics.trec_segments;
 - :data:`PREFERENCES`: trec_eval's preference measures (harness.metrics.trec_prefs);
 - :data:`JUDGMENT_GROUPS`: trec_eval's judgment-group measures (harness.metrics.trec_jg: the
-  ranked-label kernels over each judgment group, averaged over a topic's groups).
+  ranked-label kernels over each judgment group, averaged over a topic's groups);
+- :data:`MSMARCO`: MS MARCO's official evaluation (msmarco_passage_eval.py), ``MRR(msmarco)``:
+  RR@k's kernel over the judged rankings as that script reads them (harness.metrics.msmarco: the
+  rank column as written, every qrels line relevant), summed in the run's topic order by
+  harness.metrics.evaluate.
 
 A kernel is ``(data, measure, nDCG_threshold) -> float64 per topic`` (``data``: the provider's
 shape of the judged run, :class:`harness.metrics.ranked.RankedLabels` for RANKED). A family
@@ -27,7 +31,7 @@ from functools import partial
 
 from harness.metrics import kernels, trec_jg, trec_prefs, trec_segments
 
-__all__ = ["Provider", "PROVIDERS", "RANKED", "PREFERENCES", "JUDGMENT_GROUPS", "provider", "kernel"]
+__all__ = ["Provider", "PROVIDERS", "RANKED", "PREFERENCES", "JUDGMENT_GROUPS", "MSMARCO", "provider", "kernel"]
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,10 @@ JUDGMENT_GROUPS = Provider(
     {"map_avgjg": trec_jg.map_avgjg, "P_avgjg": trec_jg.p_avgjg},
     {"Rprec_mult_avgjg": trec_jg.rprec_mult_avgjg},
 )
-PROVIDERS = (RANKED, PREFERENCES, JUDGMENT_GROUPS)
+# the script's reciprocal rank is RR@k's, once its reading has made the judged rankings (all of
+# the difference from trec_eval's RR@k is in that reading and in the sum's order)
+MSMARCO = Provider("MS MARCO's official evaluation (msmarco_passage_eval.py)", "qrels", {"MRR(msmarco)": kernels.rr})
+PROVIDERS = (RANKED, PREFERENCES, JUDGMENT_GROUPS, MSMARCO)
 
 _BY_FAMILY = {family: p for p in PROVIDERS for family in p.families}
 

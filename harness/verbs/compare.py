@@ -16,6 +16,7 @@ from harness.formats.run_files import read_run_file, run_file_labels, shared_nam
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import evaluate as evaluate_run
 from harness.metrics import parse_measures
+from harness.metrics.measures import reads_ranks
 from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy
 from harness.stats import all_pairs, pairs_against
 from harness.stats import compare as compare_scores
@@ -161,7 +162,7 @@ def compare_files(
     qrels_obj = read_user_qrels(qrels)
     evaluations = {}
     for name, path in zip(names, paths):
-        run = read_run_file(path, read)
+        run = read_run_file(path, read, ranks=reads_ranks(ms))  # MS MARCO's MRR reads the rank column
         check_run_against_qrels(run, qrels_obj, str(path), str(qrels), eval_policy.missing_topics)
         evaluations[name] = evaluate_run(run, qrels_obj, ms, eval_policy)
         if on is not None:

@@ -10,8 +10,6 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
 from harness.formats.ir_metadata import block_span
@@ -22,10 +20,10 @@ from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import Measure, parse_measures
 from harness.metrics import evaluate as evaluate_run
-from harness.metrics.msmarco import msmarco_mrr
+from harness.metrics.measures import reads_ranks  # also the API's: MS MARCO's measure asked for
 from harness.policies import EvalPolicy, ReadPolicy
 
-__all__ = ["evaluate", "msmarco_eval", "summed", "parse_measure_list"]
+__all__ = ["evaluate", "summed", "reads_ranks", "parse_measure_list"]
 
 PathLike = str | os.PathLike
 
@@ -71,7 +69,8 @@ def evaluate(
     ``measures`` (names or Measure values) under ``policy``; returns a
     :class:`harness.metrics.Evaluation`. For files: both must exist, a qrels file given as the run
     and a run given as the qrels is an error (trec_eval takes the qrels first), and an empty qrels
-    file is an error. A run sharing no doc id with the qrels gets a warning."""
+    file is an error. A run sharing no doc id with the qrels gets a warning. A run file is read
+    with its rank column when a measure reads it (MS MARCO's ``MRR@10(msmarco)``)."""
     ms = (
         measures if measures and all(isinstance(m, Measure) for m in measures) else parse_measure_list(measures, source)
     )
@@ -88,7 +87,7 @@ def evaluate(
             )
     if isinstance(run, (str, os.PathLike)):
         run_name = run_name or str(run)
-        run = read_run_file(run, read)
+        run = read_run_file(run, read, ranks=reads_ranks(ms))
     if isinstance(qrels, (str, os.PathLike)):
         qrels_name = qrels_name or str(qrels)
         qrels = read_user_qrels(qrels)
@@ -97,38 +96,3 @@ def evaluate(
     check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels", policy.missing_topics)
     with judgments_named(qrels_name):
         return evaluate_run(run, qrels, ms, policy)
-
-
-def msmarco_eval(
-    run: Run | PathLike,
-    qrels: Qrels | PathLike,
-    *,
-    read: ReadPolicy = ReadPolicy(),
-    run_name: str | None = None,
-    qrels_name: str | None = None,
-):
-    """MS MARCO's official ``MRR @10`` of ``run`` against ``qrels`` (harness.metrics.msmarco:
-    msmarco_passage_eval.py's number, not trec_eval's ``RR@10``); files are read as
-    :func:`evaluate` reads them, the run with its rank column. A run in memory without ranks (a
-    DataFrame, a dict) is ranked 1..n in its order. The run's topic ids are checked against the
-    qrels' as everywhere (harness.formats.topic_ids)."""
-    if isinstance(run, (str, os.PathLike)):
-        run_name = run_name or str(run)
-        run = read_run_file(run, read, ranks=True)
-    if isinstance(qrels, (str, os.PathLike)):
-        qrels_name = qrels_name or str(qrels)
-        qrels = read_user_qrels(qrels)
-    elif not len(qrels):
-        raise DataError(qrels_name or "qrels", "the qrels have no judgments: nothing could be evaluated")
-    check_run_against_qrels(run, qrels, run_name or "run", qrels_name or "the qrels")
-    if run.ranks is None:
-        positions = np.arange(len(run), dtype=np.int64) + 1
-        run = Run(
-            run.topics(),
-            run.offsets,
-            run.docids,
-            run.scores,
-            run.source,
-            positions - np.repeat(run.offsets[:-1], np.diff(run.offsets)),
-        )
-    return msmarco_mrr(run, qrels)

@@ -38,6 +38,7 @@ from harness.metrics import Evaluation, parse_measures
 from harness.metrics import evaluate as evaluate_run
 from harness.metrics.agreement import agreement
 from harness.metrics.evaluate import in_order
+from harness.metrics.measures import reads_ranks
 from harness.policies import DEFAULT_MEASURES, ReadPolicy, ReproducePolicy
 from harness.stats.paired import paired_t
 from harness.stats.reproduction import delta_ri, effect_ratio, nrmse, rmse, unpaired_t
@@ -144,6 +145,13 @@ def reproduce(
     ``rep_qrels``; else all four runs are scored against ``qrels``. ``on(role)`` is called
     after each run is read and scored (the roles of :data:`ROLES`)."""
     ms = parse_measures(measures, source=source)
+    if reads_ranks(ms):  # the runs are scored in trec_eval's order, which KTU and RBO compare
+        official = ", ".join(str(m) for m in ms if m.info.ranks)
+        raise DataError(
+            source,
+            f"{official} reads a run's rank column as written (MS MARCO's evaluation), and a reproduction "
+            "scores runs in trec_eval's order: evaluate it with harness evaluate, or use RR@10",
+        )
     given = dict(zip(ROLES, (baseline, advanced, rep_baseline, rep_advanced)))
     files = [(r, "run file") for r in given.values() if not isinstance(r, Run)]
     files += [(q, "qrels file") for q in (qrels, rep_qrels) if isinstance(q, (str, os.PathLike))]
