@@ -4,7 +4,7 @@
 In one run, on Cranfield (../shared) and on a synthetic corpus generated deterministically here
 (200,000 documents, 2,000 topics by default), at depth 1000 and 10:
 
-  harness      harness.search.Searcher (BatchSearcher: Anserini's ordering, bulk transfer)
+  harness      harness.engine.search.Searcher (BatchSearcher: Anserini's ordering, bulk transfer)
   simple       Anserini SimpleSearcher.batch_search with the same threads, hits turned into
                Python (docid, score) pairs, as pyserini's LuceneSearcher.batch_search does
   floor        plain Lucene IndexSearcher.search(query, k) per query on one thread, queries
@@ -12,7 +12,7 @@ In one run, on Cranfield (../shared) and on a synthetic corpus generated determi
 
 Each tool runs in a fresh subprocess (peak memory = that process's max RSS, JVM included). The
 runs of harness and simple are checked identical (doc ids and ranks; scores within 1e-4) before
-any number is printed. Indexing: harness.index.ensure_index against IndexCollection called
+any number is printed. Indexing: harness.engine.index.ensure_index against IndexCollection called
 directly with the same arguments and threads.
 
     .venv/bin/python bench/bench_search.py [--docs 200000] [--topics 2000] [--threads 2]
