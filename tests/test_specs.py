@@ -14,7 +14,7 @@ import pytest
 from harness.policies import FUSION_METHODS, FusionPolicy
 from harness.specs.identity import FileRun, FusedRun, Tuned, parse_run
 from harness.specs.labels import run_labels
-from harness.specs.models import EXPANSIONS, MODELS
+from harness.specs.models import EXPANSIONS, MODELS, IndexKind
 from harness.specs.similarity import Similarity
 
 from .conftest import REPO
@@ -157,8 +157,13 @@ def test_the_tuned_run_of_an_expansion_sweep_shares_its_models_hue():
 def test_the_registry_says_which_index_each_model_searches():
     """Lucene's similarities search analysed text, each built by a Java call; knn and impact have
     searchers of their own (engine.dense, engine.impact) and no Java similarity."""
-    assert {m.name: m.index for m in MODELS.values() if m.index != "text"} == {"knn": "vectors", "impact": "impact"}
-    assert all((m.java is None) == (m.index != "text") for m in MODELS.values())
+    text = IndexKind.TEXT
+    assert {m.name: m.index for m in MODELS.values() if m.index is not text} == {
+        "knn": IndexKind.VECTORS,
+        "impact": IndexKind.IMPACT,
+    }
+    assert [str(kind) for kind in IndexKind] == ["text", "vectors", "impact"]  # the words messages use
+    assert all((m.java is None) == (m.index is not text) for m in MODELS.values())
     assert [m.name for m in MODELS.values() if m.indri_query] == ["indri"]
 
 
