@@ -2,7 +2,8 @@
 
 ``paired`` (t, Wilcoxon, effect size), ``resampling`` (randomization, bootstrap, CIs),
 ``corrections`` (multiple testing), ``compare`` (policies and comparisons of runs) and
-``tuning`` (cross-validation, settings not worse than the best); this package re-exports them.
+``tuning`` (cross-validation, settings not worse than the best); for many systems, ``anova``
+(two-way ANOVA) and ``tukey`` (classic and randomised Tukey HSD); this package re-exports them.
 
 Pure functions of per-topic score vectors (numpy float arrays paired by topic, in the same order);
 no I/O, no Java. The t-test, the Wilcoxon test and the bootstrap resamples are scipy.stats'
@@ -40,10 +41,12 @@ Conventions (every one changes a number, so every one is stated):
 """
 
 from harness.policies import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
+from harness.stats.anova import ANOVA_FIELDS, Anova, AnovaRow, two_way_anova
 from harness.stats.compare import COMPARISON_FIELDS, Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
 from harness.stats.corrections import correct
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
+from harness.stats.tukey import RandomizedTukeyHSD, TukeyHSD, randomized_tukey_hsd, tukey_hsd
 from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
 
 __all__ = [
@@ -71,4 +74,12 @@ __all__ = [
     "CrossValidation",
     "cross_validate",
     "not_worse_than_best",
+    "Anova",
+    "AnovaRow",
+    "ANOVA_FIELDS",
+    "two_way_anova",
+    "TukeyHSD",
+    "RandomizedTukeyHSD",
+    "tukey_hsd",
+    "randomized_tukey_hsd",
 ]

@@ -1,5 +1,6 @@
 """The argument checks the statistics modules share: a choice, a seed, a resample count, a
-vector of per-topic scores, a paired difference. Errors name the argument and what was given."""
+vector of per-topic scores, a paired difference, a topics x systems score matrix. Errors name the
+argument and what was given."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from harness.errors import DataError
 from harness.policies import MAX_RESAMPLES
 
-__all__ = ["one_of", "seed", "count", "vector", "diff"]
+__all__ = ["one_of", "seed", "count", "vector", "diff", "matrix", "probability"]
 
 
 def one_of(name: str, value: object, allowed: Mapping[str, str]) -> str:
@@ -54,3 +55,38 @@ def diff(a: object, b: object, source: str = "paired scores") -> np.ndarray:
             source, f"runs are paired by topic, so need the same number of topics (got {va.size} and {vb.size})"
         )
     return va - vb
+
+
+def matrix(scores: object, systems: object, source: str = "scores") -> tuple[np.ndarray, tuple[str, ...]]:
+    """A topics x systems score matrix (one row per topic, one column per system, at least two of
+    each, finite) and its systems' names (distinct strings, one per column)."""
+    try:
+        x = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DataError(source, f"scores must be numbers (got {type(scores).__name__})") from None
+    if x.ndim != 2:
+        raise DataError(source, f"scores must be a topics x systems matrix (got shape {x.shape})")
+    if isinstance(systems, str) or not all(isinstance(s, str) for s in systems):  # type: ignore[union-attr]
+        raise ValueError(f"systems must be a sequence of names, one per column (got {systems!r})")
+    names = tuple(systems)  # type: ignore[arg-type]
+    if len(names) != x.shape[1]:
+        raise DataError(source, f"{x.shape[1]} columns of scores but {len(names)} system names; one name per column")
+    if len(set(names)) != len(names):
+        twice = sorted({s for s in names if names.count(s) > 1})
+        raise ValueError(f"system names must be distinct; named twice: {', '.join(map(repr, twice))}")
+    if x.shape[1] < 2:
+        raise DataError(source, f"comparing systems needs at least 2 systems (got {x.shape[1]})")
+    if x.shape[0] < 2:
+        raise DataError(source, f"comparing systems needs at least 2 topics (got {x.shape[0]})")
+    bad = np.argwhere(~np.isfinite(x))
+    if bad.size:
+        t, s = (int(i) for i in bad[0])
+        raise DataError(source, f"scores must be finite; topic {t} (row), system {names[s]!r} is {float(x[t, s])!r}")
+    return x, names
+
+
+def probability(name: str, value: object) -> float:
+    """A number strictly between 0 and 1 (alpha, power, a confidence level)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not 0 < value < 1:
+        raise ValueError(f"{name} must be a number in (0, 1) (got {value!r})")
+    return float(value)

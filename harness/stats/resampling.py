@@ -16,8 +16,9 @@ stats = lazy.module("scipy.stats")
 
 # Largest n for which exact_randomization enumerates the 2**n sign patterns.
 EXACT_MAX_TOPICS = 20
-# Relative tolerance for "reaches the observed statistic" (see the module docstring).
-_TIE_TOL = 1e-9
+# Relative tolerance for "reaches the observed statistic" (see harness.stats' docstring); the
+# randomised Tukey HSD (harness.stats.tukey) counts with it too.
+TIE_TOL = 1e-9
 # Random bytes drawn per block: fixed, so a p-value never depends on available memory.
 _BLOCK_BYTES = 1 << 22
 
@@ -32,7 +33,7 @@ def _signed_sums(d: np.ndarray) -> np.ndarray:
 
 def _reaches(stats: np.ndarray, observed: float, scale: float) -> int:
     """How many |stats| reach |observed|, with the float-noise tolerance of the module docstring."""
-    return int(np.count_nonzero(np.abs(stats) >= abs(observed) - _TIE_TOL * scale))
+    return int(np.count_nonzero(np.abs(stats) >= abs(observed) - TIE_TOL * scale))
 
 
 def exact_randomization(a, b) -> float:
@@ -131,7 +132,7 @@ def bootstrap_test(a, b, samples: int = StatsPolicy.bootstrap_samples, seed: int
     observed = float(d.mean())
     # mean(resample of d - mean(d)) == mean(resample of d) - mean(d): shift after resampling.
     shifted = _bootstrap_means(d, samples, seed) - observed
-    hits = int(np.count_nonzero(np.abs(shifted) >= abs(observed) - _TIE_TOL * float(np.abs(d).mean())))
+    hits = int(np.count_nonzero(np.abs(shifted) >= abs(observed) - TIE_TOL * float(np.abs(d).mean())))
     return (hits + 1) / (samples + 1)
 
 
