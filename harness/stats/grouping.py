@@ -1,0 +1,135 @@
+"""Which systems are indistinguishable, from an all-pairs test's family-wise p-values.
+
+Two views of the same p-values (a pair differs when ``p < alpha``, strict, as harness.stats'
+``reject``):
+
+- :func:`best_group`: the systems not significantly different from the best (the highest mean;
+  on a tie of means, the first), the best included, in the caller's order.
+- :func:`letter_display`: a compact letter display. Each system gets letters so that two systems
+  share a letter exactly when they are not significantly different. Built by Piepho's
+  insert-and-absorb algorithm (H.-P. Piepho, "An algorithm for a letter-based representation of
+  all-pairwise comparisons", J. Comput. Graph. Stat. 13(2), 2004), with its sweep:
+
+  1. One letter column holds every system.
+  2. *Insert*: for each significantly different pair (i, j), every column holding both is split
+     in two, one without i and one without j. *Absorb*: a column contained in another is dropped.
+  3. *Sweep*: a system's letter is dropped from a column when every other system of that column
+     shares another letter with it anyway (then the columns are absorbed again).
+  4. The systems are ranked by mean, highest first (ties: the caller's order); the columns are
+     named a, b, ..., z, A, ..., Z (then a2, b2, ...) in the order of their best-ranked system,
+     so the best system's letters start with "a".
+
+  Step 2 alone gives a valid display (no significantly different pair shares a letter, every
+  other pair shares one: Piepho's theorem); the sweep only removes letters nothing needs.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from harness.policies import StatsPolicy
+from harness.stats import checks
+
+__all__ = ["AllPairsResult", "best_group", "letter_display", "compact_letters"]
+
+
+class AllPairsResult(Protocol):
+    """What the grouping reads of an all-pairs test (harness.stats.tukey's results): the systems,
+    their means and the symmetric matrix of family-wise p-values in the systems' order."""
+
+    @property
+    def systems(self) -> tuple[str, ...]: ...
+
+    @property
+    def means(self) -> tuple[float, ...]: ...
+
+    def p_matrix(self) -> np.ndarray: ...
+
+
+def best_group(result: AllPairsResult, alpha: float = StatsPolicy.alpha) -> tuple[str, ...]:
+    """The systems whose p-value against the best system is ``>= alpha``, and the best, in the
+    result's order."""
+    alpha = checks.probability("alpha", alpha)
+    best = int(np.argmax(result.means))
+    p = result.p_matrix()[best]
+    return tuple(s for i, s in enumerate(result.systems) if i == best or not p[i] < alpha)
+
+
+def letter_display(result: AllPairsResult, alpha: float = StatsPolicy.alpha) -> dict[str, str]:
+    """The compact letter display of ``result`` at ``alpha``: each system's letters, in the
+    result's order of systems."""
+    alpha = checks.probability("alpha", alpha)
+    return compact_letters(result.systems, result.means, result.p_matrix() < alpha)
+
+
+def compact_letters(systems: Sequence[str], means: Sequence[float], different: np.ndarray) -> dict[str, str]:
+    """Each system's letters (see the module docstring) given which pairs differ: ``different``
+    is a symmetric boolean matrix in ``systems``' order.
+
+    >>> diff = np.zeros((4, 4), dtype=bool)
+    >>> for i, j in [(0, 2), (0, 3), (1, 3)]:
+    ...     diff[i, j] = diff[j, i] = True
+    >>> compact_letters(["bm25", "ql", "rm3", "tfidf"], [0.4, 0.35, 0.3, 0.2], diff)
+    {'bm25': 'a', 'ql': 'ab', 'rm3': 'bc', 'tfidf': 'c'}
+    """
+    names = list(systems)
+    m = len(names)
+    means_ = np.asarray(means, dtype=np.float64)
+    d = np.asarray(different, dtype=bool)
+    if d.shape != (m, m) or means_.shape != (m,):
+        raise ValueError(f"{m} systems need {m} means and an {m} x {m} matrix (got {means_.shape}, {d.shape})")
+    if not np.array_equal(d, d.T):
+        raise ValueError("different must be symmetric: (i, j) and (j, i) are the same pair")
+    rank = sorted(range(m), key=lambda i: (-means_[i], i))  # best first; ties: given order
+    columns: list[set[int]] = [set(range(m))]
+    for a in range(m):  # insert and absorb, pair after pair in rank order
+        for b in range(a + 1, m):
+            i, j = rank[a], rank[b]
+            if not d[i, j]:
+                continue
+            split = []
+            for col in columns:
+                if i in col and j in col:
+                    split += [col - {i}, col - {j}]
+                else:
+                    split.append(col)
+            columns = _absorb(split)
+    columns = _sweep(columns, m)
+    position = {s: r for r, s in enumerate(rank)}
+    columns.sort(key=lambda col: sorted(position[s] for s in col))
+    labels = _labels(len(columns))
+    return {names[s]: "".join(labels[c] for c, col in enumerate(columns) if s in col) for s in range(m)}
+
+
+def _absorb(columns: list[set[int]]) -> list[set[int]]:
+    """The columns not contained in another (of equal columns, the first)."""
+    kept: list[set[int]] = []
+    for k, col in enumerate(columns):
+        if not col:
+            continue
+        inside = any((col < other) or (col == other and n < k) for n, other in enumerate(columns) if n != k and other)
+        if not inside:
+            kept.append(col)
+    return kept
+
+
+def _sweep(columns: list[set[int]], m: int) -> list[set[int]]:
+    """Drop each letter no pair needs: system s leaves column c when it has another letter and
+    every other system of c shares another column with s."""
+    columns = [set(c) for c in columns]
+    for c, col in enumerate(columns):
+        for s in sorted(col):
+            elsewhere = [o for n, o in enumerate(columns) if n != c and s in o]
+            if elsewhere and all(any(t in o for o in elsewhere) for t in col - {s}):
+                col.discard(s)
+    return _absorb(columns)
+
+
+def _labels(k: int) -> list[str]:
+    """a..z, A..Z, then a2..Z2, a3..."""
+    letters = string.ascii_lowercase + string.ascii_uppercase
+    return [letters[i % 52] + (str(i // 52 + 1) if i >= 52 else "") for i in range(k)]
