@@ -29,6 +29,8 @@ __all__ = [
     "DEFAULT_IR_METADATA",
     "IR_METADATA_TESTS",
     "IR_METADATA_CORRECTIONS",
+    "META_EFFECTS",
+    "META_METHODS",
     "DEFAULT_MEASURES",
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
@@ -118,6 +120,16 @@ IR_METADATA: dict[str, str] = {
     "none": "not written",
 }
 DEFAULT_IR_METADATA = "yml"
+# Meta-analysis across collections (harness.stats.meta): the effect each collection contributes,
+# the first the default (it keeps the measure's units), and the random-effects variance estimator.
+META_EFFECTS: dict[str, str] = {
+    "raw": "the mean paired difference, in the measure's units; variance var(d)/n",
+    "standardized": "the standardised mean difference d_z = mean(d)/sd(d); variance 1/n + d_z^2/(2n)",
+}
+META_METHODS: dict[str, str] = {
+    "dl": "DerSimonian-Laird's moment estimate of tau^2 (truncated at 0)",
+    "pm": "Paule-Mandel's tau^2: generalised Q equal to its degrees of freedom",
+}
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,10 @@
 
 ``paired`` (t, Wilcoxon, effect size), ``resampling`` (randomization, bootstrap, CIs),
 ``corrections`` (multiple testing), ``compare`` (policies and comparisons of runs) and
-``tuning`` (cross-validation, settings not worse than the best); for many systems, ``anova``
-(two-way ANOVA), ``tukey`` (classic and randomised Tukey HSD) and ``grouping`` (best group,
-compact letter display); this package re-exports them.
+``tuning`` (cross-validation, settings not worse than the best); for many systems and many
+collections, ``anova`` (two-way ANOVA), ``tukey`` (classic and randomised Tukey HSD),
+``grouping`` (best group, compact letter display) and ``meta`` (meta-analysis); this package
+re-exports them.
 
 Pure functions of per-topic score vectors (numpy float arrays paired by topic, in the same order);
 no I/O, no Java. The t-test, the Wilcoxon test and the bootstrap resamples are scipy.stats'
@@ -46,6 +47,7 @@ from harness.stats.anova import ANOVA_FIELDS, Anova, AnovaRow, two_way_anova
 from harness.stats.compare import COMPARISON_FIELDS, Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
 from harness.stats.corrections import correct
 from harness.stats.grouping import best_group, compact_letters, letter_display
+from harness.stats.meta import MetaAnalysis, combine, meta_analysis, paired_effect
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
 from harness.stats.tukey import RandomizedTukeyHSD, TukeyHSD, randomized_tukey_hsd, tukey_hsd
@@ -87,4 +89,8 @@ __all__ = [
     "best_group",
     "letter_display",
     "compact_letters",
+    "MetaAnalysis",
+    "paired_effect",
+    "combine",
+    "meta_analysis",
 ]
