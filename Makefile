@@ -38,6 +38,7 @@ bench: setup-dev
 	.venv/bin/python bench/bench_eval.py --sizes 1M,10M
 	.venv/bin/python bench/bench_stats.py
 	.venv/bin/python bench/bench_tukey.py
+	.venv/bin/python bench/bench_power.py
 	.venv/bin/python bench/bench_e2e.py
 	.venv/bin/python bench/bench_scale.py
 	.venv/bin/python bench/bench_dense.py

@@ -31,6 +31,8 @@ __all__ = [
     "IR_METADATA_CORRECTIONS",
     "META_EFFECTS",
     "META_METHODS",
+    "DEFAULT_POWER",
+    "DEFAULT_DIFFERENCE",
     "DEFAULT_MEASURES",
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
@@ -130,6 +132,10 @@ META_METHODS: dict[str, str] = {
     "dl": "DerSimonian-Laird's moment estimate of tau^2 (truncated at 0)",
     "pm": "Paule-Mandel's tau^2: generalised Q equal to its degrees of freedom",
 }
+# Power and topic set size (harness.stats.power): the power asked for, and the difference in the
+# measure's units (for the ANOVA, the range of system means) it should detect.
+DEFAULT_POWER = 0.8
+DEFAULT_DIFFERENCE = 0.05
 
 
 @dataclass(frozen=True)

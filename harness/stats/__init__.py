@@ -4,8 +4,8 @@
 ``corrections`` (multiple testing), ``compare`` (policies and comparisons of runs) and
 ``tuning`` (cross-validation, settings not worse than the best); for many systems and many
 collections, ``anova`` (two-way ANOVA), ``tukey`` (classic and randomised Tukey HSD),
-``grouping`` (best group, compact letter display) and ``meta`` (meta-analysis); this package
-re-exports them.
+``grouping`` (best group, compact letter display), ``meta`` (meta-analysis) and ``power`` (power
+and topic set size); this package re-exports them.
 
 Pure functions of per-topic score vectors (numpy float arrays paired by topic, in the same order);
 no I/O, no Java. The t-test, the Wilcoxon test and the bootstrap resamples are scipy.stats'
@@ -49,6 +49,7 @@ from harness.stats.corrections import correct
 from harness.stats.grouping import best_group, compact_letters, letter_display
 from harness.stats.meta import MetaAnalysis, combine, meta_analysis, paired_effect
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
+from harness.stats.power import AnovaPower, PairedPower, anova_power, paired_power
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
 from harness.stats.tukey import RandomizedTukeyHSD, TukeyHSD, randomized_tukey_hsd, tukey_hsd
 from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
@@ -93,4 +94,8 @@ __all__ = [
     "paired_effect",
     "combine",
     "meta_analysis",
+    "PairedPower",
+    "AnovaPower",
+    "paired_power",
+    "anova_power",
 ]
