@@ -81,6 +81,15 @@ def test_letters_follow_the_ranking():
     assert stats.compact_letters(["a", "b", "c"], [1, 2, 3], every) == {"a": "c", "b": "b", "c": "a"}
 
 
+def test_a_pattern_too_tangled_for_letters_is_refused():
+    """Half of 60 systems' pairs different at random: the display would need thousands of
+    columns (one per maximal group of systems not differing). Tukey patterns never do."""
+    rng = np.random.default_rng(1)
+    d = np.triu(rng.random((60, 60)) < 0.5, 1)
+    with pytest.raises(ValueError, match="these 60 systems need more than 1,000 letter columns"):
+        stats.compact_letters([f"s{i}" for i in range(60)], rng.random(60), d | d.T)
+
+
 def test_more_than_52_letters():
     m = 60  # every system differs from every other: 60 letters
     names = [f"s{i}" for i in range(m)]

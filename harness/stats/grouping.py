@@ -20,7 +20,9 @@ Two views of the same p-values (a pair differs when ``p < alpha``, strict, as ha
      so the best system's letters start with "a".
 
   Step 2 alone gives a valid display (no significantly different pair shares a letter, every
-  other pair shares one: Piepho's theorem); the sweep only removes letters nothing needs.
+  other pair shares one: Piepho's theorem); the sweep only removes letters nothing needs. Columns
+  are bit sets of systems. A pattern of differences that needs more than :data:`MAX_COLUMNS`
+  columns on the way is refused: no display that long could be read.
 """
 
 from __future__ import annotations
@@ -34,7 +36,13 @@ import numpy as np
 from harness.policies import StatsPolicy
 from harness.stats import checks
 
-__all__ = ["AllPairsResult", "best_group", "letter_display", "compact_letters"]
+__all__ = ["AllPairsResult", "best_group", "letter_display", "compact_letters", "MAX_COLUMNS"]
+
+# The most letter columns the display may hold while it is built. A Tukey test's differences
+# never come near (its p falls as |difference| grows, so the columns are runs of systems in mean
+# order, at most m); an arbitrary pattern can need exponentially many: half of 50 systems' pairs
+# different at random peaked at 1,033 columns (5 s), of 80 systems ran for minutes.
+MAX_COLUMNS = 1000
 
 
 class AllPairsResult(Protocol):
@@ -85,48 +93,56 @@ def compact_letters(systems: Sequence[str], means: Sequence[float], different: n
     if not np.array_equal(d, d.T):
         raise ValueError("different must be symmetric: (i, j) and (j, i) are the same pair")
     rank = sorted(range(m), key=lambda i: (-means_[i], i))  # best first; ties: given order
-    columns: list[set[int]] = [set(range(m))]
+    columns = [(1 << m) - 1]  # a letter column as a bit set of systems
     for a in range(m):  # insert and absorb, pair after pair in rank order
         for b in range(a + 1, m):
             i, j = rank[a], rank[b]
-            if not d[i, j]:
+            both = (1 << i) | (1 << j)
+            if not d[i, j] or not any(c & both == both for c in columns):
                 continue
-            split = []
-            for col in columns:
-                if i in col and j in col:
-                    split += [col - {i}, col - {j}]
-                else:
-                    split.append(col)
-            columns = _absorb(split)
+            kept = [c for c in columns if c & both != both]
+            split = [half for c in columns if c & both == both for half in (c & ~(1 << i), c & ~(1 << j))]
+            columns = kept + _absorbed(split, kept)
+            if len(columns) > MAX_COLUMNS:
+                raise ValueError(
+                    f"the differences among these {m} systems need more than {MAX_COLUMNS:,} letter columns, "
+                    "too many for a letter display to be read; read best_group or the p-values"
+                )
     columns = _sweep(columns, m)
     position = {s: r for r, s in enumerate(rank)}
-    columns.sort(key=lambda col: sorted(position[s] for s in col))
+    columns.sort(key=lambda c: sorted(position[s] for s in range(m) if c >> s & 1))
     labels = _labels(len(columns))
-    return {names[s]: "".join(labels[c] for c, col in enumerate(columns) if s in col) for s in range(m)}
+    return {names[s]: "".join(labels[k] for k, c in enumerate(columns) if c >> s & 1) for s in range(m)}
 
 
-def _absorb(columns: list[set[int]]) -> list[set[int]]:
-    """The columns not contained in another (of equal columns, the first)."""
-    kept: list[set[int]] = []
-    for k, col in enumerate(columns):
-        if not col:
-            continue
-        inside = any((col < other) or (col == other and n < k) for n, other in enumerate(columns) if n != k and other)
-        if not inside:
-            kept.append(col)
-    return kept
+def _absorbed(new: list[int], old: list[int]) -> list[int]:
+    """The columns of ``new`` contained in no other column (of equal ones, the first). ``old``
+    columns, contained in none of each other, cannot be inside a new one: a new column is part
+    of a column that held no old one."""
+    out: list[int] = []
+    for k, c in enumerate(new):
+        others = old + out + new[k + 1 :]
+        if c and not any(c & ~o == 0 for o in others):
+            out.append(c)
+    return out
 
 
-def _sweep(columns: list[set[int]], m: int) -> list[set[int]]:
+def _sweep(columns: list[int], m: int) -> list[int]:
     """Drop each letter no pair needs: system s leaves column c when it has another letter and
-    every other system of c shares another column with s."""
-    columns = [set(c) for c in columns]
-    for c, col in enumerate(columns):
-        for s in sorted(col):
-            elsewhere = [o for n, o in enumerate(columns) if n != c and s in o]
-            if elsewhere and all(any(t in o for o in elsewhere) for t in col - {s}):
-                col.discard(s)
-    return _absorb(columns)
+    every other system of c shares another column with s; then absorb again."""
+    columns = list(columns)
+    for k in range(len(columns)):
+        for s in range(m):
+            bit = 1 << s
+            if not columns[k] & bit:
+                continue
+            elsewhere = 0
+            for n, o in enumerate(columns):
+                if n != k and o & bit:
+                    elsewhere |= o
+            if elsewhere and columns[k] & ~bit & ~elsewhere == 0:
+                columns[k] &= ~bit
+    return _absorbed(columns, [])
 
 
 def _labels(k: int) -> list[str]:

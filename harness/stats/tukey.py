@@ -135,7 +135,6 @@ def tukey_hsd(scores, systems) -> TukeyHSD:
     diffs = np.array([means[j] - means[i] for i, j in pairs])
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.abs(diffs) / se
-    p = np.ones(len(pairs))
     q_unique, back = np.unique(q, return_inverse=True)
     ok = np.isfinite(q_unique) & (q_unique > 0)  # q = 0 gives 1; 0/0 (no noise, no difference) too
     p_unique = np.ones_like(q_unique)
