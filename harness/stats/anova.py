@@ -19,8 +19,8 @@ Mean squares are sum / df; ``F`` is a factor's mean square over the residual's; 
 
 The closed form instead of statsmodels' OLS: its design matrix has a dummy column per topic, and
 at 50 systems x 1,000 topics (50,000 rows, 1,049 columns) ``ols(...).fit()`` and ``anova_lm``
-took 150 s (80 s of CPU) where this takes about 2 ms (bench/bench_tukey.py, shared 2-core
-machine). tests/test_stats_anova.py checks both against each other.
+took 150 to 317 s (80 to 110 s of CPU) where this takes 1.2 ms (bench/bench_tukey.py --ols,
+shared 2-core machine). tests/test_stats_anova.py checks both against each other.
 """
 
 from __future__ import annotations
