@@ -511,7 +511,7 @@ def test_bad_beir_qrels_are_named(tmp_path, text, line, message):
 
 def test_without_query_drops_only_the_querys_own_document():
     from harness.engine.beir import without_query
-    from harness.formats.runs import Run
+    from harness.formats.run import Run
 
     run = Run.from_ranked({"a": (["x", "a", "y"], [3.0, 2.0, 1.0]), "b": (["b"], [1.0]), "c": (["a"], [1.0])})
     out = without_query(run)

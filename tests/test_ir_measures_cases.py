@@ -17,7 +17,7 @@ import pytrec_eval
 import harness
 from harness.errors import DataError
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import EvalPolicy, evaluate, parse_measure
 
 

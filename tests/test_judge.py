@@ -18,7 +18,7 @@ import pytrec_eval
 import uvicorn
 
 from harness.errors import AccessError, DataError
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.judge.app import create_app
 from harness.judge.server import bind, check_host
 from harness.judge.session import JudgeSession, Topic, metrics, pool_order

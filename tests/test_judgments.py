@@ -4,7 +4,7 @@ import pytest
 
 from harness.errors import DataError
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import EvalPolicy, evaluate
 from harness.metrics.judgments import evaluate_judgments, parse_judgments, read_judgments, to_qrels, to_ranked_labels
 

@@ -14,7 +14,7 @@ import pytrec_eval
 
 from harness.errors import DataError
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import EvalPolicy, evaluate, parse_measure
 from harness.metrics.evaluate import AUDIT_COLUMNS
 from harness.metrics.trec_names import trec_eval_name

@@ -5,7 +5,8 @@ import pytest
 
 from harness.errors import DataError
 from harness.formats.qrels import Qrels, read_qrels
-from harness.formats.runs import Run, read_run, write_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run, write_run
 
 
 def write(tmp_path, text, name="f.txt"):

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import MEASURES, EvalPolicy, evaluate, parse_measure
 from harness.metrics.families import FAMILIES
 from harness.metrics.providers import PROVIDERS, kernel

@@ -20,7 +20,8 @@ import pytest
 import harness
 from harness.cli import main
 from harness.errors import DataError
-from harness.formats.runs import Run, read_run, write_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run, write_run
 from harness.metrics import parse_measure
 from harness.metrics.agreement import ktu, rbo
 from harness.verbs.reproduce import reproduce, reproduce_policy

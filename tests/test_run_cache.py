@@ -14,7 +14,8 @@ import pytest
 from harness.cli import main
 from harness.engine.search import strictly_decreasing
 from harness.experiment.cache import binary_path, cached, load_run, place_text, store_run
-from harness.formats.runs import Run, read_run, write_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run, write_run
 
 from .conftest import demo_config
 from .test_run_files import assert_identical, random_run, reference_text

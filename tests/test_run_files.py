@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from harness.errors import DataError
 from harness.experiment.cache import binary_path, load_run, store_run
 from harness.formats.qrels import read_qrels
-from harness.formats.runs import Run, read_run, write_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run, write_run
 from harness.formats.tokenizer import MAX_ID, MAX_LINE
 from harness.metrics import evaluate, parse_measure
 from harness.metrics.trec_names import trec_eval_name

@@ -16,7 +16,7 @@ from harness.errors import DataError, HarnessWarning
 from harness.experiment import run_experiment
 from harness.experiment.sanity import check_grid_edges, check_topics
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import evaluate
 from harness.specs.similarity import Similarity
 from harness.stats import StatsPolicy, compare

@@ -154,7 +154,8 @@ def test_strictly_decreasing_over_rankings_back_to_back():
 def test_search_run_equals_search_and_its_file_equals_repr(cranfield_index, cranfield_topics, spec, tmp_path):
     """The columnar path (what `harness run` uses) gives the run that search() gives, bit for
     bit, and its TREC file is the text of one repr() per score."""
-    from harness.formats.runs import Run, read_run, write_run
+    from harness.formats.run import Run
+    from harness.formats.runs import read_run, write_run
 
     sim = Similarity.parse(spec)
     searcher = Searcher(cranfield_index.path, IndexOptions())

@@ -1,7 +1,9 @@
 """The house rules of ARCHITECTURE.md that a linter does not check: no private name imported
-across modules, no registry of another module changed at import, no module over 650 lines, no
-import cycle between modules (import-linter checks the layers), no format name compared as a
-string outside the table of formats."""
+across modules, no registry of another module changed at import, no import cycle between modules
+(import-linter checks the layers), no format name compared as a string outside the table of
+formats. A module's length is no rule: a module holds one concept and is split along the seam
+between two, however long it is (issue 48, item 6: a line limit made commits rewrap and fold code
+to fit it)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS
 from .conftest import REPO
 
 PACKAGE = REPO / "harness"
-MAX_LINES = 650
 
 
 def _modules():
@@ -92,15 +93,6 @@ def test_no_registry_of_another_module_is_changed_at_import():
             ):
                 bad.append(f"{path.relative_to(REPO)}:{node.lineno}: {call.func.value.id}.{call.func.attr}(...)")
     assert not bad, "\n".join(bad)
-
-
-def test_no_module_is_over_650_lines():
-    long = {
-        str(path.relative_to(REPO)): n
-        for _, path, _ in _modules()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    }
-    assert not long, long
 
 
 def test_no_import_cycle_between_modules():

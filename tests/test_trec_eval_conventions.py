@@ -74,7 +74,7 @@ def test_without_c_only_topics_with_results_are_accumulated(tmp_path, capsys):
 
 def test_summary_property_sums_counts_and_averages_the_rest():
     from harness.formats.qrels import Qrels
-    from harness.formats.runs import Run
+    from harness.formats.run import Run
     from harness.metrics import evaluate as ev
 
     run = Run.from_ranked({"a": (["d1", "d2"], [2.0, 1.0]), "b": (["d3"], [1.0])})

@@ -20,7 +20,8 @@ from harness.errors import DataError
 from harness.formats.columns import pad8
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.qrels import Qrels, read_qrels
-from harness.formats.runs import Run, read_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run
 
 pd = lazy.module("pandas")
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.formats.catalog import BEIR_CORPUS_NAMES
-from harness.formats.runs import Run
+from harness.formats.run import Run
 
 __all__ = ["corpus_file", "DEFAULT_FIELDS", "without_query"]
 

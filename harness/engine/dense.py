@@ -146,7 +146,7 @@ class DenseSearcher:
     def search_run(
         self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
     ):
-        """A :class:`~harness.formats.runs.Run` (topics without hits left out), as Searcher.search_run
+        """A :class:`~harness.formats.run.Run` (topics without hits left out), as Searcher.search_run
         (``progress`` is not called: a knn batch reports no count)."""
         packed = self._search_packed(topics, sim, depth, threads, source)
         counts, docs, scores = batch_arrays(packed, len(topics))

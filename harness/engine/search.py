@@ -30,7 +30,7 @@ from harness.engine.ties import strictly_decreasing
 from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.columns import pad8
 from harness.formats.hygiene import id_problem
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.specs.models import EXPANSIONS, MODELS, IndexKind
 from harness.specs.similarity import Similarity
 
@@ -212,7 +212,7 @@ class Searcher:
     def search_run(
         self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
     ):
-        """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics, built from the batch's
+        """A :class:`~harness.formats.run.Run` of ``(qid, text)`` topics, built from the batch's
         arrays without a Python object per hit (topics that return nothing are left out). Its
         ``text_writer`` writes its TREC text from the same results in Java (RunText).
         ``progress(done)``: the topics searched so far, about twice a second."""
@@ -268,7 +268,7 @@ def id_table(ids: list[str]) -> np.ndarray:
 
 
 def run_from_arrays(topics, counts: np.ndarray, ids: np.ndarray, scores: np.ndarray, source: str):
-    """A :class:`~harness.formats.runs.Run` of ``(qid, text)`` topics from a batch's compact
+    """A :class:`~harness.formats.run.Run` of ``(qid, text)`` topics from a batch's compact
     arrays (``ids``: the hits' external ids as an ``S`` array, in rank order), without a Python
     object per hit; topics that returned nothing are left out."""
     keep = np.flatnonzero(counts > 0)

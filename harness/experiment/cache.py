@@ -34,7 +34,8 @@ import numpy as np
 from harness import lazy
 from harness.engine.ties import strictly_decreasing
 from harness.files import atomic_writer
-from harness.formats.runs import Run, numeric_array, read_run, write_run
+from harness.formats.run import Run
+from harness.formats.runs import numeric_array, read_run, write_run
 
 pa = lazy.module("pyarrow")
 pq = lazy.module("pyarrow.parquet")

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # types only: the report imports this module and must not rea
     from harness.config import Config
     from harness.engine.index import IndexInfo
     from harness.experiment.compare import Comparisons
-    from harness.formats.runs import Run
+    from harness.formats.run import Run
 
 __all__ = ["RunResult", "Check", "ExperimentResult", "RECALL_LEVELS"]
 

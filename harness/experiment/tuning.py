@@ -29,7 +29,7 @@ from harness.events import Emit, RunReady
 from harness.experiment import cache as run_cache
 from harness.experiment.compare import aligned_scores
 from harness.experiment.result import RunResult
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.specs.identity import Tuned
 from harness.specs.similarity import Similarity
 from harness.specs.sweeps import sweeps

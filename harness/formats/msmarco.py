@@ -50,7 +50,8 @@ from harness.errors import DataError, warn
 from harness.files import atomic_file
 from harness.formats.columns import Column, LineMap, TopicColumn
 from harness.formats.hygiene import BOM, check_id, field_count_hint
-from harness.formats.runs import Run, check_writable_ids
+from harness.formats.run import Run
+from harness.formats.runs import check_writable_ids
 from harness.formats.tokenizer import check_ids, file_size, fixed_bytes, map_blocks, parse_ints
 
 __all__ = ["read_msmarco_run", "write_msmarco_run", "passages_to_json", "PASSAGES_PER_FILE"]

@@ -15,7 +15,8 @@ from harness.errors import DataError
 from harness.formats.hygiene import regular_file
 from harness.formats.ir_metadata import SUFFIX
 from harness.formats.msmarco import read_msmarco_run
-from harness.formats.runs import Run, read_run
+from harness.formats.run import Run
+from harness.formats.runs import read_run
 from harness.policies import ReadPolicy
 
 __all__ = ["read_run_file", "run_file_labels", "shared_names"]

@@ -28,7 +28,7 @@ from harness.policies import EvalPolicy
 
 if TYPE_CHECKING:
     from harness.formats.qrels import Qrels
-    from harness.formats.runs import Run
+    from harness.formats.run import Run
 
 __all__ = [
     "TopicMatch",

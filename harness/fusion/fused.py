@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.fusion.methods import METHODS
 from harness.fusion.order import lexsort_in_topics, topic_order
 from harness.fusion.rows import TopicRows

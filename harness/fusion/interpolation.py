@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.fusion.rows import TopicRows
 from harness.policies import FusionPolicy
 

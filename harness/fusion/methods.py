@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.fusion import average, combmnz, combsum, interpolation, normalize, rrf
 from harness.fusion.rows import TopicRows
 from harness.policies import FusionPolicy

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.formats.runs import Run
+from harness.formats.run import Run
 
 __all__ = ["TopicRows"]
 

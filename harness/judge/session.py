@@ -47,7 +47,7 @@ class Topic:
 class JudgeSession:
     name: str
     topics: list[Topic]
-    runs: dict  # run name -> harness.formats.runs.Run (evaluated against the judgments)
+    runs: dict  # run name -> harness.formats.run.Run (evaluated against the judgments)
     measures: tuple[str, ...]
     depth: int
     texts: dict[str, str] = field(default_factory=dict)  # doc id -> text shown

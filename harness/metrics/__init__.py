@@ -1,7 +1,7 @@
 """Evaluation measures with trec_eval's numbers, from pure numpy kernels.
 
 >>> from harness.metrics import parse_measure, evaluate
->>> from harness.formats.runs import Run
+>>> from harness.formats.run import Run
 >>> from harness.formats.qrels import Qrels
 >>> run = Run.from_ranked({"q1": (["a", "b", "c"], [3.0, 2.0, 1.0])})
 >>> qrels = Qrels.from_dict({"q1": {"b": 1, "c": 0}})

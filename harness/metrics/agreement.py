@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness import lazy
-from harness.formats.runs import Run
+from harness.formats.run import Run
 
 stats = lazy.module("scipy.stats")
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.formats.tokenizer import worker_threads
 from harness.metrics.c_numbers import sum_in_order
 from harness.metrics.measures import Measure, parse_measure, parse_measures

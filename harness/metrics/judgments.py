@@ -29,7 +29,7 @@ import yaml
 
 from harness.errors import DataError, read_error
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics.evaluate import EvalPolicy, Evaluation, evaluate_labels
 from harness.metrics.ranked import NOT_JUDGED, RankedLabels
 

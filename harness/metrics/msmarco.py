@@ -37,7 +37,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.formats.qrels import Qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics.ranked import NOT_JUDGED, RankedLabels
 
 __all__ = ["ranked_as_read"]

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 
 from harness.errors import DataError
 from harness.formats.msmarco import write_msmarco_run
+from harness.formats.run import Run
 from harness.formats.run_files import read_run_file
-from harness.formats.runs import Run, write_run
+from harness.formats.runs import write_run
 from harness.fusion import fuse as fuse_runs
 from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
 
 if TYPE_CHECKING:
-    from harness.formats.runs import Run
+    from harness.formats.run import Run
 
 __all__ = ["fusion_policy", "fuse"]
 

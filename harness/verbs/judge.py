@@ -12,7 +12,7 @@ from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import lab_qid
 from harness.experiment.labels import relabel
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.judge.session import JudgeSession, fill, pools
 from harness.verbs.query import open_index, query
 from harness.verbs.similarity import parse_similarity

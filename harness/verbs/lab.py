@@ -28,7 +28,7 @@ from harness.errors import DataError
 from harness.events import Emit, Note, ignore
 from harness.experiment.adhoc import lab_qid
 from harness.formats.qrels import Qrels, read_qrels
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.metrics import evaluate
 from harness.metrics.judgments import RankJudgments, parse_judgment
 from harness.policies import EvalPolicy

@@ -31,8 +31,8 @@ from harness.errors import DataError
 from harness.formats.hygiene import regular_file
 from harness.formats.named import is_named, read_user_qrels
 from harness.formats.qrels import Qrels, judgments_named
+from harness.formats.run import Run
 from harness.formats.run_files import read_run_file
-from harness.formats.runs import Run
 from harness.formats.topic_ids import check_run_against_qrels, few
 from harness.metrics import Evaluation, parse_measures
 from harness.metrics import evaluate as evaluate_run

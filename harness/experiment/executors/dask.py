@@ -273,7 +273,7 @@ class DaskExecutor:
 
     def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
         """(sim, run, worker seconds) per run in `sims` order, each a columnar
-        :class:`~harness.formats.runs.Run` built from the workers' arrays (no Python object per
+        :class:`~harness.formats.run.Run` built from the workers' arrays (no Python object per
         hit), as the local executor makes it; every task is submitted first."""
         if not sims:
             return

@@ -22,7 +22,7 @@ class LocalExecutor:
 
     def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
         """(sim, run, seconds) per run in `sims` order, each a columnar
-        :class:`~harness.formats.runs.Run` straight from the batch's arrays (no Python object per hit)."""
+        :class:`~harness.formats.run.Run` straight from the batch's arrays (no Python object per hit)."""
         if not sims:
             return  # everything cached: no JVM
         searcher = open_searcher(index.path, index.options)
