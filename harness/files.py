@@ -1,7 +1,6 @@
-"""File helpers. Output is atomic: every file is written to a temporary sibling, flushed to disk
-(fsync) and renamed into place, so a crash, a kill or an error never leaves a half-written file
-where a complete one is expected. Input: JSON lines parsed with the file and line of the first
-bad one.
+"""File helpers: atomic output, and JSON lines read with the file and line of the first bad one.
+Every file is written to a temporary sibling, flushed to disk (fsync) and renamed into place, so
+a crash, a kill or an error never leaves a half-written file where a complete one is expected.
 
 A temporary file is named ``.<name>.<pid>.<random>.tmp`` and stays locked (flock) by its
 writer until it has been renamed, so :func:`remove_stale_temp_files` can tell the leftovers of

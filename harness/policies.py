@@ -280,7 +280,7 @@ class EvalPolicy:
         trec_eval does, with scores compared as trec_eval holds them, in single precision
         (float32: scores equal to 7 significant digits tie); the rank column and file order
         are ignored. ``"as-ranked"`` keeps the
-        run's own order (file order for :func:`harness.runs.read_run`).
+        run's own order (file order for :func:`harness.formats.runs.read_run`).
     ``missing_topics="zero"``
         A judged topic the run does not answer is scored on an empty ranking, as
         ``trec_eval -c`` does: 0 on every measure except NumRel (its judged relevant documents

@@ -274,7 +274,7 @@ def documents(dataset_id: str, fields: tuple[str, ...] = ()) -> Iterator[tuple[s
 def write_collection(dataset_id: str, fields: tuple[str, ...], out: Path, limit: int) -> int:
     """The documents as Anserini's JsonCollection reads them, one ``{"id", "contents"}`` per line
     into ``out`` (the index's build folder), streamed; a text over ``limit`` characters (Jackson's
-    longest string: harness.engine.corpus.JSON_STRING_LIMIT) is refused. Returns how many."""
+    longest string: harness.formats.json_docs.JSON_STRING_LIMIT) is refused. Returns how many."""
     source, n = PREFIX + dataset_id, 0
     with open(out, "w", encoding="utf-8") as fh:
         for doc_id, text in documents(dataset_id, fields):

@@ -36,7 +36,7 @@ __all__ = ["Qrels", "read_qrels", "read_qrels_file", "judgments_named"]
 
 class Qrels:
     """Relevance judgments: per topic, doc ids and integer labels (columnar inside, like
-    :class:`harness.runs.Run`).
+    :class:`harness.formats.run.Run`).
 
     >>> q = Qrels.from_dict({"q1": {"d1": 2, "d2": 0}})
     >>> q.topics(), q.judged("q1")

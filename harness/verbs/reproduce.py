@@ -1,4 +1,4 @@
-"""The reproduce verb: ``harness reproduce``, ``harness.reproduce``. An original experiment (a
+"""The reproduce verb (``harness reproduce``, ``harness.reproduce``): an original experiment (a
 baseline run and an advanced run) beside its reproduction, measured as repro_eval 0.5.0 measures
 it (Breuer et al., SIGIR 2020), its numbers equal to repro_eval's (tests/test_reproduce.py):
 

@@ -41,7 +41,7 @@ import org.apache.lucene.search.similarities.NormalizationZ;
 import org.apache.lucene.search.similarities.Similarity;
 
 /**
- * The Lucene similarities of the harness's models (harness.engine.search's table of them):
+ * The Lucene similarities of the harness's models (harness.specs.models names each factory):
  * Lucene's and Anserini's classes, built with the parameters each takes.
  */
 public final class Similarities {

@@ -6,8 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 
 /**
- * The first pass of the harness's check of a vectors collection (harness.engine.corpus,
- * Corpus.check_vectors): how far a JSON-lines file holds only lines of the one shape that the
+ * The first pass of the harness's check of a vectors collection (harness.engine.contents,
+ * check_vectors): how far a JSON-lines file holds only lines of the one shape that the
  * Python check certainly accepts, so that Python parses only the lines from the first other one
  * on. It decides nothing itself: a line it does not recognise is "doubtful" and Python, which
  * names every problem, checks it and all the lines after it.

@@ -2,13 +2,16 @@
 
 ``local`` does both in this process (one JVM, ``index.threads`` threads); ``dask`` does them on
 Dask workers (a running scheduler, or a LocalCluster started and stopped here). Both give the
-same index statistics and the same ranked arrays, so run files, metrics and the run cache do not
-depend on the executor: the driver turns the arrays into runs, evaluates and compares them.
+same index statistics and the same runs, bit for bit, so run files, metrics and the run cache do
+not depend on the executor: the driver writes the runs, evaluates and compares them.
 
-An executor offers ``build`` (an index builder for :func:`harness.engine.index.ensure_index`),
-``search(index, sims, queries, depth, threads)`` yielding ``(similarity, ranked, seconds)`` in
-the order of ``sims`` (``ranked`` as :meth:`harness.engine.search.Searcher.search` returns it),
-``describe()`` and ``close()``. Dask is imported only when a Dask executor starts.
+An executor offers ``build(corpus, options, work, threads)`` (the index builder
+:func:`harness.engine.index.ensure_index` calls, as :func:`harness.engine.index.build_here` is
+for this process), ``search_runs(index, sims, topics, depth, threads)`` yielding ``(similarity,
+run, seconds)`` in the order of ``sims`` (``run`` a columnar :class:`~harness.formats.run.Run` of
+the ``(qid, text)`` topics that returned something, as
+:meth:`harness.engine.search.Searcher.search_run` makes it), ``describe()`` and ``close()``.
+Dask is imported only when a Dask executor starts.
 """
 
 from __future__ import annotations
