@@ -62,6 +62,7 @@ MEASURES = [
     "ndcg_rel",
     "Rndcg",
 ]
+CHECKED = sorted({parse_measure(m).name for m in MEASURES})  # the families pytrec_eval checks here
 
 
 # doc ids of mixed lengths (prefixes like d1 < d10, > 8 and > 16 bytes, non-ASCII): the
@@ -127,6 +128,7 @@ def assert_same(ours, ref, measures, fill_missing=None, qrels=None):
         assert ours.means[str(m)] == pytest.approx(sum(expected.values()) / len(expected), abs=1e-12)
 
 
+@pytest.mark.oracle(*CHECKED, by="pytrec_eval (trec_eval 9.0.x), trec_eval -c")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_default_policy_equals_trec_eval_c(seed):
     run, qrels = synthetic(seed)
@@ -234,6 +236,7 @@ def trec_sorted(run):
     return {q: sorted(d.items(), key=lambda kv: (kv[1], kv[0]), reverse=True) for q, d in run.items()}
 
 
+@pytest.mark.oracle("RR", "F1", by="pytrec_eval's recip_rank and set_F on the run cut to k")
 def test_rr_at_k_and_f1_at_k_equal_trec_eval_on_truncated_runs():
     run, qrels = synthetic(7)
     k = 5
@@ -340,6 +343,7 @@ def test_hash_collisions_never_change_a_number(monkeypatch):
         Run.from_ranked({"q": (["a", "b", "c", "b"], [4, 3, 2, 1])})
 
 
+@pytest.mark.oracle("Judged", by="ir_measures' JudgedEvaluator, computed by hand")
 def test_judged_at_k_like_ir_measures():
     """Hand-computed, following ir_measures' JudgedEvaluator: docs of the top k that have any
     qrels entry (negative labels included) / min(k, returned)."""

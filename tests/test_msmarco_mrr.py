@@ -83,6 +83,7 @@ def _harness(capsys, *args) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.oracle("MRR(msmarco)", by="msmarco_passage_eval.py, re-derived in its own shape")
 @pytest.mark.parametrize("seed", range(12))
 def test_msmarco_mrr_equals_the_official_script(tmp_path, capsys, seed):
     run, qrels = _case(seed)

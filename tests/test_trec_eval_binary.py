@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.cli import main
+from harness.metrics.trec_names import parse_requests
 
 from .conftest import REPO
 
@@ -44,6 +45,12 @@ MEASURES = (
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
     "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret yaap official set all_trec"
 ).split()
+
+
+def families(names: list[str]) -> list[str]:
+    """The families of the measure table (harness.metrics.families) that trec_eval's ``-m`` names
+    request: what a test comparing their output lines checks against the binary."""
+    return sorted({r.trec.family.name for r in parse_requests(names) if r.trec.family is not None})
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +148,7 @@ def write_zscores(trec_eval: Path, flags: list[str], folder: Path, rnd: random.R
 STOPPED: list[int] = []
 
 
+@pytest.mark.oracle(*families(MEASURES), by="the trec_eval binary in Anserini's fatjar")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**31))
 def test_harness_trec_eval_prints_what_trec_eval_prints(trec_eval, tmp_path, capsys, seed):
@@ -528,6 +536,7 @@ def generate_other(seed: int, folder: Path) -> list[str]:
 REFUSED: list[int] = []
 
 
+@pytest.mark.oracle(*families(PREFS_MEASURES + JG_MEASURES), by="the trec_eval binary in Anserini's fatjar")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**31))
 def test_other_judgments_print_what_trec_eval_prints(trec_eval, tmp_path, capsys, seed):
