@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -451,3 +452,21 @@ def test_knn_run_files_are_written_through_java_as_write_run_writes_them(indexes
         write_run(tmp_path / "python.trec", run, "knn")
         assert calls == [True]
         assert (tmp_path / "java.trec").read_bytes() == (tmp_path / "python.trec").read_bytes()
+
+
+@pytest.mark.java
+def test_knn_queries_are_timed_as_text_queries_are(indexes):
+    """Each knn query is timed in Java (harness.engine.latency: its vector read, its query made
+    and searched): one positive time per topic, their sum at most the batch's wall time on each
+    thread, and the wall inside the Java call as Python times it."""
+    topics = read_topics(TOPICS, "vectors")
+    for info in indexes:
+        s = open_searcher(info.path, info.options)
+        try:
+            t = time.perf_counter()
+            run, times = s.timed_run(topics, Similarity.parse("knn(efSearch=100)"), 100, threads=2)
+            outer = time.perf_counter() - t
+        finally:
+            s.close()
+        assert len(times.nanos) == len(topics) > 1 and (times.nanos > 0).all() and times.threads == 2
+        assert times.nanos.sum() <= times.wall * 2 and times.wall / 1e9 <= outer and times.batches == 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -274,6 +275,23 @@ def test_impact_searches_report_their_progress(both, monkeypatch):
     seen.clear()
     ours._search_packed([{"f2": 1}, {"f1": 1}], IMPACT, 10, 2, seen.append)
     assert seen == [2]
+
+
+@pytest.mark.java
+def test_impact_searches_are_timed_per_query(both):
+    """Each impact query is timed in Java (harness.engine.latency): texts and term weights of one
+    run are two batches, their times put back in the queries' order, their walls summed, each
+    query's time inside them and the walls inside the call as Python times it."""
+    _, ours, _, _ = both
+    queries = ["f1", {"f2": 1}, "f3", {"f1": 1}, {"f3": 2}]
+    t = time.perf_counter()
+    (counts, _, _), times = ours.timed_arrays(queries, IMPACT, 10, 2)
+    outer = time.perf_counter() - t
+    assert len(times.nanos) == len(counts) == 5 and (times.nanos > 0).all()
+    assert (times.batches, times.threads) == (2, 2)
+    assert times.nanos.sum() <= times.wall * 2 and times.wall / 1e9 <= outer
+    (_, _, _), alone = ours.timed_arrays(["f1", "f3"], IMPACT, 10, 2)
+    assert alone.batches == 1 and len(alone.nanos) == 2
 
 
 @pytest.mark.java

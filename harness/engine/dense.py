@@ -25,6 +25,7 @@ import numpy as np
 
 from harness.engine import lucene
 from harness.engine.index import IndexOptions
+from harness.engine.latency import SearchTimes
 from harness.engine.search import (
     Searcher,
     batch_arrays,
@@ -107,29 +108,37 @@ class DenseSearcher:
 
     def search_arrays(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
         """Hits per topic (int32[n]), their Lucene docids and float32 scores, in rank order."""
-        return batch_arrays(self._search_packed(topics, sim, depth, threads, source), len(topics))
+        return self.timed_arrays(topics, sim, depth, threads, source)[0]
 
-    def _search_packed(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int, source) -> bytes:
-        """BatchSearcher.knn's packed results (as BatchSearcher.search's)."""
+    def timed_arrays(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source=""):
+        """(:meth:`search_arrays`'s arrays, the search's :class:`~harness.engine.latency.SearchTimes`)."""
+        packed, times = self._search_packed(topics, sim, depth, threads, source)
+        return batch_arrays(packed, len(topics)), times
+
+    def _search_packed(
+        self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int, source
+    ) -> tuple[bytes, SearchTimes]:
+        """BatchSearcher.knn's packed results (as BatchSearcher.search's) and what the search
+        took: each query timed from reading its vector to its ranked hits (harness.engine.latency)."""
         if sim.index is not IndexKind.VECTORS:
             raise DataError(self.path, f"{sim} needs a text index; a vectors index is searched with knn runs only")
         depth = max(1, min(int(depth), self.max_doc))
         # every vector checked before searching
         matrix = np.stack([self._vector(qid, text, source) for qid, text in topics]) if topics else None
         if matrix is None:
-            return b""
+            return b"", SearchTimes.none(threads)
         try:
-            raw = lucene.interruptible(
+            timed = lucene.interruptible(
                 self._java.knn,
                 matrix.astype("<f4").tobytes(),
                 self.dimension,
                 self._k(sim, depth),
                 depth,
                 max(1, int(threads)),
-            ).tostring()
+            )
+            return timed.packed().tostring(), SearchTimes.of(timed)
         except Exception as e:
             raise EngineError(f"search with {sim} failed: {e}") from e
-        return raw
 
     def search_hits(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, source: str = "", threads=2):
         """Per topic, (external ids, float32 scores) in rank order."""
@@ -148,12 +157,18 @@ class DenseSearcher:
     ):
         """A :class:`~harness.formats.run.Run` (topics without hits left out), as Searcher.search_run
         (``progress`` is not called: a knn batch reports no count)."""
-        packed = self._search_packed(topics, sim, depth, threads, source)
+        return self.timed_run(topics, sim, depth, threads, source, progress)[0]
+
+    def timed_run(
+        self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
+    ):
+        """(:meth:`search_run`'s run, the search's :class:`~harness.engine.latency.SearchTimes`)."""
+        packed, times = self._search_packed(topics, sim, depth, threads, source)
         counts, docs, scores = batch_arrays(packed, len(topics))
         ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
         run = run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
         run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
-        return run
+        return run, times
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2, qids=None, source=""):
         """For each query vector (JSON text), (doc ids, float64 scores) in rank order; ``qids``

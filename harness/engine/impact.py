@@ -31,22 +31,19 @@ from harness.formats.impact import check_weights
 __all__ = ["search_packed"]
 
 
-def search_packed(
-    java, queries: list, depth: int, threads: int, source: str = "queries", numbers=None, poll=None
-) -> bytes:
-    """BatchSearcher's packed results of an impact search of ``queries``, all texts or all
-    ``{term: weight}`` mappings (harness.engine.search.Searcher mixes them), on the index
-    BatchSearcher ``java`` holds; ``numbers`` (0-based) name the queries in errors; ``poll()`` is
-    called about twice a second while Java searches (progress: ``java.done()``)."""
+def search_packed(java, queries: list, depth: int, threads: int, source: str = "queries", numbers=None, poll=None):
+    """BatchSearcher's timed results (``Timed``: the packed results, each query's time) of an
+    impact search of ``queries``, all texts or all ``{term: weight}`` mappings
+    (harness.engine.search.Searcher mixes them), on the index BatchSearcher ``java`` holds;
+    ``numbers`` (0-based) name the queries in errors; ``poll()`` is called about twice a second
+    while Java searches (progress: ``java.done()``)."""
     if all(isinstance(q, str) for q in queries):
-        return lucene.interruptible(java.impact, list(queries), depth, threads, poll=poll).tostring()
+        return lucene.interruptible(java.impact, list(queries), depth, threads, poll=poll)
     return _weights_packed(java, queries, depth, threads, source, numbers, poll)
 
 
-def _weights_packed(
-    java, queries: list, depth: int, threads: int, source: str, numbers: list | None = None, poll=None
-) -> bytes:
-    """impactWeights's packed results of ``{term: weight}`` queries (checked here: any caller's,
+def _weights_packed(java, queries: list, depth: int, threads: int, source: str, numbers: list | None = None, poll=None):
+    """impactWeights's timed results of ``{term: weight}`` queries (checked here: any caller's,
     an API dict too; ``numbers``, 0-based, name them in errors as the caller counts them)."""
     terms: list[str] = []
     weights: list[int] = []
@@ -56,4 +53,4 @@ def _weights_packed(
         terms += q
         weights += q.values()
         counts.append(len(q))
-    return lucene.interruptible(java.impactWeights, terms, weights, counts, depth, threads, poll=poll).tostring()
+    return lucene.interruptible(java.impactWeights, terms, weights, counts, depth, threads, poll=poll)

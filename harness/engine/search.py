@@ -6,7 +6,9 @@ Every query is what Anserini's ``SimpleSearcher.search(text, k)`` runs — a bag
 external doc id ascending (also across the depth cut-off); scores rounded to 4 decimals and
 near-ties spread by 1e-6 steps (Anserini's ``ScoreTiesAdjusterReranker``). The work happens in
 ``harness/engine/java/BatchSearcher.java``; a whole batch of results crosses into Python as one byte
-array, and Lucene docids become external ids through a table read once per index.
+array, and Lucene docids become external ids through a table read once per index. Every batch
+is timed in Java, each query and the whole (harness.engine.latency): ``timed_run`` and
+``timed_arrays`` give the times with the results.
 
 The one thing we add: where float32 cannot hold Anserini's 1e-6 step (scores >= 32) two
 adjacent scores can still be equal. We lower such a score by one float64 ulp, so a run's
@@ -26,6 +28,7 @@ import numpy as np
 from harness.engine import impact, lucene
 from harness.engine.analysis import analyzer as make_analyzer
 from harness.engine.index import IndexOptions
+from harness.engine.latency import SearchTimes
 from harness.engine.ties import strictly_decreasing
 from harness.errors import DataError, EngineError, HarnessError
 from harness.formats.columns import pad8
@@ -147,13 +150,19 @@ class Searcher:
     def search_arrays(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """The compact form of a batch: hits per query (int32[n]), their Lucene docids (int32)
         and Anserini's tie-adjusted float32 scores, every query's hits in rank order;
-        ``self.ids[docids]`` are the external ids. A Dask worker sends back just these buffers."""
-        return batch_arrays(self._search_packed(queries, sim, depth, threads), len(queries))
+        ``self.ids[docids]`` are the external ids."""
+        return self.timed_arrays(queries, sim, depth, threads)[0]
 
-    def _impact_packed(self, queries: list, depth: int, threads: int, progress=None) -> bytes:
-        """An impact search's packed results (harness.engine.impact): texts and term weights each
-        searched in their form, the results put back in the queries' order. ``progress(done)``
-        counts the queries of both forms."""
+    def timed_arrays(self, queries: list, sim: Similarity, depth: int, threads: int = 2):
+        """(:meth:`search_arrays`'s arrays, the search's :class:`~harness.engine.latency.SearchTimes`):
+        what a Dask worker sends back."""
+        packed, times = self._search_packed(queries, sim, depth, threads)
+        return batch_arrays(packed, len(queries)), times
+
+    def _impact_packed(self, queries: list, depth: int, threads: int, progress=None) -> tuple[bytes, SearchTimes]:
+        """An impact search's packed results (harness.engine.impact) and times: texts and term
+        weights each searched in their form (a batch each), the results and times put back in the
+        queries' order. ``progress(done)`` counts the queries of both forms."""
 
         def poll(before: int):
             return None if progress is None else lambda: progress(before + int(self._java.done()))
@@ -161,25 +170,32 @@ class Searcher:
         texts = [i for i, q in enumerate(queries) if isinstance(q, str)]
         weighted = [i for i, q in enumerate(queries) if not isinstance(q, str)]
         if not texts or not weighted:
-            return impact.search_packed(self._java, queries, depth, threads, poll=poll(0))
+            timed = impact.search_packed(self._java, queries, depth, threads, poll=poll(0))
+            return timed.packed().tostring(), SearchTimes.of(timed)
         hits: list = [None] * len(queries)
+        parts = []
         for before, where in ((0, texts), (len(texts), weighted)):
             batch = [queries[i] for i in where]
-            raw = impact.search_packed(self._java, batch, depth, threads, numbers=where, poll=poll(before))
-            counts, docs, scores = batch_arrays(raw, len(where))
+            timed = impact.search_packed(self._java, batch, depth, threads, numbers=where, poll=poll(before))
+            parts.append(SearchTimes.of(timed))
+            counts, docs, scores = batch_arrays(timed.packed().tostring(), len(where))
             ends = np.cumsum(counts).tolist()
             for i, start, end in zip(where, [0, *ends[:-1]], ends):
                 hits[i] = (docs[start:end], scores[start:end])
         counts = np.array([len(d) for d, _ in hits], dtype="<i4")
-        return b"".join([counts.tobytes(), *(d.tobytes() for d, _ in hits), *(s.tobytes() for _, s in hits)])
+        packed = b"".join([counts.tobytes(), *(d.tobytes() for d, _ in hits), *(s.tobytes() for _, s in hits)])
+        return packed, SearchTimes.join(parts, [texts, weighted])
 
-    def _search_packed(self, queries: list, sim: Similarity, depth: int, threads: int, progress=None) -> bytes:
-        """BatchSearcher.search's packed results: hits per query, docids, float32 scores. An
-        impact run's queries are texts or ``{term: weight}`` mappings (harness.engine.impact).
-        ``progress(done)`` is called about twice a second with the queries done so far."""
+    def _search_packed(
+        self, queries: list, sim: Similarity, depth: int, threads: int, progress=None
+    ) -> tuple[bytes, SearchTimes]:
+        """BatchSearcher.search's packed results (hits per query, docids, float32 scores) and
+        what the search took (harness.engine.latency). An impact run's queries are texts or
+        ``{term: weight}`` mappings (harness.engine.impact). ``progress(done)`` is called about
+        twice a second with the queries done so far."""
         self._check_lengths(sim)
         if not queries:
-            return b""
+            return b"", SearchTimes.none(threads)
         if sim.index is not IndexKind.IMPACT and not all(isinstance(q, str) for q in queries):
             raise DataError(self.path, f"{sim} searches query texts; term weights are searched by impact runs")
         # More hits than documents cannot be returned; Lucene caps the same way, and the cap
@@ -189,7 +205,7 @@ class Searcher:
             if sim.index is IndexKind.IMPACT:
                 return self._impact_packed(queries, depth, int(threads), progress)
             reranker, first = self._reranker(sim)
-            raw = lucene.interruptible(
+            timed = lucene.interruptible(
                 self._java.search,
                 list(queries),
                 self._similarity(sim),
@@ -199,7 +215,8 @@ class Searcher:
                 reranker,
                 int(depth if first is None else first),
                 poll=None if progress is None else lambda: progress(int(self._java.done())),
-            ).tostring()
+            )
+            return timed.packed().tostring(), SearchTimes.of(timed)
         except HarnessError:
             raise
         except Exception as e:
@@ -207,7 +224,6 @@ class Searcher:
             if "OutOfMemoryError" in text:  # its first line, without Java's frames, and what to do
                 text = text.strip().splitlines()[0] + "; give Java more memory with HARNESS_JAVA_OPTS=-Xmx8g"
             raise EngineError(f"search with {sim} failed: {text}") from e
-        return raw
 
     def search_run(
         self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
@@ -216,13 +232,19 @@ class Searcher:
         arrays without a Python object per hit (topics that return nothing are left out). Its
         ``text_writer`` writes its TREC text from the same results in Java (RunText).
         ``progress(done)``: the topics searched so far, about twice a second."""
+        return self.timed_run(topics, sim, depth, threads, source, progress)[0]
+
+    def timed_run(
+        self, topics: list[tuple[str, str]], sim: Similarity, depth: int, threads: int = 2, source="", progress=None
+    ):
+        """(:meth:`search_run`'s run, the search's :class:`~harness.engine.latency.SearchTimes`)."""
         if self._id_bytes is None:
             self._id_bytes = id_table(self.ids.tolist())
-        packed = self._search_packed([text for _, text in topics], sim, depth, threads, progress)
+        packed, times = self._search_packed([text for _, text in topics], sim, depth, threads, progress)
         counts, docs, scores = batch_arrays(packed, len(topics))
         run = run_from_arrays(topics, counts, self._id_bytes[docs], scores, source or f"<search {sim}>")
         run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
-        return run
+        return run, times
 
     def search(self, queries: list[str], sim: Similarity, depth: int, threads: int = 2):
         """For each query text, (doc ids, float64 scores) in rank order."""

@@ -44,9 +44,9 @@ import org.apache.lucene.util.BytesRef;
  * then order each tie group by the rank of its external ids (UTF-8 byte order, as Lucene's
  * STRING_VAL sort compares them), precomputed once per index by {@link #setIdRanks}. No stored
  * document is loaded per hit and no Java object per hit crosses into Python. The results
- * of a batch come back as one little-endian byte[]: int counts[nq], int luceneDocids[total],
- * float scores[total]. Python maps Lucene docids to external ids with {@link #externalIds()},
- * read once per index.
+ * of a batch come back as one little-endian byte[] ({@link Timed#packed}): int counts[nq], int
+ * luceneDocids[total], float scores[total]. Python maps Lucene docids to external ids with
+ * {@link #externalIds()}, read once per index.
  *
  * <p>Query expansion runs Anserini's own rerankers (Rm3Reranker, RocchioReranker,
  * BM25PrfReranker) on a first search of Anserini's depth, with a RerankerContext built as
@@ -57,6 +57,9 @@ import org.apache.lucene.util.BytesRef;
  * <p>Impact search ({@link #impact}, {@link #impactWeights}) is Anserini's SimpleImpactSearcher
  * (and SearchCollection -impact -pretokenized): ImpactSimilarity, queries as term weights, the same
  * order, cut-off and tie adjustment.
+ *
+ * <p>Every batch is timed ({@link Timed}): each query's search on its thread, and the batch's wall
+ * time, with System.nanoTime, for the run's latency figures (harness.engine.latency).
  *
  * <p>This class is the batch orchestration Python holds per index; each concept it calls is a
  * class of its own beside it: {@link AnseriniOrder}, {@link Expansion}, {@link IndriTermQuery},
@@ -147,7 +150,7 @@ public final class BatchSearcher implements AutoCloseable {
    * Nearest neighbours of a batch of query vectors in a vectors index, as Anserini's
    * SearchFlatDenseVectors / SearchHnswDenseVectors run them: {@link KnnSearch#knn}.
    */
-  public byte[] knn(byte[] vectors, int dim, int k, int depth, int threads) throws Exception {
+  public Timed knn(byte[] vectors, int dim, int k, int depth, int threads) throws Exception {
     return KnnSearch.knn(reader, vectors, dim, k, depth, threads);
   }
 
@@ -155,6 +158,63 @@ public final class BatchSearcher implements AutoCloseable {
   public int vectorDimension() { return KnnSearch.vectorDimension(reader); }
 
   interface QueryTask { void run(int i) throws Exception; }
+
+  /**
+   * A batch's results, packed ({@link #pack}), and what its search took, measured in Java with
+   * System.nanoTime. nanos[i]: the time query i took on the thread that searched it, from before
+   * its query was built (the analysis of its text, its term weights, or its vector read) to after
+   * its hits were in rank order (and, for text and impact searches, their scores tie-adjusted):
+   * the Lucene search, and with expansion the first search, the reranker and its second search,
+   * all inside; the time it waited for a thread of the pool, and packing the results, outside.
+   * wall: the batch's wall time in the searcher, from before its thread pool is made to after its
+   * last query ended. threads: the pool's size, min(threads asked, queries), at least 1.
+   */
+  public static final class Timed {
+    private final byte[] packed;
+    private final long[] nanos;
+    private final long wall;
+    private final int threads;
+
+    Timed(byte[] packed, long[] nanos, long wall, int threads) {
+      this.packed = packed;
+      this.nanos = nanos;
+      this.wall = wall;
+      this.threads = threads;
+    }
+
+    /** {@link #pack}'s bytes. */
+    public byte[] packed() { return packed; }
+
+    /** Each query's nanoseconds, in the batch's order, as little-endian int64 (one byte[] to Python). */
+    public byte[] nanos() {
+      ByteBuffer buf = ByteBuffer.allocate(8 * nanos.length).order(ByteOrder.LITTLE_ENDIAN);
+      for (long x : nanos) buf.putLong(x);
+      return buf.array();
+    }
+
+    public long wall() { return wall; }
+
+    public int threads() { return threads; }
+  }
+
+  /**
+   * task(0..n-1) on `threads` threads, each query timed as {@link Timed} says and then counted in
+   * `done` (progress; null: not counted); the results the tasks left in docs and scores, packed.
+   */
+  static Timed timed(int n, int threads, int[][] docs, float[][] scores, AtomicInteger done, QueryTask task)
+      throws Exception {
+    long[] nanos = new long[n];
+    int t = Math.max(1, Math.min(threads, n));
+    long start = System.nanoTime();
+    forEach(n, t, i -> {
+      long began = System.nanoTime();
+      task.run(i);
+      nanos[i] = System.nanoTime() - began;
+      if (done != null) done.incrementAndGet();
+    });
+    long wall = System.nanoTime() - start;
+    return new Timed(pack(docs, scores), nanos, wall, t);
+  }
 
   /** task(0..n-1), on `threads` threads (one query on one thread; IndexSearcher is thread-safe). */
   static void forEach(int n, int threads, QueryTask task) throws Exception {
@@ -196,7 +256,7 @@ public final class BatchSearcher implements AutoCloseable {
   }
 
   /** Runs every query at depth k with the given similarity on `threads` threads. */
-  public byte[] search(String[] queries, Similarity similarity, int k, int threads) throws Exception {
+  public Timed search(String[] queries, Similarity similarity, int k, int threads) throws Exception {
     return search(queries, similarity, k, threads, false, null, 0);
   }
 
@@ -205,7 +265,7 @@ public final class BatchSearcher implements AutoCloseable {
    * reranker, as Anserini's cascade (a first search of depth `firstDepth`, the reranker, the tie
    * adjustment).
    */
-  public byte[] search(String[] queries, Similarity similarity, int k, int threads, boolean indri,
+  public Timed search(String[] queries, Similarity similarity, int k, int threads, boolean indri,
       Reranker<Object> reranker, int firstDepth) throws Exception {
     // No executor inside the searcher: one query runs on one thread and we parallelise across
     // queries. IndexSearcher is thread-safe; its similarity is set before any query runs.
@@ -218,11 +278,7 @@ public final class BatchSearcher implements AutoCloseable {
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
     done.set(0);
-    forEach(n, threads, i -> {
-      one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth);
-      done.incrementAndGet();
-    });
-    return pack(docs, scores);
+    return timed(n, threads, docs, scores, done, i -> one(s, queries[i], k, i, docs, scores, indri, reranker, firstDepth));
   }
 
   /** How many queries of the search running now are done (read from another thread: progress). */
@@ -261,26 +317,22 @@ public final class BatchSearcher implements AutoCloseable {
   interface QueryOf { Query of(int i) throws Exception; }
 
   /** Anserini's impact search of pretokenized queries: {@link ImpactQueries#pretokenized}. */
-  public byte[] impact(String[] queries, int k, int threads) throws Exception {
+  public Timed impact(String[] queries, int k, int threads) throws Exception {
     return impactSearch(queries.length, k, threads, ImpactQueries.pretokenized(queries));
   }
 
   /** Anserini's impact search of term weights: {@link ImpactQueries#weighted}. */
-  public byte[] impactWeights(String[] terms, int[] weights, int[] counts, int k, int threads) throws Exception {
+  public Timed impactWeights(String[] terms, int[] weights, int[] counts, int k, int threads) throws Exception {
     return impactSearch(counts.length, k, threads, ImpactQueries.weighted(terms, weights, counts));
   }
 
-  private byte[] impactSearch(int n, int k, int threads, QueryOf queries) throws Exception {
+  private Timed impactSearch(int n, int k, int threads, QueryOf queries) throws Exception {
     IndexSearcher s = new IndexSearcher(reader);
     s.setSimilarity(new ImpactSimilarity());
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
     done.set(0);
-    forEach(n, threads, i -> {
-      ranked(s, queries.of(i), k, i, docs, scores);
-      done.incrementAndGet();
-    });
-    return pack(docs, scores);
+    return timed(n, threads, docs, scores, done, i -> ranked(s, queries.of(i), k, i, docs, scores));
   }
 
   private ScoreDoc[] top(IndexSearcher s, Query query, int k) throws Exception {

@@ -20,16 +20,18 @@ final class KnnSearch {
    * the vector in "vector", the external id in "id"), each query what Anserini's
    * SearchFlatDenseVectors / SearchHnswDenseVectors run: search(new KnnFloatVectorQuery("vector",
    * q, k), depth, ANSERINI_ORDER, true), scores unrounded. The vectors come as one little-endian
-   * float32 byte[] (n rows of `dim`), the results as {@link BatchSearcher#search}'s byte[]; Python maps the
+   * float32 byte[] (n rows of `dim`), the results as {@link BatchSearcher#search}'s; Python maps the
    * docids with {@link BatchSearcher#externalIds()}, read once per index, instead of a stored document per hit.
+   * Each query is timed as {@link BatchSearcher.Timed} says: its vector read from the batch's bytes,
+   * its query made and searched.
    */
-  static byte[] knn(IndexReader reader, byte[] vectors, int dim, int k, int depth, int threads) throws Exception {
+  static BatchSearcher.Timed knn(IndexReader reader, byte[] vectors, int dim, int k, int depth, int threads) throws Exception {
     java.nio.FloatBuffer all = ByteBuffer.wrap(vectors).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
     int n = all.remaining() / dim;
     IndexSearcher s = new IndexSearcher(reader);
     int[][] docs = new int[n][];
     float[][] scores = new float[n][];
-    BatchSearcher.forEach(n, threads, i -> {
+    return BatchSearcher.timed(n, threads, docs, scores, null, i -> {
       float[] q = new float[dim];
       all.duplicate().position(i * dim).get(q);
       ScoreDoc[] hits = s.search(new KnnFloatVectorQuery(VECTOR, q, k), depth, AnseriniOrder.ANSERINI_ORDER, true).scoreDocs;
@@ -42,7 +44,6 @@ final class KnnSearch {
       docs[i] = d;
       scores[i] = sc;
     });
-    return BatchSearcher.pack(docs, scores);
   }
 
   /** The dimension of the vectors of {@link #VECTOR} (its first segment's); 0 when no segment has any. */
