@@ -97,6 +97,23 @@ def test_sweep_on_workers_writes_the_local_run_files(sweeps):
     assert [r.path.name for r in remote.runs] == [r.path.name for r in local.runs]
 
 
+def test_search_times_on_workers_say_what_they_sum(sweeps):
+    """Each query timed on the worker that searched it (harness.engine.latency), every query in
+    topic order: 225 topics in tasks of 50 are 5 batches, each searched on one thread; each query's
+    time lies inside its task's wall, so their sum is at most the walls' sum (qps: one thread's)."""
+    cfg, tmp, _, remote, _ = sweeps
+    runs = {e["spec"]: e for e in json.loads((tmp / "dask" / "manifest.json").read_text())["runs"]}
+    searched = {str(sim) for sim in cfg.runs}
+    for r in (r for r in remote.runs if r.name in searched):
+        t = r.latency
+        assert (len(t.nanos), t.batches, t.threads) == (225, 5, 1) and (t.nanos > 0).all()
+        assert t.nanos.sum() <= t.wall
+        f = runs[r.name]["latency"]
+        assert (f["queries"], f["threads"], f["batches"]) == (225, 1, 5) and f["qps"] == round(225 / (t.wall / 1e9), 2)
+    (tuned,) = [r for r in remote.runs if r.name not in searched]
+    assert runs[tuned.name]["latency"] is None  # assembled from the folds' choices, not searched
+
+
 def test_sharded_index_has_the_single_builds_statistics(sweeps, cranfield_index):
     _, tmp, local, remote, _ = sweeps
     merged, single = open_manifest(tmp / "sharded"), cranfield_index.manifest
@@ -123,6 +140,10 @@ def test_run_cache_is_shared_both_ways(sweeps, cranfield_index):
     # a local re-run on the index the workers built reuses what they searched
     again, _ = experiment(cfg, tmp / "local-again", index_path=tmp / "sharded")
     assert all(r.reused for r in again.runs) and runs_of(tmp / "local-again") == runs_of(tmp / "dask")
+    # reused, a run shows the figures of the search that made it: the workers' 5 batches
+    remote = {e["name"]: e["latency"] for e in json.loads((tmp / "dask" / "manifest.json").read_text())["runs"]}
+    local = {e["name"]: e["latency"] for e in json.loads((tmp / "local-again" / "manifest.json").read_text())["runs"]}
+    assert local == remote and all(f["batches"] == 5 for f in local.values() if f is not None)
     # a Dask run over the local cache needs no cluster at all (this scheduler does not exist)
     cached, logs = experiment(
         cfg,

@@ -5,8 +5,12 @@ reads back in a fraction of the search's time.
 The binary copy is a Parquet file (zstd, byte-stream-split columns): the hits' doc ids, their
 scores (as Lucene's float32 when the run's float64 scores are exactly what
 :func:`~harness.engine.search.strictly_decreasing` makes of them, as for every searched run;
-float64 otherwise) and, in its metadata, the topics, their hit counts, the run's tag and the
-size and modification time of the text it was written beside. It takes 3-4 bytes a hit where
+float64 otherwise) and, in its metadata, the topics, their hit counts, the run's tag, the
+size and modification time of the text it was written beside and, for a searched run, the times
+of the search that made it (:class:`~harness.engine.latency.SearchTimes`: each query's
+nanoseconds, the batches' wall time and threads, the index's size), so that a run read back from
+the cache reports the figures of its search, not of its reading. The text is the same with or
+without them. It takes 3-4 bytes a hit where
 the text takes 50-60 (and the former ``.npz`` copy 16): text plus binary hold a run in about
 1.06x its text (issue 37).
 
@@ -32,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from harness import lazy
+from harness.engine.latency import SearchTimes
 from harness.engine.ties import strictly_decreasing
 from harness.files import atomic_writer
 from harness.formats.run import Run
@@ -40,7 +45,16 @@ from harness.formats.runs import numeric_array, read_run, write_run
 pa = lazy.module("pyarrow")
 pq = lazy.module("pyarrow.parquet")
 
-__all__ = ["store_run", "load_run", "place_text", "binary_path", "cached", "CACHE_FORMAT", "LEGACY_SUFFIXES"]
+__all__ = [
+    "store_run",
+    "load_run",
+    "load_timed_run",
+    "place_text",
+    "binary_path",
+    "cached",
+    "CACHE_FORMAT",
+    "LEGACY_SUFFIXES",
+]
 
 CACHE_FORMAT = "harness-run-cache/2"
 # What earlier versions kept beside a cached text (harness-run-cache/1), removed when met.
@@ -64,11 +78,12 @@ def _stamp(path: Path) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns]
 
 
-def store_run(trec: Path, run: Run, tag: str) -> None:
-    """Write the TREC text, then its binary copy (recording the text's size and time)."""
+def store_run(trec: Path, run: Run, tag: str, times: SearchTimes | None = None) -> None:
+    """Write the TREC text, then its binary copy (recording the text's size and time, and the
+    times of the search that made the run when given)."""
     trec = Path(trec)
     write_run(trec, run, tag)
-    _write_binary(binary_path(trec), run, tag, _stamp(trec))
+    _write_binary(binary_path(trec), run, tag, _stamp(trec), times)
     _drop_legacy(trec)
 
 
@@ -88,7 +103,7 @@ def _float32_exact(run: Run) -> np.ndarray | None:
     return s32 if np.array_equal(again.view(np.uint64), run.scores.view(np.uint64)) else None
 
 
-def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> None:
+def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None, times: SearchTimes | None = None) -> None:
     n = len(run.docids)
     docids = np.ascontiguousarray(run.docids)
     width = max(docids.dtype.itemsize, 1)
@@ -103,6 +118,7 @@ def _write_binary(path: Path, run: Run, tag: str, text: list[int] | None) -> Non
         "scores": "float32" if s32 is not None else "float64",
         "tag": tag,
         "text": text,
+        **({"latency": times.record()} if times is not None else {}),
     }
     table = pa.table({"docid": ids, "score": scores}).replace_schema_metadata(
         {"harness": json.dumps(meta, ensure_ascii=False)}
@@ -165,6 +181,13 @@ def _read_binary(path: Path, source: str) -> tuple[Run, dict] | None:
 def load_run(trec: Path) -> Run | None:
     """The cached run of ``trec``: from its binary copy when that is sound, else from the text
     (and then the binary copy is made); None when neither is there."""
+    return load_timed_run(trec)[0]
+
+
+def load_timed_run(trec: Path) -> tuple[Run | None, SearchTimes | None]:
+    """(:func:`load_run`'s run, the times of the search that made it): None for a run that was
+    not searched, or was cached before the times were kept, or whose binary copy had to be made
+    again from its text (the text holds no times)."""
     trec = Path(trec)
     got = _read_binary(binary_path(trec), str(trec))
     if got is not None:
@@ -172,16 +195,16 @@ def load_run(trec: Path) -> Run | None:
             os.utime(binary_path(trec))  # used now: `harness cache --unused-since` keeps it
         except OSError:
             pass
-        return got[0]
+        return got[0], SearchTimes.from_record(got[1].get("latency"))
     if not trec.exists():
-        return None
+        return None, None
     run = read_run(trec)
     try:
         _write_binary(binary_path(trec), run, _text_tag(trec), _stamp(trec))
         _drop_legacy(trec)
     except OSError:
         pass  # a read-only cache still works, only slower
-    return run
+    return run, None
 
 
 def _text_tag(trec: Path) -> str:
@@ -208,7 +231,7 @@ def place_text(trec: Path, dst: Path, run: Run | None = None) -> bool:
             run = None if got is None else got[0]
         if run is None:
             raise FileNotFoundError(f"the run cache's text {trec} changed and its binary copy cannot be read")
-        store_run(trec, run, meta["tag"])
+        store_run(trec, run, meta["tag"], SearchTimes.from_record(meta.get("latency")))  # the search's times kept
     try:
         os.link(trec, dst)
         return True

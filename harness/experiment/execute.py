@@ -60,10 +60,11 @@ def open_existing(p: Plan) -> IndexInfo:
     return IndexInfo(p.index_path, p.fingerprint, p.options, manifest, reused=True)
 
 
-def _store(path, run, tag: str) -> None:
-    """Write a run to the cache; a full disk names the cache folder (the file is not there)."""
+def _store(path, run, tag: str, times=None) -> None:
+    """Write a run to the cache (with the times of its search, when searched); a full disk names
+    the cache folder (the file is not there)."""
     try:
-        run_cache.store_run(path, run, tag=tag)  # read from the module: tests/test_verbs.py patches it
+        run_cache.store_run(path, run, tag=tag, times=times)  # read from the module: tests/test_verbs.py patches it
     except OSError as e:
         if e.errno in (errno.ENOSPC, errno.EDQUOT):
             raise OSError(
@@ -216,13 +217,12 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
             for sim in cfg.runs
         }
 
-        def finish(sim, run, seconds, reused):
+        def finish(sim, run, seconds, reused, times):
             in_run = set(run.topics())
             empty = [qid for qid, _ in topics if qid not in in_run]
             where = p.for_run(sim)
-            done[str(sim)] = RunResult(
-                sim, str(sim), run, paths[str(sim)], seconds, reused, empty, None if where is p else where.index_path
-            )
+            index = None if where is p else where.index_path
+            done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty, index, times)
             on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
         # what the searcher takes: the texts, or an impact topic's term weights (harness.engine.impact)
@@ -230,26 +230,31 @@ def _experiment(cfg: Config, on: Emit, writer, writes: list, held) -> Experiment
         pending = []
         for sim in cfg.runs:
             t = time.perf_counter()
-            run = run_cache.load_run(paths[str(sim)]) if run_cache.cached(paths[str(sim)]) else None
+            # a cached run comes with the times of the search that made it (None: cached before they were kept)
+            run, times = (
+                run_cache.load_timed_run(paths[str(sim)]) if run_cache.cached(paths[str(sim)]) else (None, None)
+            )
             if run is not None:
-                finish(sim, run, time.perf_counter() - t, True)
+                finish(sim, run, time.perf_counter() - t, True, times)
             else:
                 pending.append(sim)
         for folder in {p.for_run(sim).runs_folder for sim in pending}:
             check_writable(folder, tree=False)  # before searching: the runs could not be cached
         # The executor yields each run in config order as a columnar Run (no Python object per
-        # hit; seconds: searching time, summed over the workers' tasks under Dask); the driver
+        # hit; seconds: searching time, summed over the workers' tasks under Dask) with the
+        # searcher's times, kept with the run in the cache, the index's size added; the driver
         # writes the cached run file. Runs reading exact lengths are searched on their own index.
         for where in (p, p.exact):
             group = [sim for sim in pending if p.for_run(sim) is where]
             if not group:
                 continue
             searched = executor.search_runs(infos[where.index_path], group, queries, cfg.depth, cfg.index_threads)
-            for sim, run, seconds in searched:
+            for sim, run, seconds, times in searched:
                 if cfg.remove_query:  # the query's own document out of its ranking (engine.beir)
                     run = without_query(run)
-                writes.append(writer.submit(_store, paths[str(sim)], run, str(sim)))
-                finish(sim, run, seconds, False)
+                times = times.on_index(where.index_path)
+                writes.append(writer.submit(_store, paths[str(sim)], run, str(sim), times))
+                finish(sim, run, seconds, False, times)
         results = [done[str(sim)] for sim in cfg.runs]
         timings["search"] = time.perf_counter() - t_search
     finally:

@@ -14,6 +14,7 @@ from harness.specs.labels import run_file_names
 if TYPE_CHECKING:  # types only: the report imports this module and must not reach the engine
     from harness.config import Config
     from harness.engine.index import IndexInfo
+    from harness.engine.latency import SearchTimes
     from harness.experiment.compare import Comparisons
     from harness.formats.run import Run
 
@@ -29,10 +30,16 @@ class RunResult:
     name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.labels)
     run: Run
     path: Path  # the cached run file
-    seconds: float  # reading it, or searching (summed over the tasks of the Dask workers)
+    # what this experiment spent on the run: reading it (from the cache or a file), fusing or
+    # assembling it, or searching it (the driver's wall time; under Dask the workers' tasks summed)
+    seconds: float
     reused: bool
     empty_topics: list[str]  # topics for which the run returned nothing
     index: Path | None = None  # the index it was searched on, when not the experiment's (exact lengths)
+    # what the searcher measured when it searched the run (harness.engine.latency), a reused run's
+    # from the cache; None: not searched (a file, a fusion, a cross-validated run), or cached
+    # before the harness kept the times
+    latency: SearchTimes | None = None
 
 
 @dataclass(frozen=True)

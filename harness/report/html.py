@@ -21,7 +21,7 @@ from harness.metrics.evaluate import AUDIT_COLUMNS
 from harness.policies import format_p
 from harness.report import explorer
 from harness.report.tables import fmt_d, significance
-from harness.report.view import ReportView, removed
+from harness.report.view import LATENCY_COLUMNS, LATENCY_NOTE, ReportView, latency_cells, latency_search, removed
 
 jinja2 = lazy.module("jinja2")
 
@@ -55,6 +55,9 @@ def _environment():
         run_rows=lambda v: [
             [r.name, r.file, str(r.topics_returned), f"{r.seconds:.2f}", "yes" if r.reused else "no"] for r in v.runs
         ],
+        latency_columns=LATENCY_COLUMNS,
+        latency_note=LATENCY_NOTE,
+        latency_rows=lambda v: [[r.name, latency_search(r), *latency_cells(r)] for r in v.latency],
         check_rows=lambda v: [
             [
                 "OK" if ch.ok else "FAIL",
@@ -110,7 +113,7 @@ def sections(view: ReportView) -> list[tuple[str, str]]:
         out += [("policies", "Policies"), ("coverage", "Coverage audit")]
     if view.explorer is not None:
         out.append(("explorer", "Topic explorer"))
-    out.append(("runs", "Runs"))
+    out += [("runs", "Runs"), ("latency", "Latency")]
     if view.checks:
         out.append(("expectations", "Expectations"))
     out.append(("provenance", "Provenance"))

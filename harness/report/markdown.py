@@ -10,7 +10,7 @@ import io
 
 from harness.policies import format_p
 from harness.report.tables import fmt_d, significance
-from harness.report.view import ReportView
+from harness.report.view import LATENCY_COLUMNS, LATENCY_NOTE, ReportView, latency_cells, latency_search
 
 __all__ = ["render", "md"]
 
@@ -59,6 +59,7 @@ def render(view: ReportView) -> str:
     w("## Runs\n\n| run | file | topics returned | seconds | reused |\n|---|---|---:|---:|---|\n")
     for r in view.runs:
         w(f"| {md(r.name)} | {md(r.file)} | {r.topics_returned} | {r.seconds:.2f} | {'yes' if r.reused else 'no'} |\n")
+    _latency(view, w)
     if view.checks:
         w("\n## Expectations\n\n")
         for c in view.checks:
@@ -67,6 +68,13 @@ def render(view: ReportView) -> str:
     for k, v in view.provenance:
         w(f"- {k}: {md(v)}\n")
     return out.getvalue()
+
+
+def _latency(view: ReportView, w) -> None:
+    w(f"\n## Latency\n\n{LATENCY_NOTE}\n\n| run | search | {' | '.join(LATENCY_COLUMNS)} |\n")
+    w("|---|---|" + "---:|" * len(LATENCY_COLUMNS) + "\n")
+    for r in view.latency:
+        w(f"| {md(r.name)} | {latency_search(r)} | " + " | ".join(latency_cells(r)) + " |\n")
 
 
 def _means(view: ReportView, w) -> None:

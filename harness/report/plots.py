@@ -31,6 +31,10 @@ What a reader sees, and why:
   corrected test does not call significant; the chart's title says so. Then one panel per pair
   with the per-topic differences of the first compared measure, each on its own scale,
   symmetric around 0.
+* **Effectiveness against latency.** One dot per run with search times (harness.engine.latency):
+  the config's first measure against the mean per-query search time, in the family colours; the
+  x axis starts at 0, so distances compare as ratios. A reused run's dot is the search that cached
+  it; runs never searched (files, fusions, cross-validated runs) have no dot. Drawn from two runs.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from harness.report.svg import (
     heatmap,
     interval_chart,
     line_chart,
+    scatter_chart,
     shade,
     text_width,
 )
@@ -368,6 +373,29 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
     return out
 
 
+def _latency_plot(result: ExperimentResult) -> list[str]:
+    """The config's first measure against each run's mean search time (ms), one dot per run
+    with times; nothing under two such runs."""
+    m = result.config.measures[0]
+    styles = run_styles(result)
+    points = []
+    for r in result.runs:
+        f = None if getattr(r, "latency", None) is None else r.latency.figures()
+        if f is None or r.name not in result.evaluations:
+            continue
+        y = result.evaluations[r.name].means[m]
+        tip = (
+            f"{r.name}: {m} {y:.4f}; mean {f['mean_ms']:.2f} ms a query (p95 {f['p95_ms']:.2f} ms), "
+            f"{f['qps']:.1f} queries/s on {f['threads']} thread{'s' if f['threads'] > 1 else ''}"
+            + (" (reused: the search that cached it)" if r.reused else "")
+        )
+        points.append((_styled(styles[r.name], [f["mean_ms"]], [y]), tip))
+    if len(points) < 2:
+        return []
+    title = f"{m} against mean search time per query"
+    return [scatter_chart(title, "mean search time per query (ms)", m, points, bounds=(0.0, 1.0), min_span=MIN_SPAN)]
+
+
 def _kind(row) -> str:
     """A comparison's dot in the interval charts: "better" or "worse" (significant, filled green or
     orange-red), "ns" (hollow grey)."""
@@ -438,7 +466,8 @@ class PlotGroup:
 
 def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
     """The Plots section: precision-recall, measure against parameter, differences with CIs,
-    per-topic differences (each only when there is something to draw)."""
+    per-topic differences, effectiveness against latency (each only when there is something to
+    draw)."""
     cfg = result.config
     c = result.comparisons
     groups = [PlotGroup("Interpolated precision-recall (11 points, mean over topics)", (), tuple(_pr_plots(result)))]
@@ -479,4 +508,11 @@ def plot_groups(result: ExperimentResult) -> list[PlotGroup]:
             )
         heading = f"Per-topic difference in {c.measures[0]} ({pair})"
         groups.append(PlotGroup(heading, tuple(notes), tuple(_topic_plots(result))))
+    if cfg.measures and (latency := _latency_plot(result)):
+        note = Markup(
+            "Each dot a run: its {} against its mean search time per query, as the Java searcher measured it "
+            "(see <em>Latency</em>; a reused run's from the search that cached it). Runs not searched (files, "
+            "fusions, cross-validated runs) or cached without search times have no dot."
+        ).format(cfg.measures[0])
+        groups.append(PlotGroup("Effectiveness against latency", (note,), tuple(latency)))
     return groups

@@ -10,7 +10,8 @@ Axes are zoomed to the data (:func:`axis_range`) with round ticks (:func:`nice_t
 are laid out from an estimate of the text's width (:func:`text_width`) so entries never overlap,
 and a legend may be grouped in columns (one per model family). Chart kinds: :func:`line_chart`,
 :func:`bar_chart` (per-topic differences), :func:`heatmap` (a two-parameter grid),
-:func:`interval_chart` (differences with confidence intervals).
+:func:`interval_chart` (differences with confidence intervals), :func:`scatter_chart` (one dot per
+run: effectiveness against latency).
 
     >>> svg = line_chart("t", "x", "y", [("a<b", [0, 1], [0.5, 0.25])])
     >>> svg.startswith("<svg") and "a&lt;b" in svg and "a<b" not in svg
@@ -32,6 +33,7 @@ __all__ = [
     "bar_chart",
     "heatmap",
     "interval_chart",
+    "scatter_chart",
     "nice_ticks",
     "axis_range",
     "text_width",
@@ -562,5 +564,49 @@ def interval_chart(
             f'<circle cx="{xmap(est):.1f}" cy="{y:.1f}" r="4.5" fill="{fill}" stroke="{color}" stroke-width="2"/></g>'
         )
     out.append(f.x_label(x_label))
+    out.append("</svg>")
+    return Markup("\n".join(out))
+
+
+def scatter_chart(
+    title: str,
+    x_label: str,
+    y_label: str,
+    points: Sequence[tuple[Series, str]],
+    width: int = 560,
+    height: int = 340,
+    bounds: tuple[float, float] | None = None,
+    min_span: float = 0.0,
+) -> Markup:
+    """One dot per point: ``points`` are (a :class:`Series` of one x and one y, its tooltip), its
+    colour and legend label (grouped by :attr:`Series.group`) the series'. The y axis is zoomed to
+    the data (:func:`axis_range` with ``bounds`` and ``min_span``); the x axis starts at 0, so that
+    x values compare as ratios (a run twice as far right takes twice as long)."""
+    dots = [(s, tip) for s, tip in points if s.xs and s.ys and math.isfinite(s.xs[0]) and math.isfinite(s.ys[0])]
+    entries = [_Entry(s.label or s.name, tip, s.color, "", 6.0, s.group) for s, tip in dots]
+    placed, legend_h = _legend_layout(entries, width - 58 - 16) if entries else ([], 0)
+    f = _Frame(width, height, extra=legend_h)
+    xlo, xhi, xt = axis_range([s.xs[0] for s, _ in dots], bounds=(0.0, math.inf), include=[0.0])
+    ylo, yhi, yt = axis_range([s.ys[0] for s, _ in dots], bounds=bounds, min_span=min_span)
+    xmap = lambda x: f.x0 + 10 + (x - xlo) / (xhi - xlo) * (f.x1 - f.x0 - 20)  # noqa: E731
+    ymap = lambda y: f.y0 - (y - ylo) / (yhi - ylo) * (f.y0 - f.y1)  # noqa: E731
+    out = f.open(title, f"{y_label} against {x_label}: " + "; ".join(e.title for e in entries), "scatter-chart")
+    out += f.y_axis(yt, ymap, y_label, ylo, yhi)
+    out.append(f'<g class="x-axis" data-x-min="{_num(xlo)}" data-x-max="{_num(xhi)}">')
+    out.append(f'<line x1="{f.x0}" y1="{f.y0}" x2="{f.x1}" y2="{f.y0}" stroke="#333"/>')
+    for t in xt:
+        px = xmap(t)
+        out.append(f'<line x1="{px:.1f}" y1="{f.y0}" x2="{px:.1f}" y2="{f.y0 + 4}" stroke="#333"/>')
+        out.append(
+            f'<text x="{px:.1f}" y="{f.y0 + 16}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
+        )
+    out.append("</g>")
+    out.append(f.x_label(x_label))
+    for s, tip in dots:
+        out.append(
+            f'<circle class="point" cx="{xmap(s.xs[0]):.1f}" cy="{ymap(s.ys[0]):.1f}" r="5" fill="{s.color}" '
+            f'stroke="#fff" data-x="{_num(s.xs[0])}" data-y="{_num(s.ys[0])}"><title>{escape(tip)}</title></circle>'
+        )
+    out += _legend(placed, f.x0, f.y0 + 40, f.x1 - f.x0)
     out.append("</svg>")
     return Markup("\n".join(out))

@@ -26,6 +26,7 @@ __all__ = [
     "BETTER",
     "WORSE",
     "provenance",
+    "latency_state",
     "eval_policy",
     "stats_policy",
     "audit",
@@ -228,6 +229,9 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
                 "sha256": hashes[r.name] if r.name in hashes else _sha256(r.path),
                 "reused": r.reused,
                 "seconds": round(r.seconds, 4),
+                # what the searcher measured when it searched the run, a reused run's from the
+                # cache (harness.engine.latency); null: not searched, or cached before it was kept
+                "latency": None if getattr(r, "latency", None) is None else r.latency.figures(),
                 "topics_returned": len(r.run.topics()),
                 "empty_topics": r.empty_topics,
                 # searched on the index with exact document lengths beside the experiment's
@@ -242,6 +246,18 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
         "stats_policy": stats_policy(result),
         "timings_seconds": {k: round(v, 4) for k, v in result.timings.items()},
     }
+
+
+def latency_state(entry: dict) -> str:
+    """What a run's latency figures (a manifest run entry's ``latency``) are, in words: "searched",
+    "reused" (the figures of the search that cached the run, never its reading), "not searched"
+    (a run from a file, a fusion, a cross-validated run) or "not recorded" (cached before the
+    harness kept search times)."""
+    if "source" in entry or "cross_validated" in entry:
+        return "not searched"
+    if entry.get("latency") is None:
+        return "not recorded" if entry.get("reused") else "not searched"
+    return "reused" if entry.get("reused") else "searched"
 
 
 def _source_entry(result: ExperimentResult, spec: RunSpec) -> dict:

@@ -18,6 +18,7 @@ from harness.report.tables import (
     comparison_rows,
     eval_policy,
     fmt,
+    latency_state,
     significance_marks,
     stats_policy,
     summary_rows,
@@ -27,7 +28,22 @@ if TYPE_CHECKING:  # types only: rendering imports nothing that runs an experime
     from harness.experiment.compare import Comparisons
     from harness.experiment.result import Check, ExperimentResult
 
-__all__ = ["ReportView", "Facts", "MeanRow", "MeanCell", "SweepView", "SweepRow", "RunRow", "build_view", "removed"]
+__all__ = [
+    "ReportView",
+    "Facts",
+    "MeanRow",
+    "MeanCell",
+    "SweepView",
+    "SweepRow",
+    "RunRow",
+    "LatencyRow",
+    "LATENCY_COLUMNS",
+    "LATENCY_NOTE",
+    "latency_cells",
+    "latency_search",
+    "build_view",
+    "removed",
+]
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,48 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class LatencyRow:
+    """A run's search times as the manifest has them (harness.engine.latency)."""
+
+    name: str
+    figures: dict | None  # the manifest's `latency`: queries, threads, qps, mean_ms, ...; None: none
+    state: str  # harness.report.tables.latency_state: searched, reused, not searched, not recorded
+
+
+# The latency table's columns after the run and its search (every format lays out the same cells).
+LATENCY_COLUMNS = ("queries", "threads", "qps", "mean ms", "p50 ms", "p95 ms", "p99 ms", "index MB")
+LATENCY_NOTE = (
+    "Each query's search time as the Java searcher measured it on its thread: the analysis of its "
+    "text, the Lucene search and, with expansion, the reranker's second search, and the tie "
+    "adjustment (not the batch's wall time divided). qps: queries / the searcher's wall time for "
+    "the batch on that many threads (under Dask, each task on one thread, its walls summed: one "
+    "thread's rate). Percentiles: numpy's linear method. A reused run shows the figures of the "
+    "search that cached it; runs from files, fusions and cross-validated runs were not searched."
+)
+
+
+def latency_search(row: LatencyRow) -> str:
+    """The table's *search* cell: the row's state, and the batches when more than one."""
+    batches = (row.figures or {}).get("batches", 1)
+    return row.state + (f" ({batches} batches)" if batches > 1 else "")
+
+
+def latency_cells(row: LatencyRow) -> list[str]:
+    """The cells of :data:`LATENCY_COLUMNS` (empty without figures)."""
+    f = row.figures
+    if f is None:
+        return [""] * len(LATENCY_COLUMNS)
+    size = f.get("index_bytes")
+    return [
+        str(f["queries"]),
+        str(f["threads"]),
+        f"{f['qps']:.1f}",
+        *(f"{f[k]:.2f}" for k in ("mean_ms", "p50_ms", "p95_ms", "p99_ms")),
+        "" if size is None else f"{size / 1e6:.1f}",
+    ]
+
+
+@dataclass(frozen=True)
 class ReportView:
     name: str
     facts: Facts
@@ -107,6 +165,7 @@ class ReportView:
     coverage: dict  # run -> its audit counters
     evaluations: dict  # run -> harness.metrics.Evaluation (per-topic values; empty without qrels)
     runs: tuple[RunRow, ...]
+    latency: tuple[LatencyRow, ...]  # one per run, in the runs' order
     checks: tuple[Check, ...]
     manifest: dict
     provenance: tuple[tuple[str, str], ...]  # the manifest's headline facts
@@ -175,6 +234,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         runs=tuple(
             RunRow(r.name, f"runs/{files[r.name]}", len(r.run.topics()), r.seconds, r.reused) for r in result.runs
         ),
+        latency=tuple(LatencyRow(e["name"], e.get("latency"), latency_state(e)) for e in manifest["runs"]),
         checks=tuple(result.checks),
         manifest=manifest,
         provenance=tuple(provenance_lines(manifest)),

@@ -8,9 +8,11 @@ not depend on the executor: the driver writes the runs, evaluates and compares t
 An executor offers ``build(corpus, options, work, threads)`` (the index builder
 :func:`harness.engine.index.ensure_index` calls, as :func:`harness.engine.index.build_here` is
 for this process), ``search_runs(index, sims, topics, depth, threads)`` yielding ``(similarity,
-run, seconds)`` in the order of ``sims`` (``run`` a columnar :class:`~harness.formats.run.Run` of
+run, seconds, times)`` in the order of ``sims`` (``run`` a columnar :class:`~harness.formats.run.Run` of
 the ``(qid, text)`` topics that returned something, as
-:meth:`harness.engine.search.Searcher.search_run` makes it), ``describe()`` and ``close()``.
+:meth:`harness.engine.search.Searcher.search_run` makes it; ``seconds`` the driver's wall time
+for it locally and the workers' summed under Dask; ``times`` the searcher's own measurement,
+:class:`harness.engine.latency.SearchTimes`), ``describe()`` and ``close()``.
 Dask is imported only when a Dask executor starts.
 """
 

@@ -45,6 +45,7 @@ from harness.engine.dense import open_searcher
 from harness.engine.index import Built
 from harness.engine.indexer import index_stats
 from harness.engine.manifest import MANIFEST, open_manifest
+from harness.engine.latency import SearchTimes
 from harness.engine.search import id_table, run_from_arrays
 from harness.engine.shards import build_shard, merge_indexes, split_corpus
 from harness.errors import EngineError, HarnessError
@@ -228,7 +229,9 @@ class DaskExecutor:
         return self._tables[key]
 
     def _arrays(self, index, sims, queries: list, depth: int):
-        """(sim, counts, Lucene docids, scores, worker seconds, id table) per run in `sims` order."""
+        """(sim, counts, Lucene docids, scores, worker seconds, search times, id table) per run in
+        `sims` order; the times are the tasks' joined in topic order (each task one batch on one
+        thread: harness.engine.latency)."""
         client = self._connect()
         n = len(queries)
         if self.execution.topics_per_task:
@@ -267,20 +270,22 @@ class DaskExecutor:
                 counts = np.concatenate([p[0] for p in parts])
                 docs = np.concatenate([p[1] for p in parts])
                 scores = np.concatenate([p[2] for p in parts])
-                yield sim, counts, docs, scores, sum(p[4] for p in parts), table
+                times = SearchTimes.join([p[6] for p in parts])
+                yield sim, counts, docs, scores, sum(p[4] for p in parts), times, table
         finally:
             client.cancel([f for futs in futures for f in futs])
 
     def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
-        """(sim, run, worker seconds) per run in `sims` order, each a columnar
+        """(sim, run, worker seconds, search times) per run in `sims` order, each a columnar
         :class:`~harness.formats.run.Run` built from the workers' arrays (no Python object per
-        hit), as the local executor makes it; every task is submitted first."""
+        hit), as the local executor makes it; every task is submitted first. The times join the
+        tasks': each query's time in topic order, the tasks' walls summed, one thread a task."""
         if not sims:
             return
         # a vectors index takes (qid, vector) pairs, as the local executor's DenseSearcher does
         queries = list(topics) if index.options.vectors else [text for _, text in topics]
-        for sim, counts, docs, scores, seconds, table in self._arrays(index, sims, queries, depth):
-            yield sim, run_from_arrays(topics, counts, table[docs], scores, f"<search {sim}>"), seconds
+        for sim, counts, docs, scores, seconds, times, table in self._arrays(index, sims, queries, depth):
+            yield sim, run_from_arrays(topics, counts, table[docs], scores, f"<search {sim}>"), seconds, times
 
 
 def _quiet_workers():
@@ -418,12 +423,13 @@ def ids_task(path: str, fingerprint: str, options):
 @_on_worker
 def search_task(path: str, fingerprint: str, options, sim, queries: list, depth: int):
     """One (run setting, topic shard): hits per topic, Lucene docids, float32 scores, the id
-    table's digest, seconds, and who searched. ``queries`` are texts, or for a vectors index
-    (qid, vector as JSON) pairs, so that a vector of the wrong dimension is named by its topic."""
+    table's digest, seconds, who searched, and the searcher's times (one batch on one thread:
+    harness.engine.latency). ``queries`` are texts, or for a vectors index (qid, vector as JSON)
+    pairs, so that a vector of the wrong dimension is named by its topic."""
     searcher, digest = _searcher(path, fingerprint, options)
     t = time.perf_counter()
-    counts, docs, scores = searcher.search_arrays(queries, sim, depth, threads=1)
-    return counts, docs, scores, digest, time.perf_counter() - t, _where()
+    (counts, docs, scores), times = searcher.timed_arrays(queries, sim, depth, threads=1)
+    return counts, docs, scores, digest, time.perf_counter() - t, _where(), times
 
 
 # In the folder where the driver has the shards built, for as long as it waits for them

@@ -21,8 +21,10 @@ class LocalExecutor:
         return "local"
 
     def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
-        """(sim, run, seconds) per run in `sims` order, each a columnar
-        :class:`~harness.formats.run.Run` straight from the batch's arrays (no Python object per hit)."""
+        """(sim, run, seconds, times) per run in `sims` order, each a columnar
+        :class:`~harness.formats.run.Run` straight from the batch's arrays (no Python object per
+        hit), ``times`` what the searcher measured (:class:`~harness.engine.latency.SearchTimes`:
+        one batch on ``threads`` threads, two for an impact run mixing texts and term weights)."""
         if not sims:
             return  # everything cached: no JVM
         searcher = open_searcher(index.path, index.options)
@@ -33,8 +35,8 @@ class LocalExecutor:
                 def progress(done: int, sim=sim, t=t) -> None:
                     self.on(Progress(f"searching {sim}", done, len(topics), time.perf_counter() - t, "topics"))
 
-                run = searcher.search_run(topics, sim, depth, threads=threads, progress=progress)
-                yield sim, run, time.perf_counter() - t
+                run, times = searcher.timed_run(topics, sim, depth, threads=threads, progress=progress)
+                yield sim, run, time.perf_counter() - t, times
         finally:
             searcher.close()
 
