@@ -115,12 +115,14 @@ class LatencyRow:
 # The latency table's columns after the run and its search (every format lays out the same cells).
 LATENCY_COLUMNS = ("queries", "threads", "qps", "mean ms", "p50 ms", "p95 ms", "p99 ms", "index MB")
 LATENCY_NOTE = (
-    "Each query's search time as the Java searcher measured it on its thread: the analysis of its "
-    "text, the Lucene search and, with expansion, the reranker's second search, and the tie "
-    "adjustment (not the batch's wall time divided). qps: queries / the searcher's wall time for "
-    "the batch on that many threads (under Dask, each task on one thread, its walls summed: one "
-    "thread's rate). Percentiles: numpy's linear method. A reused run shows the figures of the "
-    "search that cached it; runs from files, fusions and cross-validated runs were not searched."
+    "Each query's search time, measured in the Java searcher on the thread that searched it: from "
+    "the analysis of its text to its ranked, tie-adjusted hits (the Lucene search and, with "
+    "expansion, the first search, the reranker and its second search inside); not the batch's "
+    "wall time divided. qps: queries / the searcher's wall time for the batch on that many threads "
+    "(under Dask each task searches on one thread and the tasks' walls are summed: one thread's "
+    "rate). Percentiles: numpy's default (linear) method. A reused run shows the figures of the "
+    "search that cached it, never its reading; runs from files, fusions and cross-validated runs "
+    "were not searched."
 )
 
 
