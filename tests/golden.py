@@ -10,7 +10,10 @@ Only a deliberate behaviour change may re-capture, in its own commit that says w
 Normalisation, and nothing else: the temporary root, the repository and ../shared become
 ``<TMP>``, ``<REPO>``, ``<SHARED>``; timing fields are dropped (JSON keys ``seconds``,
 ``timings_seconds``, ``built_at``; the ``seconds`` column of Markdown and HTML tables; "in 0.04 s"
-in progress lines); ``versions`` (Java home, library versions), the ``machine`` and the harness's
+in progress lines); the search times' figures that vary from run to run are masked, their keys
+kept (a run's ``latency`` in JSON: ``qps``, ``mean_ms``, ``p50_ms``, ``p95_ms``, ``p99_ms``,
+``index_bytes``; the same columns of the latency tables; the effectiveness-against-latency chart,
+whole); ``versions`` (Java home, library versions), the ``machine`` and the harness's
 ``checkout`` are dropped, and so are each run's ir_metadata platform and source. ``report.html`` is
 compared as a DOM (element tree, attributes, text after entity decoding and whitespace
 collapsing), so an equivalent spelling of an entity is not a change.
@@ -313,21 +316,28 @@ def normalise_text(text: str, subs) -> str:
     return _markdown_seconds(text)
 
 
+# The columns of Markdown and HTML tables whose cells are timings (the runs' seconds, the
+# latency table's figures), masked; and the JSON keys of a run's latency masked likewise.
+_TIMED_COLUMNS = {"seconds", "qps", "mean ms", "p50 ms", "p95 ms", "p99 ms", "index MB"}
+_MASKED_KEYS = {"qps", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "index_bytes"}
+
+
 def _markdown_seconds(text: str) -> str:
-    """The `seconds` column of Markdown tables and the versions line, masked."""
-    lines, col = text.split("\n"), None
+    """The timed columns of Markdown tables (:data:`_TIMED_COLUMNS`) and the versions line, masked."""
+    lines, cols = text.split("\n"), None
     for i, line in enumerate(lines):
         if line.startswith("- versions: "):
             lines[i] = "- versions: <VERSIONS>"
             continue
         if not line.startswith("|"):
-            col = None
+            cols = None
             continue
         cells = line.split("|")
-        if col is None and "seconds" in [c.strip() for c in cells]:
-            col = [c.strip() for c in cells].index("seconds")
-        elif col is not None and not set(line) <= set("|-: "):
-            cells[col] = " <S> "
+        if cols is None:
+            cols = [k for k, c in enumerate(cells) if c.strip() in _TIMED_COLUMNS]
+        elif cols and not set(line) <= set("|-: "):
+            for k in cols:
+                cells[k] = " <S> " if cells[k].strip() else cells[k]
             lines[i] = "|".join(cells)
     return "\n".join(lines)
 
@@ -341,7 +351,11 @@ _IR_METADATA_MASKED = {"platform": None, "implementation": {"source": None}}
 
 def _json(value):
     if isinstance(value, dict):
-        return {k: _json(v) for k, v in value.items() if k not in _DROPPED_KEYS}
+        return {
+            k: "<MASKED>" if k in _MASKED_KEYS and v is not None else _json(v)
+            for k, v in value.items()
+            if k not in _DROPPED_KEYS
+        }
     if isinstance(value, list):
         return [_json(v) for v in value]
     return value
@@ -373,33 +387,45 @@ def _masked(doc: dict, mask: dict) -> dict:
 
 class _Dom(html.parser.HTMLParser):
     """A page as lines: start tags with sorted attributes, end tags, collapsed text. The cells of
-    a table column headed `seconds`, and the `versions` entry, are masked."""
+    a table column headed as a timing (:data:`_TIMED_COLUMNS`), the `versions` entry and the
+    effectiveness-against-latency chart (all but its `<svg>` tag) are masked."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.lines: list[str] = []
         self.row: list[str] = []
         self.cell = -1
-        self.seconds_col: list[int | None] = []
+        self.seconds_col: list[set[int]] = []
         self.headers: list[list[str]] = []
         self.masked = False
         self.after_versions = False
+        self.in_scatter = 0  # depth inside the latency chart (its dots sit where the times put them)
 
     def handle_starttag(self, tag, attrs):
+        if self.in_scatter:
+            self.in_scatter += 1
+            return
         self.lines.append(f"<{tag}" + "".join(f" {k}={v!r}" for k, v in sorted(attrs, key=lambda a: a[0])) + ">")
-        if tag == "table":
-            self.seconds_col.append(None)
+        if tag == "svg" and "scatter-chart" in (dict(attrs).get("class") or ""):
+            self.in_scatter = 1
+            self.lines.append("#svg <MASKED>")
+        elif tag == "table":
+            self.seconds_col.append(set())
             self.headers.append([])
         elif tag == "tr":
             self.cell = -1
         elif tag in ("td", "th"):
             self.cell += 1
-            col = self.seconds_col[-1] if self.seconds_col else None
-            self.masked = tag == "td" and col is not None and self.cell == col
+            cols = self.seconds_col[-1] if self.seconds_col else set()
+            self.masked = tag == "td" and self.cell in cols
         elif tag == "dd" and self.after_versions:
             self.masked = True
 
     def handle_endtag(self, tag):
+        if self.in_scatter:
+            self.in_scatter -= 1
+            if self.in_scatter:
+                return
         self.lines.append(f"</{tag}>")
         if tag == "table" and self.seconds_col:
             self.seconds_col.pop()
@@ -411,13 +437,13 @@ class _Dom(html.parser.HTMLParser):
 
     def handle_data(self, data):
         text = " ".join(data.split())
-        if not text:
+        if not text or self.in_scatter:
             return
         if self.masked:
             self.lines.append("#text <MASKED>")
             return
-        if self.lasttag == "th" and text == "seconds" and self.seconds_col:
-            self.seconds_col[-1] = self.cell
+        if self.lasttag == "th" and text in _TIMED_COLUMNS and self.seconds_col:
+            self.seconds_col[-1].add(self.cell)
         if self.lasttag == "dt":
             self.after_versions = text == "versions"
         self.lines.append("#text " + _TIMING.sub("<S> s", text))

@@ -38,3 +38,30 @@ def test_normalisation_masks_only_timings_paths_and_versions():
         "<table>", "<tr>", "<th>", "#text run", "</th>", "<th>", "#text seconds", "</th>", "</tr>",
         "<tr>", "<td>", "#text a&b", "</td>", "<td>", "#text <MASKED>", "</td>", "</tr>", "</table>",
     ]  # fmt: skip
+
+
+def test_normalisation_masks_the_search_times_and_keeps_what_is_stable():
+    """The latency figures that vary from run to run are masked in every format, their keys and
+    columns kept, and the queries, threads and batches compared; a cell left empty (a run not
+    searched) stays empty; the latency chart is masked whole but for its tag."""
+    head = "| run | search | queries | threads | qps | mean ms | p50 ms | p95 ms | p99 ms | index MB |\n"
+    rule = "|---|---|" + "---:|" * 8 + "\n"
+    text = head + rule + "| bm25 | searched | 15 | 2 | 36.8 | 50.56 | 0.82 | 361.39 | 363.25 | 0.1 |\n"
+    text += "| copy | not searched |  |  |  |  |  |  |  |  |\n"
+    assert golden.normalise_text(text, []) == head + rule + (
+        "| bm25 | searched | 15 | 2 | <S> | <S> | <S> | <S> | <S> | <S> |\n| copy | not searched |  |  |  |  |  |  |  |  |\n"
+    )
+    entry = {"name": "bm25", "seconds": 0.1, "latency": {"queries": 15, "threads": 2, "qps": 36.76, "mean_ms": 1.0}}
+    assert golden._json(entry) == {
+        "name": "bm25",
+        "latency": {"queries": 15, "threads": 2, "qps": "<MASKED>", "mean_ms": "<MASKED>"},
+    }
+    assert golden._json({"latency": None}) == {"latency": None}
+    page = (
+        '<p>a</p><svg class="chart scatter-chart" width="560"><title>AP</title><line x1="3"/>'
+        '<circle cx="1.5"><title>bm25: 2 ms</title></circle></svg><p>b</p>'
+    )
+    assert golden.dom(page) == [
+        "<p>", "#text a", "</p>", "<svg class='chart scatter-chart' width='560'>", "#svg <MASKED>", "</svg>",
+        "<p>", "#text b", "</p>",
+    ]  # fmt: skip
