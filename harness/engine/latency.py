@@ -52,7 +52,7 @@ PERCENTILES = (50, 95, 99)
 FIGURES = ("queries", "threads", "qps", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "index_bytes", "batches")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # eq=False: no elementwise == of nanos inside a RunResult's ==
 class SearchTimes:
     """The times of a run's search (see the module's docstring): ``nanos`` per query in the
     queries' order (int64), ``wall`` the batches' wall time in nanoseconds (summed), ``threads``
