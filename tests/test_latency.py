@@ -25,6 +25,7 @@ from harness.formats.runs import Run
 from harness.report.tables import latency_state
 
 from .conftest import REPO
+from .docs import section
 
 
 # ------------------------------------------------------------------------------ the figures
@@ -79,6 +80,13 @@ def test_what_a_runs_latency_is_in_words():
     assert latency_state({"reused": True, "latency": None}) == "not recorded"
     assert latency_state({"reused": False, "latency": None, "source": {"file": "x"}}) == "not searched"
     assert latency_state({"reused": True, "latency": None, "cross_validated": {}}) == "not searched"
+
+
+def test_the_docs_say_what_each_figure_is():
+    """docs/experiments.md, *Search times*: a line for each key of the manifest's `latency`."""
+    text = section("Search times", 3)
+    for key in FIGURES:
+        assert f"| `{key}`" in text or f", `{key}`" in text, key
 
 
 # ------------------------------------------------------------------------------ the run cache
