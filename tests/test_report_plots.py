@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import re
 import struct
 from pathlib import Path
@@ -225,6 +226,25 @@ def test_legends_do_not_overlap(sweep_page, demo, demo_page):
         "jm",
         "lambda=0.1",
     ]
+
+
+def test_the_latency_chart_puts_each_run_at_its_mean_time_and_measure(demo, demo_page):
+    """Effectiveness against latency: one dot per searched run (the demo's five), at its mean search
+    time (manifest.json's mean_ms) and its first measure (summary.csv), the y axis zoomed to the
+    means, the x axis from 0 past the slowest run, the dots left to right as the times grow."""
+    result, report = demo
+    (chart,) = [c for c in demo_page[0] if c["kind"] == "scatter-chart"]
+    runs = {e["name"]: e["latency"] for e in json.loads((report / "manifest.json").read_text())["runs"]}
+    m, means = result.config.measures[0], _means(report)
+    assert len(chart["points"]) == len(runs) == 5
+    _check_axis(chart, [means[name][m] for name in runs])
+    assert chart["x"][0] == 0 and chart["x"][1] >= max(f["mean_ms"] for f in runs.values())
+    for (_, title), (name, f) in zip(chart["points"], runs.items()):
+        assert title.startswith(f"{name}: {m} {means[name][m]:.4f}; mean {f['mean_ms']:.2f} ms a query")
+    centres = [(left + right) / 2 for (left, _, right, _), _ in chart["points"]]
+    times = [f["mean_ms"] for f in runs.values()]
+    if len(set(times)) == len(times):
+        assert sorted(range(5), key=centres.__getitem__) == sorted(range(5), key=times.__getitem__)
 
 
 def test_crowded_legends_stay_readable(browser, tmp_path, screenshots):
