@@ -261,8 +261,9 @@ def test_sweep_config_on_the_sample_collection(tmp_path):
     page = (out / "report.html").read_text()
     assert "AP: bm25, k1 × b" in page and "AP: dirichlet by mu" in page  # a grid's heatmap, a line
     assert "Interpolated precision at recall: bm25 (10 runs)" in page  # 16 runs: one panel per model family
-    # PR panels (bm25, dirichlet), sweeps x measures, CI charts per measure, per-topic diffs (incl. the 2 tuned runs)
-    assert page.count("<svg") == 2 + 2 * 2 + 2 + 15
+    # PR panels (bm25, dirichlet), sweeps x measures, CI charts per measure, per-topic diffs (incl. the 2 tuned
+    # runs), effectiveness against latency
+    assert page.count("<svg") == 2 + 2 * 2 + 2 + 15 + 1
     assert page.count('<svg class="chart heatmap"') == 2 and page.count('<svg class="chart interval-chart"') == 2
 
 

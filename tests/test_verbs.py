@@ -116,8 +116,8 @@ def test_a_run_cache_file_that_cannot_be_written_fails_the_run_with_no_report(tm
 
     real = cache.store_run
 
-    def full(path, run, tag, **kwargs):
-        real(path, run, tag, **kwargs)
+    def full(path, run, tag, *times, **kw):  # the times of the search, when searched
+        real(path, run, tag, *times, **kw)
         Path(path).unlink()  # as the atomic writer leaves it: nothing
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
