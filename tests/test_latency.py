@@ -21,7 +21,7 @@ import pytest
 
 from harness.engine.latency import FIGURES, SearchTimes, index_bytes
 from harness.experiment.cache import binary_path, load_timed_run, place_text, store_run
-from harness.formats.runs import Run
+from harness.formats.run import Run
 from harness.report.tables import latency_state
 
 from .conftest import REPO
@@ -202,8 +202,8 @@ def test_each_query_is_timed_around_its_own_work(two, slow_reranker, threads):
     less than its sleep); the queries' times add up to at most the batch's wall time on each
     thread; the batch's wall time lies inside the Java call as Python timed it."""
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
     from harness.engine.topics import read_topics
+    from harness.specs.similarity import Similarity
 
     first, _, _ = two
     texts = [text for _, text in read_topics(REPO / "topics" / "demo.tsv", "tsv")][:10]
@@ -229,8 +229,8 @@ def test_a_search_times_every_topic_within_its_own_call(two):
     """Through the searcher's door (no reranker): one positive time per topic, those without
     hits too, their sum at most the wall on each thread, the wall inside Python's timing."""
     from harness.engine.search import Searcher
-    from harness.engine.similarity import Similarity
     from harness.engine.topics import read_topics
+    from harness.specs.similarity import Similarity
 
     first, _, _ = two
     demo = read_topics(REPO / "topics" / "demo.tsv", "tsv")

@@ -235,7 +235,7 @@ def test_the_latency_chart_puts_each_run_at_its_mean_time_and_measure(demo, demo
     result, report = demo
     (chart,) = [c for c in demo_page[0] if c["kind"] == "scatter-chart"]
     runs = {e["name"]: e["latency"] for e in json.loads((report / "manifest.json").read_text())["runs"]}
-    m, means = result.config.measures[0], _means(report)
+    m, means = result.config.measure_names[0], _means(report)
     assert len(chart["points"]) == len(runs) == 5
     _check_axis(chart, [means[name][m] for name in runs])
     assert chart["x"][0] == 0 and chart["x"][1] >= max(f["mean_ms"] for f in runs.values())

@@ -376,7 +376,7 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
 def _latency_plot(result: ExperimentResult) -> list[str]:
     """The config's first measure against each run's mean search time (ms), one dot per run
     with times; nothing under two such runs."""
-    m = result.config.measures[0]
+    m = result.config.measure_names[0]  # as evaluations key their means
     styles = run_styles(result)
     points = []
     for r in result.runs:

@@ -44,8 +44,8 @@ from harness.engine import lucene
 from harness.engine.dense import open_searcher
 from harness.engine.index import Built
 from harness.engine.indexer import index_stats
-from harness.engine.manifest import MANIFEST, open_manifest
 from harness.engine.latency import SearchTimes
+from harness.engine.manifest import MANIFEST, open_manifest
 from harness.engine.search import id_table, run_from_arrays
 from harness.engine.shards import build_shard, merge_indexes, split_corpus
 from harness.errors import EngineError, HarnessError
