@@ -22,6 +22,7 @@ _API = (
     "similarities",
     "measures",
     "Result",
+    "Study",
 )
 __all__ = [*_API, "__version__"]
 # Former names, still resolved for one release; each warns when called (harness.api)

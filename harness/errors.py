@@ -13,6 +13,7 @@ __all__ = [
     "DataError",
     "EngineError",
     "ExpectationError",
+    "StudyError",
     "OutputError",
     "ConfigProblem",
     "HarnessWarning",
@@ -111,6 +112,16 @@ class ExpectationError(HarnessError):
     """The run finished but a value in the config's ``expect`` block did not match."""
 
     exit_code = 1
+
+
+class StudyError(HarnessError):
+    """A study ran, but some of its collections failed (each named with its error) while the
+    others' reports were written. Its exit code is the first failed collection's: 2 for its data
+    (a bad line met while indexing, a file gone since validation), 3 for the environment."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class HarnessWarning(UserWarning):

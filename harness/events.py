@@ -35,6 +35,8 @@ __all__ = [
     "Compared",
     "Note",
     "ReportWritten",
+    "CollectionStart",
+    "CollectionFailed",
 ]
 
 
@@ -277,3 +279,26 @@ class ReportWritten(Event):
 
     def __str__(self) -> str:
         return f"report written to {self.path}"
+
+
+@dataclass(frozen=True)
+class CollectionStart(Event):
+    """A study goes on to its next collection (each one's lines follow)."""
+
+    name: str
+    number: int  # from 1
+    total: int
+
+    def __str__(self) -> str:
+        return f"collection {self.number}/{self.total}: {self.name}"
+
+
+@dataclass(frozen=True)
+class CollectionFailed(Event):
+    """A collection of a study failed; the study goes on with the others."""
+
+    name: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"collection {self.name} failed: {self.message} (the other collections go on)"

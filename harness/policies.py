@@ -36,6 +36,9 @@ __all__ = [
     "DEFAULT_MEASURES",
     "DEFAULT_DEPTH",
     "DEFAULT_FOLDS",
+    "DEFAULT_EXPECT_TOLERANCE",
+    "OKISH_FACTOR",
+    "STUDY_COLUMNS",
     "MAX_RESAMPLES",
     "MAX_WORKERS",
     "LANGUAGES",
@@ -186,6 +189,16 @@ def fusion_methods_with(option: str) -> tuple[str, ...]:
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "P@10", "nDCG@10", "RR", "R@1000")
 DEFAULT_DEPTH = 1000
 DEFAULT_FOLDS = 5
+# `expect:` checks: within the tolerance a value is OK (the default: agreement to 4 decimals);
+# within OKISH_FACTOR times it, "OK-ish" (a warning, not a failure), as Anserini's regression
+# driver (src/main/python/run_regression.py) marks "OKish" a score within 150% of its tolerance;
+# beyond, it fails (exit 1). `expect_okish_tolerance` sets the wider margin itself.
+DEFAULT_EXPECT_TOLERANCE = 0.00005
+OKISH_FACTOR = 1.5
+# A study's table across collections, collections.csv: these columns, one per collection between
+# `run` and `mean`, the unweighted mean of the per-collection means (harness.experiment.study); no
+# collection may be named like one of them (harness.config.schema.study).
+STUDY_COLUMNS = ("measure", "run", "mean")
 # Most resamples one test may draw: p resolves to 1e-7, and 10**12 would never finish.
 MAX_RESAMPLES = 10_000_000
 # Most worker processes of a LocalCluster, and corpus shards of an index: one process (with its

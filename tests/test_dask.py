@@ -254,6 +254,34 @@ def test_killed_worker_mid_sweep_changes_nothing(cluster, sweeps, cranfield_inde
     assert victim not in client.run(os.getpid).values()
 
 
+# --- a study: one cluster for every collection --------------------------------------------------
+
+
+def test_a_study_on_workers_is_the_local_study(cluster, tmp_path, monkeypatch):
+    """`execution:` applies to each collection of a study, all on one cluster (one connection):
+    each collection's index built and its runs searched on the workers, the run files and the
+    table across collections those of the same study run locally."""
+    from harness.verbs import study as verbs_study
+
+    from .test_study import ENTRIES, study_config
+
+    monkeypatch.delenv("HARNESS_INDEXES", raising=False)  # each study its own indexes/
+    verbs_study.run(verbs_run.load(study_config(tmp_path / "local")))
+    events: list = []
+    address = cluster[0].scheduler_address
+    remote = verbs_run.load(study_config(tmp_path / "dask", execution={"engine": "dask", "scheduler": address}))
+    out = verbs_study.run(remote, on=events.append)
+    assert sum(isinstance(e, ClusterReady) for e in events) == 1
+    assert [e.shards for e in events if isinstance(e, ShardsBuild)] == [2] * len(ENTRIES)  # built on the workers
+    assert not out.result.failures and not any(r.reused for x in out.result.results.values() for r in x.runs)
+    for name in ENTRIES:
+        assert runs_of(tmp_path / "dask" / "out" / "collections" / name) == runs_of(
+            tmp_path / "local" / "out" / "collections" / name
+        )
+    table = (tmp_path / "dask" / "out" / "collections.csv").read_bytes()
+    assert table == (tmp_path / "local" / "out" / "collections.csv").read_bytes()
+
+
 # --- no cluster needed -------------------------------------------------------------------------
 
 

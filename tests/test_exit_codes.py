@@ -159,6 +159,17 @@ def full_disk(tmp):
     return ["run", str(cfg)], {"_FULL_DISK": str(tmp / "disk")}, "run"
 
 
+def study_with_a_bad_line(tmp):
+    """A study whose second collection's corpus breaks at line 50 (validation reads five)."""
+    from .test_study import ENTRIES, broken_collection, study_config
+
+    return (
+        ["run", str(study_config(tmp, {"de": ENTRIES["de"], "broken": broken_collection(tmp / "data")}))],
+        None,
+        "run",
+    )
+
+
 def waiting(sig):
     def make(tmp):
         return ["run", str(_demo(tmp))], None, sig
@@ -178,6 +189,7 @@ FAULTS = [
     Fault("an output folder the harness did not write", 2, "not written by the harness", foreign_output),
     Fault("an output folder another experiment wrote", 2, "another experiment, 'first'", other_experiments_output),
     Fault("an output folder inside the collection", 2, "corpora", output_in_collection),
+    Fault("a collection of a study that fails as it runs", 2, "broken: ", study_with_a_bad_line),
     Fault("an expectation (`expect:`) not met", 1, "FAIL", expectation),
     Fault("Java does not start", 3, "JVM", java_fails),
     Fault("a report folder this user may not change", 3, "permission denied", read_only_report),

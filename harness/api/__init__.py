@@ -3,7 +3,8 @@
 ``import harness`` exposes these lazily (see ``harness/__init__.py``), so importing the package
 stays instant; pandas is imported by the first call that makes or reads a DataFrame (harness.lazy).
 
-- :func:`run` — an experiment config (path, YAML string or dict) run exactly as ``harness run``;
+- :func:`run` — an experiment config (path, YAML string or dict) run exactly as ``harness run``
+  (a study of several collections too: a :class:`Study`);
 - :func:`evaluate` — a run against qrels (files, DataFrames or dicts): trec_eval's numbers;
 - :func:`compare` — paired tests and corrections on per-topic scores from any source;
 - :func:`query` — ad-hoc queries against an index (``search``, its former name, warns: it goes
@@ -22,7 +23,7 @@ from harness.api.evaluate import evaluate
 from harness.api.fuse import fuse
 from harness.api.query import query, search  # noqa: F401  search: query's former name, deprecated, not in __all__
 from harness.api.reproduce import reproduce
-from harness.api.run import Result, run
+from harness.api.run import Result, Study, run
 from harness.api.system import measures, similarities
 
 __all__ = [
@@ -37,4 +38,5 @@ __all__ = [
     "similarities",
     "measures",
     "Result",
+    "Study",
 ]

@@ -1,4 +1,6 @@
-"""``harness.run(config)``: an experiment exactly as ``harness run`` does it, as DataFrames."""
+"""``harness.run(config)``: an experiment exactly as ``harness run`` does it, as DataFrames; a
+study (a config of several collections) as a :class:`Study`: each collection's :class:`Result`
+and the tables across collections."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from harness.api.frames import long_per_topic, means_frame, run_frame
 from harness.events import ignore, to_stderr
 from harness.policies import DEFAULT_IR_METADATA, format_p
 from harness.verbs import run as verb
+from harness.verbs import study as study_verb
 from harness.verbs.compare import COMPARISON_FIELDS
 
 pd = lazy.module("pandas")
 
-__all__ = ["run", "Result"]
+__all__ = ["run", "Result", "Study"]
+
+CHECK_COLUMNS = ["run", "measure", "expected", "actual", "tolerance", "okish_tolerance", "status", "ok"]
 
 
 class _Runs(Mapping):
@@ -56,7 +61,8 @@ class Result:
       (empty without ``compare:``; ``attrs["policy"]`` states the policy);
     - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
       (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
-    - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks and whether each is ok;
+    - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks, each ``status`` OK, OK-ish
+      (within ``okish_tolerance``: a warning) or FAIL, and ``ok`` (not FAIL);
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
     - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.
     """
@@ -86,8 +92,11 @@ class Result:
         if experiment.comparisons is not None:
             self.comparisons.attrs = {"policy": str(experiment.comparisons.policy)}
         self.checks = pd.DataFrame(
-            [(c.run, c.measure, c.expected, c.actual, c.tolerance, c.ok) for c in experiment.checks],
-            columns=["run", "measure", "expected", "actual", "tolerance", "ok"],
+            [
+                (c.run, c.measure, c.expected, c.actual, c.tolerance, c.okish_margin, c.status, c.ok)
+                for c in experiment.checks
+            ],
+            columns=CHECK_COLUMNS,
         )
 
     @property
@@ -115,6 +124,56 @@ class Result:
         return "\n".join(parts)
 
 
+class Study:
+    """What ``harness.run`` returns for a study (a config with ``collections:``). The numbers are
+    the study's report's (``output`` holds the files ``harness run`` writes):
+
+    - ``collections[name]``: each collection's :class:`Result`, as ``harness.run`` of a config of
+      it alone returns it (its report in ``output/collections/NAME``); a failed one is missing;
+    - ``failed``: collection name -> why it failed (its error's message);
+    - ``tables[name]``: each table across collections as its CSV holds it (``tables["collections"]``:
+      ``measure``, ``run``, one column per collection, ``mean``: collections.csv); ``means`` is it;
+    - ``checks``: every collection's ``expect:`` checks, ``collection`` first, then Result.checks'
+      columns; ``manifest``: the study's manifest.json; ``result``: the underlying
+      :class:`harness.experiment.study.StudyResult`.
+    """
+
+    def __init__(self, result, output: Path):
+        self.result = result
+        self.output = Path(output)
+        self.name = result.study.name
+        self.collections = {
+            name: Result(r, self.output / result.study.folder(name)) for name, r in result.results.items()
+        }
+        self.failed = {name: f.message for name, f in result.failures.items()}
+        self.tables = {t.name: pd.DataFrame(list(t.rows), columns=list(t.columns)) for t in result.tables}
+        self.manifest = json.loads((self.output / "manifest.json").read_text(encoding="utf-8"))
+        self.checks = pd.DataFrame(
+            [
+                (name, c.run, c.measure, c.expected, c.actual, c.tolerance, c.okish_margin, c.status, c.ok)
+                for name, c in result.checks
+            ],
+            columns=["collection", *CHECK_COLUMNS],
+        )
+
+    @property
+    def means(self) -> pd.DataFrame:
+        """The runs x collections table of each measure, with the mean over collections (collections.csv)."""
+        return self.tables.get("collections", pd.DataFrame(columns=["measure", "run", "mean"]))
+
+    @property
+    def ok(self) -> bool:
+        """False when a collection failed or an ``expect:`` check failed (``harness run`` would exit non-zero)."""
+        return not self.failed and not self.result.failed_checks
+
+    def __repr__(self) -> str:
+        failed = f", {len(self.failed)} failed ({', '.join(self.failed)})" if self.failed else ""
+        return (
+            f"<harness.Study {self.name}: {len(self.collections)} collection(s){failed}, report in {self.output}>\n"
+            f"{self.means.round(4)}"
+        )
+
+
 def _no_means(names) -> pd.DataFrame:
     df = pd.DataFrame(index=names)
     df.index.name = "run"
@@ -129,7 +188,7 @@ def run(
     replace: bool = False,
     verbose: bool = False,
     ir_metadata: str = DEFAULT_IR_METADATA,
-) -> Result:
+) -> Result | Study:
     """Run an experiment exactly as ``harness run CONFIG`` does — index (or reuse), search (or
     reuse the cached runs), evaluate, compare, write the report to the config's ``output`` — and
     return its tables as a :class:`Result`.
@@ -153,7 +212,15 @@ def run(
     (``--ir-metadata``): each run's ir_metadata written beside its file in the report's ``runs/``
     (``"yml"``, the default), at the file's top (``"inline"``, as repro_eval reads it), or not at
     all (``"none"``); docs/ir-metadata.md.
+
+    A study (``collections:``, docs/experiments.md *Studies*) returns a :class:`Study`: each
+    collection's Result by name and the tables across collections as DataFrames. A collection
+    that fails does not raise: see ``Study.failed`` and ``Study.ok``.
     """
     cfg = verb.load(config, overrides=overrides, output=output, flags=False, replace=replace)
-    out = verb.run(cfg, on=to_stderr if verbose else ignore, ir_metadata=ir_metadata)
+    on = to_stderr if verbose else ignore
+    if study_verb.is_study(cfg):
+        out = study_verb.run(cfg, on=on, ir_metadata=ir_metadata)
+        return Study(out.result, out.output)
+    out = verb.run(cfg, on=on, ir_metadata=ir_metadata)
     return Result(out.result, out.output)

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 
-from harness.events import IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild, rate_text
+from harness.events import CollectionStart, IndexBuild, IndexReady, RunReady, RunsPlanned, ShardsBuild, rate_text
 from harness.events import Progress as Phase
 
 __all__ = ["Progress", "Spinner", "EventRenderer", "enabled"]
@@ -190,6 +190,9 @@ class EventRenderer:
             case RunReady() if self.bar is not None:
                 self.bar.update(label="searching")
                 self.bar.write(str(event))  # redraws the bar, with the new count, below the line
+            case CollectionStart():  # a study's next collection: its own runs, its own bar
+                self.close()
+                self._line(str(event))
             case ShardsBuild() if self.spinner is not None:
                 # still indexing: the line goes above the spinner, which goes on
                 self._stop_spinner()

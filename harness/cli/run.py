@@ -10,11 +10,12 @@ from pathlib import Path
 from harness import lazy
 from harness.cli.flags import ir_metadata_flag, run_format_flag
 from harness.cli.progress import EventRenderer
-from harness.errors import ExpectationError
+from harness.errors import ExpectationError, StudyError
 from harness.events import ReportWritten, not_indexed, to_stderr
 from harness.policies import MAX_WORKERS
 
 verbs_run = lazy.module("harness.verbs.run")
+verbs_study = lazy.module("harness.verbs.study")
 
 # ------------------------------------------------------------------------------ the parsers
 _PLAN_HELP = (
@@ -191,12 +192,34 @@ def print_plan(plan) -> None:
         print(f"replaces  the folder of another experiment, {plan.replaces} (--replace)")
 
 
+def print_study_plan(plan) -> None:
+    """A study's plan (``--dry-run``): each collection's, one after the other."""
+    print(f"plan for the study {plan.source}: {len(plan.plans)} collections, output {plan.output}")
+    for name, p in plan.plans:
+        print(f"\ncollection {name}")
+        print_plan(p)
+    if plan.replaces is not None:
+        print(f"\nreplaces  the folder of another experiment, {plan.replaces} (--replace)")
+
+
 # ------------------------------------------------------------------------------ commands
+def _run_names(cfg) -> list[str]:
+    searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
+    return [name if name in searched else cfg.label(name) for name in cfg.run_names]
+
+
 def cmd_validate(args) -> int:
     cfg = _load(args)
+    if verbs_study.is_study(cfg):
+        verbs_study.validate(cfg)
+        names = _run_names(next(iter(cfg.collections.values())))
+        print(
+            f"{args.config}: OK — a study of {len(cfg.collections)} collections ({', '.join(cfg.collections)}); "
+            f"{len(names)} run(s) on each: {', '.join(names)}"
+        )
+        return 0
     verbs_run.validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
-    searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
-    names = [name if name in searched else cfg.label(name) for name in cfg.run_names]
+    names = _run_names(cfg)
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
     return 0
 
@@ -225,26 +248,72 @@ def _load(args):
 
 def cmd_run(args) -> int:
     cfg = _load(args)
+    study = verbs_study.is_study(cfg)
     if args.dry_run:
-        print_plan(verbs_run.plan_run(cfg, "run"))
+        if study:
+            print_study_plan(verbs_study.plan_study(cfg, "run"))
+        else:
+            print_plan(verbs_run.plan_run(cfg, "run"))
         return 0
     with EventRenderer() as on:
-        out = verbs_run.run(cfg, on=on, ir_metadata=args.ir_metadata)
+        out = (verbs_study if study else verbs_run).run(cfg, on=on, ir_metadata=args.ir_metadata)
     print(out.summary_md)
     to_stderr(ReportWritten(str(out.output)))  # after the summary
-    failed = out.result.failed_checks
+    if study:
+        _study_failures(out.result.failures)
+        failed = [f"{name}: {c}" for name, c in out.result.failed_checks]
+    else:
+        failed = [str(c) for c in out.result.failed_checks]
     if failed:
-        raise ExpectationError("expectations not met:\n" + "\n".join(str(c) for c in failed))
+        raise ExpectationError("expectations not met:\n" + "\n".join(failed))
     return 0
+
+
+def _study_failures(failures: dict) -> None:
+    """A study whose collections failed ends with the first failure's code (docs/cli.md), each named."""
+    if failures:
+        lines = [f"  {name}: {f.message}" for name, f in failures.items()]
+        raise StudyError(
+            f"{len(failures)} collection(s) of the study failed, the others' reports are written:\n" + "\n".join(lines),
+            next(iter(failures.values())).exit_code,
+        )
 
 
 def cmd_index(args) -> int:
     cfg = _load(args)
+    if verbs_study.is_study(cfg):
+        return _index_study(args, cfg)
     if args.dry_run:
         print_plan(verbs_run.plan_run(cfg, "index"))
         return 0
     with EventRenderer() as on:
         out = verbs_run.index(cfg, on=on)
+    _print_index(cfg, out)
+    return 0
+
+
+def _index_study(args, study) -> int:
+    if args.dry_run:
+        print_study_plan(verbs_study.plan_study(study, "index"))
+        return 0
+    with EventRenderer() as on:
+        outs = verbs_study.index(study, on=on)
+    failures = {}
+    for name, out in outs:
+        print(f"collection {name}")
+        if out is None:
+            print(f"index                {study.collections[name].index_path} (an existing index, only read)")
+        elif isinstance(out, verbs_study.Failure):
+            print(f"failed               {out.message}")
+            failures[name] = out
+        else:
+            _print_index(study.collections[name], out)
+        print()
+    _study_failures(failures)
+    return 0
+
+
+def _print_index(cfg, out) -> None:
     info, stats = out.info, out.info.manifest.get("stats", {})
     print(f"index                {info.path}")
     print(f"status               {'reused' if info.reused else f'built in {out.seconds:.2f} s'}")
@@ -261,16 +330,28 @@ def cmd_index(args) -> int:
     left = not_indexed(info.manifest)
     if left:  # what IndexCollection counted and left out: the empty documents, by id
         print(f"{'not indexed':20} {left.removeprefix('not indexed: ')}")
-    return 0
 
 
 def cmd_search(args) -> int:
     cfg = _load(args)
+    study = verbs_study.is_study(cfg)
     if args.dry_run:
-        print_plan(verbs_run.plan_run(cfg, "search"))
+        if study:
+            print_study_plan(verbs_study.plan_study(cfg, "search"))
+        else:
+            print_plan(verbs_run.plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
-        out = verbs_run.search(cfg, on=on, run_format=args.run_format, ir_metadata=args.ir_metadata)
-    for name, reused, path in out.runs:
-        print(f"{name}\t{'reused' if reused else 'searched'}\t{path}")
+        if study:
+            outs = verbs_study.search(cfg, on=on, run_format=args.run_format, ir_metadata=args.ir_metadata)
+        else:
+            outs = [(None, verbs_run.search(cfg, on=on, run_format=args.run_format, ir_metadata=args.ir_metadata))]
+    failures = {}
+    for collection, out in outs:
+        if isinstance(out, verbs_study.Failure):
+            failures[collection] = out
+            continue
+        for name, reused, path in out.runs:  # a study's lines start with the collection
+            print("\t".join(([collection] if study else []) + [name, "reused" if reused else "searched", str(path)]))
+    _study_failures(failures)
     return 0

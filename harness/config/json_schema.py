@@ -18,6 +18,8 @@ import re
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.keys import Key
 from harness.config.schema import SCHEMA
+from harness.config.schema.study import ENTRY_KEYS, STUDY_KEY
+from harness.config.schema.topics import TOPICS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.formats.catalog import TOPIC_FORMATS
 from harness.metrics.measures import ALIASES, MEASURES
@@ -264,6 +266,17 @@ def _key(key: Key) -> dict:
         ]
     elif t == "scheduler":
         out.update(type="string", pattern=f"^({SCHEDULER_PATTERN})$")
+    elif t == "collections":
+        out.update(
+            type="array",
+            minItems=1,
+            items={
+                "type": "object",
+                "properties": {k.name: _key(k) for k in key.keys},
+                "required": [k.name for k in key.keys if k.required],
+                "additionalProperties": False,
+            },
+        )
     elif t == "baseline":
         out["anyOf"] = [
             {"type": "string", "minLength": 1, "examples": [ALL_PAIRS]},
@@ -280,6 +293,11 @@ def _key(key: Key) -> dict:
 def json_schema() -> dict:
     """The config schema as a JSON Schema document (a dict; ``json.dumps`` it)."""
     root = _key(SCHEMA)
+    # a study's entries each give their topics (and collection, index, qrels, expect): a config has
+    # either `topics` or `collections`, never both with the keys of one collection
+    root["required"] = [k for k in root["required"] if k != TOPICS.name]
+    root["anyOf"] = [{"required": [TOPICS.name]}, {"required": [STUDY_KEY]}]
+    root["dependentSchemas"] = {STUDY_KEY: {"not": {"anyOf": [{"required": [k]} for k in ENTRY_KEYS if k != "name"]}}}
     return {
         "$schema": DIALECT,
         "$id": "harness-config.schema.json",

@@ -41,9 +41,7 @@ from harness.config.nodes import (
     Ctx,
     check_keys,
     check_section,
-    describe,
     expected,
-    is_null,
     mapping_items,
     problem_order,
     read_number,
@@ -51,12 +49,13 @@ from harness.config.nodes import (
     suggest,
     unknown_message,
 )
-from harness.config.overrides import Override, apply_overrides
+from harness.config.overrides import Override
 from harness.config.paths import write_target_problems
 from harness.config.runs import check_runs
 from harness.config.schema import SCHEMA
+from harness.config.schema.study import STUDY_KEY
 from harness.config.sources import all_run_names
-from harness.config.text import config_text, parse, too_deep
+from harness.config.text import ConfigTree, open_config
 from harness.config.validated import CompareSpec, Config, LocatedProblem
 from harness.engine.topics import anserini_topic_readers
 from harness.errors import ConfigError, HarnessError, warn
@@ -65,13 +64,16 @@ from harness.formats.catalog import TOPIC_FORMATS, collection_format, topic_form
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.metrics.measures import Measure
-from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES
+from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES, OKISH_FACTOR
 from harness.specs.identity import Tuned, parse_run
 from harness.specs.labels import TUNED, run_labels
 from harness.specs.sweeps import sweeps
 from harness.stats import StatsPolicy
 
-__all__ = ["load_config"]
+__all__ = ["load_config", "validate_tree", "build_config", "CHECKS", "TOP_KEYS"]
+
+# the top-level keys, for the messages of a config that is not a mapping
+TOP_KEYS = ", ".join(k.name for k in SCHEMA.keys)
 
 
 def _check_topic_format(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
@@ -315,6 +317,14 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                     now = ", ".join(map(str, measures))
                     ctx.problem(mp, f"{m} is not computed; add it to `measures` (now: {now})", mknode)
             expect[run] = {m: value for m, (value, _, _) in ms.items()}
+    okish = v["expect_okish_tolerance"]
+    if okish not in (None, INVALID) and v["expect_tolerance"] is not INVALID and okish < v["expect_tolerance"]:
+        ctx.problem(
+            "expect_okish_tolerance",
+            f"must be at least expect_tolerance ({v['expect_tolerance']:g}; got {okish:g}): a value within "
+            "expect_tolerance is OK, one between the two OK-ish, one beyond both fails",
+            ctx.nodes["expect_okish_tolerance"],
+        )
     finish_existing_index(ctx, v)
     for check in (check_dense, check_beir, check_impact):  # a dense, BEIR, impact experiment's keys together
         check(ctx, v)
@@ -522,73 +532,51 @@ def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
 # Loading
 
 
-def load_config(
-    path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = (), replace: bool = False
+def validate_tree(tree: ConfigTree, root: MappingNode, replace: bool = False) -> tuple[Ctx, dict]:
+    """Validate ``root`` (``tree.root``, or a tree made from it: a study's collection,
+    harness.config.study) along ``SCHEMA``; every problem is recorded in the returned Ctx, the
+    values are valid where none is."""
+    ctx = Ctx(tree.source, tree.file.parent, tree.loader, CHECKS)
+    check_keys(ctx, root, "", set())
+    values = check_section(ctx, SCHEMA, root, "")
+    resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
+    check_layouts(ctx, values)  # the collection's format read from its files, formats against files
+    values.update(_finish(ctx, values))
+    _check_write_targets(ctx, values, tree.file, tree.in_memory, replace)
+    return ctx, values
+
+
+def build_config(
+    tree: ConfigTree,
+    ctx: Ctx,
+    v: dict,
+    root: MappingNode,
+    overrides: Sequence[Override] = (),
+    replace: bool = False,
+    where: str = "collection",
 ) -> Config:
-    """Read and validate an experiment config; raise ConfigError listing every problem.
-
-    ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
-    ``path`` then only names it and places it: relative paths resolve against its folder.
-    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`).
-    ``replace`` (``--replace``): the output may be a folder another experiment wrote
-    (:func:`harness.config.paths.write_target_problems`); kept in ``Config.replace`` for the
-    check at write time."""
-    source = str(path)
-    file = Path(path).expanduser().resolve()
-    in_memory = text is not None
-
-    def fail(message: str, line: int | None = None):
-        where = f"{source}:{line}" if line else None
-        raise ConfigError(source, [LocatedProblem("", message, where)])
-
-    if not in_memory:
-        text = config_text(file, source)
-    loader, root = parse(text, source)
+    """The Config of a tree :func:`validate_tree` found sound (``ctx``, ``v``: what it gave).
+    ``where``: how the warning of a collection format read from its files names the key."""
     try:
-        if overrides and isinstance(root, MappingNode):
-            apply_overrides(root, overrides, source, Path.cwd())
-        top = ", ".join(k.name for k in SCHEMA.keys)
-        if is_null(root):
-            fail(f"the config is empty; expected a mapping with keys {top}", 1)
-        ctx = Ctx(source, file.parent, loader, CHECKS)
-        if not isinstance(root, MappingNode):
-            fail(
-                f"expected a mapping with keys {top} at the top level, got {describe(ctx, root)}",
-                root.start_mark.line + 1,
-            )
-        check_keys(ctx, root, "", set())
-        values = check_section(ctx, SCHEMA, root, "")
-        resolve_named(ctx, values)  # pyserini:, irds: and prebuilt: names -> paths and formats
-        check_layouts(ctx, values)  # the collection's format read from its files, formats against files
-        values.update(_finish(ctx, values))
-        _check_write_targets(ctx, values, file, in_memory, replace)
-        if ctx.problems:
-            raise ConfigError(source, sorted(ctx.problems, key=problem_order))
-        try:
-            raw = loader.construct_document(root)
-        except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
-            fail(f"cannot read the YAML: {e}")
-    except RecursionError:  # the parser's limit is met first, but the checks recurse too
-        too_deep(source)
-    finally:
-        loader.dispose()
-
-    v = values
+        raw = tree.loader.construct_document(root)
+    except yaml.YAMLError as e:  # defensive: every scalar was already constructed above
+        raise ConfigError(tree.source, [LocatedProblem("", f"cannot read the YAML: {e}")]) from None
     read_as = ctx.found.get("collection_read_as")  # (path as given, format, how it was read, the mapping to write)
     if read_as is not None:
         given, fmt, how, mapping = read_as
-        warn(f"{source}: collection: {given} read as format {fmt} ({how}); write {mapping} to say so in the config")
+        warn(f"{tree.source}: {where}: {given} read as format {fmt} ({how}); write {mapping} to say so in the config")
     spec = v["compare"]
     tuned = (
         [Tuned(family, str(spec.measures[0]), spec.folds, spec.policy.seed) for family, _, _ in sweeps(v["runs"])]
         if spec is not None and spec.folds is not None
         else []
     )
+    tolerance = v["expect_tolerance"]
     return Config(
         labels={**run_labels(v["runs"], ctx.found.get("run_names", {}), tuned), **ctx.found.get("source_labels", {})},
         sources=ctx.found.get("sources", ()),
         order=tuple(ctx.found.get("run_order", ())),
-        source=file,
+        source=tree.file,
         name=v["name"],
         collection_path=v["collection"]["path"] if v["collection"] else None,
         collection_format=v["collection"]["format"] if v["collection"] else None,
@@ -608,7 +596,10 @@ def load_config(
         depth=v["depth"],
         measures=v["measures"],
         expect=v["expect"],
-        expect_tolerance=v["expect_tolerance"],
+        expect_tolerance=tolerance,
+        expect_okish_tolerance=okish
+        if (okish := v["expect_okish_tolerance"]) is not None
+        else OKISH_FACTOR * tolerance,
         ties=v["evaluation"]["ties"],
         missing_topics=v["evaluation"]["missing_topics"],
         output=v["output"],
@@ -616,12 +607,41 @@ def load_config(
         compare=v["compare"],
         explorer_depth=v["report"]["explorer_depth"],
         explorer_topics=v["report"]["explorer_topics"],
-        text=text if in_memory else None,
+        text=tree.text if tree.in_memory else None,
         execution=v["execution"] or Execution(),
         overrides=tuple(dict.fromkeys(o.given for o in overrides)),  # --scheduler X sets three keys: named once
         replace=replace,
         ir_metadata=_given(v["ir_metadata"]),
     )
+
+
+def load_config(
+    path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = (), replace: bool = False
+) -> Config:
+    """Read and validate an experiment config of one collection; raise ConfigError listing every
+    problem. (A study, a config with `collections:`, is read by
+    :func:`harness.config.study.load_experiment`, which validates each collection as this does.)
+
+    ``text``: the config's YAML when it is in no file (the Python API's dicts and strings);
+    ``path`` then only names it and places it: relative paths resolve against its folder.
+    ``overrides``: keys replaced before validation (:mod:`harness.config.overrides`).
+    ``replace`` (``--replace``): the output may be a folder another experiment wrote
+    (:func:`harness.config.paths.write_target_problems`); kept in ``Config.replace`` for the
+    check at write time."""
+    with open_config(path, text=text, overrides=overrides, keys=TOP_KEYS) as tree:
+        if any(k.value == STUDY_KEY for k, _ in tree.root.value if isinstance(k, ScalarNode)):
+            raise ConfigError(
+                tree.source,
+                [
+                    LocatedProblem(
+                        STUDY_KEY, "a study of several collections: read it with harness.config.load_experiment"
+                    )
+                ],
+            )
+        ctx, values = validate_tree(tree, tree.root, replace)
+        if ctx.problems:
+            raise ConfigError(tree.source, sorted(ctx.problems, key=problem_order))
+        return build_config(tree, ctx, values, tree.root, overrides, replace)
 
 
 def _given(section: dict) -> dict:

@@ -108,7 +108,9 @@ def _apply(root: Node, o: Override, base: Path) -> str | None:
     node, schema, walked, parent = root, SCHEMA, [], root
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        sub = schema.key(part) if schema is not None else None
+        # an item of `collections` (a study's entry) has the keys its Key lists
+        sub = schema if schema is not None and schema.type == "collections" and part.isdigit() else None
+        sub = sub or (schema.key(part) if schema is not None else None)
         if isinstance(node, ScalarNode) and schema is not None and schema.shorthand and node.tag == _STR:
             # `topics: t.tsv` with --set topics.format=jsonl: the shorthand written out
             node = _replace(parent, node, _shorthand(node, schema.shorthand))

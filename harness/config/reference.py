@@ -33,6 +33,7 @@ _TYPE_TEXT = {
     "compare-measures": "list of strings",
     "scheduler": "string",
     "fields": "boolean or mapping",
+    "collections": "list of mappings",
 }
 
 
@@ -62,6 +63,7 @@ def _allowed(key: Key) -> str:
         "compare-measures": "measures in `measures`",
         "scheduler": "`tcp://host:8786` (also tls://, ucx://, ws://, inproc://, or host:port)",
         "fields": "`true` \\| `false` \\| `{contents: W, title: W}` (weights >= 0)",
+        "collections": "entries of the keys below",
     }.get(key.type, "")
 
 
@@ -90,6 +92,15 @@ def _rows(key: Key, prefix: str = ""):
         yield (f"`{name}`", _TYPE_TEXT[sub.type], _default_text(sub), _allowed(sub), _md(sub.doc))
         if sub.type == "section":
             yield from _rows(sub, name)
+        elif sub.type == "collections":  # an entry's keys are the top level's: said once, above
+            for k in sub.keys:
+                doc = (
+                    _md(k.doc)
+                    if k.name == "name"
+                    else f"The collection's `{k.name}`, as the top-level `{k.name}` above."
+                )
+                required = "**required**" if k.required else "none"
+                yield (f"`{name}[].{k.name}`", _TYPE_TEXT[k.type], required, _allowed(k), doc)
 
 
 def reference_markdown() -> str:

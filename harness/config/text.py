@@ -10,21 +10,28 @@ line; none is a traceback.
 - A character YAML does not allow (NUL, most control characters: a binary file) names its line,
   as does a syntax error; a document nested too deeply for the parser is refused, not a
   RecursionError.
+- The document is a mapping (:func:`open_config`), with the ``--set``/API overrides applied.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-from yaml.nodes import Node
+from yaml.nodes import MappingNode, Node
 
 from harness.config.limits import MAX_CONFIG_BYTES
+from harness.config.nodes import Ctx, describe, is_null
+from harness.config.overrides import Override, apply_overrides
 from harness.config.validated import LocatedProblem
 from harness.errors import AccessError, ConfigError, DataError, read_error
 from harness.formats.hygiene import regular_file
 
-__all__ = ["config_text", "parse", "too_deep"]
+__all__ = ["config_text", "parse", "too_deep", "ConfigTree", "open_config"]
 
 
 def _fail(source: str, message: str, line: int | None = None):
@@ -84,3 +91,45 @@ def parse(text: str, source: str) -> tuple[yaml.SafeLoader, Node | None]:
 def too_deep(source: str):
     """The error for a config nested deeper than the parser's (or the checks') recursion allows."""
     _fail(source, "the config is nested too deeply to read (hundreds of levels); a config needs a few: flatten it")
+
+
+@dataclass(frozen=True)
+class ConfigTree:
+    """A config read and parsed, not yet validated: ``root`` is its mapping (overrides applied),
+    ``loader`` the YAML loader that made it (its constructor turns nodes into values)."""
+
+    source: str  # how errors name the config (the path as given, or <config>)
+    file: Path  # resolved; for a config in no file, where it would be (its paths resolve there)
+    text: str
+    in_memory: bool  # given as text (the Python API's dicts and strings), not read from `file`
+    loader: yaml.SafeLoader
+    root: MappingNode
+
+
+@contextmanager
+def open_config(
+    path: str | os.PathLike, *, text: str | None = None, overrides: Sequence[Override] = (), keys: str = ""
+) -> Iterator[ConfigTree]:
+    """The config at ``path`` (or ``text``, placed at ``path``) as a :class:`ConfigTree` for the
+    ``with`` block, its loader disposed after it. A config that is not a mapping is a ConfigError
+    (``keys``: the top-level keys, for the message); a document nested too deeply for the checks
+    inside the block is refused as one too deep for the parser."""
+    source = str(path)
+    file = Path(path).expanduser().resolve()
+    in_memory = text is not None
+    if text is None:
+        text = config_text(file, source)
+    loader, root = parse(text, source)
+    try:
+        if overrides and isinstance(root, MappingNode):
+            apply_overrides(root, overrides, source, Path.cwd())
+        if is_null(root):
+            _fail(source, f"the config is empty; expected a mapping with keys {keys}", 1)
+        if not isinstance(root, MappingNode):
+            got = describe(Ctx(source, file.parent, loader), root)
+            _fail(source, f"expected a mapping with keys {keys} at the top level, got {got}", root.start_mark.line + 1)
+        yield ConfigTree(source, file, text, in_memory, loader, root)
+    except RecursionError:  # the parser's limit is met first, but the checks recurse too
+        too_deep(source)
+    finally:
+        loader.dispose()

@@ -66,7 +66,7 @@ class Config:
     depth: int
     measures: tuple[Measure, ...]
     expect: dict[str, dict[Measure, float]]  # canonical run -> measure -> the value expected
-    expect_tolerance: float
+    expect_tolerance: float  # within it an expected value is OK
     ties: str
     missing_topics: str
     output: Path
@@ -103,6 +103,9 @@ class Config:
     ir_metadata: dict = field(default_factory=dict, compare=False)
     # --replace, harness.run(replace=True): the output may be another experiment's folder (config.paths)
     replace: bool = False
+    # within it (and beyond expect_tolerance) an expected value is OK-ish: a warning, not a failure;
+    # None: policies.OKISH_FACTOR times expect_tolerance (harness.experiment.result.Check)
+    expect_okish_tolerance: float | None = None
 
     @property
     def experiment(self) -> Experiment:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.policies import OKISH_FACTOR
 from harness.specs.identity import RunSpec
 from harness.specs.labels import run_file_names
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # types only: the report imports this module and must not rea
     from harness.experiment.compare import Comparisons
     from harness.formats.run import Run
 
-__all__ = ["RunResult", "Check", "ExperimentResult", "RECALL_LEVELS"]
+__all__ = ["RunResult", "Check", "OK", "OKISH", "FAIL", "ExperimentResult", "RECALL_LEVELS"]
 
 # Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -42,6 +43,11 @@ class RunResult:
     latency: SearchTimes | None = None
 
 
+# What an `expect:` check found (Check.status): within the tolerance, within the wider OK-ish one
+# (a warning: Anserini's regressions' "OKish"), or beyond both (a failure, exit 1)
+OK, OKISH, FAIL = "OK", "OK-ish", "FAIL"
+
+
 @dataclass(frozen=True)
 class Check:
     run: str
@@ -49,15 +55,33 @@ class Check:
     expected: float
     actual: float | None
     tolerance: float
+    okish_tolerance: float | None = None  # None: policies.OKISH_FACTOR times the tolerance
+
+    @property
+    def okish_margin(self) -> float:
+        """The largest |actual - expected| that is OK-ish."""
+        return OKISH_FACTOR * self.tolerance if self.okish_tolerance is None else self.okish_tolerance
+
+    @property
+    def status(self) -> str:
+        """OK, OK-ish or FAIL (a missing value fails)."""
+        if self.actual is None:
+            return FAIL
+        delta = abs(self.actual - self.expected)
+        return OK if delta <= self.tolerance else OKISH if delta <= self.okish_margin else FAIL
 
     @property
     def ok(self) -> bool:
-        return self.actual is not None and abs(self.actual - self.expected) <= self.tolerance
+        """Not a failure: OK or OK-ish."""
+        return self.status != FAIL
 
     def __str__(self) -> str:
         actual = "missing" if self.actual is None else f"{self.actual:.6f}"
         delta = "" if self.actual is None else f" delta={self.actual - self.expected:+.6f}"
-        return f"[{'OK' if self.ok else 'FAIL'}] {self.run} {self.measure}: expected={self.expected} actual={actual}{delta} (tolerance {self.tolerance})"
+        return (
+            f"[{self.status}] {self.run} {self.measure}: expected={self.expected} actual={actual}{delta} "
+            f"(tolerance {self.tolerance:g}, OK-ish within {self.okish_margin:g})"
+        )
 
 
 @dataclass
@@ -130,6 +154,11 @@ class ExperimentResult:
     @property
     def failed_checks(self) -> list[Check]:
         return [c for c in self.checks if not c.ok]
+
+    @property
+    def okish_checks(self) -> list[Check]:
+        """The checks met only within the OK-ish tolerance (a warning each, not a failure)."""
+        return [c for c in self.checks if c.status == OKISH]
 
 
 def _stop(writes) -> None:

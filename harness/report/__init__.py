@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ from harness.report.view import build_view
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
 
-__all__ = ["write_report", "render_markdown", "summary_rows", "REPORT_FILES"]
+__all__ = ["write_report", "write_files", "publish", "render_markdown", "summary_rows", "REPORT_FILES"]
 
 # What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels; runs/
 # holds each run's file and, by default, its ir_metadata: harness.report.ir_metadata).
@@ -72,18 +73,27 @@ def write_report(
     """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically.
     ``ir_metadata`` (a key of policies.IR_METADATA): each run's ir_metadata beside it
     (``runs/NAME.ir-metadata.yml``), in it, or nowhere (:mod:`harness.report.ir_metadata`).
+    The folder is published by :func:`publish`; its marker names the result's experiment
+    (:attr:`harness.config.Config.experiment`)."""
+    cfg = result.config
+    return publish(out_dir, cfg.experiment, cfg.replace, lambda tmp: write_files(result, tmp, ir_metadata), on=on)
 
-    The report is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
+
+def publish(out_dir: Path, experiment, replace: bool, write: Callable[[Path], None], on: Emit = ignore) -> Path:
+    """Make ``out_dir`` anew with what ``write(folder)`` puts in a new folder, replacing it
+    atomically, and return it (resolved). ``experiment``: whose folder it is
+    (:class:`harness.folders.Experiment`, recorded in the marker); ``replace`` (``--replace``):
+    it may replace another experiment's folder.
+
+    The folder is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
     that lists its files, flushed to disk, and swapped with the previous folder in one step
     (:func:`harness.folders.replace_folder`), under the folder's lock. A folder the harness did
     not write, or (without ``--replace``) another experiment's, is never replaced (checked again
-    here: the config check may be minutes old, and another experiment may have written since).
-    The marker names the result's experiment (:attr:`harness.config.Config.experiment`)."""
+    here: the config check may be minutes old, and another experiment may have written since)."""
     out_dir = Path(out_dir).resolve()
-    cfg = result.config
     with locked(out_dir, on=on):
         clean_interrupted(out_dir, on)
-        problems = write_target_problems({"output": out_dir}, {}, experiment=cfg.experiment, replace=cfg.replace)
+        problems = write_target_problems({"output": out_dir}, {}, experiment=experiment, replace=replace)
         if problems:
             raise DataError(out_dir, "; ".join(m for _, m in problems))
         check_writable(out_dir.parent, tree=False)  # where the new report is built
@@ -91,7 +101,11 @@ def write_report(
         tmp = temp_sibling(out_dir, "writing")
         remove_tree(tmp)
         try:
-            _write_files(result, tmp, cfg.experiment.record(out_dir), ir_metadata)
+            tmp.mkdir(parents=True)
+            write(tmp)
+            written = [str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and p != tmp / OUTPUT_MARKER]
+            write_marker(tmp, "report", written, experiment.record(out_dir))
+            fsync_tree(tmp)
             previous = replace_folder(tmp, out_dir)
         except OSError as e:
             remove_tree(tmp)
@@ -108,7 +122,9 @@ def write_report(
     return out_dir
 
 
-def _write_files(result: ExperimentResult, tmp: Path, experiment: dict, ir_metadata: str = DEFAULT_IR_METADATA) -> None:
+def write_files(result: ExperimentResult, tmp: Path, ir_metadata: str = DEFAULT_IR_METADATA) -> None:
+    """Every report file of ``result`` (REPORT_FILES) into the folder ``tmp`` (made if missing),
+    not its marker: what :func:`write_report` publishes, and a study's ``collections/NAME``."""
     runs = tmp / "runs"
     runs.mkdir(parents=True)
     files = result.run_files()
@@ -142,6 +158,3 @@ def _write_files(result: ExperimentResult, tmp: Path, experiment: dict, ir_metad
         files["comparisons.json"] = data.comparisons_json(view)
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")
-    written = [str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and p.name != OUTPUT_MARKER]
-    write_marker(tmp, "report", written, experiment)
-    fsync_tree(tmp)

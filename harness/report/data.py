@@ -64,6 +64,8 @@ def summary_json(view: ReportView) -> str:
                 "expected": c.expected,
                 "actual": c.actual,
                 "tolerance": c.tolerance,
+                "okish_tolerance": c.okish_margin,
+                "status": c.status,
                 "ok": c.ok,
             }
             for c in view.checks

@@ -60,7 +60,7 @@ def _environment():
         latency_rows=lambda v: [[r.name, latency_search(r), *latency_cells(r)] for r in v.latency],
         check_rows=lambda v: [
             [
-                "OK" if ch.ok else "FAIL",
+                ch.status,
                 ch.run,
                 ch.measure,
                 f"{ch.expected}",

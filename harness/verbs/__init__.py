@@ -6,6 +6,8 @@ pandas.
 
 - ``verbs.run``: load (validate), plan_run, run (index, search, evaluate, compare, report), index,
   search (a config's runs into its output folder)
+- ``verbs.study``: the same for a study (a config of several collections): validate, plan_study,
+  run (each collection's report and the tables across them), index, search
 - ``verbs.evaluate``: evaluate a run against qrels
 - ``verbs.trec_eval``: trec_eval 9.0.8's command line and output (``harness trec_eval``)
 - ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)

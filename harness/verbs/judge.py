@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from harness import experiment
+from harness.config import is_study
 from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import lab_qid
@@ -23,6 +24,12 @@ __all__ = ["from_config", "from_lab"]
 def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> JudgeSession:
     """The config's runs (all, or those named), searched or reused from the run cache as
     ``harness run`` does; the config's own qrels are not read."""
+    if is_study(cfg):
+        raise DataError(
+            cfg.source,
+            f"a study of {len(cfg.collections)} collections ({', '.join(cfg.collections)}): the judging page pools "
+            "one collection's runs; give a config of that collection alone",
+        )
     runs = cfg.runs
     if run_names:
         want = []

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from harness import experiment
-from harness.config import LocatedProblem, execution, load_config
+from harness.config import LocatedProblem, execution, load_experiment
 from harness.config import overrides as config_overrides
 from harness.config.overrides import Override
 from harness.config.paths import other_experiment_problem, write_target_problems
@@ -69,6 +69,8 @@ __all__ = [
     "index",
     "SearchOutcome",
     "search",
+    "search_options",
+    "copy_runs",
     "scheduler_problem",
 ]
 
@@ -143,7 +145,8 @@ def load(
     replace: bool = False,
 ):
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
-    ConfigError with file:line), with ``--scheduler`` / ``--workers`` setting its
+    ConfigError with file:line), or a Study when it has `collections:` (one Config per
+    collection: harness.config.study), with ``--scheduler`` / ``--workers`` setting its
     ``execution:`` (``workers`` wins; :func:`_cluster`). Starts no Java.
     ``scheduler_from_env``: ``scheduler`` is $HARNESS_SCHEDULER's, and named so (errors,
     manifest.json).
@@ -163,10 +166,10 @@ def load(
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
     if isinstance(config, os.PathLike):
-        return load_config(config, overrides=changes, replace=replace)
+        return load_experiment(config, overrides=changes, replace=replace)
     if isinstance(config, str) and "\n" not in config and (":" not in config or Path(config).exists()):
         # a path (a one-line YAML mapping has a colon and is no file)
-        return load_config(config, overrides=changes, replace=replace)
+        return load_experiment(config, overrides=changes, replace=replace)
     if isinstance(config, Mapping):
         try:
             text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
@@ -184,7 +187,7 @@ def load(
     else:  # a ConfigError as every other bad config is, not a TypeError
         why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
         raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
-    return load_config(Path.cwd() / IN_MEMORY, text=text, overrides=changes, replace=replace)
+    return load_experiment(Path.cwd() / IN_MEMORY, text=text, overrides=changes, replace=replace)
 
 
 def _cluster(scheduler: str | None, workers: int | None, from_env: bool = False) -> list:
@@ -459,17 +462,7 @@ def search(
     folder stays one the harness may replace. ``ir_metadata``: each run's ir_metadata beside it
     (``runs/<name>.ir-metadata.yml``), at the top of its TREC file, or nowhere, as ``run``
     writes it (an MS MARCO run has no place for comment lines: ``inline`` is refused with it)."""
-    try:
-        one_of("run_format", run_format, RUN_FORMATS)
-    except ValueError as e:
-        raise DataError("--run-format", str(e)) from None
-    ir_metadata = _ir_metadata_choice(ir_metadata)
-    if ir_metadata == "inline" and run_format != "trec":
-        raise DataError(
-            "--ir-metadata",
-            f"inline writes the ir_metadata into a TREC run's top lines; a {run_format} run has no comment lines "
-            "(its readers take every line as a result): write it beside the run (--ir-metadata yml)",
-        )
+    ir_metadata = search_options(run_format, ir_metadata)
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
         _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
     with locked(cfg.output, on=on):
@@ -484,17 +477,35 @@ def search(
             result.settle()
             if ir_metadata != "none":
                 machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
-            return _copy_runs(cfg, result, on, run_format, ir_metadata)
+            return copy_runs(cfg, result, on, run_format, ir_metadata)
         finally:
             result.release_indexes()  # the cached run files are copied: the index may be replaced
 
 
-def _copy_runs(
-    cfg, result, on: Emit, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+def search_options(run_format: str, ir_metadata: str) -> str:
+    """``harness search``'s --run-format and --ir-metadata checked together; the ir_metadata choice."""
+    try:
+        one_of("run_format", run_format, RUN_FORMATS)
+    except ValueError as e:
+        raise DataError("--run-format", str(e)) from None
+    ir_metadata = _ir_metadata_choice(ir_metadata)
+    if ir_metadata == "inline" and run_format != "trec":
+        raise DataError(
+            "--ir-metadata",
+            f"inline writes the ir_metadata into a TREC run's top lines; a {run_format} run has no comment lines "
+            "(its readers take every line as a result): write it beside the run (--ir-metadata yml)",
+        )
+    return ir_metadata
+
+
+def copy_runs(
+    cfg, result, on: Emit, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA, folder: str = ""
 ) -> SearchOutcome:
     """The searched runs' cached files into OUTPUT/runs, under the output's lock, each with its
-    ir_metadata (beside it, in it, or none)."""
-    out = cfg.output / "runs"
+    ir_metadata (beside it, in it, or none). ``cfg``: whose output folder it is (its ``output``,
+    ``experiment`` and ``replace``: a Config, or a study's); ``folder``: where in it the runs go
+    (``collections/NAME/``: a study's collection), the marker of the output listing them there."""
+    out = cfg.output / folder / "runs"
     if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
         problems = write_target_problems({"output": cfg.output}, {})
         if problems:
@@ -508,9 +519,9 @@ def _copy_runs(
     files = result.run_files()  # as the report names them (harness.specs.labels.run_file_names)
     if run_format == "msmarco":
         files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
-    names = [f"runs/{files[r.name]}" for r in result.runs]
+    names = [f"{folder}runs/{files[r.name]}" for r in result.runs]
     if ir_metadata == "yml":
-        names += [f"runs/{yml_name(files[r.name])}" for r in result.runs]
+        names += [f"{folder}runs/{yml_name(files[r.name])}" for r in result.runs]
     # this experiment's from now on: a marker of an earlier version named none
     write_marker(
         cfg.output, marker.get("kind", "runs"), [*marker["files"], *names], cfg.experiment.record(cfg.output.resolve())
@@ -533,7 +544,9 @@ def _copy_runs(
         beside = out / yml_name(files[r.name])
         if ir_metadata == "yml":
             write_text_atomic(beside, to_yaml(docs[r.name]))
-        elif f"runs/{beside.name}" in marker["files"]:  # a description of this file written before: no longer its
+        elif (
+            f"{folder}runs/{beside.name}" in marker["files"]
+        ):  # a description of this file written before: no longer its
             beside.unlink(missing_ok=True)
         written.append((r.name, r.reused, dst))
     return SearchOutcome(tuple(written))

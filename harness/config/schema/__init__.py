@@ -8,7 +8,9 @@ order a config's reference does:
 
 - ``schema.corpus``: `collection` and `index` (the documents and how they are indexed);
 - ``schema.topics``: `topics` and `qrels` (the queries and their judgments);
-- ``schema.runs``: `runs`, `depth`, `measures`, `expect`, `expect_tolerance` and `evaluation`
+- ``schema.study``: `collections` (a study: several collections, each with those keys);
+- ``schema.runs``: `runs`, `depth`, `measures`, `expect`, `expect_tolerance`,
+  `expect_okish_tolerance` and `evaluation`
   (what is searched and how it is scored);
 - ``schema.compare``: `compare` (the significance tests);
 - ``schema.output``: `report`, `ir_metadata`, `output` and `execution` (what is written, and where it is
@@ -21,7 +23,16 @@ from harness.config.keys import Key
 from harness.config.schema.compare import COMPARE
 from harness.config.schema.corpus import COLLECTION, INDEX
 from harness.config.schema.output import EXECUTION, IR_METADATA, OUTPUT, REPORT
-from harness.config.schema.runs import DEPTH, EVALUATION, EXPECT, EXPECT_TOLERANCE, MEASURES, RUNS
+from harness.config.schema.runs import (
+    DEPTH,
+    EVALUATION,
+    EXPECT,
+    EXPECT_OKISH_TOLERANCE,
+    EXPECT_TOLERANCE,
+    MEASURES,
+    RUNS,
+)
+from harness.config.schema.study import COLLECTIONS
 from harness.config.schema.topics import QRELS, TOPICS
 
 __all__ = ["SCHEMA"]
@@ -39,11 +50,13 @@ SCHEMA = Key(
         INDEX,
         TOPICS,
         QRELS,
+        COLLECTIONS,
         RUNS,
         DEPTH,
         MEASURES,
         EXPECT,
         EXPECT_TOLERANCE,
+        EXPECT_OKISH_TOLERANCE,
         EVALUATION,
         COMPARE,
         REPORT,

@@ -1,13 +1,21 @@
 """What is searched and how it is scored: the `runs:`, `depth:`, `measures:`, `expect:`,
-`expect_tolerance:` and `evaluation:` keys of the schema."""
+`expect_tolerance:`, `expect_okish_tolerance:` and `evaluation:` keys of the schema."""
 
 from __future__ import annotations
 
 from harness.config.keys import Key
 from harness.config.limits import MAX_DEPTH
-from harness.policies import DEFAULT_DEPTH, DEFAULT_MEASURES, MISSING_TOPICS, TIES, EvalPolicy
+from harness.policies import (
+    DEFAULT_DEPTH,
+    DEFAULT_EXPECT_TOLERANCE,
+    DEFAULT_MEASURES,
+    MISSING_TOPICS,
+    OKISH_FACTOR,
+    TIES,
+    EvalPolicy,
+)
 
-__all__ = ["RUNS", "DEPTH", "MEASURES", "EXPECT", "EXPECT_TOLERANCE", "EVALUATION"]
+__all__ = ["RUNS", "DEPTH", "MEASURES", "EXPECT", "EXPECT_TOLERANCE", "EXPECT_OKISH_TOLERANCE", "EVALUATION"]
 
 RUNS = Key(
     "runs",
@@ -47,17 +55,29 @@ MEASURES = Key(
 EXPECT = Key(
     "expect",
     "expect",
-    "Expected scores, `{run: {measure: value}}`; a mismatch fails the experiment. A run is named by "
-    "its label (`bm25`, `dirichlet mu=500`, `dirichlet tuned`, or its `name:`) or by its spec, "
-    "canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`).",
+    "Expected scores, `{run: {measure: value}}`: within `expect_tolerance` a value is OK, within "
+    "`expect_okish_tolerance` OK-ish (a warning), beyond it fails the experiment (exit 1). A run is "
+    "named by its label (`bm25`, `dirichlet mu=500`, `dirichlet tuned`, or its `name:`) or by its spec, "
+    "canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`). In a study, each entry of "
+    "`collections` has its own.",
 )
 
 EXPECT_TOLERANCE = Key(
     "expect_tolerance",
     "number",
-    "Largest allowed |actual - expected| (the default means agreement to 4 decimals).",
-    default=0.00005,
+    "Largest |actual - expected| that is OK (the default means agreement to 4 decimals).",
+    default=DEFAULT_EXPECT_TOLERANCE,
     minimum=0,
+)
+
+EXPECT_OKISH_TOLERANCE = Key(
+    "expect_okish_tolerance",
+    "number",
+    "Largest |actual - expected| that is OK-ish: reported `[OK-ish]` with a warning, not a failure "
+    '(Anserini\'s regressions call a score within 150% of its tolerance "OKish"). At least '
+    "`expect_tolerance`; equal to it, nothing is OK-ish.",
+    minimum=0,
+    default_text=f"{OKISH_FACTOR:g} x `expect_tolerance`",
 )
 
 EVALUATION = Key(

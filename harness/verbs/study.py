@@ -1,0 +1,253 @@
+"""The verbs of a study (a config of several collections, harness.config.study): validate, plan
+(the dry run), run, index and search, each collection through the path a config of it alone takes
+(harness.verbs.run, harness.experiment.run_experiment), in one process: one JVM, one executor (one
+Dask cluster) for all, every index built once and reused through the index cache.
+
+The output is one folder the study owns (its marker, harness.folders): each collection's report
+in ``collections/NAME/``, exactly as a config of that collection alone writes it, and the tables
+across collections beside them (harness.report.study), published in one atomic step. A
+collection that fails while it runs (a bad line met while indexing, a file gone since validation)
+is reported by name, in the study's report too, and the others go on; the command line then exits
+with that failure's code (:class:`harness.errors.StudyError`)."""
+
+from __future__ import annotations
+
+import errno
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness import experiment
+from harness.config import Study
+from harness.config.paths import other_experiment_problem, write_target_problems
+from harness.engine.index import ensure_index
+from harness.errors import DataError, HarnessError
+from harness.events import CollectionFailed, CollectionStart, Emit, ignore
+from harness.experiment import machine, plan
+from harness.experiment.executors import open_executor
+from harness.experiment.explore import attach
+from harness.experiment.labels import relabel
+from harness.experiment.study import CollectionOutcome, Failure, StudyResult, study_result
+from harness.folders import check_writable, clean_interrupted, locked, recorded_experiment
+from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, one_of
+from harness.report import publish, write_files
+from harness.report import study as study_report
+from harness.verbs import run as single
+
+__all__ = [
+    "Failure",
+    "is_study",
+    "validate",
+    "StudyPlan",
+    "plan_study",
+    "StudyOutcome",
+    "run",
+    "index",
+    "search",
+]
+
+# the errors of a file that is gone or was never a file: that collection's data, exit 2
+_GONE = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ELOOP)
+
+
+def is_study(config) -> bool:
+    """Whether a loaded config (harness.verbs.run.load) is a study."""
+    return isinstance(config, Study)
+
+
+def _failure(e: BaseException) -> Failure | None:
+    """What stops one collection and not the study: a HarnessError (its data, its index, its
+    Java), or a file that is gone; None for anything else (a full disk, an interrupt), which
+    stops the study."""
+    if isinstance(e, HarnessError):
+        return Failure(str(e), e.exit_code)
+    if isinstance(e, OSError) and e.errno in _GONE:
+        return Failure(f"{e.strerror}: {e.filename}" if e.filename else str(e), 2)
+    return None
+
+
+# ------------------------------------------------------------------------------ validate
+def validate(study: Study) -> None:
+    """``harness validate`` beyond the config's keys, for every collection: its topic ids against
+    its qrels' (harness.verbs.run.validate)."""
+    for cfg in study.collections.values():
+        single.validate(cfg)
+
+
+# ------------------------------------------------------------------------------ plan
+@dataclass(frozen=True)
+class StudyPlan:
+    """Each collection's plan (``--dry-run``), and the experiment whose output folder it replaces."""
+
+    source: Path
+    command: str
+    output: Path
+    plans: tuple[tuple[str, single.PlanReport], ...]
+    replaces: str | None = None
+
+
+def plan_study(study: Study, command: str) -> StudyPlan:
+    plans = tuple((name, single.plan_run(cfg, command)) for name, cfg in study.collections.items())
+    theirs = recorded_experiment(study.output) if command != "index" else None
+    replaces = str(theirs) if theirs is not None and theirs != study.experiment else None
+    return StudyPlan(study.source, command, study.output, plans, replaces)
+
+
+# ------------------------------------------------------------------------------ run
+@dataclass(frozen=True)
+class StudyOutcome:
+    result: StudyResult
+    output: Path  # the study's folder
+    summary_md: str  # its summary.md as written
+
+
+def run(study: Study, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> StudyOutcome:
+    """Run every collection (index or reuse, search or reuse, evaluate, compare) and write the
+    study's folder, holding its lock throughout: each collection's report as `harness run` of it
+    alone writes it, in ``collections/NAME/``, and the tables across collections."""
+    try:
+        ir_metadata = one_of("ir_metadata", ir_metadata, IR_METADATA)
+    except ValueError as e:
+        raise DataError("--ir-metadata", str(e)) from None
+    with locked(study.output, on=on):
+        check_writable(study.output.parent, tree=False)  # before anything is searched
+        check_writable(study.output)
+        _check_output(study)
+        outcomes: list[CollectionOutcome] = []
+        executor = open_executor(study.execution, on)  # one cluster for every collection
+        try:
+            total = len(study.collections)
+            for i, (name, cfg) in enumerate(study.collections.items(), start=1):
+                on(CollectionStart(name, i, total))
+                outcomes.append(_run_collection(name, cfg, on, executor))
+            result = study_result(study, outcomes)
+            out = publish(
+                study.output, study.experiment, study.replace, lambda tmp: _write(result, tmp, ir_metadata), on
+            )
+        except BaseException:
+            for o in outcomes:
+                if o.result is not None:
+                    o.result.abandon()
+            raise
+        finally:
+            executor.close()
+            for o in outcomes:  # the cached run files are copied (or the study stopped)
+                if o.result is not None:
+                    o.result.release_indexes()
+        summary = (out / "summary.md").read_text(encoding="utf-8")
+    return StudyOutcome(result, out, summary)
+
+
+def _run_collection(name: str, cfg, on: Emit, executor) -> CollectionOutcome:
+    """One collection as the run verb runs a config (runs by their labels, the explorer's
+    documents and the versions gathered, the run cache settled); its failure, if it fails."""
+    try:
+        result = relabel(experiment.run_experiment(cfg, on=on, settle=False, executor=executor))
+    except BaseException as e:
+        return _failed(name, cfg, e, on)
+    try:
+        attach(result)
+        result.settle()
+    except BaseException as e:
+        result.abandon()
+        return _failed(name, cfg, e, on)
+    return CollectionOutcome(name, cfg, result)
+
+
+def _failed(name: str, cfg, e: BaseException, on: Emit) -> CollectionOutcome:
+    failure = _failure(e)
+    if failure is None:
+        raise e
+    on(CollectionFailed(name, failure.message))
+    return CollectionOutcome(name, cfg, failure=failure)
+
+
+def _write(result: StudyResult, tmp: Path, ir_metadata: str) -> None:
+    """The study's folder: each collection's report, then the study's own files."""
+    for name, r in result.results.items():
+        write_files(r, tmp / result.study.folder(name), ir_metadata)
+    for file, text in study_report.render(result).items():
+        (tmp / file).write_text(text, encoding="utf-8")
+
+
+def _check_output(study: Study) -> None:
+    """The output's checks of the config again, under its lock: another experiment may have
+    written it since the config was validated."""
+    problems = write_target_problems({"output": study.output}, {}, experiment=study.experiment, replace=study.replace)
+    if problems:
+        raise DataError(study.output, "; ".join(m for _, m in problems))
+
+
+# ------------------------------------------------------------------------------ index
+def index(study: Study, *, on: Emit = ignore) -> list[tuple[str, single.IndexOutcome | None | Failure]]:
+    """Build (or reuse) each collection's index; None for a collection that names an existing
+    index (only read), a Failure for one that failed."""
+    out: list = []
+    executor = open_executor(study.execution, on)
+    try:
+        total = len(study.collections)
+        for i, (name, cfg) in enumerate(study.collections.items(), start=1):
+            on(CollectionStart(name, i, total))
+            p = plan(cfg)
+            if p.existing:
+                out.append((name, None))
+                continue
+            try:
+                t = time.perf_counter()
+                info = ensure_index(
+                    p.corpus, p.options, p.index_path, threads=cfg.index_threads, on=on, build=executor.build
+                )
+                out.append((name, single.IndexOutcome(info, time.perf_counter() - t, p.options)))
+            except BaseException as e:
+                failure = _failure(e)
+                if failure is None:
+                    raise
+                on(CollectionFailed(name, failure.message))
+                out.append((name, failure))
+    finally:
+        executor.close()
+    return out
+
+
+# ------------------------------------------------------------------------------ search
+def search(
+    study: Study, *, on: Emit = ignore, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+) -> list[tuple[str, single.SearchOutcome | Failure]]:
+    """Index and search each collection (no evaluation), its runs copied to
+    ``OUTPUT/collections/NAME/runs/`` as `harness search` of it alone names them; the output's
+    marker (the study's) lists them. A Failure for a collection that failed."""
+    ir_metadata = single.search_options(run_format, ir_metadata)
+    out: list = []
+    with locked(study.output, on=on):
+        clean_interrupted(study.output, on)
+        check_writable(study.output.parent, tree=False)
+        check_writable(study.output)
+        if not study.replace and (why := other_experiment_problem(study.output, study.experiment)):
+            raise DataError(study.output, why)
+        executor = open_executor(study.execution, on)
+        try:
+            total = len(study.collections)
+            for i, (name, cfg) in enumerate(study.collections.items(), start=1):
+                on(CollectionStart(name, i, total))
+                try:
+                    single.validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
+                    searched = replace(cfg, qrels_path=None, expect={})
+                    result = relabel(experiment.run_experiment(searched, on=on, settle=False, executor=executor))
+                except BaseException as e:
+                    failure = _failure(e)
+                    if failure is None:
+                        raise
+                    on(CollectionFailed(name, failure.message))
+                    out.append((name, failure))
+                    continue
+                try:
+                    result.settle()
+                    if ir_metadata != "none":
+                        machine.gather(result)
+                    folder = f"{study.folder(name)}/"
+                    out.append((name, single.copy_runs(study, result, on, run_format, ir_metadata, folder)))
+                finally:
+                    result.release_indexes()
+        finally:
+            executor.close()
+    return out
