@@ -8,6 +8,7 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN fusion-methods -->     harness.policies' fusion methods and normalisations
 <!-- BEGIN formats -->            harness.formats.catalog's collection and topics formats
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
+<!-- BEGIN study-output -->       the table across collections `harness run configs/study.yaml` prints
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
   .venv/bin/python scripts/gen_docs.py --check  # exit 1 if a page is stale (tests do this)
@@ -184,6 +185,26 @@ def demo_output() -> str:
     return "```\n$ make demo\n...\n" + "\n".join(means_table(md)) + "\n...\nreport written to reports/demo\n```"
 
 
+def study_output() -> str:
+    """What `harness run configs/study.yaml` prints, through the study verb the command line runs,
+    into a temporary folder (its indexes too); trimmed to the table across collections of one measure."""
+    from harness.verbs import study
+    from harness.verbs.run import load
+
+    loaded = load(REPO / "configs" / "study.yaml")
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tmp = Path(tmp)
+        collections = {
+            name: dataclasses.replace(cfg, index_path=tmp / "indexes" / name) for name, cfg in loaded.collections.items()
+        }
+        md = study.run(dataclasses.replace(loaded, output=tmp / "study", collections=collections)).summary_md
+    lines = md.splitlines()
+    start = lines.index("### nDCG@10")
+    end = next(i for i in range(start + 2, len(lines)) if not lines[i].startswith("|"))
+    return "```\n$ .venv/bin/harness run configs/study.yaml\n...\n" + "\n".join(lines[start:end]) + "\n...\n```"
+
+
 def means_table(summary: str) -> list[str]:
     """The means table of a summary (what `harness run` prints): its first table, header included."""
     table = [line for line in summary.splitlines() if line.startswith("|")]
@@ -199,6 +220,7 @@ SECTIONS = {
     "fusion-methods": fusion_methods,
     "formats": formats,
     "demo-output": demo_output,
+    "study-output": study_output,
 }
 
 
