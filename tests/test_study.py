@@ -249,7 +249,10 @@ def broken_collection(folder: Path) -> dict:
 
 
 def test_a_collection_failing_as_it_runs_is_named_and_the_others_written(tmp_path):
-    entries = {"de": ENTRIES["de"], "broken": broken_collection(tmp_path / "data"), "zh": ENTRIES["zh"]}
+    ud = REPO / "tests" / "data" / "ud"  # Japanese: four of its topics judged, a warning
+    ja = {"collection": {"path": str(ud / "ja.jsonl"), "format": "jsonl"}, "index": {"language": "ja"}}
+    ja.update(topics=str(ud / "ja.tsv"), qrels=str(ud / "qrels.txt"))
+    entries = {"de": ENTRIES["de"], "broken": broken_collection(tmp_path / "data"), "ja": ja}
     config = study_config(tmp_path, entries)
     assert harness("validate", config).returncode == 0  # line 50: beyond what validation reads
     r = harness("run", config)
@@ -257,14 +260,16 @@ def test_a_collection_failing_as_it_runs_is_named_and_the_others_written(tmp_pat
     assert "collection broken failed: " in r.stderr and "docs.jsonl:50: " in r.stderr
     assert "1 collection(s) of the study failed, the others' reports are written:\n  broken: " in r.stderr
     out = tmp_path / "out"
-    assert sorted(p.name for p in (out / "collections").iterdir()) == ["de", "zh"]
+    assert sorted(p.name for p in (out / "collections").iterdir()) == ["de", "ja"]
     assert (out / "collections" / "de" / "summary.csv").exists() and (
-        out / "collections" / "zh" / "report.html"
+        out / "collections" / "ja" / "report.html"
     ).exists()
     md = (out / "summary.md").read_text()
     assert "## Failed collections" in md and "- **broken** (exit 2): " in md and "| broken | failed |" in md
+    assert "## Warnings\n\n- ja: " in md and "4 of 8 topics have no judgments" in md  # each collection's, named
+    assert "<li>ja: " in (out / "report.html").read_text()
     rows = read_csv(out / "collections.csv")
-    assert all(row["broken"] == "" and row["mean"] == "" and row["de"] for row in rows)
+    assert all(row["broken"] == "" and row["mean"] == "" and row["de"] and row["ja"] for row in rows)
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c.get("exit_code") for c in manifest["collections"]] == [None, 2, None]
 

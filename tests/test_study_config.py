@@ -354,3 +354,13 @@ def test_check_status_at_its_edges(actual, status):
     assert str(c).startswith(f"[{status}] bm25 AP: expected=0.5 actual=")
     assert str(c).endswith("(tolerance 0.125, OK-ish within 0.1875)")
     assert Check("bm25", "AP", 0.5, 0.6876, 0.125, 0.25).status == OKISH  # its own wider margin
+
+
+def test_the_judging_page_takes_one_collection(tmp_path):
+    from harness.errors import DataError
+    from harness.verbs import judge
+    from harness.verbs.run import load
+
+    (tmp_path / "s.yaml").write_text(study(GOOD + GOOD.replace("name: demo", "name: two")))
+    with pytest.raises(DataError, match=r"a study of 2 collections \(demo, two\): the judging page pools one"):
+        judge.from_config(load(tmp_path / "s.yaml"))

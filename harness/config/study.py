@@ -70,7 +70,7 @@ class Study:
     name: str
     output: Path
     collections: dict[str, Config]
-    measures: tuple[Measure, ...]  # the measures every collection evaluates (the tables' rows)
+    measures: tuple[Measure, ...]  # the measures the collections evaluate (the tables' rows), in order
     execution: Execution = Execution()
     overrides: tuple[str, ...] = ()
     replace: bool = False
@@ -167,7 +167,7 @@ def _study(tree: ConfigTree, key: Node, seq: Node, overrides: Sequence[Override]
         name=values["name"],
         output=values["output"],
         collections=configs,
-        measures=first.measures,
+        measures=tuple(dict.fromkeys(m for c in configs.values() for m in c.measures)),
         execution=first.execution,
         overrides=first.overrides,
         replace=replace,

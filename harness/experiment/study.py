@@ -78,7 +78,7 @@ class StudyResult:
     study: Study
     collections: list[CollectionOutcome]
     tables: tuple[StudyTable, ...] = ()
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # each collection's, "NAME: ..."
 
     @property
     def failures(self) -> dict[str, Failure]:
@@ -118,7 +118,7 @@ def _runs(result: StudyResult) -> list[str]:
 def collections_table(result: StudyResult) -> StudyTable | None:
     """Runs x collections for each measure, and their mean over the collections: what BEIR's and
     Pyserini's tables show. None when no collection evaluates a measure."""
-    measures = list(dict.fromkeys(str(m) for o in result.collections for m in o.config.measures))
+    measures = result.study.measure_names
     if not measures:
         return None
     names = [o.name for o in result.collections]
@@ -133,10 +133,10 @@ def collections_table(result: StudyResult) -> StudyTable | None:
     return StudyTable(
         "collections",
         "Means across collections",
-        "Each cell is the run's mean of the measure over that collection's topics (its own summary.csv); "
-        "`mean` is the unweighted mean of the per-collection means (each collection counts once, whatever its "
-        "number of topics), as BEIR's and Pyserini's tables average them. A cell is empty where the collection "
-        "has no value (it failed, or has no qrels), and the mean then too.",
+        "Each cell is the run's mean of the measure over that collection's topics (its own summary.csv); the "
+        "last column, mean, is the unweighted mean of the per-collection means (each collection counts once, "
+        "whatever its number of topics), as BEIR's and Pyserini's tables average them. A cell is empty where "
+        "the collection has no value (it failed, or has no qrels), and the mean then too.",
         (TABLE_COLUMNS[0], TABLE_COLUMNS[1], *names, TABLE_COLUMNS[2]),
         tuple(rows),
         split_by=TABLE_COLUMNS[0],
@@ -152,4 +152,6 @@ def study_result(study: Study, outcomes: list[CollectionOutcome]) -> StudyResult
     """The study's result: its collections' outcomes and every table of :data:`TABLES`."""
     result = StudyResult(study, outcomes)
     result.tables = tuple(t for make in TABLES if (t := make(result)) is not None)
+    # each collection's warnings (in its own report too), named by it
+    result.warnings = [f"{name}: {w}" for name, r in result.results.items() for w in r.warnings]
     return result

@@ -16,6 +16,8 @@ import json
 from dataclasses import dataclass
 from functools import cache
 
+from markupsafe import Markup, escape
+
 from harness import lazy
 from harness.experiment.study import StudyResult
 from harness.report.data import csv_text
@@ -123,11 +125,12 @@ def render(result: StudyResult) -> dict[str, str]:
 
 
 def _intro(result: StudyResult) -> str:
+    """The first sentences, up to the folder of the collections' reports (each format writes it)."""
     names = list(result.study.collections)
     runs = len(next(iter(result.results.values())).runs) if result.results else 0
     return (
         f"A study of {len(names)} collections ({', '.join(names)}): the same {runs} run{'s' * (runs != 1)} on "
-        "each. Each collection's report, as a config of it alone writes it, is in `collections/NAME/`."
+        "each. Each collection's report, as a config of it alone writes it, is in "
     )
 
 
@@ -135,12 +138,14 @@ def _intro(result: StudyResult) -> str:
 def markdown(result: StudyResult, m: dict) -> str:
     out = io.StringIO()
     w = out.write
-    w(f"# {result.study.name}\n\n{_intro(result)}\n\n")
+    w(f"# {result.study.name}\n\n{_intro(result)}`collections/NAME/`.\n\n")
     if result.failures:
         w("## Failed collections\n\n")
         for name, f in result.failures.items():
             w(f"- **{md(name)}** (exit {f.exit_code}): {md(f.message)}\n")
         w("\n")
+    if result.warnings:
+        w("## Warnings\n\n" + "".join(f"- {md(m)}\n" for m in result.warnings) + "\n")
     w("## Collections\n\n| collection | report | documents | topics | runs |\n|---|---|---:|---:|---|\n")
     for c in _collections(result):
         w(f"| {md(c.name)} | {md(c.report or 'failed')} | {c.documents} | {c.topics} | {c.runs} |\n")
@@ -206,8 +211,9 @@ def html(result: StudyResult, m: dict) -> str:
         .get_template("study.html.j2")
         .render(
             s=result,
-            intro=_intro(result),
+            intro=escape(_intro(result)) + Markup("<code>collections/NAME/</code>."),
             failures=result.failures,
+            warnings=result.warnings,
             collections=collections,
             tables=tables,
             checks=checks,
