@@ -196,7 +196,8 @@ def study_output() -> str:
         warnings.simplefilter("ignore")
         tmp = Path(tmp)
         collections = {
-            name: dataclasses.replace(cfg, index_path=tmp / "indexes" / name) for name, cfg in loaded.collections.items()
+            name: dataclasses.replace(cfg, index_path=tmp / "indexes" / name)
+            for name, cfg in loaded.collections.items()
         }
         md = study.run(dataclasses.replace(loaded, output=tmp / "study", collections=collections)).summary_md
     lines = md.splitlines()

@@ -132,10 +132,10 @@ def test_a_study_is_the_configs_of_its_collections_alone(tmp_path, irds_home, py
     demo = study.collections["demo"]
     assert (demo.stemmer, demo.stopwords, demo.expect_tolerance) == ("krovetz", False, 0.001)
     assert [str(m) for m in demo.expect["bm25(k1=0.9,b=0.4)"]] == ["AP"]
-    assert study.collections["de"].language == "de" and study.collections["de"].collection_format == "jsonl"
+    assert study.collections["de"].language == "de" and str(study.collections["de"].collection_format) == "jsonl"
     assert study.collections["existing"].collection_path is None
-    assert study.collections["named"].topics_format == f"irds:{dataset_id}"
-    assert study.collections["pyserini"].topics_format == "anserini:TsvInt"  # the reader Pyserini uses
+    assert str(study.collections["named"].topics_format) == f"irds:{dataset_id}"
+    assert str(study.collections["pyserini"].topics_format) == "anserini:TsvInt"  # the reader Pyserini uses
     assert study.collections["scifact"].search_fields  # the BEIR folder's title a field of its own
     # the same through load_experiment for a config of one collection: the Config load_config gives
     assert load_experiment(tmp_path / "passages.yaml") == load_config(tmp_path / "passages.yaml")
