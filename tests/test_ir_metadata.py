@@ -52,10 +52,17 @@ def repro_eval_metadata():
     """repro_eval 0.5.0's metadata module. Its top imports pkg_resources, which setuptools 81 and
     later no longer ship, for two functions these tests never call (the installed packages, its
     resource file of languages): an empty stand-in lets the module load; its reader and writer
-    use nothing of it."""
-    sys.modules.setdefault("pkg_resources", types.ModuleType("pkg_resources"))
-    from repro_eval import metadata
-
+    use nothing of it. The stand-in leaves sys.modules once the module has loaded: left there, it
+    broke pytest's own monkeypatch.syspath_prepend (which imports pkg_resources when it is present)
+    in later tests of the same worker."""
+    stand_in = "pkg_resources" not in sys.modules
+    if stand_in:
+        sys.modules["pkg_resources"] = types.ModuleType("pkg_resources")
+    try:
+        from repro_eval import metadata
+    finally:
+        if stand_in:
+            del sys.modules["pkg_resources"]
     return metadata
 
 
