@@ -25,6 +25,10 @@ __all__ = [
     "CORRECTIONS",
     "FAMILIES",
     "ALL_PAIRS",
+    "MANY_SYSTEM_TESTS",
+    "default_correction",
+    "default_baseline",
+    "anova_on",
     "IR_METADATA",
     "DEFAULT_IR_METADATA",
     "IR_METADATA_TESTS",
@@ -48,6 +52,7 @@ __all__ = [
     "ReadPolicy",
     "StatsPolicy",
     "ComparePolicy",
+    "PowerPolicy",
     "ReproducePolicy",
     "FusionMethod",
     "FUSION_METHODS",
@@ -91,7 +96,12 @@ TESTS: dict[str, str] = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "randomization": "paired randomization (sign-flip) test",
     "bootstrap": "paired bootstrap test",
+    "tukey": "classic Tukey HSD: every pair of runs at once, family-wise, from the two-way ANOVA",
+    "randomized-tukey": "randomised Tukey HSD: every pair of runs at once, family-wise, each topic's scores permuted",
 }
+# The tests of every pair of runs at once (harness.stats.tukey): a pair's p is family-wise over all
+# the runs compared, so no correction applies, and the runs' topics x runs matrix is tested once.
+MANY_SYSTEM_TESTS = ("tukey", "randomized-tukey")
 CORRECTIONS: dict[str, str] = {
     "none": "no correction",
     "bonferroni": "Bonferroni correction",
@@ -111,6 +121,8 @@ IR_METADATA_TESTS: dict[str, str] = {
     "wilcoxon": "wilcoxon",
     "randomization": "permutation",
     "bootstrap": "bootstrap",
+    "tukey": "tukey-hsd",
+    "randomized-tukey": "randomized-tukey-hsd",
 }
 IR_METADATA_CORRECTIONS: dict[str, str] = {
     "bonferroni": "bonferroni",
@@ -139,6 +151,28 @@ META_METHODS: dict[str, str] = {
 # measure's units (for the ANOVA, the range of system means) it should detect.
 DEFAULT_POWER = 0.8
 DEFAULT_DIFFERENCE = 0.05
+
+
+def default_correction(test: str) -> str:
+    """The correction when none is given: ``none`` with a many-system test (its p-values are
+    family-wise already), else StatsPolicy's (Holm's).
+
+    >>> default_correction("t"), default_correction("tukey")
+    ('holm', 'none')
+    """
+    return "none" if test in MANY_SYSTEM_TESTS else StatsPolicy.correction
+
+
+def default_baseline(test: str) -> str | None:
+    """The baseline when none is given: every pair (ALL_PAIRS) with a many-system test, which
+    tests them all at once; else None, the first run."""
+    return ALL_PAIRS if test in MANY_SYSTEM_TESTS else None
+
+
+def anova_on(anova: bool | None, test: str) -> bool:
+    """Whether the two-way ANOVA table is computed: as asked, and when not asked, with a
+    many-system test (the classic Tukey HSD stands on it)."""
+    return test in MANY_SYSTEM_TESTS if anova is None else bool(anova)
 
 
 @dataclass(frozen=True)
@@ -362,6 +396,11 @@ class StatsPolicy:
         one_of("test", self.test, TESTS)
         one_of("correction", self.correction, CORRECTIONS)
         one_of("family", self.family, FAMILIES)
+        if self.test in MANY_SYSTEM_TESTS and self.correction != "none":
+            raise ValueError(
+                f"correction must be 'none' with test {self.test!r}: its p-values are family-wise over every "
+                f"pair of runs already (got {self.correction!r})"
+            )
         for name in ("alpha", "ci_level"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
@@ -374,12 +413,14 @@ class StatsPolicy:
 
     def __str__(self) -> str:
         test = TESTS[self.test]
-        if self.test == "randomization":
+        if self.test in ("randomization", "randomized-tukey"):
             test += f" ({self.permutations} permutations, seed {self.seed})"
         elif self.test == "bootstrap":
             test += f" ({self.bootstrap_samples} samples, seed {self.seed})"
         corr = CORRECTIONS[self.correction]
-        if self.correction != "none":
+        if self.test in MANY_SYSTEM_TESTS:
+            corr = "no correction needed"
+        elif self.correction != "none":
             corr += " " + FAMILIES[self.family]
         level = f"{self.ci_level * 100:g}%"
         return (
@@ -396,9 +437,45 @@ class ComparePolicy:
 
     stats: StatsPolicy = field(default_factory=StatsPolicy)
     align: str = "strict"
+    # the two-way ANOVA table of each measure: None, with a many-system test only (anova_on)
+    anova: bool | None = None
+    power: PowerPolicy | None = None  # the power table, when asked for
 
     def __post_init__(self):
         one_of("align", self.align, ALIGNMENTS)
+        if self.anova is not None and not isinstance(self.anova, bool):
+            raise ValueError(f"anova must be True, False or None (got {self.anova!r})")
+        if self.power is not None and not isinstance(self.power, PowerPolicy):
+            raise ValueError(f"power must be a PowerPolicy or None (got {self.power!r})")
+
+    @property
+    def with_anova(self) -> bool:
+        """Whether the ANOVA table is computed (:func:`anova_on`)."""
+        return anova_on(self.anova, self.stats.test)
+
+
+@dataclass(frozen=True)
+class PowerPolicy:
+    """The power analysis asked for (``compare.power``): the ``power`` wanted and the
+    ``difference`` (in the measure's units; for the ANOVA's design, the range of the system means)
+    to detect with it; the significance level is the StatsPolicy's alpha.
+
+    >>> print(PowerPolicy())
+    power 0.8 to detect a difference of 0.05
+    """
+
+    power: float = DEFAULT_POWER
+    difference: float = DEFAULT_DIFFERENCE
+
+    def __post_init__(self):
+        p, d = self.power, self.difference
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
+            raise ValueError(f"power must be a number in (0, 1) (got {p!r})")
+        if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 < d < math.inf:
+            raise ValueError(f"difference must be a positive number (got {d!r})")
+
+    def __str__(self) -> str:
+        return f"power {self.power:g} to detect a difference of {self.difference:g}"
 
 
 @dataclass(frozen=True)

@@ -621,7 +621,13 @@ def test_compare_unknown_key(tmp_path):
 
 def test_reference_documents_the_compare_keys():
     md = reference_markdown()
-    assert "| `compare.baseline` | string or list | the first run | runs of this config, or `all-pairs` |" in md
+    assert (
+        "| `compare.baseline` | string or list | the first run; `all-pairs` with `tukey` or `randomized-tukey` | "
+        "runs of this config, or `all-pairs` |"
+    ) in md
+    assert "| `compare.correction` | string | `holm`; `none` with `tukey` or `randomized-tukey` |" in md
+    assert "| `compare.power` | mapping | off | `true` (the defaults below), `false`, or the keys below |" in md
+    assert "| `compare.power.difference` | number | `0.05` | > 0 |" in md
     assert "| `compare.alpha` | number | `0.05` | (0, 1) |" in md
     assert "| `compare.cross_validation.folds` | integer | `5` | >= 2 |" in md
     assert " \\| ".join(f"`{t}`" for t in TESTS) in md

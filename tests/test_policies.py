@@ -61,6 +61,11 @@ def test_evaluation_flags_are_the_policy(command):
 def test_compare_flags_are_the_policy():
     flags = _flags("compare")
     for name, table in STATS_FLAGS.items():
+        if name == "correction":  # None: the test's own (policies.default_correction)
+            assert flags[name].default is None
+            assert policies.default_correction(StatsPolicy.test) == StatsPolicy().correction
+            assert policies.default_correction("tukey") == "none"
+            continue
         assert flags[name].default == getattr(StatsPolicy(), name), name
         if table is not None:
             assert tuple(flags[name].choices) == tuple(table)
@@ -96,8 +101,12 @@ def test_api_signatures_are_the_policy():
     assert ev["measures"].default == policies.DEFAULT_MEASURES
     cmp = inspect.signature(harness.compare).parameters
     for f in fields(StatsPolicy):
+        if f.name == "correction":  # None: the test's own (policies.default_correction)
+            assert cmp[f.name].default is None
+            continue
         assert cmp[f.name].default == getattr(StatsPolicy(), f.name), f.name
     assert cmp["align"].default == ComparePolicy().align
+    assert cmp["anova"].default is ComparePolicy().anova is None
 
 
 def test_reproduce_flags_and_api_are_the_policy():

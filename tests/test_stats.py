@@ -341,7 +341,9 @@ def test_policy_is_validated_and_readable():
     )
     assert "no correction;" in str(stats.StatsPolicy(correction="none"))
     with pytest.raises(
-        ValueError, match=r"test must be one of 't', 'wilcoxon', 'randomization', 'bootstrap' \(got 'sign'\)"
+        ValueError,
+        match=r"test must be one of 't', 'wilcoxon', 'randomization', 'bootstrap', 'tukey', 'randomized-tukey' "
+        r"\(got 'sign'\)",
     ):
         stats.StatsPolicy(test="sign")
     with pytest.raises(ValueError, match=r"alpha must be a number in \(0, 1\) \(got 5\)"):

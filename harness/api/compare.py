@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from harness import lazy
 from harness.api.frames import as_policy, column
 from harness.errors import DataError
-from harness.policies import ComparePolicy, StatsPolicy
-from harness.verbs.compare import COMPARISON_FIELDS
+from harness.policies import ComparePolicy, PowerPolicy, StatsPolicy, default_correction
+from harness.verbs.compare import ANOVA_FIELDS, COMPARISON_FIELDS, POWER_FIELDS
 from harness.verbs.compare import compare as compare_verb
 
 pd = lazy.module("pandas")
@@ -73,7 +73,7 @@ def compare(
     per_topic: pd.DataFrame,
     baseline: str | Sequence[str] | None = None,
     test: str = StatsPolicy.test,
-    correction: str = StatsPolicy.correction,
+    correction: str | None = None,
     *,
     measures: str | Sequence[str] | None = None,
     runs: Sequence[str] | None = None,
@@ -84,6 +84,8 @@ def compare(
     ci_level: float = StatsPolicy.ci_level,
     seed: int = StatsPolicy.seed,
     align: str = ComparePolicy.align,
+    anova: bool | None = None,
+    power: bool | Mapping | PowerPolicy = False,
 ) -> pd.DataFrame:
     """Paired tests of runs against a baseline on per-topic scores from any source: the long
     table of :func:`evaluate` or ``Result.per_topic`` (``run``, ``qid``, ``measure``, ``value``),
@@ -91,15 +93,28 @@ def compare(
     per-query results as a DataFrame (``query_id``), or a wide table (run, qid, one column per
     measure).
 
-    ``baseline``: a run name, a list of names, or ``"all-pairs"`` (default: the first run).
-    ``test``: t | wilcoxon | randomization | bootstrap; ``correction``: none | bonferroni |
-    holm | bh, over ``family`` (per-measure | all). Runs are paired topic by topic in trec_eval's
+    ``baseline``: a run name, a list of names, or ``"all-pairs"`` (default: the first run; every
+    pair with a many-system test). ``test``: t | wilcoxon | randomization | bootstrap, or a
+    many-system test, tukey | randomized-tukey (every pair of the runs at once, family-wise);
+    ``correction``: none | bonferroni | holm | bh, over ``family`` (per-measure | all); default
+    holm, and none with a many-system test (the only one it takes). Runs are paired topic by topic in trec_eval's
     order (topic ids sorted as strings), whatever order the table lists them in, so the seeded
     resamples (CI, randomization, bootstrap) give the same p-values as ``harness compare`` and a
     config; ``compare(result.per_topic, ...)`` reproduces ``result.comparisons``. ``align``:
     ``strict`` (every run scored on the same topics, else an error naming them) or ``common``
     (the topics every run has; the others are listed in ``attrs["dropped_topics"]``). Returns one row per (measure, baseline, run) with the columns of the report's
     ``comparisons.csv``; ``attrs["policy"]`` states the whole policy.
+
+    The tables beside the pairs are in ``attrs``, as lists of records (``pd.DataFrame(attrs[...])``
+    makes each a table; records, not DataFrames, so that pandas can still compare and combine
+    frames with these attrs): ``attrs["groups"]`` when every pair is tested (``"all-pairs"`` or a
+    many-system test), one record per (measure, run): its ``mean``, its ``letters`` (a compact
+    letter display) and whether it is ``indistinguishable_from_best`` (the best included);
+    ``attrs["anova"]`` with ``anova=True`` (default: with a many-system test), the rows of
+    ``anova.csv`` (measure, source, df, sum_sq, mean_sq, F, p); ``attrs["power"]`` with ``power``
+    (True for power 0.8 and difference 0.05, or ``{"power": ..., "difference": ...}``), the rows
+    of ``power.csv`` (measure, baseline, run, topics, sd, alpha, power, detectable_difference,
+    difference, topics_needed; baseline and run None on the ANOVA design's rows).
     """
     df = _long(per_topic)
     names = list(dict.fromkeys(df["run"]))
@@ -134,7 +149,7 @@ def compare(
         StatsPolicy,
         "compare",
         test=test,
-        correction=correction,
+        correction=default_correction(test) if correction is None else correction,
         family=family,
         alpha=alpha,
         permutations=permutations,
@@ -142,7 +157,7 @@ def compare(
         ci_level=ci_level,
         seed=seed,
     )
-    policy = as_policy(ComparePolicy, "compare", stats, align)
+    policy = as_policy(ComparePolicy, "compare", stats, align, anova, _power(power))
     table = compare_verb(
         {n: per[n] for n in names},
         baselines=baseline,
@@ -156,4 +171,42 @@ def compare(
     out.attrs = {"policy": str(policy.stats), "align": policy.align, "topics": len(table.topics)}
     if table.dropped:
         out.attrs["dropped_topics"] = list(table.dropped)
+    if table.groups:
+        out.attrs["groups"] = [
+            {
+                "measure": g.measure,
+                "run": run,
+                "mean": mean,
+                "letters": None if g.letters is None else g.letters[i],
+                "indistinguishable_from_best": run in g.indistinguishable,
+            }
+            for g in table.groups
+            for i, (run, mean) in enumerate(zip(g.runs, g.means))
+        ]
+    if table.anova:
+        out.attrs["anova"] = [
+            {"measure": m, **{f: getattr(row, f) for f in ANOVA_FIELDS}}
+            for m, a in table.anova.items()
+            for row in a.rows
+        ]
+    if policy.power is not None:
+        out.attrs["power"] = [{f: getattr(row, f) for f in POWER_FIELDS} for row in table.power]
     return out
+
+
+def _power(power: bool | Mapping | PowerPolicy) -> PowerPolicy | None:
+    """The power analysis asked for: False none, True the defaults, a mapping its settings."""
+    if power is False or power is None:
+        return None
+    if power is True:
+        return PowerPolicy()
+    if isinstance(power, PowerPolicy):
+        return power
+    if isinstance(power, Mapping):
+        unknown = sorted(set(power) - {"power", "difference"})
+        if unknown:
+            raise DataError(
+                "power", f"unknown setting(s) {', '.join(map(repr, unknown))}; valid: 'power', 'difference'"
+            )
+        return as_policy(PowerPolicy, "power", **power)
+    raise DataError("power", f"expected True, False or {{'power': 0.8, 'difference': 0.05}} (got {power!r})")

@@ -15,7 +15,7 @@ from harness.events import ignore, to_stderr
 from harness.policies import DEFAULT_IR_METADATA, format_p
 from harness.verbs import run as verb
 from harness.verbs import study as study_verb
-from harness.verbs.compare import COMPARISON_FIELDS
+from harness.verbs.compare import ANOVA_FIELDS, COMPARISON_FIELDS, POWER_FIELDS
 
 pd = lazy.module("pandas")
 
@@ -59,6 +59,10 @@ class Result:
     - ``per_topic``: long, ``run``, ``qid``, ``measure``, ``value`` (the config's measures);
     - ``comparisons``: one row per (measure, baseline, run), the columns of ``comparisons.csv``
       (empty without ``compare:``; ``attrs["policy"]`` states the policy);
+    - ``groups``: with every pair tested (``baseline: all-pairs``, a many-system test), one row per
+      (measure, run): its mean, its ``letters`` (the compact letter display) and whether it is
+      ``indistinguishable_from_best`` (the best included); ``anova``: the rows of ``anova.csv``
+      (``compare.anova``); ``power``: the rows of ``power.csv`` (``compare.power``); empty otherwise;
     - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
       (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks, each ``status`` OK, OK-ish
@@ -91,6 +95,33 @@ class Result:
         )
         if experiment.comparisons is not None:
             self.comparisons.attrs = {"policy": str(experiment.comparisons.policy)}
+        c = experiment.comparisons
+        self.groups = pd.DataFrame(
+            [
+                {
+                    "measure": g.measure,
+                    "run": run,
+                    "mean": mean,
+                    "letters": None if g.letters is None else g.letters[i],
+                    "indistinguishable_from_best": run in g.indistinguishable,
+                }
+                for g in (c.groups if c is not None else ())
+                for i, (run, mean) in enumerate(zip(g.runs, g.means))
+            ],
+            columns=["measure", "run", "mean", "letters", "indistinguishable_from_best"],
+        )
+        self.anova = pd.DataFrame(
+            [
+                {"measure": m, **{f: getattr(row, f) for f in ANOVA_FIELDS}}
+                for m, a in (c.anova.items() if c is not None else ())
+                for row in a.rows
+            ],
+            columns=["measure", *ANOVA_FIELDS],
+        )
+        self.power = pd.DataFrame(
+            [{f: getattr(row, f) for f in POWER_FIELDS} for row in (c.power if c is not None else ())],
+            columns=list(POWER_FIELDS),
+        )
         self.checks = pd.DataFrame(
             [
                 (c.run, c.measure, c.expected, c.actual, c.tolerance, c.okish_margin, c.status, c.ok)

@@ -23,7 +23,7 @@ from harness.config.schema.topics import TOPICS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.formats.catalog import TOPIC_FORMATS
 from harness.metrics.measures import ALIASES, MEASURES
-from harness.policies import ALL_PAIRS
+from harness.policies import ALL_PAIRS, MANY_SYSTEM_TESTS
 from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_params
 from harness.specs.params import JAVA_FLOAT_MAX, JAVA_INT_MAX, ParamSpec, format_value
 
@@ -225,6 +225,7 @@ def _key(key: Key) -> dict:
             out.update(obj)
         else:  # a section written but left empty (`compare:`) is there with its defaults
             out["anyOf"] = [{"type": "null"}, obj] + ([{"type": "string", "minLength": 1}] if key.shorthand else [])
+            out["anyOf"] += [{"type": "boolean"}] if key.switch else []
     elif t == "string":
         out.update(type="string", pattern=f"^({key.pattern})$" if key.pattern else ".")
     elif t == "strings":
@@ -290,6 +291,18 @@ def _key(key: Key) -> dict:
     return out
 
 
+def _many_system_correction(root: dict) -> None:
+    """A many-system test takes no correction but `none` (policies.StatsPolicy): said in the
+    compare section as an if/then, as validation refuses it."""
+    section = root["properties"]["compare"]["anyOf"][1]
+    section["allOf"] = [
+        {
+            "if": {"properties": {"test": {"enum": list(MANY_SYSTEM_TESTS)}}, "required": ["test"]},
+            "then": {"properties": {"correction": {"enum": ["none"]}}},
+        }
+    ]
+
+
 def json_schema() -> dict:
     """The config schema as a JSON Schema document (a dict; ``json.dumps`` it)."""
     root = _key(SCHEMA)
@@ -298,6 +311,7 @@ def json_schema() -> dict:
     root["required"] = [k for k in root["required"] if k != TOPICS.name]
     root["anyOf"] = [{"required": [TOPICS.name]}, {"required": [STUDY_KEY]}]
     root["dependentSchemas"] = {STUDY_KEY: {"not": {"anyOf": [{"required": [k]} for k in ENTRY_KEYS if k != "name"]}}}
+    _many_system_correction(root)
     return {
         "$schema": DIALECT,
         "$id": "harness-config.schema.json",

@@ -20,7 +20,8 @@ class Key:
 
     Path keys: ``path_kind`` is "file", "dir" or None (either); ``must_exist`` says whether it
     must already exist. Sections (``type="section"``) hold their ``keys``; a section with a
-    ``shorthand`` may also be written as a plain string, which then sets that one key. Numbers
+    ``shorthand`` may also be written as a plain string, which then sets that one key; a ``switch``
+    section may also be written ``true`` (on, with its defaults) or ``false`` (off). Numbers
     lie in [minimum, maximum], or in (minimum, maximum) when ``exclusive``. ``default_text``
     describes a default that depends on other keys (for the reference).
     """
@@ -39,6 +40,7 @@ class Key:
     must_exist: bool = False
     keys: tuple[Key, ...] = ()
     shorthand: str | None = None
+    switch: bool = False
     default_text: str | None = None
 
     def key(self, name: str) -> Key | None:

@@ -55,6 +55,7 @@ from harness.config.runs import check_runs
 from harness.config.schema import SCHEMA
 from harness.config.schema.study import STUDY_KEY
 from harness.config.sources import all_run_names
+from harness.config.statistics import compare_statistics
 from harness.config.text import ConfigTree, open_config
 from harness.config.validated import CompareSpec, Config, LocatedProblem
 from harness.engine.topics import anserini_topic_readers
@@ -64,7 +65,15 @@ from harness.formats.catalog import TOPIC_FORMATS, collection_format, topic_form
 from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.metrics.measures import Measure
-from harness.policies import ALL_PAIRS, DEFAULT_LANGUAGE, DEFAULT_MEASURES, LANGUAGES, OKISH_FACTOR
+from harness.policies import (
+    ALL_PAIRS,
+    DEFAULT_LANGUAGE,
+    DEFAULT_MEASURES,
+    LANGUAGES,
+    OKISH_FACTOR,
+    anova_on,
+    default_baseline,
+)
 from harness.specs.identity import Tuned, parse_run
 from harness.specs.labels import TUNED, run_labels
 from harness.specs.sweeps import sweeps
@@ -403,7 +412,8 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
     tuned = [str(t) for t in tuned_runs]
     all_pairs = False
     if "compare.baseline" not in ctx.present:
-        baselines = runs[:1] if runs else []
+        all_pairs = default_baseline(c["test"]) == ALL_PAIRS  # a many-system test's
+        baselines = [] if all_pairs else runs[:1] if runs else []
     elif c["baseline"] is INVALID:
         ok = False
     else:
@@ -432,6 +442,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
                     now = ", ".join(map(str, measures))
                     ctx.problem(p, f"{m} is not computed; add it to `measures` (now: {now})", node)
                     ok = False
+    correction, power = compare_statistics(ctx, c)
     folds = None
     if "compare.cross_validation" in ctx.present:
         cv = c["cross_validation"]
@@ -452,7 +463,7 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
     if (
         not ok
         or runs is None
-        or any(x is INVALID for x in (cmp_measures, folds))
+        or any(x is INVALID for x in (cmp_measures, folds, correction, power))
         or any(
             c[k] is INVALID
             for k in (
@@ -465,13 +476,14 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
                 "family",
                 "alpha",
                 "align",
+                "anova",
             )
         )
     ):
         return None
     policy = StatsPolicy(
         test=c["test"],
-        correction=c["correction"],
+        correction=correction,
         family=c["family"],
         alpha=c["alpha"],
         permutations=c["permutations"],
@@ -479,7 +491,8 @@ def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -
         ci_level=c["ci_level"],
         seed=c["seed"],
     )
-    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"])
+    anova = anova_on(c["anova"], policy.test)
+    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"], anova, power)
 
 
 def _check_write_targets(ctx: Ctx, v: dict, file: Path, in_memory: bool, replace: bool) -> None:

@@ -29,6 +29,7 @@ from harness.specs.params import format_number
 INVALID = object()  # a value that failed its check (the problem is already recorded)
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
 _MERGE = "tag:yaml.org,2002:merge"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HUGE = object()
@@ -196,8 +197,13 @@ def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             node.start_mark,
             node.end_mark,
         )
+    if key.switch and isinstance(node, ScalarNode) and node.tag == _BOOL:
+        if not ctx.value(node, path):  # `power: false`: off
+            return None
+        node = MappingNode("tag:yaml.org,2002:map", [], node.start_mark, node.end_mark)  # `power: true`: defaults
     if not isinstance(node, MappingNode):
         also = f" (or a string: the {key.shorthand})" if key.shorthand else ""
+        also += " (or true: its defaults; false: off)" if key.switch else ""
         return ctx.problem(
             path, f"expected a mapping with keys {', '.join(names)}{also}, got {describe(ctx, node)}", node
         )

@@ -53,6 +53,8 @@ def _allowed(key: Key) -> str:
     if key.type == "path":
         kind = {"file": "a file", "dir": "a folder"}.get(key.path_kind or "", "a file or folder")
         return f"{kind}{', must exist' if key.must_exist else ''}; relative to the config file"
+    if key.type == "section" and key.switch:
+        return "`true` (the defaults below), `false`, or the keys below"
     if key.type == "section":
         return f"{key.shorthand} as a plain string, or the keys below" if key.shorthand else "the keys below"
     return {

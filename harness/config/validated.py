@@ -11,7 +11,7 @@ from harness.errors import ConfigProblem
 from harness.folders import Experiment
 from harness.formats.catalog import CollectionFormat, TopicFormat
 from harness.metrics.measures import Measure
-from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, StatsPolicy
+from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, PowerPolicy, StatsPolicy
 from harness.specs.similarity import Similarity
 from harness.stats import all_pairs, pairs_against
 
@@ -28,6 +28,8 @@ class CompareSpec:
     policy: StatsPolicy
     folds: int | None  # cross-validation folds; None: no cross-validation
     align: str = ComparePolicy.align  # how topics are paired (harness.stats.align)
+    anova: bool = False  # the two-way ANOVA table of each measure (policies.anova_on)
+    power: PowerPolicy | None = None  # the power table, when asked for
 
     @property
     def measure_names(self) -> tuple[str, ...]:

@@ -1,5 +1,5 @@
-"""The `compare:` block computed: paired tests between runs, sweeps, cross-validated tuning
-(the tuning itself: :mod:`harness.experiment.tuning`).
+"""The `compare:` block computed: tests between runs, sweeps, cross-validated tuning (the tuning
+itself: :mod:`harness.experiment.tuning`), and on request the ANOVA and power tables.
 
 Pure computation over the evaluations of an experiment (no I/O, no Java); the numbers come from
 :mod:`harness.stats`, and rendering lives in :mod:`harness.report`. Runs are paired by topic: every
@@ -11,7 +11,7 @@ handed to the tests follow one topic order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -61,6 +61,11 @@ class Comparisons:
     sweeps: tuple[Sweep, ...]
     tuning: tuple[Tuning, ...]
     dropped: tuple[str, ...] = ()  # topics left out by `compare.align: common`
+    # when every pair is tested (all-pairs, or a many-system test): each measure's runs
+    # indistinguishable from the best and its letters (stats.Grouping), in `measures`' order
+    groups: tuple[stats.Grouping, ...] = ()
+    anova: Mapping[str, stats.Anova] = field(default_factory=dict)  # measure -> table (`compare.anova`)
+    power: tuple[stats.PowerRow, ...] = ()  # `compare.power`: each pair's, then the ANOVA design's
 
     def row(self, measure: str, baseline: str, run: str) -> stats.Comparison | None:
         return next((c for c in self.rows if (c.measure, c.baseline, c.run) == (measure, baseline, run)), None)
@@ -99,7 +104,11 @@ def compare_runs(
     topics, scores, dropped = aligned_scores({n: evaluations[n] for n in names}, measures, spec.align)
     pairs = spec.pairs(names)
     policy = spec.policy
-    rows = stats.compare(scores, pairs, measures, policy) if pairs else []
+    tables = (
+        stats.compare_tables(scores, pairs, measures, policy, anova=spec.anova, power=spec.power)
+        if pairs
+        else stats.Tables(())
+    )
 
     sweep_rows = []
     for model, group, varying in sweeps(runs):
@@ -121,8 +130,11 @@ def compare_runs(
         spec.all_pairs,
         tuple(pairs),
         tuple(topics),
-        tuple(rows),
+        tables.rows,
         tuple(sweep_rows),
         tuple(tuning),
         dropped,
+        tables.groups,
+        dict(tables.anova),
+        tables.power,
     )

@@ -41,6 +41,24 @@ def relabel(result: ExperimentResult) -> ExperimentResult:
                 )
                 for t in c.tuning
             ),
+            groups=tuple(
+                replace(
+                    g,
+                    runs=tuple(map(label, g.runs)),
+                    best=label(g.best),
+                    indistinguishable=tuple(map(label, g.indistinguishable)),
+                )
+                for g in c.groups
+            ),
+            anova={m: replace(a, systems=tuple(map(label, a.systems))) for m, a in c.anova.items()},
+            power=tuple(
+                replace(
+                    p,
+                    baseline=None if p.baseline is None else label(p.baseline),
+                    run=None if p.run is None else label(p.run),
+                )
+                for p in c.power
+            ),
         )
     return replace(
         result,

@@ -46,7 +46,8 @@ if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experim
 
 __all__ = ["write_report", "write_files", "publish", "render_markdown", "summary_rows", "REPORT_FILES"]
 
-# What write_report writes (comparisons.* only with `compare:`, report.tex only with qrels; runs/
+# What write_report writes (comparisons.* only with `compare:`, anova.csv and power.csv only with
+# `compare.anova` (or a many-system test) and `compare.power`, report.tex only with qrels; runs/
 # holds each run's file and, by default, its ir_metadata: harness.report.ir_metadata).
 REPORT_FILES = (
     "summary.md",
@@ -59,6 +60,8 @@ REPORT_FILES = (
     "report.tex",
     "comparisons.csv",
     "comparisons.json",
+    "anova.csv",
+    "power.csv",
 )
 
 
@@ -156,5 +159,9 @@ def write_files(result: ExperimentResult, tmp: Path, ir_metadata: str = DEFAULT_
     if view.comparisons is not None:
         files["comparisons.csv"] = data.comparisons_csv(view)
         files["comparisons.json"] = data.comparisons_json(view)
+    if view.anova:
+        files["anova.csv"] = data.anova_csv(view)
+    if view.power:
+        files["power.csv"] = data.power_csv(view)
     for name, text in files.items():
         (tmp / name).write_text(text, encoding="utf-8")

@@ -1,5 +1,5 @@
-"""The machine-readable files of a report (summary.csv/json, per_topic.csv, comparisons.csv/json),
-laid out from a :class:`~harness.report.view.ReportView`.
+"""The machine-readable files of a report (summary.csv/json, per_topic.csv, comparisons.csv/json,
+anova.csv, power.csv), laid out from a :class:`~harness.report.view.ReportView`.
 
 Floats are written with ``repr`` (every digit, so a reader gets back the exact value); infinite
 or undefined numbers (a constant-difference effect size) are null in JSON, which has no spelling
@@ -13,10 +13,19 @@ import io
 import json
 import math
 
-from harness.report.tables import COMPARISON_FIELDS
+from harness.report.tables import ANOVA_COLUMNS, COMPARISON_FIELDS, POWER_FIELDS
 from harness.report.view import ReportView
 
-__all__ = ["csv_text", "summary_csv", "per_topic_csv", "summary_json", "comparisons_csv", "comparisons_json"]
+__all__ = [
+    "csv_text",
+    "summary_csv",
+    "per_topic_csv",
+    "summary_json",
+    "comparisons_csv",
+    "comparisons_json",
+    "anova_csv",
+    "power_csv",
+]
 
 
 def csv_text(rows, fields: list[str]) -> str:
@@ -78,6 +87,17 @@ def comparisons_csv(view: ReportView) -> str:
     return csv_text(view.comparison_rows, list(COMPARISON_FIELDS))
 
 
+def anova_csv(view: ReportView) -> str:
+    """Each measure's two-way ANOVA: system, topic and residual rows (the residual's F and p blank)."""
+    rows = ({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in view.anova)
+    return csv_text(rows, list(ANOVA_COLUMNS))
+
+
+def power_csv(view: ReportView) -> str:
+    """Each comparison's power row, then per measure the ANOVA design's (baseline and run blank)."""
+    return csv_text(view.power, list(POWER_FIELDS))
+
+
 def comparisons_json(view: ReportView) -> str:
     c = view.comparisons
     manifest = view.manifest
@@ -116,6 +136,26 @@ def comparisons_json(view: ReportView) -> str:
             }
             for t in c.tuning
         ],
+        # said when the report shows them (harness.report.tables.shown_groups; compare.anova, compare.power)
+        **(
+            {
+                "groups": [
+                    {
+                        "measure": g.measure,
+                        "runs": list(g.runs),
+                        "best": g.best,
+                        "indistinguishable_from_best": list(g.indistinguishable),
+                        "letters": None if g.letters is None else dict(zip(g.runs, g.letters)),
+                        "alpha": g.alpha,
+                    }
+                    for g in c.groups
+                ]
+            }
+            if view.groups
+            else {}
+        ),
+        **({"anova": [{k: _number(v) for k, v in row.items()} for row in view.anova]} if view.anova else {}),
+        **({"power": [{k: _number(v) for k, v in row.items()} for row in view.power]} if view.power else {}),
         "coverage": view.coverage,
         "provenance": {
             "config_sha256": manifest["config"]["sha256"],

@@ -20,7 +20,7 @@ from harness import lazy
 from harness.metrics.evaluate import AUDIT_COLUMNS
 from harness.policies import format_p
 from harness.report import explorer
-from harness.report.tables import fmt_d, significance
+from harness.report.tables import anova_cells, fmt_d, power_cells, significance
 from harness.report.view import LATENCY_COLUMNS, LATENCY_NOTE, ReportView, latency_cells, latency_search, removed
 
 jinja2 = lazy.module("jinja2")
@@ -44,6 +44,12 @@ def _environment():
         sweep_rows=lambda sw: [
             [r.measure, r.best, f"{r.best_mean:.4f}", f"{len(r.kept)} of {r.total}", ", ".join(r.kept)] for r in sw.rows
         ],
+        group_rows=lambda v: [
+            [g.measure, g.best, f"{g.best_mean:.4f}", f"{len(g.kept)} of {g.total}", ", ".join(g.kept)]
+            for g in v.groups
+        ],
+        anova_rows=lambda v: [anova_cells(row) for row in v.anova],
+        power_rows=lambda v: [power_cells(row) for row in v.power],
         fold_rows=lambda t: [
             [str(f.index + 1), str(len(f.test_topics)), f.chosen, f"{f.train_mean:.4f}", f"{f.test_mean:.4f}"]
             for f in t.folds
@@ -107,6 +113,12 @@ def sections(view: ReportView) -> list[tuple[str, str]]:
     if view.evaluated:
         if view.comparisons is not None:
             out.append(("comparisons", "Comparisons"))
+        if view.groups:
+            out.append(("groups", "Indistinguishable from the best"))
+        if view.anova:
+            out.append(("anova", "Two-way ANOVA"))
+        if view.power:
+            out.append(("power", "Power and topic set size"))
         out.append(("plots", "Plots"))
         if view.comparisons is not None and (view.comparisons.sweeps or view.comparisons.tuning):
             out.append(("sweeps", "Sweeps and tuning"))

@@ -7,7 +7,7 @@ policy; the provenance (config, inputs, versions, run hashes) is kept in comment
 
 from __future__ import annotations
 
-from harness.report.tables import BETTER, WORSE
+from harness.report.tables import BETTER, WORSE, anova_cells, power_cells
 from harness.report.view import ReportView
 
 __all__ = ["render", "latex_escape"]
@@ -81,6 +81,9 @@ def render(view: ReportView) -> str:
         caption += " Statistics: " + latex_escape(str(view.comparisons.policy)) + "."
         for sym, meaning in view.marks.legend:
             caption += f" {_mark([sym])}: {latex_escape(meaning)}."
+        if view.groups:
+            best = "; ".join(f"{g.measure}: {', '.join(g.kept)}" for g in view.groups)
+            caption += " " + latex_escape(f"Indistinguishable from the best, the best included: {best}.")
     lines += [
         r"\begin{table}[t]",
         r"\centering",
@@ -95,4 +98,38 @@ def render(view: ReportView) -> str:
         cells = [(rf"\textbf{{{c.text}}}" if c.best else c.text) + _mark(c.marks) for c in row.cells]
         lines.append(f"\\texttt{{{latex_escape(row.name)}}} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+    if view.anova:
+        lines += _table(
+            view,
+            "anova",
+            "Two-way ANOVA (system x topic) of each measure. " + view.notes["anova"],
+            ["Measure", "Source", "df", "Sum of squares", "Mean square", "F", "p"],
+            "llrrrrr",
+            [anova_cells(row) for row in view.anova],
+        )
+    if view.power:
+        lines += _table(
+            view,
+            "power",
+            "Power and topic set size. " + view.notes["power"],
+            ["Measure", "Baseline", "Run", "Topics", "sd", "Detectable difference", "Topics needed"],
+            "lllrrrr",
+            [power_cells(row) for row in view.power],
+        )
     return "\n".join(lines)
+
+
+def _table(view: ReportView, label: str, caption: str, head: list[str], align: str, rows: list[list[str]]) -> list[str]:
+    """A booktabs table of text cells (escaped; run names in typewriter type, as the means')."""
+    out = [
+        r"\begin{table}[t]",
+        r"\centering",
+        rf"\caption{{{latex_escape(caption)}}}",
+        rf"\label{{tab:{latex_escape(view.name)}-{label}}}",
+        r"\begin{tabular}{" + align + "}",
+        r"\toprule",
+        " & ".join(head) + r" \\",
+        r"\midrule",
+    ]
+    out += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
+    return out + [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]

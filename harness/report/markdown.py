@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 
 from harness.policies import format_p
-from harness.report.tables import fmt_d, significance
+from harness.report.tables import anova_cells, fmt_d, power_cells, significance
 from harness.report.view import LATENCY_COLUMNS, LATENCY_NOTE, ReportView, latency_cells, latency_search
 
 __all__ = ["render", "md"]
@@ -102,7 +102,9 @@ def _comparisons(view: ReportView, w) -> None:
         f"*significant*: the run is significantly better (▲) or worse (▼) than the baseline "
         f"(corrected p < {c.policy.alpha:g}); "
         "W/T/L: topics where the run wins, ties, loses against the baseline. The CI is each difference's own "
-        "percentile bootstrap interval, not corrected for multiple comparisons.\n\n"
+        "percentile bootstrap interval, not corrected for multiple comparisons."
+        + (f" {view.notes['comparisons']}" if "comparisons" in view.notes else "")
+        + "\n\n"
     )
     w(
         f"| measure | baseline | run | baseline mean | run mean | diff | {level} CI (uncorrected) | d | p | "
@@ -116,12 +118,17 @@ def _comparisons(view: ReportView, w) -> None:
             f"{format_p(r.p_corrected)} | {significance(r)} | {r.wins}/{r.ties}/{r.losses} |\n"
         )
     w("\n")
+    _many(view, w)
     for sw in view.sweeps:
         w(f"### Sweep: {md(sw.model)} ({', '.join(sw.varying)})\n\n")
+        how = view.notes.get(
+            "sweep",
+            "each tested against the best (two-sided; the best has the highest mean, so a significant difference "
+            "means worse), corrected together",
+        )
         w(
-            "Settings not significantly different from the best (by mean): each tested against the best "
-            "(two-sided; the best has the highest mean, so a significant difference means worse), "
-            "corrected together:\n\n| measure | best | not significantly different |\n|---|---|---|\n"
+            f"Settings not significantly different from the best (by mean): {how}:\n\n"
+            "| measure | best | not significantly different |\n|---|---|---|\n"
         )
         for row in sw.rows:
             w(f"| {md(row.measure)} | {md(row.best)} | {md(', '.join(row.kept))} |\n")
@@ -140,3 +147,30 @@ def _comparisons(view: ReportView, w) -> None:
             "table are out-of-fold (each topic scored by a setting chosen without it), and it is compared "
             "like any other run.\n\n"
         )
+
+
+def _many(view: ReportView, w) -> None:
+    """The groups, ANOVA and power tables, each when the report has it."""
+    if view.groups:
+        w(f"### Indistinguishable from the best\n\n{md(view.notes['groups'])}\n\n")
+        w("| measure | best | mean | indistinguishable from the best |\n|---|---|---:|---|\n")
+        for g in view.groups:
+            w(
+                f"| {md(g.measure)} | {md(g.best)} | {g.best_mean:.4f} | {md(', '.join(g.kept))} ({len(g.kept)} of {g.total}) |\n"
+            )
+        w("\n")
+    if view.anova:
+        w(f"### Two-way ANOVA (system x topic)\n\n{md(view.notes['anova'])}\n\n")
+        w("| measure | source | df | sum of squares | mean square | F | p |\n|---|---|---:|---:|---:|---:|---:|\n")
+        for row in view.anova:
+            w("| " + " | ".join(md(c) for c in anova_cells(row)) + " |\n")
+        w("\n")
+    if view.power:
+        w(f"### Power and topic set size\n\n{md(view.notes['power'])}\n\n")
+        w(
+            "| measure | baseline | run | topics | sd | detectable difference | topics needed |\n"
+            "|---|---|---|---:|---:|---:|---:|\n"
+        )
+        for row in view.power:
+            w("| " + " | ".join(md(c) for c in power_cells(row)) + " |\n")
+        w("\n")

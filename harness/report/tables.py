@@ -10,8 +10,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness.policies import MANY_SYSTEM_TESTS, format_p
 from harness.specs.identity import FileRun, FusedRun, RunSpec
+from harness.stats.anova import ANOVA_FIELDS
 from harness.stats.compare import COMPARISON_FIELDS
+from harness.stats.power import POWER_FIELDS
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
@@ -20,6 +23,18 @@ __all__ = [
     "summary_rows",
     "comparison_rows",
     "COMPARISON_FIELDS",
+    "ANOVA_COLUMNS",
+    "POWER_FIELDS",
+    "anova_rows",
+    "anova_cells",
+    "power_rows",
+    "power_cells",
+    "ANOVA_DESIGN",
+    "groups_note",
+    "many_system_notes",
+    "anova_note",
+    "power_note",
+    "shown_groups",
     "Marks",
     "significance_marks",
     "significance",
@@ -67,6 +82,127 @@ def comparison_rows(result: ExperimentResult) -> list[dict]:
     return [] if c is None else [asdict(row) for row in c.rows]
 
 
+# ANOVA rows (anova.csv, the reports): the measure, then the table's columns (stats.AnovaRow).
+ANOVA_COLUMNS = ("measure", *ANOVA_FIELDS)
+
+
+def anova_rows(result: ExperimentResult) -> list[dict]:
+    """Each compared measure's two-way ANOVA (`compare.anova`), its system, topic and residual
+    rows, measures in the compare's order; [] when not asked for."""
+    c = result.comparisons
+    if c is None:
+        return []
+    return [{"measure": m, **asdict(row)} for m, table in c.anova.items() for row in table.rows]
+
+
+def power_rows(result: ExperimentResult) -> list[dict]:
+    """The power rows (`compare.power`, stats.PowerRow as dicts); [] when not asked for."""
+    c = result.comparisons
+    return [] if c is None else [asdict(row) for row in c.power]
+
+
+def anova_cells(row: dict) -> list[str]:
+    """An ANOVA row as every report writes it: measure, source, df, sum of squares, mean square,
+    F (2 decimals) and p (policies.format_p); the residual's F and p blank."""
+    blank = math.isnan(row["F"])
+    return [
+        row["measure"],
+        row["source"],
+        str(row["df"]),
+        f"{row['sum_sq']:.4f}",
+        f"{row['mean_sq']:.4f}",
+        "" if blank else f"{row['F']:.2f}",
+        "" if blank else format_p(row["p"]),
+    ]
+
+
+def groups_note(result: ExperimentResult) -> str:
+    """The sentence under the heading of the groups table."""
+    c = result.comparisons
+    p = "p" if c.policy.test in MANY_SYSTEM_TESTS else "corrected p"
+    return (
+        f"On each measure, the runs not significantly different from the best (the highest mean; {p} >= "
+        f"{c.policy.alpha:g} against it), the best included. The letters beside the means are a compact letter "
+        "display (Piepho 2004): two means of a measure share a letter exactly when they are not significantly "
+        "different."
+    )
+
+
+def anova_note(result: ExperimentResult) -> str:
+    """The sentence under the heading of the ANOVA table."""
+    c = result.comparisons
+    runs = len(next(iter(c.anova.values())).systems)
+    return (
+        f"Each compared measure's scores as score = mean + system + topic + error over the {runs} runs and "
+        f"{len(c.topics)} topics, one score per cell (statsmodels' anova_lm of score ~ C(system) + C(topic)). "
+        "A small p of system says that some runs differ; which ones, the tests of the pairs say."
+    )
+
+
+def power_note(result: ExperimentResult) -> str:
+    """The sentence under the heading of the power table."""
+    c = result.comparisons
+    pw = result.config.compare.power
+    anova = (
+        f" The {ANOVA_DESIGN} rows: Sakai's ANOVA-based topic set size design over every compared run, sd the "
+        "square root of the within-system variance, the detectable difference the smallest range of the runs' "
+        f"means (best minus worst) detected, and the topics needed for a range of {pw.difference:g}."
+        if any(r.run is None for r in c.power)
+        else ""
+    )
+    return (
+        f"The paired t-test at alpha = {c.policy.alpha:g} with power {pw.power:g}, from the standard deviation "
+        "(sd) of each comparison's per-topic differences: the detectable difference is the smallest mean "
+        "difference these topics detect with that power; the topics needed, how many would detect a "
+        f"difference of {pw.difference:g}.{anova}"
+    )
+
+
+def many_system_notes(result: ExperimentResult) -> dict[str, str]:
+    """With a many-system test, what the comparisons and the sweeps say of how they were tested
+    ("comparisons": a sentence; "sweep": how a sweep's settings were kept); {} otherwise."""
+    c = result.comparisons
+    if c is None or c.policy.test not in MANY_SYSTEM_TESTS:
+        return {}
+    runs = len({n for pair in c.pairs for n in pair})
+    return {
+        "comparisons": f"Each p is family-wise over every pair of the {runs} runs already, so the corrected p repeats it.",
+        "sweep": f"the settings tested together, every pair at once, each kept when its p against the best is >= "
+        f"{c.policy.alpha:g}",
+    }
+
+
+# What the power tables call the ANOVA design's row (baseline and run None in power.csv)
+ANOVA_DESIGN = "all runs (ANOVA design)"
+
+
+def power_cells(row: dict) -> list[str]:
+    """A power row as every report writes it: measure, baseline, run (the ANOVA design's: its
+    words), topics, sd, detectable difference, topics needed."""
+    return [
+        row["measure"],
+        row["baseline"] or "",
+        row["run"] or ANOVA_DESIGN,
+        str(row["topics"]),
+        f"{row['sd']:.4f}",
+        f"{row['detectable_difference']:.4f}",
+        f"{row['topics_needed']:,}",
+    ]
+
+
+def shown_groups(result: ExperimentResult) -> tuple:
+    """The groupings the report shows (stats.Grouping, one per compared measure): with a
+    many-system test, always; with every pair compared (`baseline: all-pairs`) by a paired test,
+    when some pair differs (else every run shares one letter, which says nothing); else none."""
+    c = result.comparisons
+    if c is None or not c.groups:
+        return ()
+    many = c.policy.test in MANY_SYSTEM_TESTS
+    if many or (c.all_pairs and any(g.differs for g in c.groups)):
+        return tuple(c.groups)
+    return ()
+
+
 # Appended to a baseline's symbol in the means tables: the direction of the significant difference.
 BETTER, WORSE = "▲", "▼"
 
@@ -76,28 +212,37 @@ class Marks:
     """Significance markers for the means table: ``cells[(run, measure)]`` is the list of
     symbols to attach; ``legend`` explains each symbol some cell carries, and no other. With baselines, a run's mean carries
     the baseline's symbol when it differs significantly from that baseline, followed by ▲ when the
-    run is better (higher mean) and ▼ when it is worse; with all-pairs every run has a letter, and
-    a mean carries the letters of the runs it is significantly better than."""
+    run is better (higher mean) and ▼ when it is worse; when every pair is tested (`baseline:
+    all-pairs`, a many-system test) a mean carries its run's letters of the compact letter display
+    of its measure (:func:`shown_groups`): two means of a measure share a letter exactly when they
+    are not significantly different."""
 
     legend: tuple[tuple[str, str], ...]
     cells: dict
-    letters: dict  # run -> its letter (all-pairs only)
 
 
 def significance_marks(result: ExperimentResult) -> Marks:
     c = result.comparisons
     if c is None:
-        return Marks((), {}, {})
+        return Marks((), {})
     alpha = f"corrected p < {c.policy.alpha:g}"
     cells: dict[tuple[str, str], list[str]] = {}
-    if c.all_pairs:
-        letters = {r.name: _letter(i) for i, r in enumerate(result.runs)}
-        for row in c.rows:
-            if row.reject and row.diff != 0:
-                winner, loser = (row.run, row.baseline) if row.diff > 0 else (row.baseline, row.run)
-                cells.setdefault((winner, row.measure), []).append(letters[loser])
-        legend = tuple((letters[n], f"significantly better than {n} ({alpha})") for n in letters)
-        return Marks(_used(legend, cells), {k: sorted(v) for k, v in cells.items()}, letters)
+    groups = shown_groups(result)
+    if groups:
+        for g in groups:
+            for run, letters in zip(g.runs, g.letters or ()):
+                cells[(run, g.measure)] = [letters]
+        too_many = [g.measure for g in groups if g.letters is None]
+        p = "p" if c.policy.test in MANY_SYSTEM_TESTS else "corrected p"
+        text = (
+            f"two means of a measure that share a letter are not significantly different ({p} >= {c.policy.alpha:g}); "
+            "the best mean's letters start with a"
+        )
+        if too_many:  # stats.grouping.MAX_COLUMNS: no display could be read
+            text += f"; no letters for {', '.join(too_many)}: its differences need too many letters to be read"
+        return Marks((("a, b, ...", text),), cells)
+    if c.all_pairs:  # nothing differs: every run would share one letter
+        return Marks((), {})
     symbol = {b: (SYMBOLS[i] if i < len(SYMBOLS) else f"b{i + 1}") for i, b in enumerate(c.baselines)}
     for row in c.rows:
         if row.reject:  # a significant difference of equal means (a rank test can give one): no direction
@@ -108,7 +253,7 @@ def significance_marks(result: ExperimentResult) -> Marks:
         legend += [(s + BETTER, f"significantly better than {b} ({alpha})")]
         legend += [(s + WORSE, f"significantly worse than {b} ({alpha})")]
         legend += [(s, f"significantly different from {b}, with the same mean ({alpha})")]
-    return Marks(_used(legend, cells), cells, {})
+    return Marks(_used(legend, cells), cells)
 
 
 def _used(legend, cells: dict) -> tuple[tuple[str, str], ...]:
@@ -124,15 +269,6 @@ def significance(row) -> str:
     if not row.reject:
         return ""
     return f"{BETTER} better" if row.diff > 0 else f"{WORSE} worse" if row.diff < 0 else "equal means"
-
-
-def _letter(i: int) -> str:
-    s = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        s = chr(97 + r) + s
-    return s
 
 
 def eval_policy(result: ExperimentResult) -> dict:
@@ -153,6 +289,9 @@ def stats_policy(result: ExperimentResult) -> dict | None:
         "baseline": "all-pairs" if c.all_pairs else list(c.baselines),
         "measures": list(c.measures),
         "cross_validation_folds": spec.folds if spec else None,
+        # said when asked for (`compare.anova`, `compare.power`)
+        **({"anova": True} if c.anova else {}),
+        **({"power": asdict(spec.power)} if spec is not None and spec.power is not None else {}),
     }
 
 

@@ -14,11 +14,18 @@ from harness.events import not_indexed
 from harness.report.plots import plot_groups
 from harness.report.tables import (
     Marks,
+    anova_note,
+    anova_rows,
     audit,
     comparison_rows,
     eval_policy,
     fmt,
+    groups_note,
     latency_state,
+    many_system_notes,
+    power_note,
+    power_rows,
+    shown_groups,
     significance_marks,
     stats_policy,
     summary_rows,
@@ -74,7 +81,7 @@ class MeanCell:
 @dataclass(frozen=True)
 class MeanRow:
     run: str  # the label
-    name: str  # the label, with its letter under all-pairs when some mean carries a letter: "bm25 (a)"
+    name: str  # what the table calls the run: its label
     cells: tuple[MeanCell, ...]  # one per measure, in the config's order
 
 
@@ -162,6 +169,13 @@ class ReportView:
     comparison_rows: tuple[dict, ...]
     row_kinds: tuple[str, ...]  # per comparison row: "better", "worse" (significant) or ""
     sweeps: tuple[SweepView, ...]
+    # each measure's runs indistinguishable from the best (tables.shown_groups), as a sweep's rows
+    groups: tuple[SweepRow, ...]
+    anova: tuple[dict, ...]  # anova.csv's rows (tables.ANOVA_COLUMNS); empty when not asked for
+    power: tuple[dict, ...]  # power.csv's rows (tables.POWER_FIELDS); empty when not asked for
+    # "groups", "anova", "power": the sentence each table shown has under its heading; with a
+    # many-system test, "comparisons" and "sweep" (tables.many_system_notes)
+    notes: dict
     policy: dict  # the evaluation conventions
     stats_policy: dict | None
     coverage: dict  # run -> its audit counters
@@ -199,8 +213,7 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
     means = tuple(
         MeanRow(
             run=r["run"],
-            # a run's letter (all-pairs) only when a mean carries one: else nothing refers to it
-            name=r["run"] + (f" ({marks.letters[r['run']]})" if marks.letters and marks.legend else ""),
+            name=r["run"],
             cells=tuple(
                 MeanCell(
                     fmt(r[m]),
@@ -229,6 +242,22 @@ def build_view(result: ExperimentResult, manifest: dict) -> ReportView:
         if c is not None
         else (),
         sweeps=_sweeps(result),
+        groups=tuple(
+            SweepRow(g.measure, g.best, result.evaluations[g.best].means[g.measure], g.indistinguishable, len(g.runs))
+            for g in shown_groups(result)
+        ),
+        anova=tuple(anova_rows(result)),
+        power=tuple(power_rows(result)),
+        notes=many_system_notes(result)
+        | {
+            k: note(result)
+            for k, note, shown in (
+                ("groups", groups_note, shown_groups(result)),
+                ("anova", anova_note, c is not None and c.anova),
+                ("power", power_note, c is not None and c.power),
+            )
+            if shown
+        },
         policy=eval_policy(result),
         stats_policy=stats_policy(result),
         coverage=audit(result),

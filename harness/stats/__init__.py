@@ -42,20 +42,41 @@ Conventions (every one changes a number, so every one is stated):
 - ``reject`` is ``p_corrected < alpha`` (strict).
 """
 
-from harness.policies import CORRECTIONS, FAMILIES, TESTS, StatsPolicy
+from harness.policies import CORRECTIONS, FAMILIES, MANY_SYSTEM_TESTS, TESTS, PowerPolicy, StatsPolicy
 from harness.stats.anova import ANOVA_FIELDS, Anova, AnovaRow, two_way_anova
-from harness.stats.compare import COMPARISON_FIELDS, Comparison, all_pairs, compare, paired_test, pairs_against, pvalue
+from harness.stats.compare import (
+    COMPARISON_FIELDS,
+    Comparison,
+    Tables,
+    all_pairs,
+    all_pairs_tests,
+    compare,
+    compare_tables,
+    paired_test,
+    pairs_against,
+    pvalue,
+)
 from harness.stats.corrections import correct
-from harness.stats.grouping import best_group, compact_letters, letter_display
+from harness.stats.grouping import Grouping, best_group, compact_letters, grouping_of, letter_display
 from harness.stats.meta import MetaAnalysis, combine, meta_analysis, paired_effect
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
-from harness.stats.power import AnovaPower, PairedPower, anova_power, paired_power
+from harness.stats.power import (
+    POWER_FIELDS,
+    AnovaPower,
+    PairedPower,
+    PowerRow,
+    anova_power,
+    anova_power_row,
+    paired_power,
+    power_rows,
+)
 from harness.stats.resampling import EXACT_MAX_TOPICS, bootstrap_ci, bootstrap_test, exact_randomization, randomization
 from harness.stats.tukey import RandomizedTukeyHSD, TukeyHSD, randomized_tukey_hsd, tukey_hsd
 from harness.stats.tuning import CrossValidation, Fold, cross_validate, not_worse_than_best
 
 __all__ = [
     "TESTS",
+    "MANY_SYSTEM_TESTS",
     "CORRECTIONS",
     "FAMILIES",
     "EXACT_MAX_TOPICS",
@@ -70,9 +91,13 @@ __all__ = [
     "paired_test",
     "pvalue",
     "StatsPolicy",
+    "PowerPolicy",
     "Comparison",
     "COMPARISON_FIELDS",
     "compare",
+    "compare_tables",
+    "Tables",
+    "all_pairs_tests",
     "pairs_against",
     "all_pairs",
     "Fold",
@@ -90,6 +115,8 @@ __all__ = [
     "best_group",
     "letter_display",
     "compact_letters",
+    "Grouping",
+    "grouping_of",
     "MetaAnalysis",
     "paired_effect",
     "combine",
@@ -98,4 +125,8 @@ __all__ = [
     "AnovaPower",
     "paired_power",
     "anova_power",
+    "PowerRow",
+    "POWER_FIELDS",
+    "power_rows",
+    "anova_power_row",
 ]

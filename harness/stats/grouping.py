@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -36,7 +37,16 @@ import numpy as np
 from harness.policies import StatsPolicy
 from harness.stats import checks
 
-__all__ = ["AllPairsResult", "best_group", "letter_display", "compact_letters", "MAX_COLUMNS"]
+__all__ = [
+    "AllPairsResult",
+    "PairsP",
+    "Grouping",
+    "best_group",
+    "letter_display",
+    "compact_letters",
+    "grouping_of",
+    "MAX_COLUMNS",
+]
 
 # The most letter columns the display may hold while it is built. A Tukey test's differences
 # never come near (its p falls as |difference| grows, so the columns are runs of systems in mean
@@ -56,6 +66,58 @@ class AllPairsResult(Protocol):
     def means(self) -> tuple[float, ...]: ...
 
     def p_matrix(self) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class PairsP:
+    """An all-pairs result made of p-values from elsewhere (the corrected p-values of a paired test
+    over every pair, harness.stats.compare): ``p`` the symmetric matrix in ``systems``' order."""
+
+    systems: tuple[str, ...]
+    means: tuple[float, ...]
+    p: np.ndarray
+
+    def p_matrix(self) -> np.ndarray:
+        return self.p
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Which runs of one measure are indistinguishable, read off an all-pairs result at
+    ``alpha``: the best run (highest mean; ties: the first), the runs not significantly different
+    from it (:func:`best_group`) and each run's letters (:func:`letter_display`; None when the
+    pattern needs more than :data:`MAX_COLUMNS` columns), in ``runs``' order."""
+
+    measure: str
+    runs: tuple[str, ...]
+    means: tuple[float, ...]
+    best: str
+    indistinguishable: tuple[str, ...]  # from the best, the best included
+    letters: tuple[str, ...] | None
+    alpha: float
+
+    @property
+    def differs(self) -> bool:
+        """Whether some pair of runs differs significantly."""
+        return self.letters is None or len({c for v in self.letters for c in v}) > 1
+
+
+def grouping_of(measure: str, result: AllPairsResult, alpha: float = StatsPolicy.alpha) -> Grouping:
+    """The :class:`Grouping` of ``result`` (one measure's all-pairs test) at ``alpha``."""
+    alpha = checks.probability("alpha", alpha)
+    try:
+        letters = letter_display(result, alpha)
+    except ValueError:  # too many columns to read: the best group still says what matters
+        letters = None
+    return Grouping(
+        measure,
+        tuple(result.systems),
+        tuple(float(v) for v in result.means),
+        result.systems[int(np.argmax(result.means))],
+        best_group(result, alpha),
+        None if letters is None else tuple(letters[s] for s in result.systems),
+        alpha,
+    )
 
 
 def best_group(result: AllPairsResult, alpha: float = StatsPolicy.alpha) -> tuple[str, ...]:

@@ -49,7 +49,8 @@ the definition everywhere.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -65,6 +66,10 @@ optimize = lazy.module("scipy.optimize")
 __all__ = [
     "PairedPower",
     "AnovaPower",
+    "PowerRow",
+    "POWER_FIELDS",
+    "power_rows",
+    "anova_power_row",
     "t_power",
     "detectable_effect",
     "topics_needed",
@@ -105,6 +110,84 @@ class AnovaPower:
     detectable_range: float
     difference: float
     topics_needed: int
+
+
+@dataclass(frozen=True)
+class PowerRow:
+    """One row of power.csv: a paired comparison's power analysis (:class:`PairedPower`), or,
+    with ``baseline`` and ``run`` None (written blank), the ANOVA design's over every compared run
+    (:class:`AnovaPower`: ``sd`` the square root of its within-system variance,
+    ``detectable_difference`` the smallest detectable range of the system means)."""
+
+    measure: str
+    baseline: str | None
+    run: str | None
+    topics: int
+    sd: float
+    alpha: float
+    power: float
+    detectable_difference: float
+    difference: float
+    topics_needed: int
+
+
+# The columns of power.csv and of the API's power tables, in PowerRow's order.
+POWER_FIELDS = tuple(f.name for f in fields(PowerRow))
+
+
+def power_rows(
+    measure: str,
+    pairs: Sequence[tuple[str, str]],
+    differences: Sequence[np.ndarray],
+    alpha: float = StatsPolicy.alpha,
+    power: float = DEFAULT_POWER,
+    difference: float = DEFAULT_DIFFERENCE,
+) -> list[PowerRow]:
+    """The power row of each (baseline, run) pair of one measure from its per-topic differences
+    (``run - baseline``, every pair on the same topics): :func:`paired_power` of each, with the
+    detectable effect solved once for the topics they share and the topics needed searched for
+    all pairs at once (1,225 pairs: 8 s pair by pair, 0.06 s at once)."""
+    if len(pairs) != len(differences):
+        raise ValueError(f"{len(pairs)} pairs but {len(differences)} vectors of differences")
+    if not pairs:
+        return []
+    d = np.array([checks.vector(v, f"differences of {b!r} and {r!r}") for (b, r), v in zip(pairs, differences)])
+    n = d.shape[1]
+    if n < 2:
+        raise ValueError(f"the paired t-test needs at least 2 topics (got {n})")
+    alpha, power = checks.probability("alpha", alpha), checks.probability("power", power)
+    difference = _positive("difference", difference)
+    sd = d.std(axis=1, ddof=1)
+    effect = detectable_effect(n, alpha, power)
+    with np.errstate(divide="ignore"):
+        needed = topics_needed(np.where(sd > 0, difference / np.where(sd > 0, sd, 1), math.inf), alpha, power)
+    return [
+        PowerRow(measure, b, r, n, float(s), alpha, power, effect * float(s), difference, int(k))
+        for (b, r), s, k in zip(pairs, sd, needed)
+    ]
+
+
+def anova_power_row(
+    measure: str,
+    anova: Anova,
+    alpha: float = StatsPolicy.alpha,
+    power: float = DEFAULT_POWER,
+    difference: float = DEFAULT_DIFFERENCE,
+) -> PowerRow:
+    """The ANOVA design's row of one measure (:func:`anova_power` of its table)."""
+    a = anova_power(anova, alpha=alpha, power=power, difference=difference)
+    return PowerRow(
+        measure,
+        None,
+        None,
+        a.topics,
+        math.sqrt(a.variance),
+        a.alpha,
+        a.power,
+        a.detectable_range,
+        a.difference,
+        a.topics_needed,
+    )
 
 
 def t_power(effect, topics, alpha: float = StatsPolicy.alpha):

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.errors import DataError
-from harness.policies import DEFAULT_FOLDS, StatsPolicy
+from harness.policies import DEFAULT_FOLDS, MANY_SYSTEM_TESTS, StatsPolicy
 from harness.stats import checks
-from harness.stats.compare import pvalue, with_overrides
+from harness.stats.compare import all_pairs, all_pairs_tests, pvalue, with_overrides
 from harness.stats.corrections import correct
+from harness.stats.grouping import best_group
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,13 @@ def not_worse_than_best(
     best included, in the given order. Each setting is tested against the best with the policy's
     test; the p-values are corrected together with the policy's correction; a setting stays when
     ``p_corrected >= alpha``. ``options`` override policy fields (``test``, ``correction``,
-    ``alpha``, ``seed``, ...)."""
+    ``alpha``, ``seed``, ...). With a many-system test, the settings are tested together, every
+    pair at once, and the best group is read off its p-values (harness.stats.grouping.best_group)."""
     policy = with_overrides(policy, options)
     names, m = _settings(per_topic_by_setting)
+    if policy.test in MANY_SYSTEM_TESTS and len(names) > 1:
+        [test] = all_pairs_tests({n: {"": m[i]} for i, n in enumerate(names)}, all_pairs(names), [""], policy).values()
+        return list(best_group(test, policy.alpha))
     best = int(np.argmax(m.mean(axis=1)))
     others = [i for i in range(len(names)) if i != best]
     p = correct([pvalue(policy, m[i], m[best]) for i in others], policy.correction)

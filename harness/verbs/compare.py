@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import DataError
@@ -17,13 +17,23 @@ from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import evaluate as evaluate_run
 from harness.metrics import parse_measures
 from harness.metrics.measures import reads_ranks
-from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy
-from harness.stats import all_pairs, pairs_against
-from harness.stats import compare as compare_scores
+from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy, default_baseline
+from harness.stats import all_pairs, compare_tables, pairs_against
 from harness.stats.align import align
+from harness.stats.anova import ANOVA_FIELDS
 from harness.stats.compare import COMPARISON_FIELDS
+from harness.stats.power import POWER_FIELDS
 
-__all__ = ["COMPARISON_FIELDS", "ComparisonTable", "FileComparison", "baseline_pairs", "compare", "compare_files"]
+__all__ = [
+    "COMPARISON_FIELDS",
+    "ANOVA_FIELDS",
+    "POWER_FIELDS",
+    "ComparisonTable",
+    "FileComparison",
+    "baseline_pairs",
+    "compare",
+    "compare_files",
+]
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,11 @@ class ComparisonTable:
     pairs: tuple[tuple[str, str], ...]
     topics: tuple[str, ...]  # the order of every paired vector
     dropped: tuple[str, ...]  # topics left out by align="common"
+    # as harness.stats.Tables: when every pair is tested, each measure's grouping (stats.Grouping);
+    # the ANOVA tables (policy.with_anova) and the power rows (policy.power)
+    groups: tuple = ()
+    anova: Mapping = field(default_factory=dict)
+    power: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -80,10 +95,13 @@ def compare(
     hint: str = "",
 ) -> ComparisonTable:
     """Compare ``per_topic[run][measure][topic]`` (runs in the order given) against
-    ``baselines`` (see :func:`baseline_pairs`) on ``measures`` (default: the first run's).
+    ``baselines`` (see :func:`baseline_pairs`; None with a many-system test: every pair) on
+    ``measures`` (default: the first run's), with the ANOVA and power tables the policy asks for.
     Topics are paired by ``policy.align``; ``hint`` tells the user how to ask for the other
     alignment in their door's words."""
     names = list(per_topic)
+    if baselines is None:
+        baselines = default_baseline(policy.stats.test)
     if len(names) < 2:
         raise DataError(where, f"needs two runs or more to compare (got {', '.join(names) or 'none'})")
     if measures is None:
@@ -95,16 +113,26 @@ def compare(
                 raise DataError("baseline", f"no run named {b!r}; runs: {', '.join(names)} (or {ALL_PAIRS!r})")
     pairs = baseline_pairs(baselines, names)
     aligned = align(per_topic, measures, policy.align, where=where, hint=hint)
-    rows = compare_scores(aligned.scores, pairs, measures, policy.stats)
+    tables = compare_tables(aligned.scores, pairs, measures, policy.stats, anova=policy.with_anova, power=policy.power)
     return ComparisonTable(
-        tuple(rows), policy, tuple(names), tuple(measures), tuple(pairs), aligned.topics, aligned.dropped
+        tables.rows,
+        policy,
+        tuple(names),
+        tuple(measures),
+        tuple(pairs),
+        aligned.topics,
+        aligned.dropped,
+        tables.groups,
+        dict(tables.anova),
+        tables.power,
     )
 
 
 def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str], list[Path], str]:
     """(labels, paths) of the runs, the baseline first, and the baseline's label. The baseline is
     one of the runs by its label (harness.formats.run_files.run_file_labels) or path, or another
-    run file; a name several runs share is no label, and an error lists theirs."""
+    run file; a name several runs share is no label, and an error lists theirs. ``ALL_PAIRS``:
+    every pair of the runs, in the order given."""
     paths = [Path(p) for p in runs]
     seen = set()
     for p in paths:
@@ -113,6 +141,10 @@ def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str]
         seen.add(p.resolve())
     base = str(baseline)
     names = run_file_labels(paths)
+    if base == ALL_PAIRS:
+        if len(paths) < 2:
+            raise DataError("compare", f"{ALL_PAIRS} needs two runs or more")
+        return names, paths, ALL_PAIRS
     shared = shared_names(paths, names)
     same = lambda p: Path(base).exists() and p.exists() and Path(base).resolve() == p.resolve()  # noqa: E731
     matches = [i for i, n in enumerate(names) if n == base] or [
@@ -150,7 +182,8 @@ def compare_files(
     on=None,
 ) -> FileComparison:
     """Evaluate each run file against ``qrels`` and compare them with ``baseline`` (one of the
-    runs, by label or path, or another run file, which is then listed first). A run's label is
+    runs, by label or path, or another run file, which is then listed first; or ``ALL_PAIRS``,
+    every pair of the runs). A run's label is
     its file name without the extension, runs sharing one being labelled by their folders
     (:func:`harness.formats.run_files.run_file_labels`: ``a/bm25``, ``b/bm25``). ``on(label)``
     is called after each run is evaluated."""

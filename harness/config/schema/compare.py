@@ -11,8 +11,10 @@ from harness.policies import (
     CORRECTIONS,
     DEFAULT_FOLDS,
     FAMILIES,
+    MANY_SYSTEM_TESTS,
     TESTS,
     ComparePolicy,
+    PowerPolicy,
     StatsPolicy,
 )
 
@@ -22,6 +24,9 @@ __all__ = ["COMPARE"]
 def _registry(reg: dict[str, str]) -> str:
     """A policy table as doc text: "`t`: paired t-test; `wilcoxon`: ..."."""
     return "; ".join(f"`{k}`: {v}" for k, v in reg.items())
+
+
+_MANY = " or ".join(f"`{t}`" for t in MANY_SYSTEM_TESTS)  # the many-system tests, as the docs write them
 
 
 COMPARE = Key(
@@ -35,8 +40,9 @@ COMPARE = Key(
             "baseline",
             "The run every other run is compared with: a run's name, a "
             f"list of names, or `{ALL_PAIRS}` (every pair once, the earlier run as baseline). "
-            "Runs are named like `expect`'s (label or spec).",
-            default_text="the first run",
+            "Runs are named like `expect`'s (label or spec). With a many-system test the p-values are those "
+            "of the test over every run the pairs name, whichever pairs are shown.",
+            default_text=f"the first run; `{ALL_PAIRS}` with {_MANY}",
         ),
         Key(
             "measures",
@@ -47,14 +53,16 @@ COMPARE = Key(
         Key(
             "test",
             "choice",
-            "Paired test: " + _registry(TESTS) + ".",
+            "The test: " + _registry(TESTS) + f". {_MANY} test every pair of the compared runs at once "
+            "(their p-values are family-wise, so no `correction` applies), and add the ANOVA table and which "
+            "runs are indistinguishable from the best (docs/experiments.md: *Many systems in a report*).",
             default=StatsPolicy.test,
             choices=tuple(TESTS),
         ),
         Key(
             "permutations",
             "int",
-            "Resamples of the randomization test.",
+            "Resamples of the randomization test and of the randomised Tukey HSD.",
             default=StatsPolicy.permutations,
             minimum=1,
             maximum=MAX_RESAMPLES,
@@ -87,8 +95,10 @@ COMPARE = Key(
         Key(
             "correction",
             "choice",
-            "Multiple-comparison correction: " + _registry(CORRECTIONS) + ".",
+            "Multiple-comparison correction: " + _registry(CORRECTIONS) + f". With {_MANY} only `none`: "
+            "their p-values are family-wise already.",
             default=StatsPolicy.correction,
+            default_text=f"`{StatsPolicy.correction}`; `none` with {_MANY}",
             choices=tuple(CORRECTIONS),
         ),
         Key(
@@ -115,6 +125,43 @@ COMPARE = Key(
             + ". Topics are paired in trec_eval's order (ids sorted as strings).",
             default=ComparePolicy.align,
             choices=tuple(ALIGNMENTS),
+        ),
+        Key(
+            "anova",
+            "bool",
+            "The two-way ANOVA (system x topic, one score per cell) of each compared measure over every "
+            "compared run: its table in the reports and in anova.csv (measure, source, df, sum_sq, mean_sq, F, p).",
+            default_text=f"`true` with {_MANY}, else `false`",
+        ),
+        Key(
+            "power",
+            "section",
+            "Power and topic set size: for each comparison, the smallest mean difference the paired t-test "
+            "detects at `alpha` with this power on the collection's topics, and the topics needed to detect "
+            "`difference`, from the standard deviation of its per-topic differences; with the ANOVA, the same "
+            "for the range of the runs' means by Sakai's ANOVA-based design. In the reports and in power.csv. "
+            "`power: true` for the defaults; without this key nothing is computed.",
+            switch=True,
+            default_text="off",
+            keys=(
+                Key(
+                    "power",
+                    "number",
+                    "The probability of detecting the difference.",
+                    default=PowerPolicy.power,
+                    minimum=0,
+                    maximum=1,
+                    exclusive=True,
+                ),
+                Key(
+                    "difference",
+                    "number",
+                    "The difference to detect, in the measure's units (for the ANOVA, the range of the runs' means).",
+                    default=PowerPolicy.difference,
+                    minimum=0,
+                    exclusive=True,
+                ),
+            ),
         ),
         Key(
             "cross_validation",
