@@ -23,7 +23,7 @@ def _row(run, baseline, diff, reject, measure="AP"):
 
 def _result(rows, baselines=("bm25", "ql")):
     comparisons = SimpleNamespace(
-        all_pairs=False, baselines=baselines, rows=tuple(rows), policy=SimpleNamespace(alpha=0.05)
+        all_pairs=False, baselines=baselines, rows=tuple(rows), policy=SimpleNamespace(alpha=0.05, test="t"), groups=()
     )
     runs = [SimpleNamespace(name=n) for n in ("bm25", "ql", "rm3", "bad")]
     return SimpleNamespace(comparisons=comparisons, runs=runs)
@@ -113,12 +113,15 @@ def test_no_legend_without_a_significant_difference(tmp_path):
     assert "Filled dots" not in page and "green" not in page and "orange-red" not in page
     assert "Significant rows" not in page  # the comparisons table has none
     cfg, _ = three_runs(tmp_path / "all", "{baseline: all-pairs}")
-    # all-pairs: bm25 and copy are each significantly better than flat (c), never than each other
-    assert _legends(cfg.output)["md"] == ["c"]
+    # all-pairs: bm25 and copy are each significantly better than flat, never than each other: a
+    # compact letter display, bm25 and copy share a, flat alone has b
     md = (cfg.output / "summary.md").read_text(encoding="utf-8")
-    assert "| bm25 (a) | 0.8283c | 0.9123c |" in md and "\nc: significantly better than flat" in md
-    assert "a: significantly better" not in md and "b: significantly better" not in md
-    # the letters name the runs where a mean carries one; none without a significant difference
+    assert "| bm25 | 0.8283a | 0.9123a |" in md and "| copy | 0.8283a | 0.9123a |" in md
+    assert "| flat | 0.4931b | 0.5257b |" in md
+    assert "\na, b, ...: two means of a measure that share a letter are not significantly different" in md
+    assert "| AP | bm25 | 0.8283 | bm25, copy (2 of 3) |" in md  # indistinguishable from the best
+    # no letters, no legend and no groups without a significant difference (every run would share a)
     cfg, _ = three_runs(tmp_path / "none", "{baseline: all-pairs}", runs=("bm25", "copy"))
     md = (cfg.output / "summary.md").read_text(encoding="utf-8")
-    assert "| bm25 | 0.8283 | 0.9123 |" in md and "(a)" not in md and "(b)" not in md
+    assert "| bm25 | 0.8283 | 0.9123 |" in md and "share a letter" not in md
+    assert "Indistinguishable from the best" not in md

@@ -103,6 +103,13 @@ MUTATIONS = [
     ("compare", {"test": "z"}),
     ("compare", {"alpha": 1}),
     ("compare", {"cross_validation": {"folds": 1}}),
+    ("compare", {"test": "tukey", "correction": "holm"}),  # family-wise already: no correction
+    ("compare", {"test": "randomized-tukey", "correction": "bonferroni"}),
+    ("compare", {"anova": "yes"}),
+    ("compare", {"power": 0.8}),
+    ("compare", {"power": {"power": 1}}),
+    ("compare", {"power": {"difference": 0}}),
+    ("compare", {"power": {"size": 50}}),
     ("topics", {"path": "../topics/demo.tsv", "format": "csv"}),
     ("surprise", 1),
 ]
@@ -116,6 +123,10 @@ VALID = [
     ("measures", ["ndcg@10", "P(rel=2)@5", "IPrec@0.5", "bpref"]),
     ("compare", None),
     ("compare", {"cross_validation": None}),
+    ("compare", {"test": "tukey"}),
+    ("compare", {"test": "randomized-tukey", "correction": "none", "anova": False, "power": True}),
+    ("compare", {"anova": True, "power": {"power": 0.9, "difference": 0.02}}),
+    ("compare", {"power": False}),
     ("evaluation", {}),
 ]
 

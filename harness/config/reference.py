@@ -91,7 +91,8 @@ def _default_text(key: Key) -> str:
 def _rows(key: Key, prefix: str = ""):
     for sub in key.keys:
         name = join_path(prefix, sub.name)
-        yield (f"`{name}`", _TYPE_TEXT[sub.type], _default_text(sub), _allowed(sub), _md(sub.doc))
+        kind = "boolean or mapping" if sub.switch else _TYPE_TEXT[sub.type]
+        yield (f"`{name}`", kind, _default_text(sub), _allowed(sub), _md(sub.doc))
         if sub.type == "section":
             yield from _rows(sub, name)
         elif sub.type == "collections":  # an entry's keys are the top level's: said once, above

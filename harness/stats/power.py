@@ -146,7 +146,8 @@ def power_rows(
     """The power row of each (baseline, run) pair of one measure from its per-topic differences
     (``run - baseline``, every pair on the same topics): :func:`paired_power` of each, with the
     detectable effect solved once for the topics they share and the topics needed searched for
-    all pairs at once (1,225 pairs: 8 s pair by pair, 0.06 s at once)."""
+    all pairs at once (the 1,225 pairs of 50 runs on 1,000 topics: 0.65 s, against 1.5 s for
+    paired_power pair by pair, with the same figures; at a load of 6.8 on 2 cores)."""
     if len(pairs) != len(differences):
         raise ValueError(f"{len(pairs)} pairs but {len(differences)} vectors of differences")
     if not pairs:
