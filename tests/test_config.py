@@ -626,7 +626,9 @@ def test_reference_documents_the_compare_keys():
         "runs of this config, or `all-pairs` |"
     ) in md
     assert "| `compare.correction` | string | `holm`; `none` with `tukey` or `randomized-tukey` |" in md
-    assert "| `compare.power` | boolean or mapping | off | `true` (the defaults below), `false`, or the keys below |" in md
+    assert (
+        "| `compare.power` | boolean or mapping | off | `true` (the defaults below), `false`, or the keys below |" in md
+    )
     assert "| `compare.power.difference` | number | `0.05` | > 0 |" in md
     assert "| `compare.alpha` | number | `0.05` | (0, 1) |" in md
     assert "| `compare.cross_validation.folds` | integer | `5` | >= 2 |" in md
