@@ -214,14 +214,14 @@ def test_refused_again_at_write_time(proj, monkeypatch):
     import harness.experiment
 
     out = proj / "reports" / "other"
-    real = harness.experiment.run_experiment
+    real = harness.experiment.Session.run
 
-    def meanwhile(cfg, on=None, settle=True):
-        result = real(cfg, on=on, settle=settle)
+    def meanwhile(self):
+        result = real(self)
         shutil.copytree(proj / "reports" / "first", out)  # another experiment's report, marker and all
         return result
 
-    monkeypatch.setattr(harness.experiment, "run_experiment", meanwhile)
+    monkeypatch.setattr(harness.experiment.Session, "run", meanwhile)
     with pytest.raises(DataError) as e:
         harness.run(proj / "configs" / "other.yaml")
     assert f"{out} holds the report of another experiment, 'first' of {proj / 'configs' / 'first.yaml'}" in str(e.value)

@@ -31,56 +31,16 @@ query's terms highlighted) with each later run's rank changes against the first 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from harness.engine.documents import Documents, TokenIndex, encoded_terms, segments, snippet
 from harness.experiment import machine
-from harness.experiment.result import ExperimentResult
+from harness.experiment.result import ExperimentResult, ExplorerData, Hit, TopicView
 
 __all__ = ["Hit", "TopicView", "ExplorerData", "gather", "attach", "MAX_RUNS", "SNIPPET_CHARS"]
 
 MAX_RUNS = 4
 SNIPPET_CHARS = 200
-
-
-@dataclass(frozen=True)
-class Hit:
-    rank: int
-    doc: str
-    score: float
-    label: int | None  # the judgment, None: unjudged
-    move: tuple[str, str] | None  # (css class, text) against the first shown run; None in the first column
-    snippet: tuple[tuple[str, bool], ...] | None  # (text, highlighted) pieces; None: not in the index
-    cut_before: bool = False  # the snippet starts inside the text
-    cut_after: bool = False
-
-
-@dataclass(frozen=True)
-class TopicView:
-    qid: str
-    text: str
-    judged: int
-    relevant: int
-    diff: float | None  # the largest difference among the shown runs (the order's key), None: no value
-    terms: tuple[str, ...]  # the analyzed query terms, sorted
-    values: dict  # shown run -> the measure's value on this topic (absent: none)
-    hits: dict  # shown run -> tuple of Hit (empty: no results)
-    diffs: dict = field(default_factory=dict)  # each later shown run -> its value minus the first run's
-    diff_run: str | None = None  # the run whose difference is ``diff``
-
-
-@dataclass(frozen=True)
-class ExplorerData:
-    depth: int
-    measure: str | None
-    shown: tuple[str, ...]
-    runs: int  # all runs of the experiment
-    topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
-    by_difference: bool  # sorted by the largest difference among the shown runs (TopicView.diff)
-    topics: tuple[TopicView, ...]
-    # the qrels judge only relevant documents (no label <= 0, as Cranfield's): every other
-    # document is "unjudged", and the page says why
-    only_relevant_judged: bool = False
 
 
 def _shown_runs(result: ExperimentResult, measure: str | None) -> list[str]:
@@ -242,5 +202,5 @@ def attach(result: ExperimentResult) -> ExperimentResult:
     the machine (harness.experiment.machine)."""
     cfg = result.config
     if cfg.explorer_depth > 0:
-        result.explorer = gather(result, cfg.explorer_depth, cfg.explorer_topics)
+        result = replace(result, explorer=gather(result, cfg.explorer_depth, cfg.explorer_topics))
     return machine.gather(result)

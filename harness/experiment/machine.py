@@ -16,6 +16,7 @@ import os
 import platform
 import re
 import struct
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -29,9 +30,7 @@ __all__ = ["gather", "machine", "source", "checkout"]
 def gather(result: ExperimentResult) -> ExperimentResult:
     """``result`` with its versions (the JVM started if it is not running, see
     :func:`harness.engine.lucene.versions`), its machine and the harness's source."""
-    result.versions = lucene.versions()
-    result.platform = {"machine": machine(), "source": source()}
-    return result
+    return replace(result, versions=lucene.versions(), platform={"machine": machine(), "source": source()})
 
 
 def machine() -> dict:

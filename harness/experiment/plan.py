@@ -8,7 +8,6 @@ and never written to: its runs are cached under ``indexes/existing-<fingerprint>
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +22,9 @@ from harness.errors import ConfigError, ConfigProblem, DataError
 from harness.policies import DEFAULT_LANGUAGE
 from harness.specs.similarity import Similarity
 
-__all__ = ["Plan", "plan", "run_key", "indexes_root", "SEARCH_SEMANTICS", "RUN_CACHE"]
+__all__ = ["Plan", "plan", "indexes_root", "RUN_CACHE"]
 
-# Changes whenever the search path could produce a different run; part of every run's cache key.
-SEARCH_SEMANTICS = "anserini-bow+sort(score,id)+ties-adjusted+strict/1"
+# The folder of an index's run cache (harness.experiment.store names the files in it).
 RUN_CACHE = "harness-runs"
 
 
@@ -137,23 +135,3 @@ def _check_default_index(cfg: Config, path: Path) -> None:
     if problems:
         where = "the default index folder (set `index.path` or $HARNESS_INDEXES to choose another)"
         raise ConfigError(str(cfg.source), [ConfigProblem(where, m) for _, m in problems])
-
-
-def run_key(
-    fingerprint: str,
-    sim: Similarity,
-    topics: list[tuple[str, str]],
-    depth: int,
-    fields: tuple = (),
-    remove_query: bool = False,
-) -> str:
-    """``fields``: the weights of a multifield index's fields (IndexOptions.fields);
-    ``remove_query``: the query's own document left out (topics.remove_query). Each is keyed
-    only when given, so every other run keeps the key it had."""
-    key = {"index": fingerprint, "similarity": str(sim), "topics": topics, "depth": depth, "search": SEARCH_SEMANTICS}
-    if fields:
-        key["fields"] = [list(f) for f in fields]
-    if remove_query:
-        key["remove_query"] = True
-    blob = json.dumps(key, ensure_ascii=False)
-    return hashlib.sha256(blob.encode()).hexdigest()

@@ -3,7 +3,6 @@ report renders (:mod:`harness.report`) and the Python API turns into tables."""
 
 from __future__ import annotations
 
-from concurrent.futures import wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,15 +16,17 @@ if TYPE_CHECKING:  # types only: the report imports this module and must not rea
     from harness.engine.index import IndexInfo
     from harness.engine.latency import SearchTimes
     from harness.experiment.compare import Comparisons
+    from harness.formats.qrels import Qrels
     from harness.formats.run import Run
+    from harness.metrics import Evaluation
 
-__all__ = ["RunResult", "Check", "OK", "OKISH", "FAIL", "ExperimentResult", "RECALL_LEVELS"]
+__all__ = ["RunResult", "Check", "OK", "OKISH", "FAIL", "ExperimentResult", "ExplorerData", "TopicView", "Hit", "RECALL_LEVELS"]
 
 # Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunResult:
     spec: RunSpec  # what the run is: searched, tuned (harness.experiment.tuning), from a file or fused
     name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.labels)
@@ -84,13 +85,57 @@ class Check:
         )
 
 
-@dataclass
+# The topic explorer's data (harness.experiment.explore gathers it, harness.report.explorer encodes it)
+@dataclass(frozen=True)
+class Hit:
+    rank: int
+    doc: str
+    score: float
+    label: int | None  # the judgment, None: unjudged
+    move: tuple[str, str] | None  # (css class, text) against the first shown run; None in the first column
+    snippet: tuple[tuple[str, bool], ...] | None  # (text, highlighted) pieces; None: not in the index
+    cut_before: bool = False  # the snippet starts inside the text
+    cut_after: bool = False
+
+
+@dataclass(frozen=True)
+class TopicView:
+    qid: str
+    text: str
+    judged: int
+    relevant: int
+    diff: float | None  # the largest difference among the shown runs (the order's key), None: no value
+    terms: tuple[str, ...]  # the analyzed query terms, sorted
+    values: dict[str, float]  # shown run -> the measure's value on this topic (absent: none)
+    hits: dict[str, tuple[Hit, ...]]  # shown run -> its hits (empty: no results)
+    diffs: dict[str, float] = field(default_factory=dict)  # each later shown run -> its value minus the first run's
+    diff_run: str | None = None  # the run whose difference is ``diff``
+
+
+@dataclass(frozen=True)
+class ExplorerData:
+    depth: int
+    measure: str | None
+    shown: tuple[str, ...]
+    runs: int  # all runs of the experiment
+    topics_total: int  # all topics; ``topics`` holds the shown ones, in the shown order
+    by_difference: bool  # sorted by the largest difference among the shown runs (TopicView.diff)
+    topics: tuple[TopicView, ...]
+    # the qrels judge only relevant documents (no label <= 0, as Cranfield's): every other
+    # document is "unjudged", and the page says why
+    only_relevant_judged: bool = False
+
+
+@dataclass(frozen=True)
 class ExperimentResult:
+    """What an experiment computed, a value: the files of its runs are written (or being
+    written, inside the session that ran it: harness.experiment.execute.Session)."""
+
     config: Config
     index: IndexInfo
     topics: list[tuple[str, str]]
     runs: list[RunResult]
-    evaluations: dict  # run name -> harness.metrics.Evaluation (empty without qrels)
+    evaluations: dict[str, Evaluation]  # by run name (empty without qrels)
     checks: list[Check]
     timings: dict[str, float] = field(default_factory=dict)
     comparisons: Comparisons | None = None  # when the config has `compare:`
@@ -99,50 +144,13 @@ class ExperimentResult:
     # what a user should know before trusting the tables (harness.experiment.sanity, readers)
     warnings: list[str] = field(default_factory=list)
     # the judgments the runs were evaluated with (None without qrels), for the report's explorer
-    qrels: object = field(default=None, compare=False, repr=False)
+    qrels: Qrels | None = field(default=None, compare=False, repr=False)
     # what the report shows from Lucene, gathered before rendering (harness.experiment.explore.attach):
     # the topic explorer's data (None: not shown) and the versions of the engine
-    explorer: object = field(default=None, compare=False, repr=False)
+    explorer: ExplorerData | None = field(default=None, compare=False, repr=False)
     versions: dict | None = None
     # the machine and the harness's source (harness.experiment.machine.gather): {"machine", "source"}
     platform: dict | None = None
-    # the run cache files still being written (harness.experiment.execute); see settle()
-    writes: tuple = field(default=(), compare=False, repr=False)
-    # lets go of the indexes held in use (harness.folders.in_use) while the run cache beside them
-    # is written and read: see release_indexes()
-    release: object = field(default=None, compare=False, repr=False)
-
-    def release_indexes(self) -> None:
-        """Let another config's rebuild replace the indexes (and their run caches) this result
-        was searched on: called by run_experiment when it settles, or else by its caller once it
-        has copied the cached run files it needs (and by abandon). Idempotent."""
-        release, self.release = self.release, None
-        if release is not None:
-            release()
-
-    def settle(self) -> ExperimentResult:
-        """Wait until every searched run's cache file is written; raise the first error of
-        writing one (a full disk, a permission). The same result, for chaining.
-
-        After an error the writes not yet begun are cancelled and the one under way is waited
-        for, so nothing is still writing into the cache once the error reaches the caller."""
-        pending, self.writes = self.writes, ()
-        for i, f in enumerate(pending):
-            try:
-                f.result()
-            except BaseException:
-                _stop(pending[i + 1 :])
-                raise
-        return self
-
-    def abandon(self) -> None:
-        """On the way out of an error or an interruption: cancel the cache writes not yet begun
-        and wait for the one under way (each is atomic: a run file is whole or absent)."""
-        pending, self.writes = self.writes, ()
-        try:
-            _stop(pending)
-        finally:
-            self.release_indexes()
 
     def run_files(self) -> dict[str, str]:
         """Each run's file name in a report's ``runs/`` folder, by run name (its label once
@@ -159,9 +167,3 @@ class ExperimentResult:
     def okish_checks(self) -> list[Check]:
         """The checks met only within the OK-ish tolerance (a warning each, not a failure)."""
         return [c for c in self.checks if c.status == OKISH]
-
-
-def _stop(writes) -> None:
-    for f in writes:
-        f.cancel()
-    wait(writes)

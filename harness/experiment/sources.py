@@ -6,17 +6,17 @@ RunResults, so evaluation, comparisons, plots and the explorer treat them like a
 
 from __future__ import annotations
 
-import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
 from harness.config import Config
 from harness.errors import DataError
 from harness.events import Emit, RunReady
-from harness.experiment.cache import cached
 from harness.experiment.result import RunResult
+from harness.experiment.store import RunStore
 from harness.formats.ir_metadata import block_span
+from harness.formats.run import Run
 from harness.formats.run_files import read_run_file
 from harness.fusion import fuse
 from harness.metrics.measures import parse_measure, reads_ranks
@@ -26,7 +26,7 @@ from harness.specs.identity import FileRun, FusedRun
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
 
 
-def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Path, ranks: bool = False):
+def read_file_run(spec: FileRun, topics: list[tuple[str, str]], topics_path: Path, ranks: bool = False) -> Run:
     """The run of ``spec``'s file, read with the harness's reader (a document listed twice for a
     topic is an error naming both lines); a topic the topics file does not list is an error
     naming the file, its line and the topics file."""
@@ -56,7 +56,7 @@ def _first_line(path: Path, topic: str) -> int | None:
     return None
 
 
-def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tuple[object, float]]:
+def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tuple[Run, float]]:
     """{spec: (run, seconds)} of the config's file runs, read before anything is indexed or
     searched, so a bad file stops the experiment at once."""
     # reciprocal rank fusion reads the rank column as written (pyserini): read it where it is used;
@@ -80,15 +80,14 @@ def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tupl
 def add_source_runs(
     cfg: Config,
     results: list[RunResult],
-    files: dict[str, tuple[object, float]],
+    files: Mapping[str, tuple[Run, float]],
     topics: list[tuple[str, str]],
-    folder: Path,
-    store: Callable[[Path, object, str], None],
+    store: RunStore,
     on: Emit,
 ) -> list[RunResult]:
     """``results`` (the searched runs) with the file runs ``files`` (:func:`read_file_runs`) and
-    the fused runs of ``cfg``, in config order. ``store(path, run, tag)`` writes a fused run to
-    the run cache."""
+    the fused runs of ``cfg``, in config order; a fused run (and a file's run in another layout
+    than TREC's, as TREC text) is written to the run cache of ``store``."""
     done = {r.name: r for r in results}
     for spec in cfg.sources:
         t = time.perf_counter()
@@ -97,17 +96,17 @@ def add_source_runs(
             (run, seconds), path, how = files[name], spec.path, "read"
             t -= seconds
             if spec.format != "trec":  # the report's runs/ and the explorer hold TREC runs: its TREC text, cached
-                path = folder / f"file.{_content_key(name, run)[:16]}.trec"
-                if not path.exists():
-                    store(path, run, spec.format)
+                path = store.converted(name, run)
+                if not store.has(path):
+                    store.write(path, run, spec.format)
         else:
             try:
                 run = fuse([done[p].run for p in spec.parts], spec.policy)
             except ValueError as e:
                 raise DataError(cfg.label(name), str(e)) from None
-            path, how = folder / f"fuse.{_content_key(name, run)[:16]}.trec", "fused"
-            if not cached(path):
-                store(path, run, "harness.fuse")
+            path, how = store.fused(name, run), "fused"
+            if not store.has(path):
+                store.write(path, run, "harness.fuse")
         seconds = time.perf_counter() - t
         in_run = set(run.topics())
         empty = [q for q, _ in topics if q not in in_run]
@@ -115,12 +114,3 @@ def add_source_runs(
         on(RunReady(cfg.label(name), how, len(topics), seconds, len(empty)))
     order = {n: i for i, n in enumerate(cfg.run_names)}
     return sorted(done.values(), key=lambda r: order.get(r.name, len(order)))
-
-
-def _content_key(spec: str, run) -> str:
-    """A hash of a fused run's spec and content: an edited part gives another file."""
-    h = hashlib.sha256(spec.encode())
-    h.update("\0".join(run.topics()).encode())
-    for a in (run.offsets, run.docids, run.scores):
-        h.update(a.tobytes())
-    return h.hexdigest()

@@ -104,11 +104,6 @@ class StudyResult:
     def table(self, name: str) -> StudyTable | None:
         return next((t for t in self.tables if t.name == name), None)
 
-    def release_indexes(self) -> None:
-        """Let go of every collection's indexes (ExperimentResult.release_indexes)."""
-        for r in self.results.values():
-            r.release_indexes()
-
 
 def _runs(result: StudyResult) -> list[str]:
     """The runs by label, in the config's order: the same runs (and labels) in every collection."""

@@ -13,12 +13,9 @@ the folds (run topics without judgments) are not part of the tuned system and ha
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -26,15 +23,16 @@ from harness import stats
 from harness.config import Config
 from harness.errors import DataError
 from harness.events import Emit, RunReady
-from harness.experiment import cache as run_cache
 from harness.experiment.compare import aligned_scores
 from harness.experiment.result import RunResult
+from harness.experiment.store import RunStore
 from harness.formats.run import Run
+from harness.metrics import Evaluation
 from harness.specs.identity import Tuned
 from harness.specs.similarity import Similarity
 from harness.specs.sweeps import sweeps
 
-__all__ = ["TunedRun", "tune_sweeps", "assemble", "tuned_key", "add_tuned_runs"]
+__all__ = ["TunedRun", "tune_sweeps", "assemble", "add_tuned_runs"]
 
 
 @dataclass(frozen=True)
@@ -95,23 +93,17 @@ def assemble(tuned: TunedRun, setting_runs: Mapping[str, Run], topic_order: Sequ
     return Run(names, offsets, docids, np.concatenate(scores) if scores else np.zeros(0), tuned.name)
 
 
-def tuned_key(tuned: TunedRun, setting_keys: Mapping[str, str]) -> str:
-    """Cache key of a tuned run's file: the keys of the runs it draws from and each topic's choice
-    (which already reflect the qrels, the measure, the folds and the seed)."""
-    blob = json.dumps(
-        {"name": tuned.name, "runs": {n: setting_keys[n] for n in tuned.settings}, "chosen": tuned.chosen()},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
 def add_tuned_runs(
-    cfg: Config, results: list[RunResult], evaluations: dict, topic_order: list[str], cache: Path, on: Emit
-):
-    """Tune every swept model by cross-validation and add its tuned run to ``results``, right
-    after the model's last setting; the tuned run's file is cached beside the others under a key
-    of what it is made of. Returns the TunedRun values (evaluated by the caller)."""
+    cfg: Config,
+    results: list[RunResult],
+    evaluations: Mapping[str, Evaluation],
+    topic_order: list[str],
+    store: RunStore,
+    on: Emit,
+) -> tuple[list[RunResult], list[TunedRun]]:
+    """Tune every swept model by cross-validation: ``results`` with each tuned run right after
+    the model's last setting (its file cached under a key of what it is made of, or read back
+    from the cache), and the TunedRun values (evaluated by the caller)."""
     spec = cfg.compare
     measure = spec.measure_names[0]
     topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
@@ -123,19 +115,21 @@ def add_tuned_runs(
         )
     tuned = tune_sweeps(cfg.runs, topics, scores, measure, spec.folds, spec.policy.seed)
     by_name = {r.name: r for r in results}
+    results = list(results)
     for tr in tuned:
         t = time.perf_counter()
-        key = tuned_key(tr, {n: by_name[n].path.name for n in tr.settings})
-        path = cache / f"{tr.name}.{key[:16]}.trec"
-        run = run_cache.load_run(path) if run_cache.cached(path) else None
-        reused = run is not None
-        if not reused:
+        path = store.tuned(tr.name, {n: by_name[n].path for n in tr.settings}, tr.chosen())
+        got = store.read(path)
+        reused = got is not None
+        if got is not None:
+            run = got[0]
+        else:
             run = assemble(tr, {n: by_name[n].run for n in tr.settings}, topic_order)
-            run_cache.store_run(path, run, tag=tr.name)
+            store.write(path, run, tr.name)
         in_run = set(run.topics())
         empty = [q for q in tr.topics if q not in in_run]
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)
         results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
         chosen = ", ".join(cfg.label(f.chosen) for f in tr.cv.folds)  # progress names runs by their labels
         on(RunReady(cfg.label(tr.name), "reused" if reused else "assembled", chosen=chosen))
-    return tuned
+    return results, tuned

@@ -25,11 +25,10 @@ from harness.engine.manifest import MANIFEST
 from harness.errors import DataError
 from harness.experiment import plan
 from harness.experiment.plan import RUN_CACHE, indexes_root
+from harness.experiment.store import cache_entry
 from harness.verbs.run import load
 
 __all__ = ["CachedRun", "CachedIndex", "CacheOutcome", "cache", "parse_since"]
-
-_ENTRY = re.compile(r"^(?P<name>.+)\.(?P<key>[0-9a-f]{16})\.(?P<kind>trec|parquet|npz)$")
 
 
 @dataclass(frozen=True)
@@ -149,9 +148,9 @@ def _scan(folder: Path) -> CachedIndex:
     except OSError:
         names = []
     for n in names:
-        m = _ENTRY.match(n)
-        if m and (runs_dir / n).is_file() and not (runs_dir / n).is_symlink():
-            groups.setdefault((m["name"], m["key"]), []).append(runs_dir / n)
+        entry = cache_entry(n)
+        if entry is not None and (runs_dir / n).is_file() and not (runs_dir / n).is_symlink():
+            groups.setdefault(entry, []).append(runs_dir / n)
     runs = []
     for (name, key), files in groups.items():
         stats = {f: os.lstat(f) for f in files}

@@ -24,12 +24,13 @@ from harness.engine.manifest import read_manifest, unusable_index
 from harness.engine.topics import read_topics
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
-from harness.experiment import machine, plan, run_key
-from harness.experiment.cache import cached, place_text
+from harness.experiment import machine, plan
+from harness.experiment.cache import place_text
 from harness.experiment.executors import open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
 from harness.experiment.sanity import check_topics, refuse_unmatched_topics
+from harness.experiment.store import RunStore
 from harness.files import atomic_writer, fsync_dir, remove_stale_temp_files, write_text_atomic
 from harness.folders import (
     OUTPUT_MARKER,
@@ -314,15 +315,15 @@ def plan_run(cfg, command: str) -> PlanReport:
     topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
     _check_topic_ids(cfg, topics)  # as the run and the search will (index: topics are not read)
     runs = []
+    store = RunStore(p, topics)
     for sim in cfg.runs:
         where = p.for_run(sim)
-        key = run_key(where.fingerprint, sim, topics, cfg.depth, cfg.search_fields, cfg.remove_query)
-        path = where.runs_folder / f"{sim}.{key[:16]}.trec"
+        path = store.searched(sim, where.fingerprint)
         exact = " on the exact-lengths index" if where is not p else ""
         runs.append(
             (
                 str(sim),
-                (f"reuse {path.name}" if where.index_exists and cached(path) else "search (not cached)") + exact,
+                (f"reuse {path.name}" if where.index_exists and store.has(path) else "search (not cached)") + exact,
             )
         )
     for spec in cfg.sources:  # runs from files and fusions: never searched (harness.config.sources)
@@ -374,20 +375,13 @@ def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> Ru
         check_writable(cfg.output.parent, tree=False)
         check_writable(cfg.output)
         _check_output(cfg)  # and one another experiment wrote while this one waited for the lock
-        # runs by their labels, then the explorer's documents and the engine's versions, while
-        # the searched runs are still being written to the run cache (settled before the report)
         # read from the package: tests/test_verbs.py patches it to probe the output's lock
-        result = relabel(experiment.run_experiment(cfg, on=on, settle=False))
-        try:
-            try:
-                attach(result)
-            except BaseException:
-                result.abandon()  # an interruption leaves nothing writing behind it
-                raise
-            result.settle()
+        with experiment.session(cfg, on=on) as s:
+            # runs by their labels, then the explorer's documents and the engine's versions, while
+            # the searched runs are still being written to the run cache
+            result = attach(relabel(s.run()))
+            s.written()
             out = write_report(result, cfg.output, on=on, ir_metadata=ir_metadata)  # copies the cached run files
-        finally:
-            result.release_indexes()
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
         summary = (out / "summary.md").read_text(encoding="utf-8")
@@ -471,15 +465,14 @@ def search(
         check_writable(cfg.output)
         if not cfg.replace and (why := other_experiment_problem(cfg.output, cfg.experiment)):
             raise DataError(cfg.output, why)  # written by another experiment while this one waited
-        # no qrels: run_experiment then searches (or reuses) and evaluates nothing
-        result = relabel(experiment.run_experiment(replace(cfg, qrels_path=None, expect={}), on=on, settle=False))
-        try:
-            result.settle()
+        # no qrels: the experiment then searches (or reuses) and evaluates nothing; its indexes
+        # are held until the cached run files are copied
+        with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on) as s:
+            result = relabel(s.run())
+            s.written()
             if ir_metadata != "none":
-                machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
+                result = machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
             return copy_runs(cfg, result, on, run_format, ir_metadata)
-        finally:
-            result.release_indexes()  # the cached run files are copied: the index may be replaced
 
 
 def search_options(run_format: str, ir_metadata: str) -> str:

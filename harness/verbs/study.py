@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import time
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from harness.engine.index import ensure_index
 from harness.errors import DataError, HarnessError
 from harness.events import CollectionFailed, CollectionStart, Emit, ignore
 from harness.experiment import machine, plan
-from harness.experiment.executors import open_executor
+from harness.experiment.executors import Executor, open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
 from harness.experiment.study import CollectionOutcome, Failure, StudyResult, study_result
@@ -114,44 +115,36 @@ def run(study: Study, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADA
         check_writable(study.output)
         _check_output(study)
         outcomes: list[CollectionOutcome] = []
-        executor = open_executor(study.execution, on)  # one cluster for every collection
-        try:
+        # every collection's session is held until its cached run files are copied (or the study
+        # stopped: their writes are then cancelled or waited for, and the indexes let go)
+        with ExitStack() as sessions, closing(open_executor(study.execution, on)) as executor:
             total = len(study.collections)
             for i, (name, cfg) in enumerate(study.collections.items(), start=1):
                 on(CollectionStart(name, i, total))
-                outcomes.append(_run_collection(name, cfg, on, executor))
+                outcomes.append(_run_collection(name, cfg, on, executor, sessions))
             result = study_result(study, outcomes)
             out = publish(
                 study.output, study.experiment, study.replace, lambda tmp: _write(result, tmp, ir_metadata), on
             )
-        except BaseException:
-            for o in outcomes:
-                if o.result is not None:
-                    o.result.abandon()
-            raise
-        finally:
-            executor.close()
-            for o in outcomes:  # the cached run files are copied (or the study stopped)
-                if o.result is not None:
-                    o.result.release_indexes()
         summary = (out / "summary.md").read_text(encoding="utf-8")
     return StudyOutcome(result, out, summary)
 
 
-def _run_collection(name: str, cfg, on: Emit, executor) -> CollectionOutcome:
+def _run_collection(name: str, cfg, on: Emit, executor: Executor, sessions: ExitStack) -> CollectionOutcome:
     """One collection as the run verb runs a config (runs by their labels, the explorer's
-    documents and the versions gathered, the run cache settled); its failure, if it fails."""
-    try:
-        result = relabel(experiment.run_experiment(cfg, on=on, settle=False, executor=executor))
-    except BaseException as e:
-        return _failed(name, cfg, e, on)
-    try:
-        attach(result)
-        result.settle()
-    except BaseException as e:
-        result.abandon()
-        return _failed(name, cfg, e, on)
-    return CollectionOutcome(name, cfg, result)
+    documents and the versions gathered, the run cache written); its failure, if it fails. Its
+    session joins ``sessions`` when it succeeds (its indexes held until the report is written)."""
+    with ExitStack() as mine:
+        s = mine.enter_context(experiment.session(cfg, on=on, executor=executor))
+        try:
+            result = attach(relabel(s.run()))
+            s.written()
+        except BaseException as e:
+            outcome = _failed(name, cfg, e, on)  # re-raises what is not a collection's failure
+        else:
+            outcome = CollectionOutcome(name, cfg, result)
+            sessions.push(mine.pop_all())
+    return outcome
 
 
 def _failed(name: str, cfg, e: BaseException, on: Emit) -> CollectionOutcome:
@@ -224,30 +217,25 @@ def search(
         check_writable(study.output)
         if not study.replace and (why := other_experiment_problem(study.output, study.experiment)):
             raise DataError(study.output, why)
-        executor = open_executor(study.execution, on)
-        try:
+        with closing(open_executor(study.execution, on)) as executor:
             total = len(study.collections)
             for i, (name, cfg) in enumerate(study.collections.items(), start=1):
                 on(CollectionStart(name, i, total))
-                try:
-                    single.validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
-                    searched = replace(cfg, qrels_path=None, expect={})
-                    result = relabel(experiment.run_experiment(searched, on=on, settle=False, executor=executor))
-                except BaseException as e:
-                    failure = _failure(e)
-                    if failure is None:
-                        raise
-                    on(CollectionFailed(name, failure.message))
-                    out.append((name, failure))
-                    continue
-                try:
-                    result.settle()
+                # the collection's indexes are held until its cached run files are copied
+                with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on, executor=executor) as s:
+                    try:
+                        single.validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
+                        result = relabel(s.run())
+                        s.written()
+                    except BaseException as e:
+                        failure = _failure(e)
+                        if failure is None:
+                            raise
+                        on(CollectionFailed(name, failure.message))
+                        out.append((name, failure))
+                        continue
                     if ir_metadata != "none":
-                        machine.gather(result)
+                        result = machine.gather(result)
                     folder = f"{study.folder(name)}/"
                     out.append((name, single.copy_runs(study, result, on, run_format, ir_metadata, folder)))
-                finally:
-                    result.release_indexes()
-        finally:
-            executor.close()
     return out
