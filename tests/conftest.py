@@ -397,7 +397,7 @@ def write_full_report(result, out):
     shows from Lucene (the explorer's documents, the versions), then the report."""
     from harness.experiment.explore import attach
     from harness.experiment.labels import relabel
-    from harness.report import write_report
+    from harness.publish import write_report
 
     return write_report(attach(relabel(result)), out)
 
@@ -428,7 +428,7 @@ def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
     from harness.experiment.labels import relabel
-    from harness.report import write_report
+    from harness.publish import write_report
 
     tmp.mkdir(parents=True, exist_ok=True)
     head = (

@@ -139,7 +139,7 @@ def two(tmp_path_factory):
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
     from harness.experiment.labels import relabel
-    from harness.report import write_report
+    from harness.publish import write_report
 
     tmp = tmp_path_factory.mktemp("latency")
     results = []

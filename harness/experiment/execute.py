@@ -137,7 +137,11 @@ class Session:
         on(RunsPlanned(stages.planned_runs(cfg)))
         # connects (or starts a cluster) only when needed; closed before the fusions (unless the
         # caller gave one: it closes it)
-        with nullcontext(self._executor) if self._executor is not None else closing(open_executor(cfg.execution, on)) as executor:
+        with (
+            nullcontext(self._executor)
+            if self._executor is not None
+            else closing(open_executor(cfg.execution, on)) as executor
+        ):
             t = time.perf_counter()
             indexes = stages.open_indexes(p, executor, self.hold, on)
             timings["index"] = time.perf_counter() - t

@@ -20,7 +20,18 @@ if TYPE_CHECKING:  # types only: the report imports this module and must not rea
     from harness.formats.run import Run
     from harness.metrics import Evaluation
 
-__all__ = ["RunResult", "Check", "OK", "OKISH", "FAIL", "ExperimentResult", "ExplorerData", "TopicView", "Hit", "RECALL_LEVELS"]
+__all__ = [
+    "RunResult",
+    "Check",
+    "OK",
+    "OKISH",
+    "FAIL",
+    "ExperimentResult",
+    "ExplorerData",
+    "TopicView",
+    "Hit",
+    "RECALL_LEVELS",
+]
 
 # Recall levels of the interpolated precision-recall curves in reports (trec_eval's 11 points).
 RECALL_LEVELS = tuple(i / 10 for i in range(11))

@@ -253,7 +253,9 @@ def expectations(cfg: Config, evaluations: Mapping[str, Evaluation]) -> list[Che
         ev = evaluations.get(run_name)
         for measure, value in expected.items():
             actual = None if ev is None else ev.means.get(str(measure))
-            checks.append(Check(run_name, str(measure), value, actual, cfg.expect_tolerance, cfg.expect_okish_tolerance))
+            checks.append(
+                Check(run_name, str(measure), value, actual, cfg.expect_tolerance, cfg.expect_okish_tolerance)
+            )
     for c in checks:  # OK-ish: a warning (in the report's too), not a failure
         if c.status == OKISH:
             warn(f"expectation met only within the OK-ish tolerance: {replace(c, run=cfg.label(c.run))}")

@@ -1,39 +1,20 @@
-"""Rendering only: an ExperimentResult in, report files out.
+"""Rendering only: an ExperimentResult in, report files out, as ``{file name: text}``.
 
-``write_report`` builds the whole report in a temporary sibling folder and swaps it into place
-in one atomic step at the end, so a failure or a kill never leaves a half-written report (the
-previous one stays intact); see :mod:`harness.folders`.
 What the report shows is computed once, by :func:`harness.report.view.build_view`; each format
 only lays that view out: :mod:`~harness.report.markdown` (summary.md), :mod:`~harness.report.data`
 (CSV and JSON), :mod:`~harness.report.html` (report.html, Jinja2 templates with autoescape, and
 ``svg`` plots), :mod:`~harness.report.latex` (the booktabs table). ``tables`` holds the values
-the view is made of (rows, significance marks, the provenance manifest).
+the view is made of (rows, significance marks, the provenance manifest). The run files, the
+folder and its swap are publishing's, not rendering's (:mod:`harness.publish`): it places the
+runs' files, then asks :func:`render` for the rest.
 """
 
 from __future__ import annotations
 
-import errno
 import json
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.config.paths import write_target_problems
-from harness.errors import DataError
-from harness.events import Emit, ignore
-from harness.experiment.cache import place_text
-from harness.folders import (
-    OUTPUT_MARKER,
-    check_writable,
-    clean_interrupted,
-    fsync_tree,
-    locked,
-    remove_tree,
-    replace_folder,
-    temp_sibling,
-    write_marker,
-)
-from harness.formats.ir_metadata import copy_annotated, yml_name
+from harness.formats.ir_metadata import yml_name
 from harness.policies import DEFAULT_IR_METADATA
 from harness.report import data, html, latex, markdown
 from harness.report.ir_metadata import documents as ir_metadata_documents
@@ -44,11 +25,12 @@ from harness.report.view import build_view
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
 
-__all__ = ["write_report", "write_files", "publish", "render_markdown", "summary_rows", "REPORT_FILES"]
+__all__ = ["render", "run_metadata", "render_markdown", "summary_rows", "REPORT_FILES"]
 
-# What write_report writes (comparisons.* only with `compare:`, anova.csv and power.csv only with
-# `compare.anova` (or a many-system test) and `compare.power`, report.tex only with qrels; runs/
-# holds each run's file and, by default, its ir_metadata: harness.report.ir_metadata).
+# What a report folder holds (harness.publish.write_report: comparisons.* only with `compare:`,
+# anova.csv and power.csv only with `compare.anova` (or a many-system test) and `compare.power`,
+# report.tex only with qrels; runs/ holds each run's file and, by default, its ir_metadata:
+# harness.report.ir_metadata).
 REPORT_FILES = (
     "summary.md",
     "summary.csv",
@@ -60,8 +42,6 @@ REPORT_FILES = (
     "report.tex",
     "comparisons.csv",
     "comparisons.json",
-    "anova.csv",
-    "power.csv",
 )
 
 
@@ -70,83 +50,32 @@ def render_markdown(result: ExperimentResult, manifest: dict | None = None) -> s
     return markdown.render(build_view(result, provenance(result) if manifest is None else manifest))
 
 
-def write_report(
-    result: ExperimentResult, out_dir: Path, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA
-) -> Path:
-    """Write every report file (see REPORT_FILES) into ``out_dir``, replacing it atomically.
-    ``ir_metadata`` (a key of policies.IR_METADATA): each run's ir_metadata beside it
-    (``runs/NAME.ir-metadata.yml``), in it, or nowhere (:mod:`harness.report.ir_metadata`).
-    The folder is published by :func:`publish`; its marker names the result's experiment
-    (:attr:`harness.config.Config.experiment`)."""
-    cfg = result.config
-    return publish(out_dir, cfg.experiment, cfg.replace, lambda tmp: write_files(result, tmp, ir_metadata), on=on)
+def run_metadata(result: ExperimentResult, verb: str = "run") -> dict[str, str]:
+    """Each run's ir_metadata document as YAML, by run name (:mod:`harness.report.ir_metadata`):
+    made from the result's provenance, which holds no run file's hash (no document holds one),
+    so none is computed. ``verb``: the command that made the runs (``run`` or ``search``)."""
+    manifest = provenance(result, dict.fromkeys(result.run_files(), ""))
+    documents = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs}, verb=verb)
+    return {name: to_yaml(document) for name, document in documents.items()}
 
 
-def publish(out_dir: Path, experiment, replace: bool, write: Callable[[Path], None], on: Emit = ignore) -> Path:
-    """Make ``out_dir`` anew with what ``write(folder)`` puts in a new folder, replacing it
-    atomically, and return it (resolved). ``experiment``: whose folder it is
-    (:class:`harness.folders.Experiment`, recorded in the marker); ``replace`` (``--replace``):
-    it may replace another experiment's folder.
-
-    The folder is built complete in ``.<name>.writing-<pid>`` beside ``out_dir``, with the marker
-    that lists its files, flushed to disk, and swapped with the previous folder in one step
-    (:func:`harness.folders.replace_folder`), under the folder's lock. A folder the harness did
-    not write, or (without ``--replace``) another experiment's, is never replaced (checked again
-    here: the config check may be minutes old, and another experiment may have written since)."""
-    out_dir = Path(out_dir).resolve()
-    with locked(out_dir, on=on):
-        clean_interrupted(out_dir, on)
-        problems = write_target_problems({"output": out_dir}, {}, experiment=experiment, replace=replace)
-        if problems:
-            raise DataError(out_dir, "; ".join(m for _, m in problems))
-        check_writable(out_dir.parent, tree=False)  # where the new report is built
-        check_writable(out_dir)  # the previous report, removed once replaced
-        tmp = temp_sibling(out_dir, "writing")
-        remove_tree(tmp)
-        try:
-            tmp.mkdir(parents=True)
-            write(tmp)
-            written = [str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file() and p != tmp / OUTPUT_MARKER]
-            write_marker(tmp, "report", written, experiment.record(out_dir))
-            fsync_tree(tmp)
-            previous = replace_folder(tmp, out_dir)
-        except OSError as e:
-            remove_tree(tmp)
-            clean_interrupted(out_dir)
-            if e.errno in (errno.ENOSPC, errno.EDQUOT):  # name the report, not a file of the hidden temp
-                raise OSError(e.errno, f"{e.strerror}; the new report is removed", str(out_dir)) from e
-            raise
-        except BaseException:
-            remove_tree(tmp)
-            clean_interrupted(out_dir)  # cut between the two renames of the fallback: previous back
-            raise
-        if previous is not None:
-            remove_tree(previous)
-    return out_dir
-
-
-def write_files(result: ExperimentResult, tmp: Path, ir_metadata: str = DEFAULT_IR_METADATA) -> None:
-    """Every report file of ``result`` (REPORT_FILES) into the folder ``tmp`` (made if missing),
-    not its marker: what :func:`write_report` publishes, and a study's ``collections/NAME``."""
-    runs = tmp / "runs"
-    runs.mkdir(parents=True)
-    files = result.run_files()
-    inline = ir_metadata == "inline"
-    if not inline:  # the run cache's text hard-linked (each hit stored once), a user's file copied
+def render(
+    result: ExperimentResult, ir_metadata: str = DEFAULT_IR_METADATA, hashes: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Every file of the report but the runs' own, by its path in the report folder (see
+    REPORT_FILES): with ``ir_metadata="yml"`` each run's ``runs/NAME.ir-metadata.yml`` too.
+    ``hashes``: each run file's sha256 where the publisher computed it as it wrote the file
+    (with the ir_metadata inline); any other run's is its file's, read from the run cache (the
+    report's file is a link to it or a copy of it, placed before this is called)."""
+    manifest = provenance(result, hashes or None)
+    files = {}
+    if ir_metadata == "yml":
+        names = result.run_files()
+        documents = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs})
         for r in result.runs:
-            place_text(r.path, runs / files[r.name], r.run)
-    # inline: each run file is written below, and hashed as it is (never the cache's text, left as it is)
-    manifest = provenance(result, dict.fromkeys(files, "") if inline else None)
-    if ir_metadata != "none":
-        docs = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs})
-        for r, entry in zip(result.runs, manifest["runs"]):
-            text = to_yaml(docs[r.name])
-            if inline:
-                entry["sha256"] = copy_annotated(r.path, runs / files[r.name], text)
-            else:
-                (runs / yml_name(files[r.name])).write_text(text, encoding="utf-8")
+            files[f"runs/{yml_name(names[r.name])}"] = to_yaml(documents[r.name])
     view = build_view(result, manifest)
-    files = {
+    files |= {
         "summary.md": markdown.render(view),
         "summary.csv": data.summary_csv(view),
         "per_topic.csv": data.per_topic_csv(view),
@@ -163,5 +92,4 @@ def write_files(result: ExperimentResult, tmp: Path, ir_metadata: str = DEFAULT_
         files["anova.csv"] = data.anova_csv(view)
     if view.power:
         files["power.csv"] = data.power_csv(view)
-    for name, text in files.items():
-        (tmp / name).write_text(text, encoding="utf-8")
+    return files

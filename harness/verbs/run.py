@@ -14,47 +14,24 @@ from pathlib import Path
 
 import yaml
 
-from harness import experiment
+from harness import experiment, publish
 from harness.config import LocatedProblem, execution, load_experiment
 from harness.config import overrides as config_overrides
 from harness.config.overrides import Override
-from harness.config.paths import other_experiment_problem, write_target_problems
 from harness.engine.index import ensure_index
 from harness.engine.manifest import read_manifest, unusable_index
 from harness.engine.topics import read_topics
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
 from harness.experiment import machine, plan
-from harness.experiment.cache import place_text
 from harness.experiment.executors import open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
 from harness.experiment.sanity import check_topics, refuse_unmatched_topics
 from harness.experiment.store import RunStore
-from harness.files import atomic_writer, fsync_dir, remove_stale_temp_files, write_text_atomic
-from harness.folders import (
-    OUTPUT_MARKER,
-    check_writable,
-    clean_interrupted,
-    fsync_tree,
-    is_legacy_report,
-    listed_entries,
-    locked,
-    read_marker,
-    recorded_experiment,
-    remove_tree,
-    replace_folder,
-    temp_sibling,
-    write_marker,
-)
-from harness.formats.ir_metadata import write_annotated, yml_name
-from harness.formats.msmarco import write_msmarco_run
+from harness.folders import recorded_experiment
 from harness.formats.named import read_qrels_as
 from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, RUN_FORMATS, one_of
-from harness.report import write_report
-from harness.report.ir_metadata import documents as ir_metadata_documents
-from harness.report.ir_metadata import to_yaml
-from harness.report.tables import provenance
 from harness.specs.identity import FileRun
 
 __all__ = [
@@ -71,7 +48,6 @@ __all__ = [
     "SearchOutcome",
     "search",
     "search_options",
-    "copy_runs",
     "scheduler_problem",
 ]
 
@@ -370,31 +346,18 @@ def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> Ru
     reuses. Progress is reported through ``on`` (harness.events). ``ir_metadata`` (a key of
     policies.IR_METADATA): where each run's ir_metadata goes (harness.report.ir_metadata)."""
     ir_metadata = _ir_metadata_choice(ir_metadata)
-    with locked(cfg.output, on=on):
-        # a report folder the user made read-only is refused before anything is searched
-        check_writable(cfg.output.parent, tree=False)
-        check_writable(cfg.output)
-        _check_output(cfg)  # and one another experiment wrote while this one waited for the lock
+    with publish.report_output(cfg, on=on):
         # read from the package: tests/test_verbs.py patches it to probe the output's lock
         with experiment.session(cfg, on=on) as s:
             # runs by their labels, then the explorer's documents and the engine's versions, while
             # the searched runs are still being written to the run cache
             result = attach(relabel(s.run()))
             s.written()
-            out = write_report(result, cfg.output, on=on, ir_metadata=ir_metadata)  # copies the cached run files
+            out = publish.write_report(result, cfg.output, on=on, ir_metadata=ir_metadata)  # links the cached runs
         # the summary just written, read back under the lock: rendering it again would hash
         # every run file a second time for its provenance (0.1 s per 2M-line run)
         summary = (out / "summary.md").read_text(encoding="utf-8")
     return RunOutcome(result, out, summary)
-
-
-def _check_output(cfg) -> None:
-    """The output folder's checks of the config (harness.config.paths) again, under its lock: the
-    folder may have changed since the config was validated (another experiment's run that this
-    one waited for may have written it)."""
-    problems = write_target_problems({"output": cfg.output}, {}, experiment=cfg.experiment, replace=cfg.replace)
-    if problems:
-        raise DataError(cfg.output, "; ".join(m for _, m in problems))
 
 
 # ------------------------------------------------------------------------------ index
@@ -425,27 +388,6 @@ class SearchOutcome:
     runs: tuple[tuple[str, bool, Path], ...]  # (run, reused, file written)
 
 
-def _place_atomic(r, dst: Path) -> None:
-    """The run's text at ``dst`` in one step: the run cache's text hard-linked (or copied, see
-    harness.experiment.cache.place_text) under a temporary name that an interrupted run's sweep
-    removes, then renamed over the previous file."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name[:128]}.{os.getpid()}.place.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        place_text(r.path, tmp, r.run)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)  # a copy's bytes on disk before the rename (a link's are already)
-        finally:
-            os.close(fd)
-        os.replace(tmp, dst)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_dir(dst.parent)
-
-
 def search(
     cfg, *, on: Emit = ignore, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
 ) -> SearchOutcome:
@@ -459,12 +401,7 @@ def search(
     ir_metadata = search_options(run_format, ir_metadata)
     if cfg.qrels_path is not None:  # topics the config's qrels cannot judge: refused as `run` refuses them
         _check_topic_ids(cfg, read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split))
-    with locked(cfg.output, on=on):
-        clean_interrupted(cfg.output, on)
-        check_writable(cfg.output.parent, tree=False)  # refused before anything is searched
-        check_writable(cfg.output)
-        if not cfg.replace and (why := other_experiment_problem(cfg.output, cfg.experiment)):
-            raise DataError(cfg.output, why)  # written by another experiment while this one waited
+    with publish.runs_output(cfg, on=on):
         # no qrels: the experiment then searches (or reuses) and evaluates nothing; its indexes
         # are held until the cached run files are copied
         with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on) as s:
@@ -472,7 +409,7 @@ def search(
             s.written()
             if ir_metadata != "none":
                 result = machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
-            return copy_runs(cfg, result, on, run_format, ir_metadata)
+            return SearchOutcome(publish.write_runs(cfg, result, on, run_format, ir_metadata))
 
 
 def search_options(run_format: str, ir_metadata: str) -> str:
@@ -489,83 +426,3 @@ def search_options(run_format: str, ir_metadata: str) -> str:
             "(its readers take every line as a result): write it beside the run (--ir-metadata yml)",
         )
     return ir_metadata
-
-
-def copy_runs(
-    cfg, result, on: Emit, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA, folder: str = ""
-) -> SearchOutcome:
-    """The searched runs' cached files into OUTPUT/runs, under the output's lock, each with its
-    ir_metadata (beside it, in it, or none). ``cfg``: whose output folder it is (its ``output``,
-    ``experiment`` and ``replace``: a Config, or a study's); ``folder``: where in it the runs go
-    (``collections/NAME/``: a study's collection), the marker of the output listing them there."""
-    out = cfg.output / folder / "runs"
-    if read_marker(cfg.output) is None and not (cfg.output / OUTPUT_MARKER).exists():
-        problems = write_target_problems({"output": cfg.output}, {})
-        if problems:
-            raise DataError(cfg.output, "; ".join(m for _, m in problems))
-    if recorded_experiment(cfg.output) not in (None, cfg.experiment):
-        _replace_other_experiment(cfg)
-    marker = read_marker(cfg.output) or {
-        # a report of an earlier version: its files become the harness's in the new marker
-        "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
-    }
-    files = result.run_files()  # as the report names them (harness.specs.labels.run_file_names)
-    if run_format == "msmarco":
-        files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
-    names = [f"{folder}runs/{files[r.name]}" for r in result.runs]
-    if ir_metadata == "yml":
-        names += [f"{folder}runs/{yml_name(files[r.name])}" for r in result.runs]
-    # this experiment's from now on: a marker of an earlier version named none
-    write_marker(
-        cfg.output, marker.get("kind", "runs"), [*marker["files"], *names], cfg.experiment.record(cfg.output.resolve())
-    )
-    remove_stale_temp_files(out, on)
-    docs = {}
-    if ir_metadata != "none":  # the runs' own hashes are in no document: none is computed
-        manifest = provenance(result, dict.fromkeys(files, ""))
-        docs = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs}, verb="search")
-    written = []
-    for r in result.runs:
-        dst = out / files[r.name]
-        if run_format == "msmarco":
-            write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
-        elif ir_metadata == "inline":
-            with atomic_writer(dst, "wb", None) as f:
-                write_annotated(f, r.path, to_yaml(docs[r.name]))
-        else:
-            _place_atomic(r, dst)
-        beside = out / yml_name(files[r.name])
-        if ir_metadata == "yml":
-            write_text_atomic(beside, to_yaml(docs[r.name]))
-        elif (
-            f"{folder}runs/{beside.name}" in marker["files"]
-        ):  # a description of this file written before: no longer its
-            beside.unlink(missing_ok=True)
-        written.append((r.name, r.reused, dst))
-    return SearchOutcome(tuple(written))
-
-
-def _replace_other_experiment(cfg) -> None:
-    """Under the output's lock, the folder another experiment wrote there: refused without
-    ``--replace`` (config.paths, as at validation); with it, swapped in one step for an empty
-    folder marked as this experiment's, so that the runs copied next lie beside nothing of the
-    other's (``harness run --replace`` replaces it whole with the report). A file there that the
-    harness did not write is refused either way: nothing of the user's is removed."""
-    problems = write_target_problems({"output": cfg.output}, {}, experiment=cfg.experiment, replace=cfg.replace)
-    if problems:
-        raise DataError(cfg.output, "; ".join(m for _, m in problems))
-    out = cfg.output.resolve()  # the folder itself, not a link to it (as write_report replaces it)
-    with locked(out):  # the output's own lock, unless `output` is a link
-        tmp = temp_sibling(out, "writing")
-        remove_tree(tmp)
-        try:
-            tmp.mkdir()
-            write_marker(tmp, "runs", [], cfg.experiment.record(out))
-            fsync_tree(tmp)
-            previous = replace_folder(tmp, out)
-        except BaseException:
-            remove_tree(tmp)
-            clean_interrupted(out)  # cut between the two renames of the fallback: previous back
-            raise
-        if previous is not None:
-            remove_tree(previous)

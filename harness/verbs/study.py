@@ -20,7 +20,7 @@ from pathlib import Path
 
 from harness import experiment
 from harness.config import Study
-from harness.config.paths import other_experiment_problem, write_target_problems
+from harness.config.paths import write_target_problems
 from harness.engine.index import ensure_index
 from harness.errors import DataError, HarnessError
 from harness.events import CollectionFailed, CollectionStart, Emit, ignore
@@ -29,9 +29,9 @@ from harness.experiment.executors import Executor, open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
 from harness.experiment.study import CollectionOutcome, Failure, StudyResult, study_result
-from harness.folders import check_writable, clean_interrupted, locked, recorded_experiment
+from harness.folders import check_writable, locked, recorded_experiment
 from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, one_of
-from harness.report import publish, write_files
+from harness.publish import publish, runs_output, write_files, write_runs
 from harness.report import study as study_report
 from harness.verbs import run as single
 
@@ -211,12 +211,7 @@ def search(
     marker (the study's) lists them. A Failure for a collection that failed."""
     ir_metadata = single.search_options(run_format, ir_metadata)
     out: list = []
-    with locked(study.output, on=on):
-        clean_interrupted(study.output, on)
-        check_writable(study.output.parent, tree=False)
-        check_writable(study.output)
-        if not study.replace and (why := other_experiment_problem(study.output, study.experiment)):
-            raise DataError(study.output, why)
+    with runs_output(study, on=on):
         with closing(open_executor(study.execution, on)) as executor:
             total = len(study.collections)
             for i, (name, cfg) in enumerate(study.collections.items(), start=1):
@@ -237,5 +232,7 @@ def search(
                     if ir_metadata != "none":
                         result = machine.gather(result)
                     folder = f"{study.folder(name)}/"
-                    out.append((name, single.copy_runs(study, result, on, run_format, ir_metadata, folder)))
+                    out.append(
+                        (name, single.SearchOutcome(write_runs(study, result, on, run_format, ir_metadata, folder)))
+                    )
     return out
