@@ -14,8 +14,9 @@ problem names it the way it was given (``--set index.stemer=krovetz: unknown key
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +27,16 @@ from harness.config.schema import SCHEMA
 from harness.config.validated import LocatedProblem
 from harness.errors import ConfigError
 
-__all__ = ["Override", "OverrideMark", "OVERRIDE_NAMES", "parse_set", "apply_overrides"]
+__all__ = [
+    "Override",
+    "OverrideMark",
+    "OVERRIDE_NAMES",
+    "parse_set",
+    "given_overrides",
+    "cluster_overrides",
+    "python_dumper",
+    "apply_overrides",
+]
 
 _STR = "tag:yaml.org,2002:str"
 # how an override is named (Override.given): by the flag or the API argument that gave it
@@ -61,6 +71,88 @@ def parse_set(text: str) -> tuple[str, str]:
     if not sep or not _KEY.match(key.strip()):
         raise ValueError(f"expected KEY=VALUE with a dotted key, e.g. index.stemmer=krovetz (got {text!r})")
     return key.strip(), value
+
+
+def given_overrides(
+    sets: Sequence[str],
+    overrides: Mapping | None,
+    output: str | os.PathLike | None,
+    flags: bool,
+    data: Mapping[str, str | os.PathLike | None] | None = None,
+) -> list[Override]:
+    """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
+    (YAML text), the API's ``overrides`` (Python values, written as YAML), ``data`` (``--topics``
+    and ``--qrels``: a file, ``irds:ID`` or ``pyserini:NAME``), then ``output`` (named as the
+    command line's flag with ``flags``, else as the API's argument). A malformed one is a
+    ConfigError naming it as given."""
+    out = []
+    for text in sets:
+        try:
+            key, value = parse_set(text)
+        except ValueError as e:
+            raise ConfigError("--set", [LocatedProblem("", str(e), f"--set {text}")]) from None
+        out.append(Override(key, value, f"--set {text}"))
+    if overrides is not None and not isinstance(overrides, Mapping):
+        why = f"overrides is a dict of dotted keys and values, e.g. {{'index.stemmer': 'krovetz'}} (got {type(overrides).__name__})"
+        raise ConfigError("overrides", [LocatedProblem("", why)])
+    for key, value in (overrides or {}).items():
+        given = f"overrides[{key!r}]"
+        try:
+            parse_set(f"{key}=")
+        except ValueError:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"{key!r} is not a dotted key like index.stemmer", given)]
+            ) from None
+        try:
+            text = yaml.dump(value, Dumper=python_dumper(), allow_unicode=True)
+        except yaml.YAMLError as e:
+            raise ConfigError(
+                "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
+            ) from None
+        out.append(Override(key, text, given))
+    for key, given in (data or {}).items():
+        if given is not None:
+            out.append(Override(key, yaml.safe_dump(os.fspath(given)), f"--{key} {os.fspath(given)}"))
+    if output is not None:
+        path = os.fspath(output)
+        out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
+    return out
+
+
+def cluster_overrides(scheduler: str | None, workers: int | None, from_env: bool = False) -> list[Override]:
+    """``--scheduler`` / ``--workers`` (``workers`` wins) as the keys of ``execution:`` they set,
+    replaced before validation as ``--set`` replaces them: the engine is dask and the other way
+    of naming the cluster is cleared, while the config's other Dask keys (timeout,
+    topics_per_task, index_shards) hold. (Applied after validation, a config giving them under
+    the default engine, local, was refused though the flag asked for Dask.) A scheduler
+    ``from_env`` is named ``$HARNESS_SCHEDULER=ADDRESS``: a bad address is the variable's
+    error, not a flag's the user never typed."""
+    if workers is not None:
+        given, cluster = f"--workers {workers}", {"workers": str(int(workers)), "scheduler": ""}
+    elif scheduler is not None:
+        given = f"$HARNESS_SCHEDULER={scheduler}" if from_env else f"--scheduler {scheduler}"
+        cluster = {"scheduler": yaml.safe_dump(scheduler), "workers": ""}
+    else:
+        return []
+    keys = {"engine": "dask", **cluster}
+    return [Override(f"execution.{key}", value, given) for key, value in keys.items()]
+
+
+def python_dumper() -> type[yaml.SafeDumper]:
+    """yaml.safe_dump's dumper, plus the values a config built in Python holds naturally: a path
+    (``pathlib.Path``, any os.PathLike) is its text, a numpy number or array (``np.float64``,
+    ``np.linspace(...)``) is Python's. Anything else unknown is refused as safe_dump refuses it."""
+
+    class Dumper(yaml.SafeDumper):
+        def represent_undefined(self, data):
+            if isinstance(data, os.PathLike):
+                return self.represent_str(os.fspath(data))
+            if type(data).__module__ == "numpy" and hasattr(data, "tolist"):
+                return self.represent_data(data.tolist())
+            return super().represent_undefined(data)
+
+    Dumper.add_representer(None, Dumper.represent_undefined)
+    return Dumper
 
 
 def apply_overrides(root: Node, overrides: Sequence[Override], source: str, base: Path) -> None:

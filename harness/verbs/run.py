@@ -15,15 +15,15 @@ from pathlib import Path
 import yaml
 
 from harness import experiment, publish
-from harness.config import LocatedProblem, execution, load_experiment
-from harness.config import overrides as config_overrides
-from harness.config.overrides import Override
-from harness.engine.index import ensure_index
+from harness.config import LocatedProblem, load_experiment
+from harness.config.execution import scheduler_problem
+from harness.config.overrides import cluster_overrides, given_overrides, parse_set, python_dumper
+from harness.engine.index import IndexInfo, IndexOptions, ensure_index
 from harness.engine.manifest import read_manifest, unusable_index
 from harness.engine.topics import read_topics
 from harness.errors import ConfigError, DataError, warn
 from harness.events import Emit, ignore
-from harness.experiment import machine, plan
+from harness.experiment import ExperimentResult, machine, plan
 from harness.experiment.executors import open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
@@ -56,57 +56,7 @@ __all__ = [
 IN_MEMORY = "<config>"
 
 
-def scheduler_problem(address: str) -> str | None:
-    """Why ``address`` is not a Dask scheduler address, or None (``--scheduler``)."""
-    return execution.scheduler_problem(address)
-
-
 # ------------------------------------------------------------------------------ load
-def parse_set(text: str) -> tuple[str, str]:
-    """``--set KEY=VALUE`` as (dotted key, YAML text); ValueError saying what is expected."""
-    return config_overrides.parse_set(text)
-
-
-def _overrides(
-    sets: Sequence[str], overrides: Mapping | None, output, flags: bool, data: Mapping | None = None
-) -> list:
-    """The keys replaced in the config, in the order they apply (a later one wins): ``--set``
-    (YAML text), the API's ``overrides`` (Python values, written as YAML), ``data`` (``--topics``
-    and ``--qrels``: a file, ``irds:ID`` or ``pyserini:NAME``), then ``output``."""
-    out = []
-    for text in sets:
-        try:
-            key, value = parse_set(text)
-        except ValueError as e:
-            raise ConfigError("--set", [LocatedProblem("", str(e), f"--set {text}")]) from None
-        out.append(Override(key, value, f"--set {text}"))
-    if overrides is not None and not isinstance(overrides, Mapping):
-        why = f"overrides is a dict of dotted keys and values, e.g. {{'index.stemmer': 'krovetz'}} (got {type(overrides).__name__})"
-        raise ConfigError("overrides", [LocatedProblem("", why)])
-    for key, value in (overrides or {}).items():
-        given = f"overrides[{key!r}]"
-        try:
-            parse_set(f"{key}=")
-        except ValueError:
-            raise ConfigError(
-                "overrides", [LocatedProblem("", f"{key!r} is not a dotted key like index.stemmer", given)]
-            ) from None
-        try:
-            text = yaml.dump(value, Dumper=_dict_dumper(), allow_unicode=True)
-        except yaml.YAMLError as e:
-            raise ConfigError(
-                "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
-            ) from None
-        out.append(Override(key, text, given))
-    for key, given in (data or {}).items():
-        if given is not None:
-            out.append(Override(key, yaml.safe_dump(os.fspath(given)), f"--{key} {os.fspath(given)}"))
-    if output is not None:
-        path = os.fspath(output)
-        out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
-    return out
-
-
 def load(
     config,
     *,
@@ -124,7 +74,7 @@ def load(
     """A validated Config from a path, a YAML string or a dict (every problem at once: a
     ConfigError with file:line), or a Study when it has `collections:` (one Config per
     collection: harness.config.study), with ``--scheduler`` / ``--workers`` setting its
-    ``execution:`` (``workers`` wins; :func:`_cluster`). Starts no Java.
+    ``execution:`` (``workers`` wins; :func:`harness.config.overrides.cluster_overrides`). Starts no Java.
     ``scheduler_from_env``: ``scheduler`` is $HARNESS_SCHEDULER's, and named so (errors,
     manifest.json).
 
@@ -137,8 +87,8 @@ def load(
     topics or qrels replaced by a file, ``irds:ID`` or ``pyserini:NAME``, as ``--set topics=...``.
     ``replace`` (``--replace``): the output may be a folder another experiment wrote; it is
     replaced as the experiment's own would be (never one the harness did not write)."""
-    changes = _overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
-    changes += _cluster(scheduler, workers, scheduler_from_env)
+    changes = given_overrides(sets, overrides, output, flags, {"topics": topics, "qrels": qrels})
+    changes += cluster_overrides(scheduler, workers, scheduler_from_env)
 
     if isinstance(config, str) and not config.strip():
         raise ConfigError(IN_MEMORY, [LocatedProblem("", "the config is an empty string: give a path, YAML or a dict")])
@@ -149,7 +99,7 @@ def load(
         return load_experiment(config, overrides=changes, replace=replace)
     if isinstance(config, Mapping):
         try:
-            text = yaml.dump(dict(config), Dumper=_dict_dumper(), sort_keys=False, allow_unicode=True)
+            text = yaml.dump(dict(config), Dumper=python_dumper(), sort_keys=False, allow_unicode=True)
         except (yaml.YAMLError, RecursionError, ValueError) as e:
             why = (
                 "it is nested too deeply"
@@ -165,42 +115,6 @@ def load(
         why = f"a config is a path, a YAML string or a dict (got {type(config).__name__})"
         raise ConfigError(IN_MEMORY, [LocatedProblem("", why)])
     return load_experiment(Path.cwd() / IN_MEMORY, text=text, overrides=changes, replace=replace)
-
-
-def _cluster(scheduler: str | None, workers: int | None, from_env: bool = False) -> list:
-    """``--scheduler`` / ``--workers`` (``workers`` wins) as the keys of ``execution:`` they set,
-    replaced before validation as ``--set`` replaces them: the engine is dask and the other way
-    of naming the cluster is cleared, while the config's other Dask keys (timeout,
-    topics_per_task, index_shards) hold. (Applied after validation, a config giving them under
-    the default engine, local, was refused though the flag asked for Dask.) A scheduler
-    ``from_env`` is named ``$HARNESS_SCHEDULER=ADDRESS``: a bad address is the variable's
-    error, not a flag's the user never typed."""
-    if workers is not None:
-        given, cluster = f"--workers {workers}", {"workers": str(int(workers)), "scheduler": ""}
-    elif scheduler is not None:
-        given = f"$HARNESS_SCHEDULER={scheduler}" if from_env else f"--scheduler {scheduler}"
-        cluster = {"scheduler": yaml.safe_dump(scheduler), "workers": ""}
-    else:
-        return []
-    keys = {"engine": "dask", **cluster}
-    return [Override(f"execution.{key}", value, given) for key, value in keys.items()]
-
-
-def _dict_dumper():
-    """yaml.safe_dump's dumper, plus the values a config built in Python holds naturally: a path
-    (``pathlib.Path``, any os.PathLike) is its text, a numpy number or array (``np.float64``,
-    ``np.linspace(...)``) is Python's. Anything else unknown is refused as safe_dump refuses it."""
-
-    class Dumper(yaml.SafeDumper):
-        def represent_undefined(self, data):
-            if isinstance(data, os.PathLike):
-                return self.represent_str(os.fspath(data))
-            if type(data).__module__ == "numpy" and hasattr(data, "tolist"):
-                return self.represent_data(data.tolist())
-            return super().represent_undefined(data)
-
-    Dumper.add_representer(None, Dumper.represent_undefined)
-    return Dumper
 
 
 # ------------------------------------------------------------------------------ validate
@@ -328,7 +242,7 @@ def plan_run(cfg, command: str) -> PlanReport:
 # ------------------------------------------------------------------------------ run
 @dataclass(frozen=True)
 class RunOutcome:
-    result: object  # harness.experiment.ExperimentResult
+    result: ExperimentResult
     output: Path  # the report folder
     summary_md: str  # summary.md as written
 
@@ -363,9 +277,9 @@ def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> Ru
 # ------------------------------------------------------------------------------ index
 @dataclass(frozen=True)
 class IndexOutcome:
-    info: object  # harness.engine.index.IndexInfo
+    info: IndexInfo
     seconds: float
-    options: object  # harness.engine.index.IndexOptions
+    options: IndexOptions
 
 
 def index(cfg, *, on: Emit = ignore) -> IndexOutcome:
