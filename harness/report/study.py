@@ -1,7 +1,7 @@
 """A study's own report files, rendered from a :class:`~harness.experiment.study.StudyResult`:
 summary.md, report.html (``templates/study.html.j2``), report.tex, manifest.json and one CSV per
 table across collections (``collections.csv``). Each collection's report is its own
-(:func:`harness.report.write_files`, into ``collections/NAME/``); these files sit beside them.
+(:func:`harness.publish.write_files`, into ``collections/NAME/``); these files sit beside them.
 
 Every table across collections is laid out the same way in every format, from its
 :class:`~harness.experiment.study.StudyTable`: one table per value of its ``split_by`` column
