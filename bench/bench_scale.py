@@ -97,7 +97,8 @@ def main() -> None:
     from harness.engine.index import IndexOptions, ensure_index
     from harness.engine.search import run_from_arrays
     from harness.engine.topics import read_topics
-    from harness.experiment.executors.dask import DaskExecutor, search_task
+    from harness.experiment.executors.dask import DaskExecutor
+    from harness.experiment.executors.dask.tasks import search_task
     from harness.experiment.executors.local import LocalExecutor
     from harness.specs.similarity import Similarity
 

@@ -173,7 +173,7 @@ def test_demo_sharded_in_three_equals_local(cluster, tmp_path):
 
 
 def test_worker_that_cannot_see_the_index_names_itself_and_the_path(cluster, sweeps, tmp_path):
-    from harness.experiment.executors.dask import search_task
+    from harness.experiment.executors.dask.tasks import search_task
 
     client = cluster[1]
     sim = Similarity.parse("bm25")
@@ -417,7 +417,7 @@ def test_a_workers_error_reaches_the_driver_without_javas_exception(raised):
     from distributed.core import error_message
 
     from harness.engine import lucene
-    from harness.experiment.executors.dask import _on_worker
+    from harness.experiment.executors.dask.tasks import _on_worker
 
     def task():
         try:

@@ -351,7 +351,7 @@ def test_the_workers_of_its_own_cluster_log_nothing():
 def test_a_shard_task_of_an_abandoned_build_removes_what_it_wrote(tmp_path, driver):
     """A running task on another cluster's worker cannot be stopped: when the driver has removed
     its build folder meanwhile (interrupted), the task removes the shard folder Lucene re-created."""
-    from harness.experiment.executors.dask import BUILDING, _unless_abandoned
+    from harness.experiment.executors.dask.tasks import BUILDING, _unless_abandoned
 
     work = tmp_path / ".cran.building-1"
     work.mkdir()
