@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,11 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.beir import beir_fields, check_beir, check_fields
+from harness.config.cluster import check_scheduler, finish_execution
+from harness.config.compare import check_baseline, finish_compare
 from harness.config.datasets import resolve_named
 from harness.config.dense import check_dense, dense_fields
-from harness.config.execution import Execution, scheduler_problem
+from harness.config.execution import Execution
 from harness.config.existing import finish_existing_index
 from harness.config.impact import check_impact
 from harness.config.keys import Key, join_path
@@ -51,33 +52,28 @@ from harness.config.nodes import (
 )
 from harness.config.overrides import Override
 from harness.config.paths import write_target_problems
+from harness.config.run_names import TunedLabel, resolve_tuned, tuned_runs, unique_run
 from harness.config.runs import check_runs
 from harness.config.schema import SCHEMA
 from harness.config.schema.study import STUDY_KEY
 from harness.config.sources import all_run_names
-from harness.config.statistics import compare_statistics
 from harness.config.text import ConfigTree, open_config
-from harness.config.validated import CompareSpec, Config, LocatedProblem
+from harness.config.validated import Config, LocatedProblem
 from harness.engine.topics import anserini_topic_readers
-from harness.errors import ConfigError, HarnessError, warn
+from harness.errors import ConfigError, warn
 from harness.folders import Experiment
 from harness.formats.catalog import TOPIC_FORMATS, collection_format, topic_format
-from harness.formats.named import read_qrels_as
 from harness.metrics import parse_measure
 from harness.metrics.measures import Measure
 from harness.policies import (
-    ALL_PAIRS,
     DEFAULT_LANGUAGE,
     DEFAULT_MEASURES,
     LANGUAGES,
     OKISH_FACTOR,
-    anova_on,
-    default_baseline,
 )
-from harness.specs.identity import Tuned, parse_run
-from harness.specs.labels import TUNED, run_labels
+from harness.specs.identity import Tuned
+from harness.specs.labels import run_labels
 from harness.specs.sweeps import sweeps
-from harness.stats import StatsPolicy
 
 __all__ = ["load_config", "validate_tree", "build_config", "CHECKS", "TOP_KEYS"]
 
@@ -141,118 +137,15 @@ def _check_measures(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return tuple(out) if len(ctx.problems) == problems else INVALID
 
 
-def _check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
-    """Returns [(canonical run or ALL_PAIRS, path, node)]; checked against the runs in _finish."""
-    example = f'a run name like "bm25(k1=0.9,b=0.4)", a list of them, or {ALL_PAIRS}'
-    items = (
-        [(path, node)]
-        if isinstance(node, ScalarNode)
-        else ([(f"{path}[{i}]", n) for i, n in enumerate(node.value)] if isinstance(node, SequenceNode) else None)
-    )
-    if items is None:
-        return expected(ctx, path, example, node)
-    if not items:
-        return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
-    out: list[tuple[str | _TunedLabel, str, Node]] = []
-    seen: dict[str | _TunedLabel, str] = {}
-    for p, n in items:
-        text = read_string(ctx, n, p)
-        if text is INVALID:
-            continue
-        if text == ALL_PAIRS:
-            if len(items) > 1:
-                ctx.problem(p, f"{ALL_PAIRS} compares every pair already; give it alone, not in a list", n)
-            else:
-                out.append((ALL_PAIRS, p, n))
-            continue
-        run = _unique_run(ctx, text, p, n, seen, f" (or give {ALL_PAIRS})")
-        if run is not None:
-            out.append((run, p, n))
-    return out
-
-
-@dataclass(frozen=True)
-class _TunedLabel:
-    """``MODEL tuned``, the label of a cross-validated run, until the tuned runs are known
-    (:func:`_resolve_tuned`)."""
-
-    family: str
-
-
-def _unique_run(
-    ctx: Ctx, text: str, path: str, node: Node, seen: dict[str | _TunedLabel, str], hint: str = ""
-) -> str | _TunedLabel | None:
-    """The canonical run ``text`` names (a canonical or any spelling of a spec, or a run's label),
-    recorded in ``seen`` (run -> path); None, with a problem reported, when it names no run or one
-    already named at another path. A cross-validated run's label (``dirichlet tuned``) stays a
-    :class:`_TunedLabel` until the tuned runs are known."""
-    labels = ctx.found.get("labels", {})
-    tuned_family = text[: -len(TUNED) - 1] if text.endswith(" " + TUNED) else None
-    run: str | _TunedLabel
-    try:
-        if text in labels:
-            run = labels[text]
-        elif tuned_family is not None and "(" not in text:
-            run = _TunedLabel(tuned_family)
-        else:
-            run = _run_name(text)
-    except ValueError as e:
-        # `runs` invalid, or an entry of it: the text may be the label of a run that is not
-        # known, whose problem is reported
-        if "labels" in ctx.found and ctx.found.get("run_order") is not INVALID:
-            ctx.problem(path, f"not a run name: {e}{hint}", node)
-        return None
-    if run in seen:
-        ctx.problem(path, f"names the same run as {seen[run]} ({run})", node)
-        return None
-    seen[run] = path
-    return run
-
-
-def _resolve_tuned(run: str | _TunedLabel, tuned: list[Tuned]) -> str:
-    """The canonical name of a run ``_unique_run`` gave: a tuned run's for its label (the label
-    itself when no tuned run has it), any other unchanged."""
-    if not isinstance(run, _TunedLabel):
-        return run
-    return next((str(t) for t in tuned if t.family == run.family), f"{run.family} {TUNED}")
-
-
-def _run_name(text: str) -> str:
-    """The canonical name of a run (harness.specs.identity.parse_run): a similarity in any
-    spelling (``bm25(k1=0.9,b=0.4)``), a cross-validated run (``dirichlet(cv:AP,folds=5,seed=42)``,
-    its measure canonicalised), a run file's or a fusion's."""
-    run = parse_run(text)
-    if isinstance(run, Tuned):
-        run = replace(run, measure=str(parse_measure(run.measure)))
-    return str(run)
-
-
-def _tuned_runs(v: dict, measures: Any) -> list[Tuned]:
-    """The cross-validated runs the config asks for (one per swept model), or [] when it asks for
-    none or the parts they are named from are invalid."""
-    c = v.get("compare")
-    if not isinstance(c, dict) or v["runs"] is INVALID or c.get("cross_validation") is INVALID:
-        return []
-    cv = c.get("cross_validation")
-    if not isinstance(cv, dict) or cv.get("folds") in (None, INVALID) or c.get("seed") is INVALID:
-        return []
-    cmp = c.get("measures") if c.get("measures") not in (None, INVALID) else measures
-    if cmp is INVALID or not cmp:
-        return []
-    models = [r.family for r in v["runs"]]
-    swept = [m for m in dict.fromkeys(models) if models.count(m) > 1]
-    return [Tuned(m, str(cmp[0]), cv["folds"], c["seed"]) for m in swept]
-
-
 def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     """Returns [(canonical run, path, node, {Measure: (value, path, node)})]."""
     if not isinstance(node, MappingNode):
         return expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
     out = []
-    seen: dict[str | _TunedLabel, str] = {}
+    seen: dict[str | TunedLabel, str] = {}
     for run_text, knode, vnode in mapping_items(node):
         rp = join_path(path, run_text)
-        run = _unique_run(ctx, run_text, rp, knode, seen)
+        run = unique_run(ctx, run_text, rp, knode, seen)
         if run is None:
             continue
         if not isinstance(vnode, MappingNode):
@@ -276,23 +169,16 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     return out
 
 
-def _check_scheduler(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
-    v = read_string(ctx, node, path)
-    if v is not INVALID and (why := scheduler_problem(v)):
-        return ctx.problem(path, why, node)
-    return v
-
-
 CHECKS = {
     **BASE_CHECKS,
-    "scheduler": _check_scheduler,
+    "scheduler": check_scheduler,
     "topic-format": _check_topic_format,
     "collection-format": _check_collection_format,
     "fields": check_fields,
     "runs": check_runs,
     "measures": _check_measures,
     "expect": _check_expect,
-    "baseline": _check_baseline,
+    "baseline": check_baseline,
     "compare-measures": _check_measures,
 }
 
@@ -314,11 +200,11 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     else:
         measures = tuple(parse_measure(m) for m in DEFAULT_MEASURES)
     expect: dict[str, dict[Measure, float]] = {}
-    tuned = _tuned_runs(v, measures) if "compare.cross_validation" in ctx.present else []
+    tuned = tuned_runs(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
         runs = None if (names := all_run_names(ctx, v)) is None else names + [str(t) for t in tuned]
         for run, rp, knode, ms in v["expect"]:
-            run = _resolve_tuned(run, tuned)
+            run = resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
                 ctx.problem(rp, f"no run {run} in this config; its runs are: {', '.join(runs)}", knode)
             for m, (_value, mp, mknode) in ms.items():
@@ -356,143 +242,9 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     return {
         "measures": measures,
         "expect": expect,
-        "compare": _finish_compare(ctx, v, measures, tuned),
-        "execution": _finish_execution(ctx, v["execution"]),
+        "compare": finish_compare(ctx, v, measures, tuned),
+        "execution": finish_execution(ctx, v["execution"]),
     }
-
-
-def _finish_execution(ctx: Ctx, e: dict) -> Execution | None:
-    """The execution block: the Dask keys need engine dask; a scheduler or a LocalCluster, not both."""
-    if e is INVALID or any(x is INVALID for x in e.values()):  # `execution: 7`: reported
-        return None
-    if e["engine"] == "local":
-        for k in ("scheduler", "workers", "index_shards", "topics_per_task", "timeout"):
-            if f"execution.{k}" in ctx.present:
-                ctx.problem(
-                    f"execution.{k}",
-                    f"applies to engine dask only; set `execution.engine: dask` or remove `{k}`",
-                    ctx.nodes[f"execution.{k}"],
-                )
-        return Execution()
-    if e["scheduler"] is not None and e["workers"] is not None:
-        ctx.problem(
-            "execution.workers",
-            "give either `scheduler` (a running cluster) or `workers` (a LocalCluster the harness starts), not both",
-            ctx.nodes["execution.workers"],
-        )
-        return None
-    return Execution(**e)
-
-
-def _finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) -> CompareSpec | None:
-    """The compare block against the runs and measures of the config."""
-    if "compare" not in ctx.present:
-        return None
-    c = v["compare"]
-    if c is INVALID:
-        return None
-    ok = True
-    if v["qrels"] is None:
-        ctx.problem(
-            "compare",
-            "needs qrels: runs are compared on their per-topic scores; add `qrels: <path>` or remove `compare`",
-            ctx.nodes["compare"],
-        )
-        return None
-    runs = all_run_names(ctx, v)
-    if runs is not None and len(runs) == 1:
-        ctx.problem(
-            "compare",
-            f"needs at least two runs to compare; the config has one ({runs[0]}): "
-            "add runs or a sweep, or remove `compare`",
-            ctx.nodes["compare"],
-        )
-        ok = False
-    baselines: list[str] = []
-    tuned = [str(t) for t in tuned_runs]
-    all_pairs = False
-    if "compare.baseline" not in ctx.present:
-        all_pairs = default_baseline(c["test"]) == ALL_PAIRS  # a many-system test's
-        baselines = [] if all_pairs else runs[:1] if runs else []
-    elif c["baseline"] is INVALID:
-        ok = False
-    else:
-        for run, p, node in c["baseline"]:
-            run = _resolve_tuned(run, tuned_runs)
-            if run == ALL_PAIRS:
-                all_pairs = True
-            elif runs is not None and run not in runs + tuned:
-                ctx.problem(
-                    p,
-                    f"no run {run} in this config; its runs are: {', '.join(runs + tuned)} (or give {ALL_PAIRS})",
-                    node,
-                )
-                ok = False
-            else:
-                baselines.append(run)
-    if "compare.measures" not in ctx.present:
-        cmp_measures = measures
-    else:
-        cmp_measures = c["measures"]
-        if cmp_measures is not INVALID and measures is not INVALID:
-            for i, m in enumerate(cmp_measures):
-                if m not in measures:
-                    p = f"compare.measures[{i}]"
-                    node = ctx.nodes["compare.measures"].value[i]
-                    now = ", ".join(map(str, measures))
-                    ctx.problem(p, f"{m} is not computed; add it to `measures` (now: {now})", node)
-                    ok = False
-    correction, power = compare_statistics(ctx, c)
-    folds = None
-    if "compare.cross_validation" in ctx.present:
-        cv = c["cross_validation"]
-        folds = cv["folds"] if isinstance(cv, dict) else INVALID  # `cross_validation: 5`: reported
-        if runs is not None:
-            models = [r.family for r in v["runs"]]
-            if all(models.count(m) < 2 for m in models):
-                ctx.problem(
-                    "compare.cross_validation",
-                    "no model of `runs` has more than one "
-                    "setting, so there is nothing to tune; sweep a parameter (e.g. "
-                    "`dirichlet: {mu: [500, 1000, 2000]}`) or remove `cross_validation`",
-                    ctx.nodes["compare.cross_validation"],
-                )
-                ok = False
-            elif c["seed"] is not INVALID and isinstance(folds, int):
-                _check_folds(ctx, v, folds)
-    if (
-        not ok
-        or runs is None
-        or any(x is INVALID for x in (cmp_measures, folds, correction, power))
-        or any(
-            c[k] is INVALID
-            for k in (
-                "test",
-                "permutations",
-                "bootstrap_samples",
-                "ci_level",
-                "seed",
-                "correction",
-                "family",
-                "alpha",
-                "align",
-                "anova",
-            )
-        )
-    ):
-        return None
-    policy = StatsPolicy(
-        test=c["test"],
-        correction=correction,
-        family=c["family"],
-        alpha=c["alpha"],
-        permutations=c["permutations"],
-        bootstrap_samples=c["bootstrap_samples"],
-        ci_level=c["ci_level"],
-        seed=c["seed"],
-    )
-    anova = anova_on(c["anova"], policy.test)
-    return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"], anova, power)
 
 
 def _check_write_targets(ctx: Ctx, v: dict, file: Path, in_memory: bool, replace: bool) -> None:
@@ -521,24 +273,6 @@ def _check_write_targets(ctx: Ctx, v: dict, file: Path, in_memory: bool, replace
     problems = write_target_problems(targets, inputs, {"index.path": "index"}, experiment=experiment, replace=replace)
     for key, message in problems:
         ctx.problem(key, message, ctx.nodes.get(key))
-
-
-def _check_folds(ctx: Ctx, v: dict, folds: int) -> None:
-    """More folds than judged topics would leave a fold without topics: say so now, not after
-    indexing and searching. Every judged topic is evaluated under `missing_topics: zero` (the
-    default); under `drop` only those a run answers, which is checked again when they are known."""
-    if not isinstance(v.get("qrels"), Path):
-        return
-    try:
-        judged = len(read_qrels_as(v["qrels"], ctx.found.get("qrels_format", "trec")).topics())
-    except HarnessError:
-        return  # the qrels file's own problem is reported when it is read
-    if folds > judged:
-        ctx.problem(
-            "compare.cross_validation.folds",
-            f"{folds} folds need at least {folds} judged topics, but the qrels judge {judged}; use fewer folds",
-            ctx.nodes.get("compare.cross_validation.folds") or ctx.nodes["compare.cross_validation"],
-        )
 
 
 # --------------------------------------------------------------------------------------------
