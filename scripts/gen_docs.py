@@ -9,6 +9,8 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN formats -->            harness.formats.catalog's collection and topics formats
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 <!-- BEGIN study-output -->       the table across collections `harness run configs/study.yaml` prints
+<!-- BEGIN reproduce-compare -->  docs/reproduce.md's worked example: the table its `harness compare` prints
+<!-- BEGIN reproduce-output -->   ... and what its `harness reproduce` prints (the page's commands, run)
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
   .venv/bin/python scripts/gen_docs.py --check  # exit 1 if a page is stale (tests do this)
@@ -18,7 +20,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
@@ -206,6 +212,47 @@ def study_output() -> str:
     return "```\n$ .venv/bin/harness run configs/study.yaml\n...\n" + "\n".join(lines[start:end]) + "\n...\n```"
 
 
+WORKED_EXAMPLE = REPO / "docs" / "reproduce.md"
+
+
+@functools.cache
+def worked_example() -> dict[str, str]:
+    """What the commands of docs/reproduce.md's worked example print: the page's own ```sh block
+    (the last before its generated blocks), run as written (`.venv/bin/harness ...`, from the
+    repository) in a temporary copy of the demo's configs and data with an indexes/ folder of its
+    own; {verb: stdout} of its `harness compare` and `harness reproduce`."""
+    text = WORKED_EXAMPLE.read_text(encoding="utf-8")
+    block = re.findall(r"```sh\n(.*?)```", text[: text.index("<!-- BEGIN reproduce-compare -->")], re.S)[-1]
+    commands = [line.strip() for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"}
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for sub in ("configs", "corpora", "topics", "qrels"):
+            shutil.copytree(REPO / sub, tmp / sub)
+        (tmp / "indexes").mkdir()
+        (tmp / ".venv").symlink_to(REPO / ".venv")
+        for command in commands:
+            r = subprocess.run(["bash", "-c", command], cwd=tmp, env=env, capture_output=True, text=True)
+            if r.returncode:
+                raise SystemExit(f"{WORKED_EXAMPLE.name}: {command}: exit {r.returncode}\n{r.stderr}")
+            out[command.split()[1]] = r.stdout
+    return out
+
+
+def reproduce_compare() -> str:
+    """The worked example's `harness compare`: its table (the original's effect), header included."""
+    lines = worked_example()["compare"].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("measure "))
+    end = lines.index("", start) if "" in lines[start:] else len(lines)
+    return "```\n" + "\n".join(lines[start:end]) + "\n```"
+
+
+def reproduce_output() -> str:
+    """The worked example's `harness reproduce`: all it prints."""
+    return "```\n" + worked_example()["reproduce"].rstrip("\n") + "\n```"
+
+
 def means_table(summary: str) -> list[str]:
     """The means table of a summary (what `harness run` prints): its first table, header included."""
     table = [line for line in summary.splitlines() if line.startswith("|")]
@@ -222,6 +269,8 @@ SECTIONS = {
     "formats": formats,
     "demo-output": demo_output,
     "study-output": study_output,
+    "reproduce-compare": reproduce_compare,
+    "reproduce-output": reproduce_output,
 }
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import subprocess
 import sys
 import warnings
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 import harness
 from harness.cli import main
@@ -24,6 +27,7 @@ from harness.formats.run import Run
 from harness.formats.runs import read_run, write_run
 from harness.metrics import parse_measure
 from harness.metrics.agreement import ktu, rbo
+from harness.policies import DEFAULT_MEASURES
 from harness.verbs.reproduce import reproduce, reproduce_policy
 
 from .conftest import CRANFIELD, REPO, shared_path
@@ -429,3 +433,218 @@ def test_docstring_examples():
     finder = doctest.DocTestFinder()
     (test,) = finder.find(policies.ReproducePolicy, "ReproducePolicy", globs=vars(policies))
     assert doctest.DocTestRunner().run(test).failed == 0
+
+
+# --- docs/reproduce.md's worked example: the demo reproduced on a Krovetz index, with the JVM -----
+
+WORKED = "A worked example: the demo on another index"
+
+
+def _block(text: str, name: str) -> str:
+    return re.search(rf"<!-- BEGIN {name} -->\n```\n(.*?)```\n<!-- END {name} -->", text, re.S).group(1)
+
+
+def _cells(shown: str) -> dict[str, list[str]]:
+    """The reproduce block's rows by their first word (KTU, RBO, AP, P@10, ...)."""
+    return {line.split()[0]: line.split()[1:] for line in shown.splitlines() if line.split()}
+
+
+def _scores(e, run: str, measure: str) -> dict[str, float]:
+    """repro_eval's per-topic scores (ir_measures') of one of its runs, e.g. run_b_orig."""
+    return {t: v[measure] for t, v in getattr(e, f"{run}_score").items()}
+
+
+@pytest.mark.java
+def test_the_worked_example_prints_what_the_page_shows_and_equals_repro_eval(tmp_path):
+    """docs/reproduce.md, *A worked example*: its commands, run as written in a copy of the
+    repository, print the two blocks scripts/gen_docs.py made; every number the reproduce block
+    shows is repro_eval 0.5.0's on the same files (KTU on each pair of rankings cut to the
+    shorter one's length: repro_eval refuses rankings of different lengths, which these runs
+    have); and each figure the text quotes is these runs' (means, per-topic differences, the
+    original's effects and their t-tests by scipy, RBO's ceiling by repro_eval)."""
+    import shlex
+    import shutil
+
+    from scipy import stats
+
+    from .docs import commands, section
+
+    text = section(WORKED)
+    cmds = commands(WORKED)
+    assert [c.split()[:2] for c in cmds] == [
+        [".venv/bin/harness", v] for v in ("search", "search", "compare", "reproduce")
+    ]
+    for sub in ("configs", "corpora", "topics", "qrels"):
+        shutil.copytree(REPO / sub, tmp_path / sub)
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / ".venv").symlink_to(REPO / ".venv")
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"}
+    printed = {}
+    for c in cmds:
+        r = subprocess.run(["bash", "-c", c], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, (c, r.stderr[-2000:])
+        printed[c.split()[1]] = r.stdout
+    shown = _block(text, "reproduce-output")
+    assert printed["reproduce"] == shown
+    assert _block(text, "reproduce-compare") in printed["compare"]
+    # the reproduction's runs say how they were made
+    meta = yaml.safe_load((tmp_path / "reports" / "krovetz" / "runs" / "bm25+rm3.ir-metadata.yml").read_text())
+    assert meta["method"]["indexing"]["stemmer"] == "krovetz" and meta["actor"]["role"] == "reproducer"
+
+    words = shlex.split(cmds[-1])
+    flags = dict(zip(words[2::2], words[3::2]))
+    b, a, rb, ra = (tmp_path / flags[f"--{k}"] for k in ("baseline", "advanced", "rep-baseline", "rep-advanced"))
+    qrels = tmp_path / flags["--qrels"]
+    measures = list(DEFAULT_MEASURES)
+    assert "-m" not in flags and [line.split()[0] for line in shown.splitlines()[10:-1]] == measures
+
+    # repro_eval: its KTU refuses these runs; every other number of the block is its own
+    with pytest.raises(ValueError, match="same size|incompatible"):
+        oracle(b, a, rb, ra, qrels)
+    theirs = oracle(b, a, rb, ra, qrels, rankings=False)
+    e = RpdEvaluator(
+        qrels_orig_path=str(qrels),
+        run_b_orig_path=str(b),
+        run_a_orig_path=str(a),
+        run_b_rep_path=str(rb),
+        run_a_rep_path=str(ra),
+    )
+    e.trim()
+    e.evaluate()
+    theirs["rbo"] = e.rbo()
+    cut = {}
+    for side, (orig, rep) in {"baseline": (b, rb), "advanced": (a, ra)}.items():
+        o_run, r_run = read_run(orig), read_run(rep)
+        lengths = {t: min(len(o_run.ranked(t)[0]), len(r_run.ranked(t)[0])) for t in o_run.topics()}
+        assert any(len(o_run.ranked(t)[0]) != len(r_run.ranked(t)[0]) for t in o_run.topics()), side
+        for name, run in ((side, o_run), (f"rep-{side}", r_run)):
+            cut[name] = tmp_path / f"cut-{name}.trec"
+            write_run(cut[name], _cut(run, lengths), name)
+    theirs["ktu"] = oracle(cut["baseline"], cut["advanced"], cut["rep-baseline"], cut["rep-advanced"], qrels)["ktu"]
+    assert_equal(reproduce(b, a, rb, ra, qrels).as_dict(), theirs, measures)
+
+    cells = _cells(shown)
+
+    def show(v: float) -> float:  # a shown cell's number: 4 decimals of repro_eval's
+        return pytest.approx(v, abs=5e-5 + TOL, rel=0)
+
+    for key in ("ktu", "rbo"):
+        assert [float(x) for x in cells[key.upper()][:2]] == [show(theirs[key][s]) for s in ("baseline", "advanced")]
+    for m in measures:
+        row = cells[m]
+        want = [theirs[k][s][m] for k in ("rmse", "nrmse") for s in ("baseline", "advanced")]
+        want += [theirs["er"][m], theirs["dri"][m], theirs["p"]["baseline"][m], theirs["p"]["advanced"][m]]
+        for i, (cell, v) in enumerate(zip(row, want)):
+            if not math.isfinite(v):  # no ER without an effect; p: repro_eval's NaN, the harness's 1.0
+                assert (cell, i) in (("-", 4), ("1.0000", 6), ("1.0000", 7)), (m, i, cell)
+            else:
+                assert float(cell) == show(v), (m, i)
+    assert math.isnan(theirs["er"]["RR"]) and math.isnan(theirs["p"]["baseline"]["RR"])
+
+    # the figures the text quotes, from these runs: whitespace as the page wraps it aside
+    prose = " ".join(text.split())
+
+    def says(phrase: str) -> None:
+        assert phrase in prose, phrase
+
+    runs = {k: read_run(p) for k, p in {"b": b, "a": a, "rb": rb, "ra": ra}.items()}
+    topics = runs["b"].topics()
+    assert len(topics) == 15
+
+    def docs(run, t):
+        return list(run.ranked(t)[0])
+
+    same = {s: sum(docs(runs[s], t) == docs(runs["r" + s], t) for t in topics) for s in ("b", "a")}
+    reordered = sum(
+        docs(runs["b"], t) != docs(runs["rb"], t) and sorted(docs(runs["b"], t)) == sorted(docs(runs["rb"], t))
+        for t in topics
+    )
+    longer = {s: sum(len(docs(runs[s], t)) != len(docs(runs["r" + s], t)) for t in topics) for s in ("b", "a")}
+    assert same["b"] + reordered + longer["b"] == 15 and reordered == 1
+    says(f"`bm25` ranks {same['b']} of the 15 topics exactly as on the Porter index")
+    says(f"in another order on one, and {longer['b']} others to another length")
+    says("mean of those ten 1s and five lower taus")
+    assert same["b"] == 10
+    assert same["a"] == 0
+    says(f"no topic is ranked identically, {longer['a']} of the 15 to another length")
+
+    itself = RpdEvaluator(
+        qrels_orig_path=str(qrels),
+        run_b_orig_path=str(b),
+        run_a_orig_path=str(a),
+        run_b_rep_path=str(b),
+        run_a_rep_path=str(a),
+    )
+    itself.trim()
+    itself.evaluate()
+    assert itself.ktu() == {"baseline": 1.0, "advanced": 1.0}
+    ceiling = itself.rbo()
+    says(f"KTU 1 and RBO {ceiling['baseline']:.4f} for `bm25`, {ceiling['advanced']:.4f} for `bm25+rm3`")
+    says(
+        f"{theirs['rbo']['baseline']:.4f} of {ceiling['baseline']:.4f} and "
+        f"{theirs['rbo']['advanced']:.4f} of {ceiling['advanced']:.4f}"
+    )
+
+    ap_b, ap_rb = _scores(e, "run_b_orig", "AP"), _scores(e, "run_b_rep", "AP")
+    moved = {t: ap_rb[t] - ap_b[t] for t in sorted(ap_b, key=int) if ap_rb[t] != pytest.approx(ap_b[t], abs=1e-12)}
+    says(f"AP is equal on {15 - len(moved)} of the 15 topics")
+    says(
+        " and ".join(f"topic {t} {'gains' if d > 0 else 'loses'} {abs(d):.4f}" for t, d in moved.items()) + ", so RMSE"
+    )
+    says(
+        "sqrt(("
+        + " + ".join(f"{abs(d):.4f}²" for d in moved.values())
+        + f") / 15)` = {theirs['rmse']['baseline']['AP']:.4f}"
+    )
+    assert min(ap_b.values()) > 0.5
+    says(f"the root mean square of its AP, {math.sqrt(np.mean(np.square(list(ap_b.values())))):.2f}")
+
+    def per_topic(run: str, m: str) -> np.ndarray:
+        values = _scores(e, run, m)
+        return np.array([values[t] for t in topics])
+
+    assert all((per_topic(r, "RR") == 1).all() for r in ("run_b_orig", "run_a_orig", "run_b_rep", "run_a_rep"))
+    for side in ("b", "a"):
+        assert (per_topic(f"run_{side}_orig", "R@1000") == per_topic(f"run_{side}_rep", "R@1000")).all()
+    p10 = {s: per_topic(f"run_{s}_rep", "P@10") - per_topic(f"run_{s}_orig", "P@10") for s in ("b", "a")}
+    changed = {s: [(topics[i], round(d, 4)) for i, d in enumerate(p10[s]) if abs(d) > 1e-12] for s in ("b", "a")}
+    assert changed == {"b": [("13", 0.1)], "a": [("2", -0.1)]}
+    says("the baseline's topic 13 gains a relevant document in its top 10, the advanced run's topic 2 loses one")
+    assert stats.ttest_1samp(p10["b"], 0).pvalue == pytest.approx(theirs["p"]["baseline"]["P@10"], abs=TOL)
+    assert abs(stats.ttest_1samp(p10["b"], 0).statistic) == pytest.approx(1.0, abs=1e-12)
+    says(f"p with 14 degrees of freedom is {stats.t.sf(1, 14) * 2:.4f}")
+
+    # the original's effects (harness compare's table) and the reproduction's
+    def effect(run_b: str, run_a: str, m: str) -> tuple[float, float]:
+        d = per_topic(run_a, m) - per_topic(run_b, m)
+        return d.mean(), stats.ttest_rel(per_topic(run_a, m), per_topic(run_b, m)).pvalue
+
+    orig = {m: effect("run_b_orig", "run_a_orig", m) for m in measures if m != "RR"}
+    rep = {m: effect("run_b_rep", "run_a_rep", m) for m in measures if m != "RR"}
+    says(f"R@1000 ({orig['R@1000'][0]:+.4f}, p {orig['R@1000'][1]:.4f})")
+    assert orig["R@1000"][1] < 0.05 and all(orig[m][1] > 0.05 for m in ("AP", "P@10", "nDCG@10"))
+    says(
+        "nDCG@10 effects ("
+        + ", ".join(f"{orig[m][0]:+.4f}" for m in ("AP", "P@10", "nDCG@10"))
+        + ", p "
+        + ", ".join(f"{orig[m][1]:.4f}" for m in ("AP", "P@10", "nDCG@10"))
+    )
+    mean = {
+        k: {m: np.mean(per_topic(k, m)) for m in measures}
+        for k in ("run_b_orig", "run_a_orig", "run_b_rep", "run_a_rep")
+    }
+    says(
+        f"gains {rep['AP'][0]:+.4f} ({mean['run_b_rep']['AP']:.4f} to {mean['run_a_rep']['AP']:.4f}) where the original's "
+        f"gains {orig['AP'][0]:+.4f} ({mean['run_b_orig']['AP']:.4f} to {mean['run_a_orig']['AP']:.4f})"
+    )
+    says(f"ER {theirs['er']['AP']:.4f}: the same direction, {theirs['er']['AP']:.0%} of the size")
+    ri = {k: (mean[f"run_a_{k}"]["AP"] - mean[f"run_b_{k}"]["AP"]) / mean[f"run_b_{k}"]["AP"] for k in ("orig", "rep")}
+    assert ri["orig"] - ri["rep"] == pytest.approx(theirs["dri"]["AP"], abs=TOL)
+    says(f"relative improvement, {ri['orig']:.2%}, minus the reproduction's, {ri['rep']:.2%}")
+    says(f"top 10s of its 15 topics ({orig['P@10'][0]:+.4f}), the reproduction's loses one ({rep['P@10'][0]:+.4f})")
+    assert orig["P@10"][0] * 15 * 10 == pytest.approx(1) and rep["P@10"][0] * 15 * 10 == pytest.approx(-1)
+    says(
+        f"in the original ({orig['nDCG@10'][0]:+.4f}) and twice as much in the reproduction ({rep['nDCG@10'][0]:+.4f})"
+    )
+    assert rep["nDCG@10"][0] / orig["nDCG@10"][0] == pytest.approx(theirs["er"]["nDCG@10"], abs=TOL)
+    assert 1.95 < theirs["er"]["nDCG@10"] < 2.1
