@@ -9,7 +9,8 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN formats -->            harness.formats.catalog's collection and topics formats
 <!-- BEGIN demo-output -->        the means table `make demo` prints (runs the demo config as `harness run`)
 <!-- BEGIN study-output -->       the table across collections `harness run configs/study.yaml` prints
-<!-- BEGIN reproduce-compare -->  docs/reproduce.md's worked example: the table its `harness compare` prints
+<!-- BEGIN reproduce-metadata --> docs/reproduce.md's worked example: the method and actor of its reproduced run's ir_metadata
+<!-- BEGIN reproduce-compare -->  ... the table its `harness compare` prints
 <!-- BEGIN reproduce-output -->   ... and what its `harness reproduce` prints (the page's commands, run)
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
@@ -220,9 +221,12 @@ def worked_example() -> dict[str, str]:
     """What the commands of docs/reproduce.md's worked example print: the page's own ```sh block
     (the last before its generated blocks), run as written (`.venv/bin/harness ...`, from the
     repository) in a temporary copy of the demo's configs and data with an indexes/ folder of its
-    own; {verb: stdout} of its `harness compare` and `harness reproduce`."""
+    own; {verb: stdout} of its `harness compare` and `harness reproduce`, and under "metadata" the
+    ir_metadata file of the reproduction's advanced run (its `--rep-advanced`)."""
+    from harness.formats.ir_metadata import yml_name
+
     text = WORKED_EXAMPLE.read_text(encoding="utf-8")
-    block = re.findall(r"```sh\n(.*?)```", text[: text.index("<!-- BEGIN reproduce-compare -->")], re.S)[-1]
+    block = re.findall(r"```sh\n(.*?)```", text[: text.index("<!-- BEGIN reproduce-metadata -->")], re.S)[-1]
     commands = [line.strip() for line in block.replace("\\\n", " ").splitlines() if line.strip()]
     env = {k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"}
     out = {}
@@ -237,7 +241,16 @@ def worked_example() -> dict[str, str]:
             if r.returncode:
                 raise SystemExit(f"{WORKED_EXAMPLE.name}: {command}: exit {r.returncode}\n{r.stderr}")
             out[command.split()[1]] = r.stdout
+        rep_advanced = commands[-1].split("--rep-advanced ")[1].split()[0]
+        out["metadata"] = (tmp / rep_advanced).with_name(yml_name(rep_advanced)).read_text(encoding="utf-8")
     return out
+
+
+def reproduce_metadata() -> str:
+    """The worked example's reproduced advanced run, its ir_metadata from `method:` to `data:`
+    (its method and actor: the rest names the machine and the temporary folder)."""
+    text = worked_example()["metadata"]
+    return "```yaml\n" + text[text.index("method:\n") : text.index("data:\n")].rstrip("\n") + "\n```"
 
 
 def reproduce_compare() -> str:
@@ -269,6 +282,7 @@ SECTIONS = {
     "formats": formats,
     "demo-output": demo_output,
     "study-output": study_output,
+    "reproduce-metadata": reproduce_metadata,
     "reproduce-compare": reproduce_compare,
     "reproduce-output": reproduce_output,
 }

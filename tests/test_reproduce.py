@@ -23,6 +23,7 @@ import yaml
 import harness
 from harness.cli import main
 from harness.errors import DataError
+from harness.formats.ir_metadata import yml_name
 from harness.formats.run import Run
 from harness.formats.runs import read_run, write_run
 from harness.metrics import parse_measure
@@ -487,13 +488,33 @@ def test_the_worked_example_prints_what_the_page_shows_and_equals_repro_eval(tmp
     shown = _block(text, "reproduce-output")
     assert printed["reproduce"] == shown
     assert _block(text, "reproduce-compare") in printed["compare"]
-    # the reproduction's runs say how they were made
-    meta = yaml.safe_load((tmp_path / "reports" / "krovetz" / "runs" / "bm25+rm3.ir-metadata.yml").read_text())
-    assert meta["method"]["indexing"]["stemmer"] == "krovetz" and meta["actor"]["role"] == "reproducer"
-
     words = shlex.split(cmds[-1])
     flags = dict(zip(words[2::2], words[3::2]))
     b, a, rb, ra = (tmp_path / flags[f"--{k}"] for k in ("baseline", "advanced", "rep-baseline", "rep-advanced"))
+
+    # the advanced runs' ir_metadata: the page shows the reproduction's method and actor, and the
+    # original's differs where the page says, the reproducer's changes
+    meta = {k: yaml.safe_load(p.with_name(yml_name(p.name)).read_text()) for k, p in {"orig": a, "rep": ra}.items()}
+    shown_meta = re.search(r"<!-- BEGIN reproduce-metadata -->\n```yaml\n(.*?)```", text, re.S).group(1)
+    assert yaml.safe_load(shown_meta) == {k: meta["rep"][k] for k in ("method", "actor")}
+
+    def leaves(d: dict, path: tuple = ()) -> dict:
+        out = {}
+        for k, v in d.items():
+            out |= leaves(v, (*path, k)) if isinstance(v, dict) else {(*path, k): v}
+        return out
+
+    orig_meta, rep_meta = leaves(meta["orig"]), leaves(meta["rep"])
+    assert {k for k in orig_meta.keys() | rep_meta.keys() if orig_meta.get(k) != rep_meta.get(k)} == {
+        ("method", "indexing", "stemmer"),
+        ("actor", "role"),
+        ("implementation", "executable", "cmd"),
+        ("data", "test collection", "index fingerprint"),
+    }
+    assert (orig_meta[("method", "indexing", "stemmer")], rep_meta[("actor", "role")]) == ("porter", "reproducer")
+    changed = [w for w in shlex.split(cmds[1]) if w not in shlex.split(cmds[0])]
+    assert changed == ["reports/krovetz", "index.stemmer=krovetz", "ir_metadata.actor.role=reproducer"]
+    assert all(w in rep_meta[("implementation", "executable", "cmd")] for w in changed)
     qrels = tmp_path / flags["--qrels"]
     measures = list(DEFAULT_MEASURES)
     assert "-m" not in flags and [line.split()[0] for line in shown.splitlines()[10:-1]] == measures
