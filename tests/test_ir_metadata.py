@@ -445,3 +445,58 @@ def test_every_test_and_correction_has_its_ir_metadata_name():
     assert set(IR_METADATA_TESTS) == set(TESTS)
     assert set(IR_METADATA_CORRECTIONS) == set(CORRECTIONS) - {"none"}
     assert IR_METADATA_TESTS["t"] == "t-test" and IR_METADATA_CORRECTIONS["holm"] == "holm-bonferroni"
+
+
+# LongEval 2026's mandatory fields: the header of its skeleton ir-metadata.yml ("The fields below are
+# mandatory"; clef-longeval/longeval-code, clef26/), and the yes/no answers its analysis of the
+# submissions reads from the first retrieval entry (its scripts/analyse-ir-metadata.py)
+LONGEVAL_MANDATORY = ["tag", "actor: team", "research goal: description", "platform: software: libraries"]
+LONGEVAL_MANDATORY += ["implementation: source: repository", "data: training data", "method: automatic"]
+LONGEVAL_ANSWERS = ["lexical", "deep_neural_model", "sparse_neural_model", "dense_neural_model"]
+LONGEVAL_ANSWERS += ["single_stage_retrieval"]
+
+
+@pytest.mark.java
+def test_the_submission_example_makes_the_files_the_page_says(tmp_path):
+    """docs/ir-metadata.md, *Submitting a run with its metadata*: its commands, run as written in a
+    copy of the repository, lay out LongEval's folder: the run gzipped with the team's tag in
+    every line, the run's ir_metadata beside it with that tag and the team; of LongEval's
+    mandatory fields the page names, the harness writes those it says and leaves the others."""
+    import gzip
+    import re
+
+    from .docs import commands, section
+
+    title = "Submitting a run with its metadata"
+    cmds = commands(title)
+    assert [c.split()[0] for c in cmds] == [".venv/bin/harness", ".venv/bin/harness", "mkdir", "awk", "sed"]
+    for sub in ("configs", "corpora", "topics", "qrels"):
+        shutil.copytree(REPO / sub, tmp_path / sub)
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / ".venv").symlink_to(REPO / ".venv")
+    env = {k: v for k, v in os.environ.items() if k != "HARNESS_INDEXES"}
+    for c in cmds:
+        r = subprocess.run(["bash", "-c", c], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, (c, r.stderr[-2000:])
+    runs = tmp_path / "reports" / "demo" / "runs"
+    lines = (runs / "bm25.trec").read_text().splitlines()
+    submitted = gzip.decompress((tmp_path / "submission" / "snapshot-1" / "run.txt.gz").read_bytes()).decode()
+    assert submitted.splitlines() == [" ".join([*line.split()[:5], "my-team-bm25"]) for line in lines]
+    written = yaml.safe_load((runs / "bm25.ir-metadata.yml").read_text())
+    doc = yaml.safe_load((tmp_path / "submission" / "ir-metadata.yml").read_text())
+    assert written["tag"] == lines[0].split()[5] == "bm25(k1=0.9,b=0.4)"
+    assert doc == {**written, "tag": "my-team-bm25"} and list(doc) == list(written)
+    assert doc["actor"] == {"team": "my-team"}
+
+    text = " ".join(section(title).split())
+    named = "marks as mandatory " + ", ".join(f"`{f}`" for f in LONGEVAL_MANDATORY[:-1])
+    assert named + f" and `{LONGEVAL_MANDATORY[-1]}` with each `retrieval` entry's `name`" in text
+    assert "(" + ", ".join(f"`{a}`" for a in LONGEVAL_ANSWERS) + ")" in text
+    assert doc["platform"]["software"]["libraries"].keys() == {"python", "java"}
+    assert doc["method"]["automatic"] is True and doc["method"]["retrieval"][0]["name"] == "bm25"
+    assert "description" not in doc["research goal"] and "training data" not in doc["data"]
+    assert not set(LONGEVAL_ANSWERS) & set(doc["method"]["retrieval"][0])
+    yours = re.findall(r"^   - `([^`]+)`", section(title), re.M)
+    assert sorted(yours) == sorted(
+        f for f in LONGEVAL_MANDATORY if f not in ("tag", "actor: team", "method: automatic")
+    )
