@@ -14,6 +14,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -500,3 +501,17 @@ def test_the_submission_example_makes_the_files_the_page_says(tmp_path):
     assert sorted(yours) == sorted(
         f for f in LONGEVAL_MANDATORY if f not in ("tag", "actor: team", "method: automatic")
     )
+
+
+def test_the_command_line_reads_back_as_the_words_given():
+    """ir_metadata's implementation.executable.cmd: a shell splits it into the words the user
+    typed (a --set value with spaces and braces was joined unquoted before)."""
+    from harness.report.ir_metadata import command_line
+
+    given = ["--set runs=[bm25, {bm25: {rm3: {}}}]", "--output /tmp/a b"]
+    cmd = command_line("run", "configs/my lab.yaml", given)
+    assert shlex.split(cmd) == [
+        "harness", "run", "configs/my lab.yaml", "--set", "runs=[bm25, {bm25: {rm3: {}}}]", "--output", "/tmp/a b",
+    ]  # fmt: skip
+    # the API's arguments are no shell words: written as given
+    assert command_line("run", "c.yaml", ["output='/x'"]) == "harness run c.yaml output='/x'"

@@ -14,6 +14,7 @@ the harness's version) are added where they belong, as the schema allows.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from harness.policies import DEFAULT_LANGUAGE, IR_METADATA_CORRECTIONS, IR_METAD
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
 
-__all__ = ["SCHEMA_VERSION", "documents", "to_yaml"]
+__all__ = ["SCHEMA_VERSION", "documents", "to_yaml", "command_line"]
 
 SCHEMA_VERSION = 0.1  # ir-metadata.org's schema-version
 # the entries of manifest.json's "versions" that are not Python packages: the engine's (the
@@ -102,11 +103,21 @@ def _platform(manifest: dict) -> dict:
     }
 
 
+def command_line(verb: str, path: str, overrides: Sequence[str] = ()) -> str:
+    """The command that made a run, as a shell reads it back (``shlex.split`` gives its words):
+    ``harness VERB CONFIG`` and each override as given (``--set KEY=VALUE``, ``--output DIR``:
+    the flag and its value quoted apart; the API's ``overrides[...]=...`` and ``output=...`` as
+    written, which no shell runs)."""
+    parts = [shlex.join(["harness", verb, path])]
+    for given in overrides:
+        flag, _, value = given.partition(" ")
+        parts.append(shlex.join([flag, value]) if flag.startswith("--") and value else given)
+    return " ".join(parts)
+
+
 def _implementation(manifest: dict, verb: str) -> dict:
     config = manifest["config"]
-    cmd = shlex.join(["harness", verb, config["path"]])
-    if config.get("overrides"):  # as given: --set KEY=VALUE and --output DIR, or the API's arguments
-        cmd += " " + " ".join(config["overrides"])
+    cmd = command_line(verb, config["path"], config.get("overrides") or ())
     checkout = manifest.get("checkout") or {}
     source = {"lang": ["Python", "Java"], **checkout}
     return {"executable": {"cmd": cmd, "config sha256": config["sha256"]}, "source": source}
