@@ -35,6 +35,7 @@ __all__ = [
     "IR_METADATA_CORRECTIONS",
     "META_EFFECTS",
     "META_METHODS",
+    "META_POOLED",
     "DEFAULT_POWER",
     "DEFAULT_DIFFERENCE",
     "DEFAULT_MEASURES",
@@ -53,6 +54,7 @@ __all__ = [
     "StatsPolicy",
     "ComparePolicy",
     "PowerPolicy",
+    "MetaPolicy",
     "ReproducePolicy",
     "FusionMethod",
     "FUSION_METHODS",
@@ -146,6 +148,12 @@ META_EFFECTS: dict[str, str] = {
 META_METHODS: dict[str, str] = {
     "dl": "DerSimonian-Laird's moment estimate of tau^2 (truncated at 0)",
     "pm": "Paule-Mandel's tau^2: generalised Q equal to its degrees of freedom",
+}
+# The pooled estimates of a meta-analysis, as meta_analysis.csv's `collection` column names their
+# rows (so no collection of a study may be named so: harness.config.study).
+META_POOLED: dict[str, str] = {
+    "fixed": "the fixed-effect estimate: one true difference, every collection weighted by 1/variance",
+    "random": "the random-effects estimate: each collection's true difference drawn around it (variance tau2)",
 }
 # Power and topic set size (harness.stats.power): the power asked for, and the difference in the
 # measure's units (for the ANOVA, the range of system means) it should detect.
@@ -476,6 +484,34 @@ class PowerPolicy:
 
     def __str__(self) -> str:
         return f"power {self.power:g} to detect a difference of {self.difference:g}"
+
+
+@dataclass(frozen=True)
+class MetaPolicy:
+    """The meta-analysis of a study's comparisons across its collections (``compare.meta``): the
+    ``effect`` each collection contributes (a key of META_EFFECTS; ``raw``, the default, keeps the
+    measure's units) and the random-effects ``method`` (a key of META_METHODS); the intervals'
+    level is the StatsPolicy's ci_level.
+
+    >>> print(MetaPolicy())
+    raw mean differences, fixed and random effects (DerSimonian-Laird tau2)
+    """
+
+    effect: str = next(iter(META_EFFECTS))
+    method: str = next(iter(META_METHODS))
+
+    def __post_init__(self):
+        one_of("effect", self.effect, META_EFFECTS)
+        one_of("method", self.method, META_METHODS)
+
+    @property
+    def method_name(self) -> str:
+        """Whose estimate of tau2 the method is: "DerSimonian-Laird" or "Paule-Mandel"."""
+        return {"dl": "DerSimonian-Laird", "pm": "Paule-Mandel"}[self.method]
+
+    def __str__(self) -> str:
+        effect = "raw mean differences" if self.effect == "raw" else "standardised mean differences (d_z)"
+        return f"{effect}, fixed and random effects ({self.method_name} tau2)"
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,9 @@ MUTATIONS = [
     ("compare", {"power": {"power": 1}}),
     ("compare", {"power": {"difference": 0}}),
     ("compare", {"power": {"size": 50}}),
+    ("compare", {"meta": True}),  # a study's, of two collections or more (tests/test_study_config.py)
+    ("compare", {"meta": {"effect": "standardized"}}),
+    ("compare", {"meta": {"effect": "hedges"}}),
     ("topics", {"path": "../topics/demo.tsv", "format": "csv"}),
     ("surprise", 1),
 ]
@@ -127,6 +130,7 @@ VALID = [
     ("compare", {"test": "randomized-tukey", "correction": "none", "anova": False, "power": True}),
     ("compare", {"anova": True, "power": {"power": 0.9, "difference": 0.02}}),
     ("compare", {"power": False}),
+    ("compare", {"meta": False}),
     ("evaluation", {}),
 ]
 

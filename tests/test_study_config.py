@@ -21,6 +21,7 @@ from harness.config import Config, Study, load_config, load_experiment
 from harness.config.json_schema import json_schema
 from harness.errors import ConfigError
 from harness.experiment.result import FAIL, OK, OKISH, Check
+from harness.policies import MetaPolicy
 
 from .conftest import REPO
 from .test_beir import dataset
@@ -364,3 +365,128 @@ def test_the_judging_page_takes_one_collection(tmp_path):
     (tmp_path / "s.yaml").write_text(study(GOOD + GOOD.replace("name: demo", "name: two")))
     with pytest.raises(DataError, match=r"a study of 2 collections \(demo, two\): the judging page pools one"):
         judge.from_config(load(tmp_path / "s.yaml"))
+
+
+# --- compare.meta: the study's meta-analysis across its collections --------------------------------
+
+TWO = GOOD + GOOD.replace("name: demo", "name: two")
+
+
+def compared(entries: str, top: str = "") -> str:
+    """A study of two runs (a comparison needs two) with ``top`` at its end."""
+    return study(entries, top).replace("runs: [bm25]", "runs: [bm25, dirichlet]")
+
+
+@pytest.mark.parametrize(
+    "top, meta",
+    [
+        ("", None),  # nothing compared, nothing combined
+        ("compare:\n", MetaPolicy()),  # on by default in a study of two collections or more
+        ("compare: {baseline: bm25}\n", MetaPolicy()),
+        ("compare: {meta: true}\n", MetaPolicy()),
+        ("compare: {meta: }\n", MetaPolicy()),
+        ("compare: {meta: false}\n", None),
+        ("compare: {meta: {effect: standardized}}\n", MetaPolicy("standardized", "dl")),
+        ("compare: {meta: {effect: raw, method: pm}}\n", MetaPolicy("raw", "pm")),
+    ],
+)
+def test_the_meta_analysis_is_the_studys_and_each_collection_its_config_alone(tmp_path, top, meta):
+    (tmp_path / "s.yaml").write_text(compared(TWO, top))
+    s = load_experiment(tmp_path / "s.yaml")
+    assert s.meta == meta
+    for name, cfg in s.collections.items():  # `meta` taken out: the config of the collection alone loads
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump({**cfg.raw, "output": str(tmp_path / name)}))
+        alone = load_config(tmp_path / f"{name}.yaml")
+        assert alone.compare == cfg.compare and "meta" not in (cfg.raw.get("compare") or {})
+
+
+def test_the_meta_analysis_set_from_every_door(tmp_path):
+    from harness.verbs.run import load
+
+    path = tmp_path / "s.yaml"
+    path.write_text(compared(TWO, "compare: {baseline: bm25}\n"))
+    want = MetaPolicy("standardized", "pm")
+    assert load(path, sets=["compare.meta={effect: standardized, method: pm}"]).meta == want
+    assert load(path, sets=["compare.meta.effect=standardized", "compare.meta.method=pm"]).meta == want
+    assert load(path, overrides={"compare.meta": {"effect": "standardized", "method": "pm"}}).meta == want
+    assert load(path, overrides={"compare.meta": False}).meta is None
+    with pytest.raises(ConfigError, match=r"--set compare\.meta\.method=reml: compare\.meta\.method: must be one of"):
+        load(path, sets=["compare.meta.method=reml"])
+
+
+def test_compare_meta_mistakes_one_problem_each(tmp_path):
+    assert problems(tmp_path, compared(TWO, "compare: {meta: {effect: hedges, method: reml}}\n")) == [
+        "s.yaml:14: compare.meta.effect: must be one of raw, standardized (got 'hedges')",
+        "s.yaml:14: compare.meta.method: must be one of dl, pm (got 'reml')",
+    ]
+    assert problems(tmp_path, compared(TWO, "compare: {meta: {efect: raw}}\n")) == [
+        "s.yaml:14: compare.meta.efect: unknown key 'efect'; did you mean 'effect'? Valid: effect, method"
+    ]
+    assert problems(tmp_path, compared(TWO, "compare: {meta: 3}\n")) == [
+        "s.yaml:14: compare.meta: expected a mapping with keys effect, method (or true: its defaults; false: off), "
+        "got the integer 3"
+    ]
+    assert problems(tmp_path, compared(TWO, "compare: {meta: true, alpha: 2}\n")) == [  # the others' still said
+        "s.yaml:14: compare.alpha: must be a number in (0, 1) (got 2)"
+    ]
+    # a study of one collection has nothing to combine: said once, not once per collection
+    assert problems(tmp_path, compared(GOOD, "compare: {meta: {method: pm}}\n")) == [
+        "s.yaml:10: compare.meta: a meta-analysis combines each comparison over two collections or more, and this "
+        "study has 1: add a collection to `collections`, or remove `meta`"
+    ]
+    (tmp_path / "s.yaml").write_text(compared(GOOD, "compare: {meta: false}\n"))
+    assert load_experiment(tmp_path / "s.yaml").meta is None
+
+
+def test_a_config_of_one_collection_refuses_compare_meta(tmp_path):
+    one = (
+        f"name: t\ncollection: {{path: {CORPORA}, format: text-folder}}\ntopics: {TOPICS}\nqrels: {QRELS}\n"
+        "runs: [bm25, dirichlet]\noutput: out\n"
+    )
+    assert problems(tmp_path, one + "compare: {meta: true}\n") == [
+        "s.yaml:7: compare.meta: a meta-analysis combines each comparison over the collections of a study, and "
+        "this config is one collection: remove `meta`, or make the config a study of several (`collections:`, "
+        "docs/experiments.md: *Studies*)"
+    ]
+    # its value's own mistake is the one said (the rest follows once it is fixed)
+    assert problems(tmp_path, one + "compare: {meta: {effect: x}}\n") == [
+        "s.yaml:7: compare.meta.effect: must be one of raw, standardized (got 'x')"
+    ]
+    (tmp_path / "s.yaml").write_text(one + "compare: {meta: false}\n")
+    assert load_config(tmp_path / "s.yaml").compare is not None
+
+
+def test_pooled_row_names_are_no_collections(tmp_path):
+    assert problems(tmp_path, compared(GOOD + GOOD.replace("name: demo", "name: random"))) == [
+        "s.yaml:7: collections[1].name: 'random' names the pooled rows of meta_analysis.csv (fixed, random): "
+        "choose another"
+    ]
+
+
+@pytest.mark.parametrize(
+    "entries, compare, valid",
+    [
+        (2, {"meta": True}, True),
+        (2, {"meta": {"effect": "standardized", "method": "pm"}}, True),
+        (2, {"meta": {"effect": "hedges"}}, False),
+        (2, {"meta": {"method": "reml"}}, False),
+        (2, {"meta": {"efect": "raw"}}, False),
+        (2, {"meta": 3}, False),
+        (1, {"meta": True}, False),  # nothing to combine
+        (1, {"meta": {}}, False),
+        (1, {"meta": False}, True),
+        (1, {"baseline": "bm25"}, True),
+    ],
+)
+def test_the_json_schema_agrees_on_compare_meta(tmp_path, entries, compare, valid):
+    import jsonschema
+
+    text = compared(TWO if entries == 2 else GOOD).replace("output: out", f"output: {tmp_path / 'out'}")
+    config = {**yaml.safe_load(text), "compare": compare}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    try:
+        load_experiment(tmp_path / "s.yaml")
+        ours = True
+    except ConfigError:
+        ours = False
+    assert jsonschema.Draft202012Validator(json_schema()).is_valid(config) == ours == valid

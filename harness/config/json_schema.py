@@ -303,6 +303,18 @@ def _many_system_correction(root: dict) -> None:
     ]
 
 
+def _meta_in_a_study(root: dict) -> None:
+    """`compare.meta` (on, not `false`) is a study's, of two collections or more (harness.config.study):
+    an if/then at the top, as validation refuses it in a config of one collection."""
+    meta = {"type": "object", "required": ["meta"], "properties": {"meta": {"not": {"const": False}}}}
+    root["allOf"] = [
+        {
+            "if": {"required": ["compare"], "properties": {"compare": meta}},
+            "then": {"required": [STUDY_KEY], "properties": {STUDY_KEY: {"minItems": 2}}},
+        }
+    ]
+
+
 def json_schema() -> dict:
     """The config schema as a JSON Schema document (a dict; ``json.dumps`` it)."""
     root = _key(SCHEMA)
@@ -312,6 +324,7 @@ def json_schema() -> dict:
     root["anyOf"] = [{"required": [TOPICS.name]}, {"required": [STUDY_KEY]}]
     root["dependentSchemas"] = {STUDY_KEY: {"not": {"anyOf": [{"required": [k]} for k in ENTRY_KEYS if k != "name"]}}}
     _many_system_correction(root)
+    _meta_in_a_study(root)
     return {
         "$schema": DIALECT,
         "$id": "harness-config.schema.json",

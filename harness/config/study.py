@@ -16,6 +16,11 @@ Config is the one its own config would give; its `output` is ``OUTPUT/collection
   key of every collection given in an entry, and the top-level `collection`, `index`, `topics`,
   `qrels` or `expect` beside `collections` (one problem).
 
+`compare.meta` (the meta-analysis across collections, policies.MetaPolicy) is the study's, not a
+collection's: it is read here and taken out of the `compare:` each collection's config is
+validated with, which is then the config of that collection alone (which refuses the key). With
+`compare:` it is on by default in a study of two collections or more.
+
     >>> study = load_experiment("configs/study.yaml")           # doctest: +SKIP
     >>> list(study.collections)                                 # doctest: +SKIP
     ['demo', 'de', 'es', 'ja', 'zh']
@@ -38,8 +43,10 @@ from harness.config.nodes import (
     INVALID,
     Ctx,
     check_keys,
+    check_section,
     closest,
     expected,
+    is_null,
     mapping_items,
     problem_order,
     read_string,
@@ -47,18 +54,22 @@ from harness.config.nodes import (
 )
 from harness.config.overrides import Override
 from harness.config.schema import SCHEMA
+from harness.config.schema.compare import COMPARE
 from harness.config.schema.study import COLLECTIONS, COLLECTIONS_FOLDER, ENTRY_KEYS, STUDY_KEY, TABLE_COLUMNS
 from harness.config.text import ConfigTree, open_config
 from harness.config.validated import Config, LocatedProblem
 from harness.errors import ConfigError
 from harness.folders import Experiment
 from harness.metrics.measures import Measure
+from harness.policies import META_POOLED, MetaPolicy
 
 __all__ = ["Study", "load_experiment", "is_study"]
 
 # the keys an entry brings into its collection's config (`name` names the entry)
 _OWN = tuple(k for k in ENTRY_KEYS if k != "name")
 _TOP_LEVEL = {k.name for k in SCHEMA.keys} - {STUDY_KEY}
+_META = COMPARE.key("meta")
+_META_PATH = join_path(COMPARE.name, _META.name)
 
 
 @dataclass(frozen=True)
@@ -74,6 +85,7 @@ class Study:
     execution: Execution = Execution()
     overrides: tuple[str, ...] = ()
     replace: bool = False
+    meta: MetaPolicy | None = None  # the meta-analysis across collections (compare.meta); None: none
     raw: dict = field(default_factory=dict, compare=False, repr=False)
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
 
@@ -137,6 +149,7 @@ def _study(tree: ConfigTree, key: Node, seq: Node, overrides: Sequence[Override]
         )
     entries = _entries(ctx, seq)
     shared = [(k, kn, v) for k, kn, v in top if k not in _OWN and k != STUDY_KEY]
+    meta, shared = _meta(ctx, shared, entries)
     found: list[tuple[_Entry, Ctx, dict, MappingNode]] = []
     for entry in entries:
         # in the order a config of the collection alone is written: its name, its own keys, the rest
@@ -171,6 +184,7 @@ def _study(tree: ConfigTree, key: Node, seq: Node, overrides: Sequence[Override]
         execution=first.execution,
         overrides=first.overrides,
         replace=replace,
+        meta=meta,
         raw=tree.loader.construct_document(tree.root),
         text=tree.text if tree.in_memory else None,
     )
@@ -244,11 +258,48 @@ def _name(ctx: Ctx, i: int, node: MappingNode, given, seen: dict[str, str]) -> s
             p, f"{name!r} is a column of collections.csv ({', '.join(TABLE_COLUMNS)}): choose another", given[1]
         )
         return None
+    if name in META_POOLED:
+        ctx.problem(
+            p,
+            f"{name!r} names the pooled rows of meta_analysis.csv ({', '.join(META_POOLED)}): choose another",
+            given[1],
+        )
+        return None
     if name.lower() in seen:
         ctx.problem(p, f"{name!r} names another collection too ({seen[name.lower()]}); names are unique", given[1])
         return None
     seen[name.lower()] = f"{STUDY_KEY}[{i}]"
     return name
+
+
+def _meta(ctx: Ctx, shared: list, entries: list[_Entry]) -> tuple[MetaPolicy | None, list]:
+    """The study's meta-analysis (None: none; its problems recorded in ``ctx``), and the shared
+    keys with `compare.meta` taken out of `compare:`, as each collection's config gets them."""
+    compare = next((v for k, _, v in shared if k == COMPARE.name), None)
+    on = len(entries) >= 2  # the default: on in a study of two collections or more, with `compare:`
+    if compare is None or not isinstance(compare, MappingNode):  # absent, `compare:` or a mistake of its own
+        return (MetaPolicy() if compare is not None and is_null(compare) and on else None), shared
+    given = [(k, v) for k, v in compare.value if isinstance(k, ScalarNode) and k.value == _META.name]
+    rest = [(k, v) for k, v in compare.value if not (isinstance(k, ScalarNode) and k.value == _META.name)]
+    alone = MappingNode(compare.tag, rest, compare.start_mark, compare.end_mark, compare.flow_style)
+    shared = [(k, kn, alone if v is compare else v) for k, kn, v in shared]
+    if not given:
+        return (MetaPolicy() if on else None), shared
+    node = given[0][1]  # a second `meta:` is a duplicate key, reported by check_keys
+    if is_null(node):  # `meta:` written and left empty: on, with its defaults
+        node = MappingNode("tag:yaml.org,2002:map", [], node.start_mark, node.end_mark)
+    value = check_section(ctx, _META, node, _META_PATH)
+    if value is None or value is INVALID or INVALID in value.values():  # `meta: false`, or reported
+        return None, shared
+    if not on:
+        ctx.problem(
+            _META_PATH,
+            f"a meta-analysis combines each comparison over two collections or more, and this study has "
+            f"{len(entries)}: add a collection to `{STUDY_KEY}`, or remove `meta`",
+            given[0][1],
+        )
+        return None, shared
+    return MetaPolicy(**value), shared
 
 
 def _merged(found) -> list[LocatedProblem]:

@@ -12,8 +12,11 @@ from harness.policies import (
     DEFAULT_FOLDS,
     FAMILIES,
     MANY_SYSTEM_TESTS,
+    META_EFFECTS,
+    META_METHODS,
     TESTS,
     ComparePolicy,
+    MetaPolicy,
     PowerPolicy,
     StatsPolicy,
 )
@@ -78,7 +81,7 @@ COMPARE = Key(
         Key(
             "ci_level",
             "number",
-            "Level of the percentile bootstrap CI of each difference.",
+            "Level of the percentile bootstrap CI of each difference (and of a study's meta-analysis intervals).",
             default=StatsPolicy.ci_level,
             minimum=0,
             maximum=1,
@@ -160,6 +163,35 @@ COMPARE = Key(
                     default=PowerPolicy.difference,
                     minimum=0,
                     exclusive=True,
+                ),
+            ),
+        ),
+        Key(
+            "meta",
+            "section",
+            "A study's meta-analysis (docs/experiments.md: *Meta-analysis in a study*): for each compared pair "
+            "and measure, each collection's effect of `run - baseline` and its variance, combined over the "
+            "collections by fixed and random effects, with Q, I2 and tau2; in the study's reports, a forest plot "
+            "per pair, and meta_analysis.csv. Only in a study (`collections:`) of two collections or more; "
+            "`meta: false` turns it off.",
+            switch=True,
+            default_text="on in a study of two collections or more; refused in a config of one collection",
+            keys=(
+                Key(
+                    "effect",
+                    "choice",
+                    "The effect each collection contributes: " + _registry(META_EFFECTS) + ".",
+                    default=MetaPolicy.effect,
+                    choices=tuple(META_EFFECTS),
+                ),
+                Key(
+                    "method",
+                    "choice",
+                    "The random-effects estimate of tau2, the variance of the collections' true effects: "
+                    + _registry(META_METHODS)
+                    + ".",
+                    default=MetaPolicy.method,
+                    choices=tuple(META_METHODS),
                 ),
             ),
         ),
