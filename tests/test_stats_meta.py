@@ -125,6 +125,13 @@ def test_errors_name_the_collection():
     x = synthetic(20, 2, 1)
     with pytest.raises(DataError, match="collection 'same': the 20 differences are all 0.0: with no spread"):
         stats.meta_analysis({"a": (x[:, 1], x[:, 0]), "same": (x[:, 0], x[:, 0])})
+    # differences equal but for float noise (0.4 - 0.3 != 0.8 - 0.7): no spread, not a weight of 1e31
+    assert np.ptp(np.subtract([0.4, 0.8, 0.2], [0.3, 0.7, 0.1])) > 0
+    for effect in ("raw", "standardized"):
+        with pytest.raises(DataError, match="the 3 differences are all 0.10000000000000003: with no spread"):
+            stats.paired_effect([0.4, 0.8, 0.2], [0.3, 0.7, 0.1], effect)
+    assert stats.no_effect([0.4, 0.8, 0.2], [0.3, 0.7, 0.1]).startswith("differences all equal")
+    assert stats.no_effect([0.5], [0.4]) == "fewer than 2 topics" and stats.no_effect([0.5, 0.4], [0.4, 0.4]) is None
     with pytest.raises(DataError, match="at least 2 collections"):
         stats.meta_analysis({"a": (x[:, 1], x[:, 0])})
     with pytest.raises(DataError, match="collection 'b': an effect must be finite and its variance finite and > 0"):

@@ -58,7 +58,7 @@ from harness.stats.compare import (
 )
 from harness.stats.corrections import correct
 from harness.stats.grouping import Grouping, best_group, compact_letters, grouping_of, letter_display
-from harness.stats.meta import MetaAnalysis, combine, meta_analysis, paired_effect
+from harness.stats.meta import MetaAnalysis, combine, meta_analysis, no_effect, paired_effect
 from harness.stats.paired import cohens_d_paired, paired_t, wilcoxon
 from harness.stats.power import (
     POWER_FIELDS,
@@ -118,6 +118,7 @@ __all__ = [
     "Grouping",
     "grouping_of",
     "MetaAnalysis",
+    "no_effect",
     "paired_effect",
     "combine",
     "meta_analysis",

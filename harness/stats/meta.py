@@ -48,13 +48,15 @@ import numpy as np
 
 from harness import lazy
 from harness.errors import DataError
-from harness.policies import META_EFFECTS, META_METHODS, StatsPolicy
+from harness.policies import META_EFFECTS, META_METHODS, META_POOLED, StatsPolicy
 from harness.stats import checks
 
 stats = lazy.module("scipy.stats")
 optimize = lazy.module("scipy.optimize")
 
-__all__ = ["CollectionEffect", "Pooled", "MetaAnalysis", "paired_effect", "combine", "meta_analysis"]
+FIXED, RANDOM = META_POOLED  # the pooled estimates' names (Pooled.model)
+
+__all__ = ["CollectionEffect", "Pooled", "MetaAnalysis", "no_effect", "paired_effect", "combine", "meta_analysis"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,7 @@ class CollectionEffect:
 
 @dataclass(frozen=True)
 class Pooled:
-    """A combined effect: ``model`` is "fixed" or "random"."""
+    """A combined effect: ``model`` is "fixed" or "random" (policies.META_POOLED)."""
 
     model: str
     effect: float
@@ -97,9 +99,29 @@ class MetaAnalysis:
     level: float
 
 
+def no_effect(run, baseline) -> str | None:
+    """Why ``run - baseline`` over one collection's topics has no effect with a variance to pool,
+    None when it has one: fewer than 2 topics, or differences all equal (to within 1e-9 of their
+    largest magnitude: the same difference computed from other scores can differ in its last
+    bits), whose variance is 0 and inverse-variance weight infinite.
+
+    >>> no_effect([0.4, 0.8, 0.2], [0.3, 0.7, 0.1]), no_effect([0.5, 0.4], [0.4, 0.4])
+    ('differences all equal, so variance 0 and an infinite weight', None)
+    """
+    return _no_effect(checks.diff(run, baseline))
+
+
+def _no_effect(d: np.ndarray) -> str | None:
+    if d.size < 2:
+        return "fewer than 2 topics"
+    if float(np.ptp(d)) <= 1e-9 * float(np.abs(d).max()):
+        return "differences all equal, so variance 0 and an infinite weight"
+    return None
+
+
 def paired_effect(run, baseline, effect: str = "raw") -> tuple[float, float]:
     """(effect, variance) of ``run - baseline`` over one collection's topics, as ``effect`` (a key
-    of policies.META_EFFECTS) defines them.
+    of policies.META_EFFECTS) defines them; a DataError where :func:`no_effect` says why there is none.
 
     >>> [round(v, 6) for v in paired_effect([0.5, 0.4, 0.9, 0.3], [0.4, 0.4, 0.6, 0.2])]
     [0.125, 0.003958]
@@ -111,13 +133,13 @@ def paired_effect(run, baseline, effect: str = "raw") -> tuple[float, float]:
     n = d.size
     if n < 2:
         raise DataError("paired scores", f"an effect and its variance need at least 2 topics (got {n})")
-    sd = float(d.std(ddof=1))
-    if sd == 0:
+    if _no_effect(d) is not None:
         raise DataError(
             "paired scores",
             f"the {n} differences are all {float(d[0])!r}: with no spread the effect's variance is 0 "
             "and its inverse-variance weight infinite; leave this comparison out of the meta-analysis",
         )
+    sd = float(d.std(ddof=1))
     mean = float(d.mean())
     if effect == "raw":
         return mean, sd * sd / n
@@ -180,8 +202,8 @@ def combine(
             )
             for i in range(k)
         ),
-        fixed=pooled("fixed", fixed, float(1 / np.sum(w))),
-        random=pooled("random", random, float(1 / np.sum(ws))),
+        fixed=pooled(FIXED, fixed, float(1 / np.sum(w))),
+        random=pooled(RANDOM, random, float(1 / np.sum(ws))),
         Q=q,
         df=df,
         p_heterogeneity=float(stats.chi2.sf(q, df)),
