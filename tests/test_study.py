@@ -321,7 +321,9 @@ def test_the_python_api_returns_each_collection_and_the_tables(ran, tmp_path, mo
     assert study.means is table and list(table.columns) == ["measure", "run", *ENTRIES, "mean"]
     rows = read_csv(tmp / "a" / "out" / "collections.csv")
     assert [float(x) for x in table["mean"]] == [float(r["mean"]) for r in rows]
-    assert study.manifest["tables"] == {"collections": "collections.csv"} and study.checks.empty
+    assert study.checks.empty
+    # with `compare:`, its meta-analysis across the collections too (tests/test_meta_study.py)
+    assert study.manifest["tables"] == {"collections": "collections.csv", "meta_analysis": "meta_analysis.csv"}
 
 
 def test_validate_dry_run_search_and_index_of_a_study(ran, tmp_path):

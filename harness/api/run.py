@@ -164,6 +164,10 @@ class Study:
     - ``failed``: collection name -> why it failed (its error's message);
     - ``tables[name]``: each table across collections as its CSV holds it (``tables["collections"]``:
       ``measure``, ``run``, one column per collection, ``mean``: collections.csv); ``means`` is it;
+      ``meta_analysis`` is ``tables["meta_analysis"]`` (meta_analysis.csv: ``measure``, ``baseline``,
+      ``run``, ``collection`` (a collection's name, or ``fixed`` / ``random`` on the pooled rows),
+      ``effect``, ``variance``, ``ci_low``, ``ci_high``, and ``Q``, ``I2``, ``tau2`` on the pooled
+      rows), empty without a meta-analysis (no ``compare:``, or ``compare.meta: false``);
     - ``checks``: every collection's ``expect:`` checks, ``collection`` first, then Result.checks'
       columns; ``manifest``: the study's manifest.json; ``result``: the underlying
       :class:`harness.experiment.study.StudyResult`.
@@ -191,6 +195,11 @@ class Study:
     def means(self) -> pd.DataFrame:
         """The runs x collections table of each measure, with the mean over collections (collections.csv)."""
         return self.tables.get("collections", pd.DataFrame(columns=["measure", "run", "mean"]))
+
+    @property
+    def meta_analysis(self) -> pd.DataFrame:
+        """Each compared pair's meta-analysis across the collections (meta_analysis.csv)."""
+        return self.tables.get(study_verb.META_TABLE, pd.DataFrame(columns=list(study_verb.META_COLUMNS)))
 
     @property
     def ok(self) -> bool:

@@ -1,11 +1,13 @@
 """A study's own report files, rendered from a :class:`~harness.experiment.study.StudyResult`:
 summary.md, report.html (``templates/study.html.j2``), report.tex, manifest.json and one CSV per
-table across collections (``collections.csv``). Each collection's report is its own
-(:func:`harness.publish.write_files`, into ``collections/NAME/``); these files sit beside them.
+table across collections (``collections.csv``, ``meta_analysis.csv``). Each collection's report is
+its own (:func:`harness.publish.write_files`, into ``collections/NAME/``); these files sit beside them.
 
 Every table across collections is laid out the same way in every format, from its
 :class:`~harness.experiment.study.StudyTable`: one table per value of its ``split_by`` column
-(a measure), numbers to 4 decimals, an empty cell for a missing value; the CSV holds every digit.
+(a measure), numbers to 4 decimals (or its column's format), an empty cell for a missing value;
+the CSV holds every digit. A table with a picture of its own has it in report.html, drawn from
+the same rows (:data:`CHARTS`: the meta-analysis's forest plots, one per compared pair).
 """
 
 from __future__ import annotations
@@ -19,21 +21,29 @@ from functools import cache
 from markupsafe import Markup, escape
 
 from harness import lazy
-from harness.experiment.study import StudyResult
+from harness.experiment.study import META_TABLE, StudyResult, StudyTable
 from harness.report.data import csv_text
 from harness.report.latex import latex_escape
 from harness.report.markdown import md
+from harness.report.svg import forest_chart, text_width
 
 jinja2 = lazy.module("jinja2")
 
-__all__ = ["render", "manifest", "STUDY_FILES"]
+__all__ = ["render", "manifest", "forest_plots", "CHARTS", "STUDY_FILES", "MAX_FOREST_PLOTS"]
 
 # What a study writes besides each collection's report (collections/NAME/) and its tables' CSVs
 STUDY_FILES = ("summary.md", "report.html", "report.tex", "manifest.json")
+# Most forest plots on the page (all pairs of many runs make many): the CSV and tables hold every pair
+MAX_FOREST_PLOTS = 48
 
 
-def _cell(v) -> str:
-    return "" if v is None else f"{v:.4f}" if isinstance(v, float) else str(v)
+def _cell(v, fmt: str = ".4f") -> str:
+    return "" if v is None else format(v, fmt) if isinstance(v, float) else str(v)
+
+
+def _cells(t: StudyTable, columns, row) -> list[str]:
+    """A row's cells as the documents write them: each column's format, 4 decimals by default."""
+    return [_cell(v, t.formats.get(c, ".4f")) for c, v in zip(columns, row)]
 
 
 def _numeric(columns, rows) -> list[int]:
@@ -71,6 +81,66 @@ def _collections(result: StudyResult) -> list[_Collection]:
     return out
 
 
+# ------------------------------------------------------------------------------ forest plots
+def forest_plots(result: StudyResult, t: StudyTable, measure: str) -> tuple[list[Markup], str]:
+    """The forest plot of each compared pair of one measure in the meta-analysis table ``t`` (its
+    rows, as meta_analysis.csv holds them: each collection's, then the pooled ones, which carry Q),
+    at most :data:`MAX_FOREST_PLOTS`; and a note when some pairs are not drawn."""
+    policy = result.study.meta
+    level = f"{next(iter(result.study.collections.values())).compare.policy.ci_level * 100:g}%"
+    pairs: dict[tuple, list[dict]] = {}
+    for row in t.rows:
+        r = dict(zip(t.columns, row))
+        if r["measure"] == measure:
+            pairs.setdefault((r["baseline"], r["run"]), []).append(r)
+    charts = []
+    for (baseline, run), rows in list(pairs.items())[:MAX_FOREST_PLOTS]:
+        tau2 = next(r["tau2"] for r in rows if r["Q"] is not None)
+        weights = {r["collection"]: 1 / r["variance"] for r in rows if r["Q"] is None}
+        random = {name: 1 / (1 / w + tau2) for name, w in weights.items()}
+        drawn = []
+        for r in rows:
+            interval = f"{r['effect']:+.4f}, {level} CI [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}]"
+            if r["Q"] is None:
+                name = r["collection"]
+                share = 100 * weights[name] / sum(weights.values())
+                share_re = 100 * random[name] / sum(random.values())
+                tip = f"{name}: {interval}, variance {r['variance']:.4g}; weight {share:.1f}% (fixed), {share_re:.1f}% (random)"
+                drawn.append((name, r["effect"], r["ci_low"], r["ci_high"], weights[name], tip))
+            else:
+                tip = f"{r['collection']}: {interval}; Q={r['Q']:.4g} ({len(weights) - 1} df), I2={r['I2']:.3f}, tau2={r['tau2']:.4g}"
+                drawn.append((r["collection"], r["effect"], r["ci_low"], r["ci_high"], None, tip))
+        effect = "difference" if policy is None or policy.effect == "raw" else "standardised difference d_z"
+        widest = max(text_width(d[0]) for d in drawn)
+        charts.append(
+            forest_chart(
+                f"{measure}: {run} − {baseline} across collections, {level} intervals",
+                f"{effect} in {measure} ({run} − {baseline})",
+                drawn,
+                width=round(min(900, max(620, widest + 480))),
+            )
+        )
+    note = (
+        f"The first {MAX_FOREST_PLOTS} of {len(pairs)} pairs are drawn; every pair is in the table below."
+        if len(pairs) > MAX_FOREST_PLOTS
+        else ""
+    )
+    return charts, note
+
+
+# The tables with a picture of their own in report.html: table name -> its charts of one group,
+# and how to read them (said once, under the table's note)
+CHARTS = {META_TABLE: forest_plots}
+READING = {
+    META_TABLE: "How to read a forest plot: each collection's row is its effect (the square, its area the "
+    "collection's weight, 1/variance) and its interval (the whisker); the diamonds below the rule are the "
+    "pooled estimates, fixed and random, each spanning its interval; the vertical line is no difference. An "
+    "interval clear of the line is a difference at that level. Q, I2 and tau2 (in the table, and in the "
+    "pooled rows' tooltips) say how much the collections disagree: with I2 near 0 the two estimates agree; "
+    "with a large I2 report the random-effects one."
+}
+
+
 def manifest(result: StudyResult) -> dict:
     """manifest.json of the study: its config, each collection's report (or failure), its tables
     and the versions its collections were run with."""
@@ -101,6 +171,7 @@ def manifest(result: StudyResult) -> dict:
             for o in result.collections
         ],
         "tables": {t.name: f"{t.name}.csv" for t in result.tables},
+        **({"meta_analysis": _meta_policy(result)} if result.table(META_TABLE) is not None else {}),
         "versions": dict((first.versions or {}) if first is not None else {}),
         **(
             {"machine": first.platform["machine"]}
@@ -108,6 +179,13 @@ def manifest(result: StudyResult) -> dict:
             else {}
         ),
     }
+
+
+def _meta_policy(result: StudyResult) -> dict:
+    """How the meta-analysis was made (compare.meta, and the level of its intervals)."""
+    policy = result.study.meta
+    level = next(iter(result.study.collections.values())).compare.policy.ci_level
+    return {"effect": policy.effect, "method": policy.method, "level": level, "policy": str(policy)}
 
 
 def render(result: StudyResult) -> dict[str, str]:
@@ -152,6 +230,8 @@ def markdown(result: StudyResult, m: dict) -> str:
     w("\n")
     for t in result.tables:
         w(f"## {t.title}\n\n{md(t.note)} Also in `{t.name}.csv`.\n\n")
+        if not t.rows:
+            w(f"{md(t.empty)}\n\n")
         for key, columns, rows in t.groups():
             if key is not None:
                 w(f"### {md(key)}\n\n")
@@ -159,7 +239,7 @@ def markdown(result: StudyResult, m: dict) -> str:
             w("| " + " | ".join(md(c) for c in columns) + " |\n")
             w("|" + "".join("---:|" if i in numeric else "---|" for i in range(len(columns))) + "\n")
             for row in rows:
-                w("| " + " | ".join(md(_cell(v)) for v in row) + " |\n")
+                w("| " + " | ".join(md(c) for c in _cells(t, columns, row)) + " |\n")
             w("\n")
     if result.checks:
         w("## Expectations\n\n")
@@ -192,8 +272,15 @@ def html(result: StudyResult, m: dict) -> str:
     tables = [
         (
             t,
+            READING.get(t.name, ""),
             [
-                (key, list(columns), [[_cell(v) for v in row] for row in rows], _numeric(columns, rows))
+                (
+                    key,
+                    list(columns),
+                    [_cells(t, columns, row) for row in rows],
+                    _numeric(columns, rows),
+                    CHARTS[t.name](result, t, key) if t.name in CHARTS else ([], ""),
+                )
                 for key, columns, rows in t.groups()
             ],
         )
@@ -234,6 +321,8 @@ def latex(result: StudyResult, m: dict) -> str:
     ]
     lines += [f"% collection {c['name']} failed: {c['failed']}" for c in m["collections"] if "failed" in c]
     for t in result.tables:
+        if not t.rows:
+            lines += [f"% {t.title}: {t.empty}", ""]
         for key, columns, rows in t.groups():
             numeric = set(_numeric(columns, rows))
             what = f"{latex_escape(key)}: " if key is not None else ""
@@ -250,7 +339,8 @@ def latex(result: StudyResult, m: dict) -> str:
             ]
             for row in rows:
                 cells = [
-                    _cell(v) if i in numeric else rf"\texttt{{{latex_escape(_cell(v))}}}" for i, v in enumerate(row)
+                    v if i in numeric else rf"\texttt{{{latex_escape(v)}}}"
+                    for i, v in enumerate(_cells(t, columns, row))
                 ]
                 lines.append(" & ".join(cells) + r" \\")
             lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]

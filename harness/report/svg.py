@@ -11,7 +11,8 @@ are laid out from an estimate of the text's width (:func:`text_width`) so entrie
 and a legend may be grouped in columns (one per model family). Chart kinds: :func:`line_chart`,
 :func:`bar_chart` (per-topic differences), :func:`heatmap` (a two-parameter grid),
 :func:`interval_chart` (differences with confidence intervals), :func:`scatter_chart` (one dot per
-run: effectiveness against latency).
+run: effectiveness against latency), :func:`forest_chart` (a meta-analysis: each collection's
+effect and interval, then the pooled estimates).
 
     >>> svg = line_chart("t", "x", "y", [("a<b", [0, 1], [0.5, 0.25])])
     >>> svg.startswith("<svg") and "a&lt;b" in svg and "a<b" not in svg
@@ -34,6 +35,7 @@ __all__ = [
     "heatmap",
     "interval_chart",
     "scatter_chart",
+    "forest_chart",
     "nice_ticks",
     "axis_range",
     "text_width",
@@ -608,5 +610,75 @@ def scatter_chart(
             f'stroke="#fff" data-x="{_num(s.xs[0])}" data-y="{_num(s.ys[0])}"><title>{escape(tip)}</title></circle>'
         )
     out += _legend(placed, f.x0, f.y0 + 40, f.x1 - f.x0)
+    out.append("</svg>")
+    return Markup("\n".join(out))
+
+
+def forest_chart(
+    title: str,
+    x_label: str,
+    rows: Sequence[tuple[str, float, float, float, float | None, str]],
+    width: int = 640,
+) -> Markup:
+    """A forest plot: one row per study, then the pooled estimates. ``rows`` are (label, estimate,
+    low, high, weight, tooltip): a study's (a collection's) ``weight`` is a positive number, drawn
+    as a square of area proportional to it (the largest 12 px wide) on a whisker from low to high;
+    a pooled estimate's is None, drawn as a diamond spanning its interval, widest at the estimate,
+    below a rule. A vertical line at 0; each row's estimate and interval written at the right.
+    The x axis is zoomed to the intervals and always shows 0."""
+    texts = [f"{est:.4f} [{low:.4f}, {high:.4f}]" for _, est, low, high, _, _ in rows]
+    # the pooled rows' labels are bold: wider by up to a quarter (DejaVu Sans Bold)
+    label_w = min(max([text_width(r[0], 11) * (1.3 if r[4] is None else 1) for r in rows] + [40]) + 12, width / 3)
+    right_w = max(text_width(t, 10) for t in texts) + 16 if texts else 20
+    row_h, gap = 20, 8
+    pooled = sum(r[4] is None for r in rows)
+    f = _Frame(width, 30 + row_h * len(rows) + gap * (pooled > 0) + 46, left=label_w, right=right_w)
+    vals = [v for r in rows for v in r[1:4] if math.isfinite(v)]
+    lo, hi, ticks = axis_range(vals, include=[0.0], pad=0.04)
+    xmap = lambda x: f.x0 + 8 + (x - lo) / (hi - lo) * (f.x1 - f.x0 - 16)  # noqa: E731
+    heaviest = max((r[4] for r in rows if r[4] is not None), default=1.0)
+    out = f.open(title, f"{x_label}: {len(rows) - pooled} studies, {pooled} pooled estimates", "forest-chart")
+    out.append(f'<g class="x-axis" data-x-min="{_num(lo)}" data-x-max="{_num(hi)}">')
+    for t in ticks:
+        px = xmap(t)
+        stroke = "#333" if t == 0 else "#ddd"
+        out.append(f'<line x1="{px:.1f}" y1="{f.y1}" x2="{px:.1f}" y2="{f.y0}" stroke="{stroke}"/>')
+        out.append(
+            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
+        )
+    out.append("</g>")
+    y = f.y1
+    for k, ((label, est, low, high, weight, tip), text) in enumerate(zip(rows, texts)):
+        if weight is None and (k == 0 or rows[k - 1][4] is not None):  # the rule above the pooled rows
+            y += gap
+            out.append(f'<line x1="{f.x0}" y1="{y - gap / 2:.1f}" x2="{f.x1}" y2="{y - gap / 2:.1f}" stroke="#999"/>')
+        cy = y + row_h / 2
+        x, xl, xh = xmap(est), xmap(low), xmap(high)
+        kind = "pooled" if weight is None else "study"
+        bold = ' font-weight="bold"' if weight is None else ""
+        extra = f' data-weight="{_num(weight)}"' if weight is not None else ""
+        out.append(
+            f'<g class="forest-row" data-kind="{kind}" data-label="{escape(label)}" data-estimate="{_num(est)}" '
+            f'data-low="{_num(low)}" data-high="{_num(high)}"{extra}><title>{escape(tip)}</title>'
+            f'<text x="{f.x0 - 6:.1f}" y="{cy + 4:.1f}" text-anchor="end" font-size="11"{bold} {_FONT}>'
+            f"{escape(_fit(label, label_w - 12))}</text>"
+        )
+        if weight is None:
+            out.append(
+                f'<polygon points="{xl:.1f},{cy:.1f} {x:.1f},{cy - 6:.1f} {xh:.1f},{cy:.1f} {x:.1f},{cy + 6:.1f}" '
+                f'fill="{PALETTE[0]}" stroke="{PALETTE[0]}"/>'
+            )
+        else:
+            side = 4 + 8 * math.sqrt(max(weight, 0.0) / heaviest)
+            out.append(
+                f'<line x1="{xl:.1f}" y1="{cy:.1f}" x2="{xh:.1f}" y2="{cy:.1f}" stroke="#333" stroke-width="1.5"/>'
+                f'<rect x="{x - side / 2:.1f}" y="{cy - side / 2:.1f}" width="{side:.1f}" height="{side:.1f}" '
+                f'fill="#333"/>'
+            )
+        out.append(
+            f'<text class="value" x="{f.x1 + 10:.1f}" y="{cy + 4:.1f}" font-size="10" {_FONT}>{escape(text)}</text></g>'
+        )
+        y += row_h
+    out.append(f.x_label(x_label))
     out.append("</svg>")
     return Markup("\n".join(out))

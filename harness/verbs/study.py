@@ -28,7 +28,7 @@ from harness.experiment import machine, plan
 from harness.experiment.executors import Executor, open_executor
 from harness.experiment.explore import attach
 from harness.experiment.labels import relabel
-from harness.experiment.study import CollectionOutcome, Failure, StudyResult, study_result
+from harness.experiment.study import META_COLUMNS, META_TABLE, CollectionOutcome, Failure, StudyResult, study_result
 from harness.folders import check_writable, locked, recorded_experiment
 from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, one_of
 from harness.publish import publish, runs_output, write_files, write_runs
@@ -37,6 +37,8 @@ from harness.verbs import run as single
 
 __all__ = [
     "Failure",
+    "META_TABLE",
+    "META_COLUMNS",
     "is_study",
     "validate",
     "StudyPlan",

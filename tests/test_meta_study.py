@@ -1,0 +1,281 @@
+"""A study's meta-analysis across its collections (issue 49, item 4: `compare.meta`), end to end:
+`harness run` of a study of six small collections, harness.run of the same config, and the files
+they write (meta_analysis.csv, the forest plots of report.html, the tables of summary.md and
+report.tex, manifest.json).
+
+Oracles: each collection's own per_topic.csv, from which numpy computes every collection's effect
+and variance (the raw mean of the paired differences with var(d)/n; the standardised d_z =
+mean(d)/sd(d) with 1/n + d_z^2/(2n)), and statsmodels' combine_effects on those effects and
+variances (fixed effect; random effects by DerSimonian-Laird and Paule-Mandel; Q, I2, tau2 and
+every interval). The forest plots and the tables are checked against the CSV they are drawn from."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.stats
+import yaml
+from statsmodels.stats.meta_analysis import combine_effects
+
+from .conftest import REPO
+from .test_stats_meta import PM
+from .test_study import harness, read_csv
+
+pytestmark = pytest.mark.java
+
+XQUAD = REPO / "tests" / "data" / "xquad"
+COLUMNS = ["measure", "baseline", "run", "collection", "effect", "variance", "ci_low", "ci_high", "Q", "I2", "tau2"]
+NAMES = ["demo-a", "demo-b", "de", "es", "ru", "zh"]
+RUNS = ["dirichlet", "jm", "bm25+rm3"]  # each compared with bm25
+MEASURES = ["AP", "nDCG@10"]
+
+
+def write_study(folder: Path) -> Path:
+    """The demo's topics in two halves (two collections over one corpus, one index) and four of
+    XQuAD's languages: six collections; four runs, each compared with bm25."""
+    (folder / "indexes").mkdir(parents=True)
+    topics = (REPO / "topics" / "demo.tsv").read_text().splitlines(keepends=True)
+    qrels = (REPO / "qrels" / "demo.txt").read_text().splitlines(keepends=True)
+    entries = []
+    for name, half in (("demo-a", topics[:8]), ("demo-b", topics[8:])):
+        ids = {line.split("\t")[0] for line in half}
+        (folder / f"{name}.tsv").write_text("".join(half))
+        (folder / f"{name}.txt").write_text("".join(q for q in qrels if q.split()[0] in ids))
+        entries.append(
+            {
+                "name": name,
+                "collection": {"path": str(REPO / "corpora"), "format": "text-folder"},
+                "topics": f"{name}.tsv",
+                "qrels": f"{name}.txt",
+            }
+        )
+    for code in NAMES[2:]:
+        entries.append(
+            {
+                "name": code,
+                "collection": {"path": str(XQUAD / f"{code}.jsonl"), "format": "jsonl"},
+                "index": {"language": code},
+                "topics": str(XQUAD / f"{code}.tsv"),
+                "qrels": str(XQUAD / "qrels.txt"),
+            }
+        )
+    config = {
+        "name": "meta",
+        "collections": entries,
+        "runs": [
+            {"bm25": {"k1": 0.9, "b": 0.4}},
+            {"dirichlet": {"mu": 1000}},
+            {"jm": {"lambda": 0.7}},
+            {"bm25": {"k1": 0.9, "b": 0.4, "rm3": {}}},
+        ],
+        "measures": [*MEASURES, "RR"],
+        "compare": {"baseline": "bm25", "measures": MEASURES},
+        "output": "out",
+    }
+    (folder / "meta.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return folder / "meta.yaml"
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory, sparse_only_processes):
+    """The study by `harness run` with the defaults (out/), and again with the standardised effect
+    and Paule-Mandel's tau2 (std/: the indexes and runs reused)."""
+    tmp = tmp_path_factory.mktemp("meta")
+    config = write_study(tmp)
+    r = harness("run", config)
+    assert r.returncode == 0, r.stderr[-3000:]
+    s = harness("run", config, "--output", tmp / "std", "--set", "compare.meta={effect: standardized, method: pm}")
+    assert s.returncode == 0, s.stderr[-3000:]
+    return tmp, r, s
+
+
+def effects(out: Path, measure: str, baseline: str, run: str, effect: str = "raw") -> dict[str, tuple[float, float]]:
+    """{collection: (effect, variance)} of ``run - baseline`` from each collection's per_topic.csv,
+    numpy; a collection whose differences are all equal (no variance) left out."""
+    got = {}
+    for name in NAMES:
+        rows = read_csv(out / "collections" / name / "per_topic.csv")
+        score = {(r["run"], r["qid"]): float(r[measure]) for r in rows}
+        d = np.array([score[run, t] - score[baseline, t] for (x, t) in score if x == baseline])
+        if np.ptp(d) == 0:
+            continue
+        n, sd = d.size, d.std(ddof=1)
+        if effect == "raw":
+            got[name] = (d.mean(), sd**2 / n)
+        else:
+            dz = d.mean() / sd
+            got[name] = (dz, 1 / n + dz**2 / (2 * n))
+    return got
+
+
+def pooled_rows(rows: list[dict]) -> dict[tuple[str, str, str], dict[str, dict]]:
+    """(measure, baseline, run) -> {collection or fixed/random: its row}, in the CSV's order."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault((r["measure"], r["baseline"], r["run"]), {})[r["collection"]] = r
+    return out
+
+
+def f(row: dict, key: str) -> float:
+    return float(row[key])
+
+
+def check_against_the_references(out: Path, effect: str, method: str) -> list[float]:
+    """meta_analysis.csv of ``out`` against numpy and statsmodels; the pairs' Q - (k - 1)."""
+    rows = read_csv(out / "meta_analysis.csv")
+    assert list(rows[0]) == COLUMNS  # exactly these columns, in this order
+    by_pair = pooled_rows(rows)
+    assert list(by_pair) == [(m, "bm25", run) for m in MEASURES for run in RUNS]
+    z = scipy.stats.norm.ppf(0.975)
+    excess = []
+    for (m, baseline, run), got in by_pair.items():
+        want = effects(out, m, baseline, run, effect)
+        assert list(got) == [*want, "fixed", "random"]  # the config's order, the pooled rows last
+        y, v = np.array([e for e, _ in want.values()]), np.array([var for _, var in want.values()])
+        for (_name, (e, var)), row in zip(want.items(), got.values()):
+            assert f(row, "effect") == pytest.approx(e, rel=1e-12, abs=1e-15)
+            assert f(row, "variance") == pytest.approx(var, rel=1e-12)
+            assert f(row, "ci_low") == pytest.approx(e - z * var**0.5, rel=1e-12, abs=1e-15)
+            assert f(row, "ci_high") == pytest.approx(e + z * var**0.5, rel=1e-12, abs=1e-15)
+            assert row["Q"] == row["I2"] == row["tau2"] == ""  # on the pooled rows only
+        ref = combine_effects(y, v, method_re=method)
+        fixed, random = got["fixed"], got["random"]
+        fe, re_, _, _ = ref.conf_int(alpha=0.05)
+        assert f(fixed, "effect") == pytest.approx(ref.mean_effect_fe, rel=1e-12, abs=1e-15)
+        assert f(fixed, "variance") == pytest.approx(ref.var_eff_w_fe, rel=1e-12)
+        assert (f(fixed, "ci_low"), f(fixed, "ci_high")) == pytest.approx(tuple(fe), rel=1e-10)
+        for row in (fixed, random):
+            assert f(row, "Q") == pytest.approx(ref.q, rel=1e-12)
+        k = len(want)
+        excess.append(ref.q - (k - 1))
+        if ref.q > k - 1 or method == "pm":
+            tol = PM if method == "pm" else {"rel": 1e-10}
+            assert f(random, "effect") == pytest.approx(ref.mean_effect_re, **tol, abs=1e-15)
+            assert f(random, "variance") == pytest.approx(ref.var_eff_w_re, **tol)
+            assert f(random, "tau2") == pytest.approx(ref.tau2, **tol, abs=1e-15)
+            assert f(random, "I2") == pytest.approx(max(0.0, ref.i2), rel=1e-12)
+            low, high = re_
+            width = (PM["rel"] if method == "pm" else 1e-9) * (high - low)
+            assert f(random, "ci_low") == pytest.approx(low, abs=width)
+            assert f(random, "ci_high") == pytest.approx(high, abs=width)
+        else:
+            # Q <= k - 1: DerSimonian & Laird's tau2 is max(0, ...) = 0, where statsmodels 0.15 leaves
+            # it negative (harness.stats.meta): random effects are then the fixed effect, I2 is 0
+            assert ref.tau2 <= 0 and f(random, "tau2") == 0 and f(random, "I2") == 0
+            assert [random[c] for c in COLUMNS[4:]] == [fixed[c] for c in COLUMNS[4:]]
+    return excess
+
+
+def test_each_collections_effect_combined_as_statsmodels_combines_them(ran):
+    tmp, r, _ = ran
+    excess = check_against_the_references(tmp / "out", "raw", "dl")
+    # both regimes met: collections that disagree beyond chance (tau2 > 0) and ones that do not
+    assert max(excess) > 0 and min(excess) < 0
+    # a collection whose differences are all equal has no variance: left out, with a warning
+    rows = read_csv(tmp / "out" / "meta_analysis.csv")
+    ap_dirichlet = [row["collection"] for row in rows if row["measure"] == "AP" and row["run"] == "dirichlet"]
+    assert "zh" not in ap_dirichlet and "demo-a" in ap_dirichlet
+    warning = "meta-analysis of AP, dirichlet − bm25: es, ru, zh left out (differences all equal, so variance 0"
+    assert f"harness: warning: {warning}" in r.stderr
+    assert f"- {warning}" in (tmp / "out" / "summary.md").read_text()
+
+
+def test_the_standardised_effect_and_paule_mandel(ran):
+    tmp, _, s = ran
+    check_against_the_references(tmp / "std", "standardized", "pm")
+    manifest = json.loads((tmp / "std" / "manifest.json").read_text())
+    assert manifest["meta_analysis"] == {
+        "effect": "standardized",
+        "method": "pm",
+        "level": 0.95,
+        "policy": "standardised mean differences (d_z), fixed and random effects (Paule-Mandel tau2)",
+    }
+    assert "the standardised mean difference d_z = mean(d)/sd(d), with variance 1/n + d_z^2/(2n)" in s.stdout
+
+
+def test_a_forest_plot_per_pair_one_row_a_collection_the_pooled_last(ran):
+    tmp, _, _ = ran
+    html = (tmp / "out" / "report.html").read_text()
+    charts = re.findall(r'<svg class="chart forest-chart"[^>]*aria-label="([^"]*)">(.*?)</svg>', html, re.S)
+    by_pair = pooled_rows(read_csv(tmp / "out" / "meta_analysis.csv"))
+    assert [label for label, _ in charts] == [
+        f"{m}: {run} − {baseline} across collections, 95% intervals" for m, baseline, run in by_pair
+    ]
+    for (label, svg), rows in zip(charts, by_pair.values()):
+        drawn = re.findall(
+            r'<g class="forest-row" data-kind="(\w+)" data-label="([^"]*)" data-estimate="([^"]*)" '
+            r'data-low="([^"]*)" data-high="([^"]*)"',
+            svg,
+        )
+        assert [(kind, name) for kind, name, *_ in drawn] == [
+            ("pooled" if name in ("fixed", "random") else "study", name) for name in rows
+        ], label
+        for (_, _name, est, low, high), row in zip(drawn, rows.values()):
+            assert (float(est), float(low), float(high)) == (f(row, "effect"), f(row, "ci_low"), f(row, "ci_high"))
+        # a square's weight is the collection's fixed-effect weight, 1/variance
+        weights = re.findall(r'data-kind="study" data-label="([^"]*)".*?data-weight="([^"]*)"', svg)
+        assert {name: float(w) for name, w in weights} == pytest.approx(
+            {name: 1 / f(row, "variance") for name, row in rows.items() if name not in ("fixed", "random")},
+            rel=1e-12,
+        )
+    assert "How to read a forest plot" in html and '<section id="table-meta_analysis">' in html
+
+
+def test_the_table_in_summary_md_and_report_tex(ran):
+    tmp, r, _ = ran
+    out = tmp / "out"
+    rows = read_csv(out / "meta_analysis.csv")
+    md, tex = (out / "summary.md").read_text(), (out / "report.tex").read_text()
+    assert "## Meta-analysis across collections" in md and r.stdout.strip() == md.strip()  # `harness run` prints it
+    header = "| baseline | run | collection | effect | variance | ci_low | ci_high | Q | I2 | tau2 |"
+    assert md.count(header) == len(MEASURES)
+    assert r"baseline & run & collection & effect & variance & ci\_low & ci\_high & Q & I2 & tau2 \\" in tex
+    assert r"\caption{AP: Meta-analysis across collections of meta." in tex
+    for row in rows:
+        numbers = [f"{float(row[c]):.4f}" for c in ("effect",)] + [f"{float(row['variance']):.4g}"]
+        numbers += [f"{float(row[c]):.4f}" for c in ("ci_low", "ci_high")]
+        if row["Q"]:
+            numbers += [f"{float(row['Q']):.4f}", f"{float(row['I2']):.4f}", f"{float(row['tau2']):.4g}"]
+        else:
+            numbers += ["", "", ""]
+        cells = [row["baseline"], row["run"], row["collection"], *numbers]
+        section = md[md.index(f"### {row['measure']}", md.index("## Meta-analysis")) :]
+        assert "| " + " | ".join(cells) + " |" in section, cells
+        tex_cells = [rf"\texttt{{{c}}}" for c in cells[:3]] + numbers
+        assert " & ".join(tex_cells) + r" \\" in tex, tex_cells
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tables"] == {"collections": "collections.csv", "meta_analysis": "meta_analysis.csv"}
+    assert manifest["meta_analysis"]["effect"] == "raw" and manifest["meta_analysis"]["method"] == "dl"
+
+
+def test_the_python_api_gives_the_same_table(ran, tmp_path, monkeypatch):
+    import harness as api
+
+    tmp, _, _ = ran
+    monkeypatch.delenv("HARNESS_INDEXES", raising=False)
+    monkeypatch.chdir(tmp)  # the config's relative output (out) is the file's folder's: not this one
+    study = api.run(tmp / "meta.yaml", output=tmp_path / "api")
+    table = study.meta_analysis
+    assert table is study.tables["meta_analysis"] and list(table.columns) == COLUMNS
+    rows = read_csv(tmp / "out" / "meta_analysis.csv")
+    assert len(table) == len(rows)
+    for got, want in zip(table.itertuples(index=False), rows):
+        for c, v in zip(COLUMNS, got):
+            assert (v is None or (isinstance(v, float) and np.isnan(v))) if want[c] == "" else str(v) == want[c]
+    std = api.run(
+        tmp / "meta.yaml",
+        output=tmp_path / "std",
+        overrides={"compare.meta": {"effect": "standardized", "method": "pm"}},
+    )
+    cli = read_csv(tmp / "std" / "meta_analysis.csv")
+    assert [str(x) for x in std.meta_analysis["effect"]] == [row["effect"] for row in cli]
+    off = api.run(tmp / "meta.yaml", output=tmp_path / "off", overrides={"compare.meta": False})
+    assert off.meta_analysis.empty and list(off.meta_analysis.columns) == COLUMNS
+    assert not (tmp_path / "off" / "meta_analysis.csv").exists()
+    assert "Meta-analysis" not in (tmp_path / "off" / "summary.md").read_text()
+    assert "forest-chart" not in (tmp_path / "off" / "report.html").read_text()
+    assert "meta_analysis" not in off.manifest and off.manifest["tables"] == {"collections": "collections.csv"}
