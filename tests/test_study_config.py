@@ -259,7 +259,7 @@ def test_names_unique_reserved_and_required(tmp_path):
         "s.yaml:11: collections[2].name: 'mean' is a column of collections.csv (measure, run, mean): choose another",
         "s.yaml:15: collections[3].name: required key is missing (The collection's name: its column in the tables "
         "across collections and its report's folder, `OUTPUT/collections/NAME`. Unique (also ignoring case), at "
-        "most 64 characters, not `measure`, `run`, `mean`.)",
+        "most 64 characters, not `measure`, `run`, `mean`, `fixed`, `random`.)",
         "s.yaml:18: collections[4].name: must match [A-Za-z0-9_-][A-Za-z0-9_.-]{0,63} (got '.hidden'): letters, "
         "digits, '_', '-' and '.' (not first), at most 64; it names a folder",
     ]
@@ -457,10 +457,18 @@ def test_a_config_of_one_collection_refuses_compare_meta(tmp_path):
 
 
 def test_pooled_row_names_are_no_collections(tmp_path):
+    import jsonschema
+
     assert problems(tmp_path, compared(GOOD + GOOD.replace("name: demo", "name: random"))) == [
         "s.yaml:7: collections[1].name: 'random' names the pooled rows of meta_analysis.csv (fixed, random): "
         "choose another"
     ]
+    config = yaml.safe_load(compared(TWO))
+    validator = jsonschema.Draft202012Validator(json_schema())
+    assert validator.is_valid(config)
+    for reserved in ("measure", "run", "mean", "fixed", "random"):  # as the loader refuses them
+        config["collections"][1]["name"] = reserved
+        assert not validator.is_valid(config), reserved
 
 
 @pytest.mark.parametrize(

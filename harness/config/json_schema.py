@@ -18,7 +18,7 @@ import re
 from harness.config.execution import SCHEDULER_PATTERN
 from harness.config.keys import Key
 from harness.config.schema import SCHEMA
-from harness.config.schema.study import ENTRY_KEYS, STUDY_KEY
+from harness.config.schema.study import ENTRY_KEYS, RESERVED_NAMES, STUDY_KEY
 from harness.config.schema.topics import TOPICS
 from harness.config.sources import FILE_FORMAT_KEY, FILE_KEY, FUSE_KEY
 from harness.formats.catalog import TOPIC_FORMATS
@@ -315,6 +315,13 @@ def _meta_in_a_study(root: dict) -> None:
     ]
 
 
+def _reserved_names(root: dict) -> None:
+    """A collection's name is none of the tables' other columns or rows (RESERVED_NAMES), as
+    harness.config.study refuses them."""
+    name = root["properties"][STUDY_KEY]["items"]["properties"]["name"]
+    name["not"] = {"enum": list(RESERVED_NAMES)}
+
+
 def json_schema() -> dict:
     """The config schema as a JSON Schema document (a dict; ``json.dumps`` it)."""
     root = _key(SCHEMA)
@@ -325,6 +332,7 @@ def json_schema() -> dict:
     root["dependentSchemas"] = {STUDY_KEY: {"not": {"anyOf": [{"required": [k]} for k in ENTRY_KEYS if k != "name"]}}}
     _many_system_correction(root)
     _meta_in_a_study(root)
+    _reserved_names(root)
     return {
         "$schema": DIALECT,
         "$id": "harness-config.schema.json",
