@@ -12,6 +12,7 @@ block lives in one page of README.md and docs/*.md (found by its marker):
 <!-- BEGIN reproduce-metadata --> docs/reproduce.md's worked example: the method and actor of its reproduced run's ir_metadata
 <!-- BEGIN reproduce-compare -->  ... the table its `harness compare` prints
 <!-- BEGIN reproduce-output -->   ... and what its `harness reproduce` prints (the page's commands, run)
+<!-- BEGIN meta-output -->        its meta-analysis, with the runs and `compare:` of META_SETS
 
   .venv/bin/python scripts/gen_docs.py          # rewrite the pages
   .venv/bin/python scripts/gen_docs.py --check  # exit 1 if a page is stale (tests do this)
@@ -192,13 +193,13 @@ def demo_output() -> str:
     return "```\n$ make demo\n...\n" + "\n".join(means_table(md)) + "\n...\nreport written to reports/demo\n```"
 
 
-def study_output() -> str:
-    """What `harness run configs/study.yaml` prints, through the study verb the command line runs,
-    into a temporary folder (its indexes too); trimmed to the table across collections of one measure."""
+def _study_summary(sets: tuple[str, ...] = ()) -> list[str]:
+    """The lines `harness run configs/study.yaml` (with ``--set`` ``sets``) prints, through the
+    study verb the command line runs, into a temporary folder (its indexes too)."""
     from harness.verbs import study
     from harness.verbs.run import load
 
-    loaded = load(REPO / "configs" / "study.yaml")
+    loaded = load(REPO / "configs" / "study.yaml", sets=sets)
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tmp = Path(tmp)
@@ -207,10 +208,42 @@ def study_output() -> str:
             for name, cfg in loaded.collections.items()
         }
         md = study.run(dataclasses.replace(loaded, output=tmp / "study", collections=collections)).summary_md
-    lines = md.splitlines()
-    start = lines.index("### nDCG@10")
+    return md.splitlines()
+
+
+def _table(lines: list[str], heading: str, after: int = 0) -> list[str]:
+    """The heading ``heading`` (the first after line ``after``) and the table under it."""
+    start = lines.index(heading, after)
     end = next(i for i in range(start + 2, len(lines)) if not lines[i].startswith("|"))
-    return "```\n$ .venv/bin/harness run configs/study.yaml\n...\n" + "\n".join(lines[start:end]) + "\n...\n```"
+    return lines[start:end]
+
+
+def study_output() -> str:
+    """What `harness run configs/study.yaml` prints, trimmed to the table across collections of one measure."""
+    lines = _study_summary()
+    return (
+        "```\n$ .venv/bin/harness run configs/study.yaml\n...\n"
+        + "\n".join(_table(lines, "### nDCG@10"))
+        + "\n...\n```"
+    )
+
+
+# docs/experiments.md, *Meta-analysis in a study*: the shipped study with a third run, compared with bm25 on AP
+META_SETS = (
+    "runs=[{bm25: {k1: 0.9, b: 0.4}}, {dirichlet: {mu: 1000}}, {jm: {lambda: 0.7}}]",
+    "compare={baseline: bm25, measures: [AP]}",
+)
+
+
+def meta_output() -> str:
+    """What `harness run configs/study.yaml --set ...` (:data:`META_SETS`) prints: the
+    meta-analysis's warnings and its table."""
+    lines = _study_summary(META_SETS)
+    command = " ".join([".venv/bin/harness run configs/study.yaml", *(f"--set '{s}'" for s in META_SETS)])
+    warned = [line for line in lines if line.startswith("- meta-analysis of ")]
+    table = _table(lines, "### AP", lines.index("## Meta-analysis across collections"))
+    body = ["## Warnings", "", *warned, "...", "## Meta-analysis across collections", "...", *table]
+    return f"```\n$ {command}\n...\n" + "\n".join(body) + "\n...\n```"
 
 
 WORKED_EXAMPLE = REPO / "docs" / "reproduce.md"
@@ -285,6 +318,7 @@ SECTIONS = {
     "reproduce-metadata": reproduce_metadata,
     "reproduce-compare": reproduce_compare,
     "reproduce-output": reproduce_output,
+    "meta-output": meta_output,
 }
 
 

@@ -9,7 +9,9 @@ differences ``d = run - baseline`` of its n topics (:func:`paired_effect`, polic
   standard error of the mean difference. Pooling it assumes the collections' scores are on one
   scale, which holds for one measure with judgments of a similar kind.
 - ``standardized``: ``y = d_z = mean(d) / sd(d)``, ``v = 1/n + d_z**2 / (2n)`` (the large-sample
-  variance of d_z): the difference in units of the differences' spread, comparable across
+  variance of d_z: Borenstein, Hedges, Higgins and Rothstein, *Introduction to Meta-Analysis*,
+  2009, ch. 4, whose matched-groups d has ``(1/n + d**2/(2n)) 2(1 - r)``, d_z being
+  ``d / sqrt(2(1 - r))``): the difference in units of the differences' spread, comparable across
   collections whose scores differ in scale or spread (deep judgments against shallow ones,
   graded against binary), at the price of an effect no longer in the measure's units.
 
