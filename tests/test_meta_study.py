@@ -338,3 +338,73 @@ def test_the_worked_example_in_the_docs_runs_as_shown(tmp_path):
     assert f"<p>{empty}</p>" in (out / "report.html").read_text()
     assert f"% Meta-analysis across collections: {empty}" in (out / "report.tex").read_text()
     assert (out / "meta_analysis.csv").read_text() == ",".join(COLUMNS) + "\n"
+
+
+# Each forest plot's rows as Chromium lays them out: the marker (a collection's square, a pooled
+# diamond), its whisker, its label and its numbers, and the line at 0.
+FOREST_JS = """() => Array.from(document.querySelectorAll('svg.forest-chart')).map(svg => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const zero = Array.from(svg.querySelectorAll('g.x-axis line')).find(l => l.getAttribute('stroke') === '#333');
+  return {
+    title: svg.getAttribute('aria-label'), box: box(svg), zero: zero ? box(zero) : null,
+    rows: Array.from(svg.querySelectorAll('g.forest-row')).map(g => ({
+      kind: g.dataset.kind, label: g.dataset.label, est: parseFloat(g.dataset.estimate),
+      low: parseFloat(g.dataset.low), high: parseFloat(g.dataset.high),
+      marker: box(g.querySelector('rect, polygon')), whisker: g.querySelector('line') ? box(g.querySelector('line')) : null,
+      text: box(g.querySelector('text')), value: box(g.querySelector('text.value')),
+      shown: g.querySelector('text.value').textContent})),
+  };
+})"""
+
+
+@pytest.mark.browser
+def test_the_forest_plots_as_the_browser_draws_them(ran, screenshots):
+    """Every marker, whisker and diamond where its numbers put it on one linear x axis (the line at
+    0 on it too), rows top to bottom without overlapping, labels left of the plot, numbers inside
+    the picture; each plot screenshotted."""
+    from playwright.sync_api import sync_playwright
+
+    tmp, _, _ = ran
+    (screenshots / "plots").mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto((tmp / "out" / "report.html").as_uri())
+        charts = page.evaluate(FOREST_JS)
+        for i, chart in enumerate(charts):
+            slug = re.sub(r"[^A-Za-z0-9]+", "-", chart["title"]).strip("-")[:70]
+            page.locator("svg.forest-chart").nth(i).screenshot(
+                path=str(screenshots / "plots" / f"forest-{i:02d}-{slug}.png")
+            )
+        browser.close()
+    assert len(charts) == len(MEASURES) * len(RUNS)
+    for chart in charts:
+        _check_forest(chart)
+
+
+def _centre(box: list[float]) -> float:
+    return (box[0] + box[2]) / 2
+
+
+def _check_forest(chart: dict) -> None:
+    rows, (left, top, right, bottom) = chart["rows"], chart["box"]
+    # the x axis from the smallest and largest estimates; every other position must fall on it
+    points = sorted({(r["est"], _centre(r["marker"])) for r in rows})
+    (e0, x0), (e1, x1) = points[0], points[-1]
+    scale = (x1 - x0) / (e1 - e0)
+    assert scale > 0, chart["title"]
+
+    def at(v: float) -> float:
+        return x0 + (v - e0) * scale
+
+    for r in rows:
+        assert _centre(r["marker"]) == pytest.approx(at(r["est"]), abs=1), (chart["title"], r["label"])
+        ends = r["whisker"] if r["kind"] == "study" else r["marker"]  # a diamond spans its interval
+        assert ends[0] == pytest.approx(at(r["low"]), abs=1.5) and ends[2] == pytest.approx(at(r["high"]), abs=1.5)
+        assert r["text"][2] <= min(at(r["low"]), _centre(r["marker"])) and r["value"][2] <= right + 0.5
+        assert r["shown"] == f"{r['est']:.4f} [{r['low']:.4f}, {r['high']:.4f}]"
+    assert _centre(chart["zero"]) == pytest.approx(at(0.0), abs=1)
+    middles = [(r["marker"][1] + r["marker"][3]) / 2 for r in rows]  # each row's vertical centre, in order
+    assert middles == sorted(middles) and min(b - a for a, b in zip(middles, middles[1:])) >= 14
+    assert [r["kind"] for r in rows][-2:] == ["pooled", "pooled"] and left <= min(r["text"][0] for r in rows)
+    assert top <= min(r["marker"][1] for r in rows) and max(r["marker"][3] for r in rows) <= bottom
