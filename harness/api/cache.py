@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.verbs.cache import cache as cache_verb
 from harness.verbs.cache import parse_since
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["cache"]
 
@@ -21,7 +25,7 @@ def cache(
     *,
     unused_since: dt.datetime | str | None = None,
     dry_run: bool = False,
-) -> pd.DataFrame:
+) -> DataFrame:
     """The cached runs under ``path`` (a config, an index folder or a folder of indexes; default
     the indexes folder a config in the current directory would use), one row each: ``index``,
     ``run``, ``key``, ``bytes`` on disk, ``last_used`` (a Timestamp), ``linked`` (report files

@@ -5,6 +5,7 @@ adapter."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.api.frames import as_policy, column
@@ -15,10 +16,13 @@ from harness.verbs.compare import compare as compare_verb
 
 pd = lazy.module("pandas")
 
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
+
 __all__ = ["compare"]
 
 
-def _long(per_topic: pd.DataFrame) -> pd.DataFrame:
+def _long(per_topic: DataFrame) -> DataFrame:
     """(run, qid, measure, value) from a long table (PyTerrier's perquery ``name``, ir_measures'
     ``query_id``) or a wide one (run, qid and one column per measure)."""
     if not isinstance(per_topic, pd.DataFrame):
@@ -70,7 +74,7 @@ def _names(value, what: str) -> list[str] | None:
 
 
 def compare(
-    per_topic: pd.DataFrame,
+    per_topic: DataFrame,
     baseline: str | Sequence[str] | None = None,
     test: str = StatsPolicy.test,
     correction: str | None = None,
@@ -86,7 +90,7 @@ def compare(
     align: str = ComparePolicy.align,
     anova: bool | None = None,
     power: bool | Mapping | PowerPolicy = False,
-) -> pd.DataFrame:
+) -> DataFrame:
     """Paired tests of runs against a baseline on per-topic scores from any source: the long
     table of :func:`evaluate` or ``Result.per_topic`` (``run``, ``qid``, ``measure``, ``value``),
     PyTerrier's ``pt.Experiment(..., perquery=True)`` (``name`` for the run), ir_measures'
@@ -137,11 +141,12 @@ def compare(
                 "measures", f"no scores for {unknown[0]!r}; measures: {', '.join(dict.fromkeys(df['measure']))}"
             )
 
-    per = {n: {} for n in names}
+    per: dict[str, dict[str, dict[str, float]]] = {n: {} for n in names}
     for (run_name, measure), group in df[df["run"].isin(names) & df["measure"].isin(measures)].groupby(
         ["run", "measure"], sort=False
     ):
-        per[run_name][measure] = dict(zip(group["qid"], group["value"].astype(float)))
+        # pandas types a group's key as Hashable: here the frame's run and measure names
+        per[run_name][measure] = dict(zip(group["qid"], group["value"].astype(float)))  # type: ignore[index]
     for n in names:
         for m in measures:
             per[n].setdefault(m, {})

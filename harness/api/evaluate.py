@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
@@ -14,6 +15,9 @@ from harness.verbs.evaluate import evaluate as evaluate_verb
 from harness.verbs.evaluate import parse_measure_list, reads_ranks
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["evaluate"]
 
@@ -30,7 +34,7 @@ def evaluate(
     duplicates: str = ReadPolicy.duplicates,
     run_format: str = ReadPolicy.run_format,
     msmarco_mrr: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[DataFrame, DataFrame]:
     """Evaluate one run against qrels with trec_eval's numbers; returns ``(per_topic, means)``.
 
     ``run``: a TREC run file, a DataFrame (``qid``/``query_id``, ``docno``/``doc_id``, ``score``;

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from harness.formats.run import Run
 from harness.formats.runs import read_run
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["as_run", "as_qrels", "as_policy", "ids", "run_frame", "long_per_topic", "means_frame", "COLUMNS"]
 
@@ -41,7 +45,7 @@ COLUMNS = {
 }
 
 
-def column(df: pd.DataFrame, role: str, what: str, required: bool = True) -> str | None:
+def column(df: DataFrame, role: str, what: str, required: bool = True) -> str | None:
     """The name of the column of ``df`` that plays ``role`` (see COLUMNS)."""
     for name in COLUMNS[role]:
         if name in df.columns:
@@ -218,7 +222,7 @@ def _judged(qid, judged: Mapping, source: str) -> dict:
     for doc, label in judged.items():
         if isinstance(doc, (int, np.integer)) and not isinstance(doc, (bool, np.bool_)):
             doc = str(doc)
-        if isinstance(label, (float, np.floating)) and float(label).is_integer() and abs(label) < 2.0**63:
+        if isinstance(label, (float, np.floating)) and float(label).is_integer() and abs(float(label)) < 2.0**63:
             label = int(label)
         if doc in out:
             raise DataError(source, f"topic {qid!r}: document {doc!r} is judged twice (as an integer and as text)")
@@ -226,7 +230,7 @@ def _judged(qid, judged: Mapping, source: str) -> dict:
     return out
 
 
-def run_frame(run: Run) -> pd.DataFrame:
+def run_frame(run: Run) -> DataFrame:
     """PyTerrier's result columns: qid, docno, rank (1, 2, ... in the run's order, as in the
     TREC run file) and score."""
     n = np.diff(run.offsets)
@@ -236,7 +240,7 @@ def run_frame(run: Run) -> pd.DataFrame:
     return pd.DataFrame({"qid": topics, "docno": docs, "rank": ranks.astype(np.int64), "score": run.scores})
 
 
-def long_per_topic(name: str, ev, measures) -> pd.DataFrame:
+def long_per_topic(name: str, ev, measures) -> DataFrame:
     """An Evaluation's per-topic values, long: run, qid, measure, value (topics in evaluation
     order, measures in the given order)."""
     parts = []
@@ -252,7 +256,7 @@ def long_per_topic(name: str, ev, measures) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def means_frame(means: Mapping[str, Mapping[str, float]], measures) -> pd.DataFrame:
+def means_frame(means: Mapping[str, Mapping[str, float]], measures) -> DataFrame:
     """One row per run (the index, named ``run``), one column per measure."""
     names = [str(m) for m in measures]
     df = pd.DataFrame([[means[r][m] for m in names] for r in means], index=list(means), columns=names)

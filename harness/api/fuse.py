@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.api.frames import as_policy, as_run, run_frame
@@ -14,6 +15,9 @@ from harness.verbs.fuse import fuse as fuse_verb
 from harness.verbs.fuse import fusion_policy
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["fuse"]
 
@@ -32,7 +36,7 @@ def fuse(
     runtag: str = FUSE_RUNTAG,
     duplicates: str = ReadPolicy.duplicates,
     run_format: str = ReadPolicy.run_format,
-) -> pd.DataFrame:
+) -> DataFrame:
     """Fuse two or more runs, as ``harness fuse`` does; returns the fused run as PyTerrier's
     columns (``qid``, ``docno``, ``rank``, ``score``), and writes it to ``output`` when given.
 

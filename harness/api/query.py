@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from harness.verbs import query as ad_hoc  # the query verb (its `query` is also
 from harness.verbs.similarity import parse_similarity
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["query", "search"]
 
@@ -107,7 +111,7 @@ def query(
     verbose: bool = False,
     language: str | None = None,
     **params: float,
-) -> pd.DataFrame:
+) -> DataFrame:
     """Query an index and return PyTerrier's result columns: ``qid``, ``query``, ``docno``,
     ``rank`` (1, 2, ...), ``score``, and ``text`` (the stored document text) when ``text=True``.
 
@@ -149,7 +153,7 @@ def query(
     return df
 
 
-def search(*args, **kwargs) -> pd.DataFrame:
+def search(*args, **kwargs) -> DataFrame:
     """Deprecated: :func:`query` under its former name (the same arguments, the same results),
     kept for one release. ``harness search CONFIG`` on the command line, a config's runs written
     without evaluating them, has no function of its own: ``harness.run(config)`` searches the same

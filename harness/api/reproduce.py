@@ -51,13 +51,14 @@ def reproduce(
     """
     policy = reproduce_policy(depth=depth, rbo_p=rbo_p)
     read = as_policy(ReadPolicy, "policy", run_format=run_format)
-    runs = [
+    runs = (
         _file_or_table(r, role, as_run)
         for r, role in zip(
             (baseline, advanced, rep_baseline, rep_advanced), ("baseline", "advanced", "rep_baseline", "rep_advanced")
         )
-    ]
+    )
+    base, adv, rep_base, rep_adv = runs
     judged = _file_or_table(qrels, "qrels", as_qrels)
     rep_judged = None if rep_qrels is None else _file_or_table(rep_qrels, "rep_qrels", as_qrels)
-    out = reproduce_verb(*runs, judged, rep_judged, measures=measures, policy=policy, read=read)
+    out = reproduce_verb(base, adv, rep_base, rep_adv, judged, rep_judged, measures=measures, policy=policy, read=read)
     return out.as_dict()

@@ -8,6 +8,7 @@ import html
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.api.frames import long_per_topic, means_frame, run_frame
@@ -18,6 +19,9 @@ from harness.verbs import study as study_verb
 from harness.verbs.compare import ANOVA_FIELDS, COMPARISON_FIELDS, POWER_FIELDS
 
 pd = lazy.module("pandas")
+
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
 
 __all__ = ["run", "Result", "Study"]
 
@@ -31,9 +35,9 @@ class _Runs(Mapping):
         self._results = {r.name: r for r in results}
         # a run may also be asked for by its spec, as the config and the manifest write it
         self._specs = {str(r.spec): r.name for r in results}
-        self._frames: dict[str, pd.DataFrame] = {}
+        self._frames: dict[str, DataFrame] = {}
 
-    def __getitem__(self, name: str) -> pd.DataFrame:
+    def __getitem__(self, name: str) -> DataFrame:
         name = self._specs.get(name, name)
         if name not in self._results:
             raise KeyError(f"no run {name!r}; runs: {', '.join(self._results)}")
@@ -192,7 +196,7 @@ class Study:
         )
 
     @property
-    def means(self) -> pd.DataFrame:
+    def means(self) -> DataFrame:
         """The runs x collections table of each measure, with the mean over collections (collections.csv)."""
         return self.tables.get("collections", pd.DataFrame(columns=["measure", "run", "mean"]))
 
@@ -214,7 +218,7 @@ class Study:
         )
 
 
-def _no_means(names) -> pd.DataFrame:
+def _no_means(names) -> DataFrame:
     df = pd.DataFrame(index=names)
     df.index.name = "run"
     return df
@@ -262,5 +266,5 @@ def run(
     if study_verb.is_study(cfg):
         out = study_verb.run(cfg, on=on, ir_metadata=ir_metadata)
         return Study(out.result, out.output)
-    out = verb.run(cfg, on=on, ir_metadata=ir_metadata)
-    return Result(out.result, out.output)
+    done = verb.run(cfg, on=on, ir_metadata=ir_metadata)
+    return Result(done.result, done.output)

@@ -3,16 +3,21 @@ adapter (harness.verbs.system)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from harness import lazy
 from harness.specs.models import MODELS
 from harness.verbs.system import measure_registry
 
 pd = lazy.module("pandas")
 
+if TYPE_CHECKING:  # the annotations' type; pandas itself is imported on first use
+    from pandas import DataFrame
+
 __all__ = ["similarities", "measures"]
 
 
-def similarities() -> pd.DataFrame:
+def similarities() -> DataFrame:
     """The similarity models and their parameters, from the model registry (harness.specs.models):
     ``model``, ``parameter``, ``default``, ``allowed``, ``doc``."""
     return pd.DataFrame(
@@ -21,7 +26,7 @@ def similarities() -> pd.DataFrame:
     )
 
 
-def measures() -> pd.DataFrame:
+def measures() -> DataFrame:
     """The measures ``evaluate`` knows, from the metrics registry: ``measure``, ``cutoff``
     (required | optional | none), ``options``, ``trec_eval`` (its name there) and ``doc``."""
     MEASURES = measure_registry()
