@@ -4,7 +4,9 @@ says what went wrong, where (file:line or key path), what was given and what is 
 The CLI maps each class to an exit code; nothing else in the package picks exit codes.
 """
 
+import os
 import warnings
+from collections.abc import Sequence
 
 __all__ = [
     "HarnessError",
@@ -59,7 +61,7 @@ class ConfigProblem:
 class ConfigError(HarnessError):
     """A config file is invalid. Carries every problem found, so they are reported at once."""
 
-    def __init__(self, source: str, problems: list[ConfigProblem]):
+    def __init__(self, source: str, problems: Sequence[ConfigProblem]):
         self.source = source
         self.problems = list(problems)
         lines = [f"{source}: {len(self.problems)} problem(s) in the config:"]
@@ -74,7 +76,7 @@ class DataError(HarnessError):
     ``qrels.txt:12: expected 4 fields, got 3``.
     """
 
-    def __init__(self, source: str, message: str, line: int | None = None):
+    def __init__(self, source: str | os.PathLike[str], message: str, line: int | None = None):
         self.source = str(source)
         self.line = line
         where = f"{self.source}:{line}" if line is not None else self.source
@@ -89,7 +91,7 @@ class AccessError(DataError):
     exit_code = 3
 
 
-def read_error(source, message: str, error: OSError, line: int | None = None) -> DataError:
+def read_error(source: str | os.PathLike[str], message: str, error: OSError, line: int | None = None) -> DataError:
     """The error for ``error`` met while reading ``source``: AccessError when the permissions
     forbid it (exit 3), DataError otherwise (a missing file, a folder given as a file: exit 2)."""
     cls = AccessError if isinstance(error, PermissionError) else DataError

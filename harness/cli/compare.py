@@ -206,7 +206,7 @@ def cmd_compare(args) -> int:
         _groups(table, "p" if many else "corrected p", stats_policy.alpha)
     if table.anova:
         _anova(table)
-    if table.power:
+    if table.power and power is not None:  # a power table is made only when power was asked
         _power(table, power)
     return 0
 

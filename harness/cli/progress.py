@@ -109,7 +109,7 @@ class Spinner:
         self.label = label
         self.active = enabled(self.stream)
         self._stop = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
     def _run(self) -> None:
         t0 = time.monotonic()

@@ -16,7 +16,6 @@ __all__ = ["check_impact"]
 def check_impact(ctx: Ctx, v: dict) -> None:
     collection = v["collection"] if v["collection"] is not INVALID else None
     fmt = collection.get("format") if collection else None  # None: an index named; INVALID: reported
-    known = isinstance(fmt, CollectionFormat)
     topics = v["topics"]["format"] if v["topics"] is not INVALID else INVALID
     runs = v["runs"] if v["runs"] is not INVALID else []
     impact = [str(r) for r in runs if r.index is IndexKind.IMPACT]
@@ -25,7 +24,7 @@ def check_impact(ctx: Ctx, v: dict) -> None:
     def problem(path: str, message: str) -> None:
         ctx.problem(path, message, ctx.nodes.get(path))
 
-    if known and fmt.weights:
+    if isinstance(fmt, CollectionFormat) and fmt.weights:
         for key in ("language", "stemmer", "stopwords"):
             if f"index.{key}" in ctx.present:
                 problem(
@@ -35,14 +34,14 @@ def check_impact(ctx: Ctx, v: dict) -> None:
                 )
         if others:
             problem("runs", f"an impact collection is searched with impact runs only (not {', '.join(others)})")
-    elif known and fmt.text and impact:  # a vectors collection: config/dense.py says it
+    elif isinstance(fmt, CollectionFormat) and fmt.text and impact:  # a vectors collection: config/dense.py says it
         problem(
             "runs",
             f"impact runs search the term weights of an `impact` collection; this one is {fmt} text "
             f"({', '.join(impact)})",
         )
     if isinstance(topics, TopicFormat) and topics.weights:
-        if known and fmt.text:
+        if isinstance(fmt, CollectionFormat) and fmt.text:
             problem(
                 "topics.format", f"impact (query term weights) needs an `impact` collection; this one is {fmt} text"
             )

@@ -118,6 +118,7 @@ def _params(specs, conditional=()) -> dict:
 def _applies_only(family: str, spec: ParamSpec) -> dict:
     """``if`` the choice that governs ``spec`` is (or, absent, defaults to) a value outside
     ``spec.when``, or a sweep of the choice holds one, ``then`` ``spec`` may not be given."""
+    assert spec.when is not None  # asked only of a parameter that applies with some choices
     gov, allowed = spec.when
     other = {"not": {"pattern": _one_of(allowed)}}
     outside = {

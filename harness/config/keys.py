@@ -59,6 +59,7 @@ def join_path(path: str, key: str) -> str:
 
 def range_text(key: Key) -> str:
     """'>= 0', '(0, 1)', '[0, 1]'."""
+    assert key.minimum is not None  # asked only of a number key with a range
     if key.maximum is None:
         return f"{'>' if key.exclusive else '>='} {format_number(key.minimum)}"
     lo, hi = "(["[not key.exclusive], ")]"[not key.exclusive]

@@ -19,11 +19,10 @@ from pathlib import Path
 import yaml
 
 from harness.config.nodes import INVALID, Ctx
-from harness.config.schema.corpus import COLLECTION
 from harness.engine.beir import corpus_file
 from harness.engine.corpus import Corpus
 from harness.errors import DataError
-from harness.formats.catalog import BEIR_CORPUS_NAMES, CollectionFormat, TopicFormat
+from harness.formats.catalog import BEIR_CORPUS_NAMES, COLLECTION_FORMATS, CollectionFormat, TopicFormat, choices
 from harness.formats.layouts import LAYOUTS, Sniffed, reads, sniff
 
 __all__ = ["check_layouts"]
@@ -93,7 +92,7 @@ def _holds(seen: Sniffed) -> str:
 def _read_format(ctx: Ctx, path: Path) -> CollectionFormat | object:
     """The format of a collection given without one, or INVALID (a problem says what to write)."""
     text, node = _text(ctx, "collection.path"), ctx.nodes.get("collection")
-    formats = ", ".join(COLLECTION.key("format").choices)
+    formats = ", ".join(choices(COLLECTION_FORMATS))
     placeholder = f"`collection: {{path: {text}, format: FORMAT}}` with FORMAT one of {formats}"
     folder = path.is_dir()
     if folder:

@@ -387,7 +387,8 @@ def load_config(
             )
         ctx, values = validate_tree(tree, tree.root, replace)
         if ctx.problems:
-            raise ConfigError(tree.source, sorted(ctx.problems, key=problem_order))
+            problems = sorted(ctx.problems, key=problem_order)  # LocatedProblems (the key reads .where)
+            raise ConfigError(tree.source, problems)
         return build_config(tree, ctx, values, tree.root, overrides, replace)
 
 

@@ -73,6 +73,7 @@ class Ctx:
         self.found: dict = {}  # what one check leaves for a later one (the runs' given names)
 
     def problem(self, path: str, message: str, node: Node | None = None) -> object:
+        where: str | None
         if node is not None and isinstance(node.start_mark, OverrideMark):
             where = node.start_mark.given  # a key given by --set (harness.config.overrides)
         else:
@@ -231,7 +232,7 @@ def check_section(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             ctx.present.add(p)
             ctx.nodes[p] = misspelt[sub.name]
             out[sub.name] = INVALID
-        elif not is_null(vnode):
+        elif vnode is not None and not is_null(vnode):
             ctx.present.add(p)
             ctx.nodes[p] = vnode
             out[sub.name] = _check(ctx, sub, vnode, p)
@@ -320,7 +321,7 @@ def read_number(ctx: Ctx, node: Node, path: str, integer: bool = False) -> Any:
     if v is INVALID:
         return v
     # PyYAML (YAML 1.1) reads 1e3 as a string; a plain, unquoted one is meant as a number.
-    if not integer and isinstance(v, str) and node.style is None and _FLOAT.match(v):
+    if not integer and isinstance(v, str) and isinstance(node, ScalarNode) and node.style is None and _FLOAT.match(v):
         v = float(v)
     if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
         return expected(ctx, path, "an integer" if integer else "a number", node)
@@ -362,7 +363,7 @@ def _check_path(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return ctx.problem(path, f"must be a path without control characters or line breaks (got {v!r})", node)
     # a path given by --set is relative to the current folder, one in the file to the file's
     given = isinstance(node.start_mark, OverrideMark)
-    base = node.start_mark.base if given else ctx.base
+    base = node.start_mark.base if isinstance(node.start_mark, OverrideMark) else ctx.base
     try:
         p = (base / os.path.expanduser(v)).resolve()
     except (RuntimeError, OSError):  # RuntimeError: Python < 3.13's "Symlink loop from ..."

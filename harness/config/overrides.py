@@ -23,6 +23,7 @@ from pathlib import Path
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from harness.config.keys import Key
 from harness.config.schema import SCHEMA
 from harness.config.validated import LocatedProblem
 from harness.errors import ConfigError
@@ -59,7 +60,7 @@ class OverrideMark(yaml.Mark):
     its relative paths resolve against (the current one)."""
 
     def __init__(self, given: str, base: Path):
-        super().__init__(given, 0, 0, 0, None, None)
+        super().__init__(given, 0, 0, 0, None, 0)  # no buffer: PyYAML reads no pointer then
         self.given = given
         self.base = base
 
@@ -197,7 +198,9 @@ def _apply(root: Node, o: Override, base: Path) -> str | None:
         return value
     mark = OverrideMark(o.given, base)
     parts = o.key.split(".")
-    node, schema, walked, parent = root, SCHEMA, [], root
+    node, parent = root, root
+    schema: Key | None = SCHEMA
+    walked: list[str] = []
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         # an item of `collections` (a study's entry) has the keys its Key lists
@@ -206,6 +209,7 @@ def _apply(root: Node, o: Override, base: Path) -> str | None:
         if isinstance(node, ScalarNode) and schema is not None and schema.shorthand and node.tag == _STR:
             # `topics: t.tsv` with --set topics.format=jsonl: the shorthand written out
             node = _replace(parent, node, _shorthand(node, schema.shorthand))
+        child: Node
         if isinstance(node, MappingNode):
             pair = next(((k, v) for k, v in node.value if isinstance(k, ScalarNode) and k.value == part), None)
             if last:

@@ -37,7 +37,7 @@ from harness.folders import (
 __all__ = ["resolve_path", "write_target_problems", "other_experiment_problem"]
 
 
-def resolve_path(path: Path) -> tuple[Path | None, str | None]:
+def resolve_path(path: Path) -> tuple[Path, None] | tuple[None, str]:
     """(absolute path with symlinks followed, None) or (None, why it cannot be resolved)."""
     try:
         return Path(os.path.expanduser(path)).resolve(), None
@@ -99,9 +99,9 @@ def write_target_problems(
     resolved: dict[str, Path] = {}
     for key, p in targets.items():
         r, why = resolve_path(p)
-        if r is None:
+        if why is not None:
             problems.append((key, why))
-        else:
+        elif r is not None:
             resolved[key] = r
     home = _home()
     roots = _git_roots(list(resolved_inputs.values()))

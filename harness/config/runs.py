@@ -36,7 +36,7 @@ def _param_values(
     ctx: Ctx,
     owner: str,
     specs,
-    pnode: Node,
+    pnode: MappingNode,
     mp: str,
     nested: tuple[str, ...] = (),
     left_out: dict | None = None,
@@ -92,6 +92,7 @@ def _param_values(
 
 def _left_out(model: str, family: str, fixed: dict, spec: ParamSpec) -> str:
     """Why preset ``model`` does not take ``spec``, a parameter of its family (inl2's mu)."""
+    assert spec.when is not None  # left out by a preset: a parameter of one choice only
     gov, allowed = spec.when
     return (
         f"applies only with {gov} {' or '.join(allowed)}, and {model} is Anserini's {family} with "
@@ -179,7 +180,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             items = [x for x in items if x[0] != "name"]
             label = _run_label(ctx, named[0][2], join_path(p, "name"))
             other = next((g for g in given_names if label is not None and fold(g) == fold(label)), None)
-            if other is not None:
+            if other is not None and label is not None:
                 first_path = given_names[other][0]
                 same = (
                     ""
@@ -271,6 +272,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 pp = join_path(mp, s.name)
                 if pp not in reported:
                     reported.add(pp)
+                    assert s.when is not None  # only such a parameter does not apply
                     gov = s.when[0]
                     ctx.problem(
                         pp,

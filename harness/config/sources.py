@@ -234,7 +234,8 @@ def resolve_sources(
     for i, (kind, value, path, node, _) in enumerate(entries):
         if not isinstance(value, _Pending):
             continue
-        got, seen = [], set()
+        got: list[int | str] = []
+        seen = set()
         for text, p, pnode in value.parts:
             target = by_label.get(text, taken.get(text) or _spelling(text, labels))
             if target is None and incomplete:
@@ -255,10 +256,8 @@ def resolve_sources(
                 seen.add(target)
                 got.append(target)
                 continue
-            got = None
+            entries[i] = (kind, None, path, node, entries[i][4])  # a part that is no run: invalid
             break
-        if got is None:
-            entries[i] = (kind, None, path, node, entries[i][4])
         else:
             parts[i] = got
     specs = _in_order(ctx, entries, parts)
@@ -313,8 +312,8 @@ def _in_order(ctx: Ctx, entries: list, parts: dict[int, list]) -> dict[int, Any]
             if isinstance(t, int) and not visit(t, trail + [i]):
                 return False
         pending = entries[i][1]
-        names = tuple(t if isinstance(t, str) else str(specs[t]) for t in parts[i])
-        specs[i] = FusedRun(FusionPolicy(**pending.options), names)
+        fused = tuple(t if isinstance(t, str) else str(specs[t]) for t in parts[i])
+        specs[i] = FusedRun(FusionPolicy(**pending.options), fused)
         return True
 
     for i in parts:

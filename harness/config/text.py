@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 from yaml.nodes import MappingNode, Node
@@ -34,7 +35,7 @@ from harness.formats.hygiene import regular_file
 __all__ = ["config_text", "parse", "too_deep", "ConfigTree", "open_config"]
 
 
-def _fail(source: str, message: str, line: int | None = None):
+def _fail(source: str, message: str, line: int | None = None) -> NoReturn:
     where = f"{source}:{line}" if line else None
     raise ConfigError(source, [LocatedProblem("", message, where)])
 
@@ -88,7 +89,7 @@ def parse(text: str, source: str) -> tuple[yaml.SafeLoader, Node | None]:
         too_deep(source)
 
 
-def too_deep(source: str):
+def too_deep(source: str) -> NoReturn:
     """The error for a config nested deeper than the parser's (or the checks') recursion allows."""
     _fail(source, "the config is nested too deeply to read (hundreds of levels); a config needs a few: flatten it")
 
@@ -123,7 +124,7 @@ def open_config(
     try:
         if overrides and isinstance(root, MappingNode):
             apply_overrides(root, overrides, source, Path.cwd())
-        if is_null(root):
+        if root is None or is_null(root):
             _fail(source, f"the config is empty; expected a mapping with keys {keys}", 1)
         if not isinstance(root, MappingNode):
             got = describe(Ctx(source, file.parent, loader), root)

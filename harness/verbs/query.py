@@ -4,7 +4,7 @@ harness run's (Anserini's exact semantics)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +58,7 @@ class Rankings:
 
 def query(
     index: OpenIndex,
-    queries: Sequence[str],
+    queries: Sequence[str | Mapping[str, float]],
     similarities: Sequence,
     k: int,
     *,

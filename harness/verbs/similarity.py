@@ -4,6 +4,8 @@ naming the flag or argument. Light: the command line's parsers read it without t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from harness.errors import DataError
 from harness.specs.params import Value
 from harness.specs.similarity import Similarity
@@ -12,7 +14,7 @@ __all__ = ["parse_similarity"]
 
 
 def parse_similarity(
-    spec: str | Similarity, params: dict[str, Value] | None = None, *, source: str = "similarity"
+    spec: str | Similarity, params: Mapping[str, Value] | None = None, *, source: str = "similarity"
 ) -> Similarity:
     """A Similarity from a spec (``"bm25"``, ``"bm25(k1=1.2,b=0.75)"``, ``"bm25+rm3"``, or a
     Similarity) with ``params`` overriding its model parameters; DataError naming ``source``."""
