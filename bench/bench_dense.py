@@ -90,8 +90,8 @@ def main() -> int:
 
     from harness.engine import lucene
     from harness.engine.corpus import Corpus
-    from harness.engine.dense import open_searcher
     from harness.engine.index import IndexOptions, ensure_index
+    from harness.engine.searchers import open_searcher
     from harness.engine.vectors import vector_text
     from harness.specs.similarity import Similarity
 

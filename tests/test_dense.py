@@ -21,8 +21,8 @@ import pytest
 from harness.engine import lucene
 from harness.engine.contents import check_contents
 from harness.engine.corpus import Corpus
-from harness.engine.dense import open_searcher
 from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.searchers import open_searcher
 from harness.engine.topics import read_topics
 from harness.errors import DataError
 from harness.specs.similarity import Similarity

@@ -27,7 +27,6 @@ from harness.engine import lucene
 from harness.engine.index import IndexOptions
 from harness.engine.latency import SearchTimes
 from harness.engine.search import (
-    Searcher,
     batch_arrays,
     id_table,
     run_from_arrays,
@@ -39,20 +38,16 @@ from harness.errors import DataError, EngineError, HarnessError
 from harness.specs.models import IndexKind
 from harness.specs.similarity import Similarity
 
-__all__ = ["DenseSearcher", "VECTOR_FIELD", "open_searcher"]
+__all__ = ["DenseSearcher", "VECTOR_FIELD"]
 
 VECTOR_FIELD = "vector"  # Anserini's Constants.VECTOR
 ID_FIELD = "id"  # Anserini's Constants.ID
 FLAT_CANDIDATES = 1000  # FlatDenseSearcher's KnnFloatVectorQuery(VECTOR, q, 1000)
 
 
-def open_searcher(index_path, options: IndexOptions):
-    """The searcher of an index: DenseSearcher for a vectors index, else the text Searcher."""
-    return DenseSearcher(index_path, options) if options.vectors else Searcher(index_path, options)
-
-
 class DenseSearcher:
-    """Searches one vectors index with ``knn`` runs; the same surface as engine.search.Searcher.
+    """Searches one vectors index with ``knn`` runs; the surface of engine.search.Searcher
+    (harness.engine.searchers.OpenSearcher).
 
     A batch of queries is one Java call (``BatchSearcher.knn``): the query vectors go in as one
     float32 byte array, the hits come back as Lucene docids and scores in one byte array, and the

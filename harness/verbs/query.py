@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.engine.dense import open_searcher
 from harness.engine.documents import stored_texts
 from harness.engine.index import IndexOptions, ensure_index
+from harness.engine.searchers import open_searcher
 from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import LabIndex, resolve_index

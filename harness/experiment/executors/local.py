@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from harness.engine.dense import open_searcher
 from harness.engine.index import build_here
+from harness.engine.searchers import open_searcher
 from harness.events import Emit, Progress, ignore
 
 __all__ = ["LocalExecutor"]

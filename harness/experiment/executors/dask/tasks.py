@@ -21,9 +21,9 @@ from pathlib import Path
 
 from harness import lazy
 from harness.engine import lucene
-from harness.engine.dense import open_searcher
 from harness.engine.indexer import index_stats
 from harness.engine.manifest import MANIFEST, open_manifest
+from harness.engine.searchers import open_searcher
 from harness.engine.shards import build_shard, merge_indexes
 from harness.errors import EngineError, HarnessError
 from harness.folders import remove_tree
