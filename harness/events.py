@@ -61,7 +61,7 @@ def to_stderr(event: Event) -> None:
 @dataclass(frozen=True)
 class Waiting(Event):
     target: str
-    holder: object  # the other process's pid ("4242", or "4242 on host h2" for another machine's), or "?"
+    holder: str  # the other process's pid ("4242", or "4242 on host h2" for another machine's), or "?"
 
     def __str__(self) -> str:
         return f"waiting for another harness process (pid {self.holder}) that is writing {self.target} ..."
@@ -137,8 +137,8 @@ class RunsPlanned(Event):
 class IndexReady(Event):
     path: str
     reused: bool
-    documents: object  # an int, or "?" when not counted
-    terms: object
+    documents: int | str  # an int, or "?" when not counted
+    terms: int | str
     not_indexed: str = ""  # what IndexCollection left out (not_indexed()), "" when nothing
 
     def __str__(self) -> str:

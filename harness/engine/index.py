@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from harness.engine import lucene
 from harness.engine.contents import check_complete, start_checks
@@ -56,7 +57,7 @@ class IndexInfo:
     path: Path
     fingerprint: str
     options: IndexOptions
-    manifest: dict[str, object]
+    manifest: dict[str, Any]  # harness-index.json as read (JSON values; engine.manifest)
     reused: bool
 
 

@@ -24,8 +24,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
+
+if TYPE_CHECKING:  # types only: the data is gathered by harness.experiment.explore
+    from harness.experiment.result import ExplorerData, TopicView
 
 __all__ = ["REPORT_BYTES", "EXPLORER_BYTES", "EncodedExplorer", "Topics", "topics", "encode", "move_legend"]
 
@@ -39,7 +43,9 @@ _TOPIC_HTML = 600
 
 @dataclass(frozen=True)
 class EncodedExplorer:
-    topics: tuple  # (position in the data, TopicView) of the embedded topics, in the shown order
+    topics: tuple[
+        tuple[int, TopicView], ...
+    ]  # (position in the data, its view) of the embedded topics, in the shown order
     data: Markup  # the JSON, safe inside a <script> element
     left_out: int  # topics the explorer chose but the budget left out
 
@@ -91,7 +97,7 @@ class Topics:
     cost: list[int]
 
 
-def topics(x) -> Topics:
+def topics(x: ExplorerData) -> Topics:
     """The JSON of each topic of ExplorerData ``x`` and its bytes in the page."""
     encoded = [_json(_topic(t, x.shown)) for t in x.topics]
     cost = [
@@ -101,7 +107,7 @@ def topics(x) -> Topics:
     return Topics(encoded, cost)
 
 
-def encode(x, budget: int = EXPLORER_BYTES, made: Topics | None = None) -> EncodedExplorer:
+def encode(x: ExplorerData, budget: int = EXPLORER_BYTES, made: Topics | None = None) -> EncodedExplorer:
     """The embedded part of ExplorerData ``x``: its topics while they fit in ``budget`` bytes
     (``made``: :func:`topics` of ``x``, when already made)."""
     made = topics(x) if made is None else made

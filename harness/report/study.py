@@ -57,8 +57,8 @@ class _Collection:
 
     name: str
     report: str | None  # collections/NAME/, None when it failed
-    documents: object
-    topics: object
+    documents: int | str  # the index's documents: "?" when its manifest does not say, "" when it failed
+    topics: int | str  # "" when it failed
     runs: str  # "3 (1 reused)"
     failure: str
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from harness.events import not_indexed
-from harness.report.plots import plot_groups
+from harness.report.plots import PlotGroup, plot_groups
 from harness.report.tables import (
     Marks,
     anova_note,
@@ -33,7 +33,8 @@ from harness.report.tables import (
 
 if TYPE_CHECKING:  # types only: rendering imports nothing that runs an experiment
     from harness.experiment.compare import Comparisons
-    from harness.experiment.result import Check, ExperimentResult
+    from harness.experiment.result import Check, ExperimentResult, ExplorerData
+    from harness.metrics import Evaluation
 
 __all__ = [
     "ReportView",
@@ -59,8 +60,8 @@ class Facts:
 
     index_path: str
     index_reused: bool
-    documents: object  # "?" when the manifest does not say
-    unique_terms: object
+    documents: int | str  # "?" when the manifest does not say
+    unique_terms: int | str
     stemmer: str
     stopwords: bool
     topics: int
@@ -179,14 +180,14 @@ class ReportView:
     policy: dict  # the evaluation conventions
     stats_policy: dict | None
     coverage: dict  # run -> its audit counters
-    evaluations: dict  # run -> harness.metrics.Evaluation (per-topic values; empty without qrels)
+    evaluations: dict[str, Evaluation]  # by run (per-topic values; empty without qrels)
     runs: tuple[RunRow, ...]
     latency: tuple[LatencyRow, ...]  # one per run, in the runs' order
     checks: tuple[Check, ...]
     manifest: dict
     provenance: tuple[tuple[str, str], ...]  # the manifest's headline facts
-    plots: tuple  # harness.report.plots.PlotGroup: headings, notes and charts (empty without qrels)
-    explorer: object  # harness.experiment.explore.ExplorerData, or None
+    plots: tuple[PlotGroup, ...]  # headings, notes and charts (empty without qrels)
+    explorer: ExplorerData | None  # gathered by harness.experiment.explore; None: not shown
 
 
 def build_view(result: ExperimentResult, manifest: dict) -> ReportView:

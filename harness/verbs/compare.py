@@ -14,11 +14,11 @@ from harness.formats.hygiene import windows_path_hint
 from harness.formats.named import is_named, read_user_qrels
 from harness.formats.run_files import read_run_file, run_file_labels, shared_names
 from harness.formats.topic_ids import check_run_against_qrels
+from harness.metrics import Evaluation, parse_measures
 from harness.metrics import evaluate as evaluate_run
-from harness.metrics import parse_measures
 from harness.metrics.measures import reads_ranks
 from harness.policies import ALL_PAIRS, ComparePolicy, EvalPolicy, ReadPolicy, default_baseline
-from harness.stats import all_pairs, compare_tables, pairs_against
+from harness.stats import Comparison, all_pairs, compare_tables, pairs_against
 from harness.stats.align import align
 from harness.stats.anova import ANOVA_FIELDS
 from harness.stats.compare import COMPARISON_FIELDS
@@ -40,7 +40,7 @@ __all__ = [
 class ComparisonTable:
     """The comparisons, measures outer and pairs inner, with what decided them."""
 
-    rows: tuple  # harness.stats.Comparison
+    rows: tuple[Comparison, ...]
     policy: ComparePolicy
     runs: tuple[str, ...]
     measures: tuple[str, ...]
@@ -58,7 +58,7 @@ class ComparisonTable:
 class FileComparison:
     table: ComparisonTable
     baseline: str
-    evaluations: dict  # run label -> harness.metrics.Evaluation
+    evaluations: dict[str, Evaluation]  # by run label
     shared: dict  # a name several runs share -> [(label, path)] (harness.formats.run_files.shared_names)
 
 

@@ -187,8 +187,8 @@ class LabQuery:
 
 @dataclass(frozen=True)
 class LabOutcome:
-    index: object  # harness.verbs.query.OpenIndex
-    similarity: object
+    index: ad_hoc.OpenIndex
+    similarity: Similarity
     k: int
     convention: str | None  # "lab", "trec" or None (no judgments)
     queries: list[LabQuery] = field(default_factory=list)

@@ -26,7 +26,7 @@ from harness.metrics.evaluate import rank_labels
 from harness.metrics.trec_eval import compute
 from harness.metrics.trec_jg import GroupsData
 from harness.metrics.trec_names import parse_requests
-from harness.metrics.trec_output import format_output
+from harness.metrics.trec_output import Line, format_output
 from harness.metrics.trec_prefs import PrefsData
 from harness.metrics.trec_zscores import parse_zscores
 from harness.policies import EvalPolicy
@@ -57,7 +57,7 @@ class TrecEvalOptions:
 @dataclass(frozen=True)
 class TrecEvalResult:
     topics: tuple[str, ...]  # the evaluated topics, in trec_eval's order
-    lines: tuple = ()  # harness.metrics.trec_output.Line, in trec_eval's order
+    lines: tuple[Line, ...] = ()  # in trec_eval's order
     options: TrecEvalOptions = field(default_factory=TrecEvalOptions)
 
     def text(self) -> list[str]:
