@@ -100,6 +100,7 @@ def power_csv(view: ReportView) -> str:
 
 def comparisons_json(view: ReportView) -> str:
     c = view.comparisons
+    assert c is not None  # written only for a comparison
     manifest = view.manifest
     data = {
         "policy": view.stats_policy,

@@ -25,6 +25,7 @@ from harness.formats.runs import first_tag
 from harness.metrics.measures import Measure, parse_measure
 from harness.metrics.trec_names import trec_eval_name
 from harness.policies import DEFAULT_LANGUAGE, IR_METADATA_CORRECTIONS, IR_METADATA_TESTS, LANGUAGES
+from harness.specs.similarity import Similarity
 
 if TYPE_CHECKING:  # a type only: rendering imports nothing that runs an experiment
     from harness.experiment.result import ExperimentResult
@@ -168,6 +169,7 @@ def _method(result: ExperimentResult, entry: dict, specs: dict[str, str]) -> dic
         ]
         return {**method, "depth": result.config.depth}
     sim = next(r.spec for r in result.runs if r.name == entry["name"])
+    assert isinstance(sim, Similarity)  # a searched run: the others' sources returned above
     stages = [{"name": sim.model, "method": str(sim.base), **sim.params}]
     if sim.expansion:
         expansion = entry["spec"][len(str(sim.base)) + 1 :]  # the spec's part after "+"

@@ -96,6 +96,7 @@ def _means(view: ReportView, w) -> None:
 
 def _comparisons(view: ReportView, w) -> None:
     c = view.comparisons
+    assert c is not None  # written only for a comparison
     level = f"{c.policy.ci_level * 100:g}%"
     w(
         f"## Comparisons\n\n{c.policy}. {len(c.topics)} topics, paired. "

@@ -184,7 +184,7 @@ def _show_identical(series: list[Series]) -> list[Series]:
     return out
 
 
-def _pr_plots(result: ExperimentResult) -> list[str]:
+def _pr_plots(result: ExperimentResult) -> list[Markup]:
     styles = run_styles(result)
     curves = result.pr_curves
     xs = list(RECALL_LEVELS)
@@ -245,7 +245,7 @@ def _order(v) -> tuple:
     return (True, str(v), 0.0) if isinstance(v, str) else (False, "", float(v))
 
 
-def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] | None = None) -> list[str]:
+def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] | None = None) -> list[Markup]:
     """Measure against parameter. A one-parameter sweep whose means are all equal (to the 4
     decimals shown) is not drawn: a flat line carries nothing, and ``flat`` gets a sentence saying
     so; one of two settings is drawn small (two points make a slope, not a curve)."""
@@ -275,7 +275,9 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
                 line = _styled(
                     styles[lab(str(group[0]))], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
                 )
-                refs = [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
+                refs: list[tuple[str, float] | tuple[str, float, str]] = (
+                    [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
+                )
                 if model in tuned and tuned[model] in means:
                     cv = styles[tuned[model]]
                     refs.append((cv.label, means[tuned[model]], cv.color))
@@ -303,7 +305,7 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
 
 def sweep_heatmaps(
     m: str, model: str, group, varying, means: dict, base: str | None, notes: list[str], name=str
-) -> list[str]:
+) -> list[Markup]:
     """Heatmaps of measure ``m`` over the first two ``varying`` parameters of ``group`` (the runs of
     ``model``), one per combination of the others' values (at most :data:`MAX_HEATMAPS`); ``means``
     maps run names (``name(run)``) to means; the best cell and ``base`` are outlined; ``notes`` go
@@ -343,8 +345,9 @@ def sweep_heatmaps(
     return out
 
 
-def _interval_plots(result: ExperimentResult) -> list[str]:
+def _interval_plots(result: ExperimentResult) -> list[Markup]:
     c = result.comparisons
+    assert c is not None  # drawn only for a comparison (plot_groups)
     level = f"{c.policy.ci_level * 100:g}%"
     several = c.all_pairs or len(c.baselines) > 1
     out = []
@@ -373,14 +376,14 @@ def _interval_plots(result: ExperimentResult) -> list[str]:
     return out
 
 
-def _latency_plot(result: ExperimentResult) -> list[str]:
+def _latency_plot(result: ExperimentResult) -> list[Markup]:
     """The config's first measure against each run's mean search time (ms), one dot per run
     with times; nothing under two such runs."""
     m = result.config.measure_names[0]  # as evaluations key their means
     styles = run_styles(result)
     points = []
     for r in result.runs:
-        f = None if getattr(r, "latency", None) is None else r.latency.figures()
+        f = None if r.latency is None else r.latency.figures()
         if f is None or r.name not in result.evaluations:
             continue
         y = result.evaluations[r.name].means[m]
@@ -415,8 +418,9 @@ def _dots_legend(c) -> str:
     )
 
 
-def _topic_plots(result: ExperimentResult) -> list[str]:
+def _topic_plots(result: ExperimentResult) -> list[Markup]:
     c = result.comparisons
+    assert c is not None  # drawn only for a comparison (plot_groups)
     m = c.measures[0]
     text = dict(result.topics)
     out = []

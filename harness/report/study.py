@@ -21,7 +21,7 @@ from functools import cache
 from markupsafe import Markup, escape
 
 from harness import lazy
-from harness.experiment.study import META_TABLE, StudyResult, StudyTable
+from harness.experiment.study import META_TABLE, CollectionOutcome, StudyResult, StudyTable
 from harness.report.data import csv_text
 from harness.report.latex import latex_escape
 from harness.report.markdown import md
@@ -159,23 +159,13 @@ def manifest(result: StudyResult) -> dict:
             "parsed": study.raw,
             **({"overrides": list(study.overrides)} if study.overrides else {}),
         },
-        "collections": [
-            {
-                "name": o.name,
-                **(
-                    {"report": f"{study.folder(o.name)}/", "index_fingerprint": o.result.index.fingerprint}
-                    if o.result is not None
-                    else {"failed": o.failure.message, "exit_code": o.failure.exit_code}
-                ),
-            }
-            for o in result.collections
-        ],
+        "collections": [{"name": o.name, **_outcome(result, o)} for o in result.collections],
         "tables": {t.name: f"{t.name}.csv" for t in result.tables},
         **({"meta_analysis": _meta_policy(result)} if result.table(META_TABLE) is not None else {}),
         "versions": dict((first.versions or {}) if first is not None else {}),
         **(
             {"machine": first.platform["machine"]}
-            if first is not None and (first.platform or {}).get("machine")
+            if first is not None and first.platform and first.platform.get("machine")
             else {}
         ),
     }
@@ -186,6 +176,14 @@ def _meta_policy(result: StudyResult) -> dict:
     policy = result.study.meta
     level = next(iter(result.study.collections.values())).compare.policy.ci_level
     return {"effect": policy.effect, "method": policy.method, "level": level, "policy": str(policy)}
+
+
+def _outcome(result: StudyResult, o: CollectionOutcome) -> dict:
+    """A collection's entry in the manifest: its report, or why it has none."""
+    if o.result is not None:
+        return {"report": f"{result.study.folder(o.name)}/", "index_fingerprint": o.result.index.fingerprint}
+    assert o.failure is not None  # a collection without results failed
+    return {"failed": o.failure.message, "exit_code": o.failure.exit_code}
 
 
 def render(result: StudyResult) -> dict[str, str]:
@@ -243,8 +241,8 @@ def markdown(result: StudyResult, m: dict) -> str:
             w("\n")
     if result.checks:
         w("## Expectations\n\n")
-        for name, c in result.checks:
-            w(f"- {md(name)}: {c}\n")
+        for name, check in result.checks:
+            w(f"- {md(name)}: {check}\n")
         w("\n")
     w(f"## Provenance\n\n- config: {md(m['config']['path'])} (sha256 {m['config']['sha256']})\n")
     if "overrides" in m["config"]:

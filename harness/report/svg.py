@@ -493,15 +493,15 @@ def heatmap(
                 + "</g>"
             )
     out.append("</g>")
-    for i, v in enumerate(x_values):
+    for i, label in enumerate(x_values):
         out.append(
             f'<text class="x-value" x="{f.x0 + (i + 0.5) * cell:.1f}" y="{f.y0 + 14}" text-anchor="middle" '
-            f'font-size="10" {_FONT}>{escape(v)}</text>'
+            f'font-size="10" {_FONT}>{escape(label)}</text>'
         )
-    for j, v in enumerate(y_values):
+    for j, label in enumerate(y_values):
         out.append(
             f'<text class="y-value" x="{f.x0 - 5:.1f}" y="{f.y1 + (j + 0.5) * ch + 4:.1f}" text-anchor="end" '
-            f'font-size="10" {_FONT}>{escape(v)}</text>'
+            f'font-size="10" {_FONT}>{escape(label)}</text>'
         )
     cy = (f.y0 + f.y1) / 2
     out.append(

@@ -69,7 +69,7 @@ def summary_rows(result: ExperimentResult) -> list[dict]:
     order = list(dict.fromkeys(r.spec.family for r in result.runs))
     for r in sorted(result.runs, key=lambda r: order.index(r.spec.family)):
         ev = result.evaluations.get(r.name)
-        row = {"run": r.name}
+        row: dict[str, str | float | None] = {"run": r.name}
         for m in result.config.measure_names:
             row[m] = None if ev is None else ev.means[m]
         rows.append(row)
@@ -119,6 +119,7 @@ def anova_cells(row: dict) -> list[str]:
 def groups_note(result: ExperimentResult) -> str:
     """The sentence under the heading of the groups table."""
     c = result.comparisons
+    assert c is not None  # a groups table is of a comparison
     p = "p" if c.policy.test in MANY_SYSTEM_TESTS else "corrected p"
     return (
         f"On each measure, the runs not significantly different from the best (the highest mean; {p} >= "
@@ -131,6 +132,7 @@ def groups_note(result: ExperimentResult) -> str:
 def anova_note(result: ExperimentResult) -> str:
     """The sentence under the heading of the ANOVA table."""
     c = result.comparisons
+    assert c is not None  # an ANOVA table is of a comparison
     runs = len(next(iter(c.anova.values())).systems)
     return (
         f"Each compared measure's scores as score = mean + system + topic + error over the {runs} runs and "
@@ -141,8 +143,9 @@ def anova_note(result: ExperimentResult) -> str:
 
 def power_note(result: ExperimentResult) -> str:
     """The sentence under the heading of the power table."""
-    c = result.comparisons
-    pw = result.config.compare.power
+    c, compare = result.comparisons, result.config.compare
+    assert c is not None and compare is not None and compare.power is not None  # a power table was asked for
+    pw = compare.power
     anova = (
         f" The {ANOVA_DESIGN} rows: Sakai's ANOVA-based topic set size design over every compared run, sd the "
         "square root of the within-system variance, the detectable difference the smallest range of the runs' "
@@ -370,7 +373,7 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
                 "seconds": round(r.seconds, 4),
                 # what the searcher measured when it searched the run, a reused run's from the
                 # cache (harness.engine.latency); null: not searched, or cached before it was kept
-                "latency": None if getattr(r, "latency", None) is None else r.latency.figures(),
+                "latency": None if r.latency is None else r.latency.figures(),
                 "topics_returned": len(r.run.topics()),
                 "empty_topics": r.empty_topics,
                 # searched on the index with exact document lengths beside the experiment's
