@@ -6,6 +6,7 @@ fingerprint) and as the manifest records them (``recorded()``, read back by ``fr
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from harness.policies import DEFAULT_LANGUAGE
 
@@ -64,7 +65,7 @@ class IndexOptions:
                 "storeRaw": True,
             }
         if self.vectors is not None:
-            args = {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
+            args: dict[str, object] = {"indexer": self.indexer, "generatorClass": "DenseVectorDocumentGenerator"}
             if self.vectors == "hnsw":
                 args.update(M=self.M, efC=self.efC)
             if self.quantize == "int8":  # only then: unquantised indexes keep their fingerprints
@@ -112,7 +113,7 @@ class IndexOptions:
         return out
 
     @classmethod
-    def from_manifest(cls, opts: dict[str, object]) -> IndexOptions:
+    def from_manifest(cls, opts: dict[str, Any]) -> IndexOptions:
         """The options a harness-index.json records (keys of older manifests default)."""
         keys = ("stemmer", "stopwords", "lengths", "language", "vectors", "M", "efC", "quantize", "impact")
         return cls(**{k: v for k, v in opts.items() if k in keys})

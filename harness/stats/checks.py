@@ -4,7 +4,7 @@ argument and what was given."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -57,7 +57,7 @@ def diff(a: object, b: object, source: str = "paired scores") -> np.ndarray:
     return va - vb
 
 
-def matrix(scores: object, systems: object, source: str = "scores") -> tuple[np.ndarray, tuple[str, ...]]:
+def matrix(scores: object, systems: Sequence[str], source: str = "scores") -> tuple[np.ndarray, tuple[str, ...]]:
     """A topics x systems score matrix (one row per topic, one column per system, at least two of
     each, finite) and its systems' names (distinct strings, one per column)."""
     try:
@@ -66,9 +66,9 @@ def matrix(scores: object, systems: object, source: str = "scores") -> tuple[np.
         raise DataError(source, f"scores must be numbers (got {type(scores).__name__})") from None
     if x.ndim != 2:
         raise DataError(source, f"scores must be a topics x systems matrix (got shape {x.shape})")
-    if isinstance(systems, str) or not all(isinstance(s, str) for s in systems):  # type: ignore[union-attr]
+    if isinstance(systems, str) or not all(isinstance(s, str) for s in systems):
         raise ValueError(f"systems must be a sequence of names, one per column (got {systems!r})")
-    names = tuple(systems)  # type: ignore[arg-type]
+    names = tuple(systems)
     if len(names) != x.shape[1]:
         raise DataError(source, f"{x.shape[1]} columns of scores but {len(names)} system names; one name per column")
     if len(set(names)) != len(names):

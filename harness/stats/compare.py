@@ -14,6 +14,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ def pvalue(policy: StatsPolicy, a, b) -> float:
     )
 
 
-def with_overrides(policy: StatsPolicy | None, overrides: Mapping[str, object]) -> StatsPolicy:
+def with_overrides(policy: StatsPolicy | None, overrides: Mapping[str, Any]) -> StatsPolicy:
     """``policy`` (default StatsPolicy()) with fields replaced; a test given without a correction
     takes its default correction (policies.default_correction: none with a many-system test)."""
     policy = StatsPolicy() if policy is None else policy
@@ -182,7 +183,7 @@ def compare(
     Returns one record per (measure, pair), measures outer, pairs inner.
     """
     policy = with_overrides(policy, options)
-    pairs = [tuple(p) for p in pairs]
+    pairs = [(*p,) for p in pairs]  # lists too (JSON), each made a tuple
     if not pairs:
         raise ValueError("pairs must name at least one (baseline, run) pair")
     for p in pairs:
@@ -204,7 +205,7 @@ def compare(
             warn(note)
 
     many = policy.test in MANY_SYSTEM_TESTS
-    rows = []
+    rows: list[dict[str, Any]] = []  # Comparison's fields but p_corrected and reject
     for measure in measures:
         for base, run in pairs:
             where_b, where_r = f"scores[{base!r}][{measure!r}]", f"scores[{run!r}][{measure!r}]"
@@ -246,10 +247,10 @@ def compare(
     if many:  # every pair's p from one test of all the runs, per measure; family-wise already
         if tests is None:
             tests = all_pairs_tests(scores, pairs, measures, policy)
-        where = {m: ({s: i for i, s in enumerate(tests[m].systems)}, tests[m].p_matrix()) for m in measures}
+        tested = {m: ({s: i for i, s in enumerate(tests[m].systems)}, tests[m].p_matrix()) for m in measures}
         for r in rows:
-            index, p = where[r["measure"]]
-            r["p"] = float(p[index[r["baseline"]], index[r["run"]]])
+            index, p_matrix = tested[r["measure"]]
+            r["p"] = float(p_matrix[index[r["baseline"]], index[r["run"]]])
         return [Comparison(**r, p_corrected=r["p"], reject=bool(r["p"] < policy.alpha)) for r in rows]
     groups: dict[object, list[int]] = {}
     for i, r in enumerate(rows):
@@ -287,7 +288,7 @@ def compare_tables(
     """:func:`compare` and, over the runs the pairs name (:func:`family_runs`, in ``scores``'
     order), the groupings, the ANOVA tables (``anova``) and the power rows (``power``). A
     many-system test runs once per measure for all of them."""
-    pairs = [tuple(p) for p in pairs]
+    pairs = [(*p,) for p in pairs]  # lists too (JSON), each made a tuple
     measures = list(measures)
     many = policy.test in MANY_SYSTEM_TESTS
     tests = all_pairs_tests(scores, pairs, measures, policy) if many and pairs else None
