@@ -100,7 +100,7 @@ class Column:
 
     def __init__(self, file_size: int):
         self.file_size = file_size
-        self.arr = None
+        self.arr: np.ndarray | None = None
         self.n = 0
 
     def append(self, part: np.ndarray, part_bytes: int):

@@ -287,7 +287,8 @@ def json_kind(value) -> str:
         return f"the number {text if len(text) <= 40 else text[:37] + '...'}"
     if isinstance(value, str):
         return f"the string {json.dumps(value[:40])}"
-    return {dict: "an object", list: "an array"}.get(type(value), f"a {type(value).__name__}")
+    kinds: dict[type, str] = {dict: "an object", list: "an array"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
 
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")  # JSON's whitespace, Jackson's too
@@ -312,7 +313,9 @@ def json_documents(path: Path, lines: Iterable[tuple[int, str]], limit: int) -> 
         size += len(line)
         pos = 0
         while True:
-            pos = _JSON_SPACE.match(buf, pos).end()
+            space = _JSON_SPACE.match(buf, pos)
+            assert space is not None  # `*`: it matches, if only the empty string
+            pos = space.end()
             if pos == len(buf):
                 buf = ""
                 break
@@ -331,8 +334,10 @@ def json_documents(path: Path, lines: Iterable[tuple[int, str]], limit: int) -> 
             first += buf.count("\n", 0, end)
             buf, pos, size = buf[end:], 0, len(buf) - end
     if buf:
+        space = _JSON_SPACE.match(buf)
+        assert space is not None  # `*`: it matches, if only the empty string
         try:
-            _DECODER.raw_decode(buf, _JSON_SPACE.match(buf).end())
+            _DECODER.raw_decode(buf, space.end())
         except ValueError as e:
             raise DataError(path, f"invalid JSON at the end of the file: {getattr(e, 'msg', e)}", line=first) from None
         except RecursionError:

@@ -129,10 +129,10 @@ def check_weights(source, value, line: int | None, *, document: bool, what: str 
     else:
         weights = {}
         for term, w in value.items():
-            got = _weight(term, w, limit)
-            if isinstance(got, str):
-                raise DataError(source, f'"{what}": the weight of {json.dumps(term)[:60]} {got}', line=line)
-            weights[term] = got
+            weight = _weight(term, w, limit)
+            if isinstance(weight, str):
+                raise DataError(source, f'"{what}": the weight of {json.dumps(term)[:60]} {weight}', line=line)
+            weights[term] = weight
     terms = "".join(weights)  # one search over every term (a whitespace in none is the usual)
     if (
         "" in weights

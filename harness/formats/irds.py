@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from harness import lazy
 from harness.errors import DataError
@@ -149,7 +150,8 @@ def _present(ds, dataset_id: str, part: str) -> None:
 def _local_only(ds, part: str) -> bool:
     """A dataset registered over the user's own files (``LocalDownload``) may live anywhere."""
     handler = getattr(ds, f"{_PARTS[part][0]}_handler")()
-    seen, todo = set(), [handler]
+    seen: set[int] = set()
+    todo = [handler]
     while todo:
         obj = todo.pop()
         if id(obj) in seen or len(seen) > 200:
@@ -224,7 +226,7 @@ def read_qrels(dataset_id: str):
 # ------------------------------------------------------------------------------ documents
 
 
-def document_text(cls, fields: tuple[str, ...], dataset_id: str) -> Callable[[object], str]:
+def document_text(cls, fields: tuple[str, ...], dataset_id: str) -> Callable[[Any], str]:
     """The text a document of ``cls`` is indexed with (see the module's note)."""
     names = [f for f in cls._fields if f != "doc_id"]
     if fields:

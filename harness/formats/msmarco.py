@@ -213,6 +213,7 @@ def passages_to_json(files: list[Path], out: Path, text_limit: int, per_file: in
                     if fh is not None:
                         fh.close()
                     fh = open(out / f"docs{count // per_file:02d}.json", "w", encoding="utf-8", newline="\n")
+                assert fh is not None  # opened at count 0
                 fh.write(json.dumps({"id": pid, "contents": text}) + "\n")
                 hashes.append(hash(pid))
                 count += 1

@@ -81,13 +81,16 @@ class Run:
         source: str = "<Run.from_ranked>",
     ) -> Run:
         """Build a run from ``{qid: (docids, scores)}``, keeping each topic's order as given."""
-        topics, lens, ids, scores = [], [], [], []
+        topics: list[str] = []
+        lens: list[int] = []
+        ids: list[bytes] = []
+        scores: list[np.ndarray] = []
         for qid, pair in ranked.items():
             try:
-                docs, sc = pair
+                docs, given = pair
             except (TypeError, ValueError):
                 raise DataError(source, f"topic {qid!r}: expected a (docids, scores) pair") from None
-            sc = np.asarray(sc, dtype=np.float64).ravel()
+            sc = np.asarray(given, dtype=np.float64).ravel()
             docs = list(docs)
             if len(docs) != len(sc):
                 raise DataError(source, f"topic {qid!r}: {len(docs)} docids but {len(sc)} scores")
@@ -97,12 +100,12 @@ class Run:
                 bad = next(d for d in docs if not isinstance(d, str))
                 raise DataError(source, f"topic {qid!r}: doc id must be a string (got {bad!r})")
             encoded = [d.encode("utf-8", "surrogateescape") for d in docs]
-            bad = _first_unclean(encoded)
-            if bad is not None:
+            unclean = _first_unclean(encoded)
+            if unclean is not None:
                 raise DataError(
                     source,
                     f"topic {qid!r}: doc id must be non-empty, at most {MAX_ID} bytes, without whitespace "
-                    f"or control characters (got {docs[bad]!r})",
+                    f"or control characters (got {docs[unclean]!r})",
                 )
             if not isinstance(qid, str) or not qid:  # any text in memory; write_run checks what a file can hold
                 raise DataError(source, f"topic id must be a non-empty string (got {qid!r})")

@@ -57,14 +57,14 @@ def run_file_labels(paths: Sequence[str | os.PathLike]) -> list[str]:
     >>> run_file_labels(["x/a/bm25.trec", "y/a/bm25.trec", "z/b/bm25.trec", "z/b/bm25.txt"])
     ['x/a/bm25', 'y/a/bm25', 'b/bm25.trec', 'b/bm25.txt']
     """
-    paths = [Path(os.path.abspath(p)) for p in paths]
-    labels = [p.stem for p in paths]
+    files = [Path(os.path.abspath(p)) for p in paths]
+    labels = [p.stem for p in files]
     groups: dict[str, list[int]] = {}
     for i, name in enumerate(labels):
         groups.setdefault(name, []).append(i)
     for members in groups.values():
         if len(members) > 1:
-            for i, label in _by_folders([paths[i] for i in members]).items():
+            for i, label in _by_folders([files[i] for i in members]).items():
                 labels[members[i]] = label
     return labels
 

@@ -18,6 +18,7 @@ assembled in file order.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -75,7 +76,7 @@ def _five_fields(fields: list[bytes]) -> str | None:
 
 # three fields: MS MARCO's run format (pyserini --output-format msmarco): qid, docid, rank, read by
 # harness.formats.msmarco; for trec_eval itself, -rank keeps the order. Five: see _five_fields
-_HINTS = {
+_HINTS: dict[int, str | Callable[[list[bytes]], str | None]] = {
     3: "Three fields are MS MARCO's run format (qid docid rank): harness evaluate, compare and fuse "
     "read it with --run-format msmarco (a config: `format: msmarco` beside `file:`); trec_eval refuses it. Convert: "
     'awk \'{print $1, "Q0", $2, $3, -$3, "msmarco"}\' FILE > FILE.trec',

@@ -282,9 +282,9 @@ def _tokenise(buf: np.ndarray, nfields: int, extra: bool, line0: int, source: st
     tend = np.flatnonzero(edge == -1)
     tline = np.searchsorted(nl_pos, tstart)  # 0-based line index in this block
     counts = np.bincount(tline, minlength=nlines)
-    bad = np.flatnonzero((counts < nfields if extra else counts != nfields) & (counts != 0))
-    if len(bad):
-        i = int(bad[0])
+    miscounted = np.flatnonzero((counts < nfields if extra else counts != nfields) & (counts != 0))
+    if len(miscounted):
+        i = int(miscounted[0])
         expected = f"at least {nfields}" if extra else f"{nfields}"
         raise DataError(
             source,

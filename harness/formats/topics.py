@@ -44,7 +44,8 @@ def read_topics(path: Path, fmt: TopicFormat | str = TSV_TOPICS) -> list[tuple[s
     """Topics of a ``tsv``, ``jsonl`` or ``beir`` file (``harness.engine.topics.read_topics`` reads
     every format); ``fmt`` a format of harness.formats.catalog, or its name."""
     path = Path(path)
-    read = _READERS.get(topic_format(fmt) if isinstance(fmt, str) else fmt)
+    known = topic_format(fmt) if isinstance(fmt, str) else fmt
+    read = None if known is None else _READERS.get(known)
     if read is None:
         raise DataError(
             path,
