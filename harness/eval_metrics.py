@@ -104,7 +104,7 @@ def _gain(a, gain):
     raise ValueError(f"gain must be 'linear' or 'exp' (got {gain!r})")
 
 
-def dcg(labels: Sequence[float], k: int | None = None, *, gain: str = "linear") -> float:
+def dcg(labels: Sequence[float] | np.ndarray, k: int | None = None, *, gain: str = "linear") -> float:
     """Sum over the top k of gain(label) / log2(rank + 1); negative labels gain nothing."""
     a = _labels(labels)
     a = a[: _k(k, len(a))]

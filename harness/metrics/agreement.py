@@ -102,7 +102,9 @@ def agreement(original: Run, reproduced: Run, p: float, depth: int) -> RankingAg
     topics = [t for t in original.topics() if reproduced.topic_index(t) is not None]
     k, r = np.empty(len(topics)), np.empty(len(topics))
     for i, t in enumerate(topics):
-        a, b = _docs(original, original.topic_index(t)), _docs(reproduced, reproduced.topic_index(t))
+        at_a, at_b = original.topic_index(t), reproduced.topic_index(t)
+        assert at_a is not None and at_b is not None  # a topic both runs rank
+        a, b = _docs(original, at_a), _docs(reproduced, at_b)
         k[i] = ktu(a, b)
         r[i] = rbo(a, b, p, depth)
     return RankingAgreement(tuple(topics), k, r)

@@ -155,7 +155,8 @@ def _order_rows(run: Run, lo: int, hi: int):
     cuts = offsets[(offsets > 0) & (offsets < n)]
     inner[cuts - 1] = False
     topic_of = lambda rows: np.searchsorted(offsets, rows, side="right") - 1
-    dst, src = [], []
+    dst_parts: list[np.ndarray] = []  # the moves of each part (topics sorted anew, tied groups), joined below
+    src_parts: list[np.ndarray] = []
     up = np.flatnonzero((s[1:] > s[:-1]) & inner)
     if len(up):
         # some topics are not in score order: sort them fully (score desc, doc id desc)
@@ -164,8 +165,8 @@ def _order_rows(run: Run, lo: int, hi: int):
         rows = np.repeat(offsets[bad] - np.cumsum(np.r_[0, lens[:-1]]), lens) + np.arange(lens.sum())
         _, code = np.unique(run.docids[lo + rows], return_inverse=True)
         o = np.lexsort((-code, -s[rows], topic_of(rows)))
-        dst.append(rows)
-        src.append(rows[o])
+        dst_parts.append(rows)
+        src_parts.append(rows[o])
         in_bad = np.zeros(len(offsets), dtype=bool)
         in_bad[bad] = True
         inner &= ~in_bad[topic_of(np.arange(1, n))]
@@ -185,11 +186,11 @@ def _order_rows(run: Run, lo: int, hi: int):
         o = np.lexsort((run.docids[lo + members], gid))  # ascending doc id in each group
         g = gid[o]
         target = gfirst[g] + gend[g] - 1 - np.arange(len(members))  # reversed: descending
-        dst.append(members[target])
-        src.append(members[o])
-    if not dst:
+        dst_parts.append(members[target])
+        src_parts.append(members[o])
+    if not dst_parts:
         return empty, empty, 0
-    dst, src = np.concatenate(dst), np.concatenate(src)
+    dst, src = np.concatenate(dst_parts), np.concatenate(src_parts)
     moved = dst != src
     dst, src = dst[moved], src[moved]
     t = np.sort(topic_of(dst))

@@ -31,6 +31,7 @@ MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a topic's value in a geometric me
 def _values(data, req: Request, level: int) -> list[np.ndarray]:
     """The request's values for each topic of ``data`` (one array per output line)."""
     family = req.trec.family
+    assert family is not None  # runid, without a family, is a line of its own (compute)
     provider = providers.provider(family.name)
     listed = provider.listed.get(family.name)
     if listed is not None:
@@ -77,6 +78,7 @@ def compute(
             lines.append(Line("num_q", "num_q", None, denominator))
             continue
         family = t.family
+        assert family is not None  # only runid has none
         kept = complete and family.on_missing == "keep"  # num_rel under -c
         for name, vals in zip(req.names(), _values(data, req, level)):
             if t.kind == "relstring":

@@ -91,7 +91,7 @@ def _names() -> dict[str, TrecName]:
 
 
 _PREFS = tuple(n for n, i in FAMILIES.items() if i.judgments == "prefs")
-_JG = tuple(i.trec or i.trec_cut for i in FAMILIES.values() if i.judgments == "qrels_jg")
+_JG = tuple(name for i in FAMILIES.values() if i.judgments == "qrels_jg" and (name := i.trec or i.trec_cut))
 # trec_eval's measure table, in its order: its qrels measures (all_trec), then the preference and
 # judgment-group ones, and yaap (in no group)
 _ALL_TREC = (
@@ -137,6 +137,7 @@ class Request:
         """Its output lines as measure values at relevance level ``level`` (trec_eval's -l, for
         the families that read one): one per cut-off, else one with the parameters."""
         family = self.trec.family
+        assert family is not None  # runid, the one name without a family, is computed apart
         rel = level if "rel" in family.options else 1
         if self.trec.cut:
             return [Measure(family.name, k, rel=rel) for k in self.params]
@@ -163,10 +164,10 @@ def _params(m: TrecName, text: str) -> tuple[tuple, str | None]:
             )
         return tuple(cuts), None
     if m.params == "cut_float":
-        cuts = sorted(atof(t) for t in items)
-        if len(set(cuts)) != len(cuts):
+        float_cuts = sorted(atof(t) for t in items)
+        if len(set(float_cuts)) != len(float_cuts):
             raise ValueError(f"{m.name}: duplicate cut-offs (got {text!r})")
-        return tuple(cuts), None
+        return tuple(float_cuts), None
     if m.params == "pairs":
         pairs = []
         for t in items:
@@ -222,6 +223,7 @@ def trec_eval_name(m: Measure) -> tuple[str, str] | None:
     if m.gain != "linear":
         return None  # trec_eval's gain = label; tests map exp gains onto the qrels
     if m.beta != 1.0:
+        assert info.trec is not None  # beta is set_F's option
         return f"{info.trec}.{m.beta!r}", info.trec  # set_F.0.5, reported as set_F
     if m.cutoff is None:
         return (info.trec, info.trec) if info.trec else None

@@ -19,7 +19,7 @@ class Line:
     name: str
     kind: str
     per_topic: np.ndarray | list | None  # values (floats; relstring: strings), in the topics' order
-    summary: float | int | str
+    summary: float | int | str | None  # None: relstring's, which has no "all" line
 
 
 def format_line(name: str, qid: str, kind: str, value, z: bool = False) -> str:
@@ -53,22 +53,22 @@ def format_output(topics: list[str], lines: list[Line], per_query: bool, summary
     once; CPython's %6.4f is C's), not a format call per line: 910,000 lines (10M run lines,
     all_trec) in 0.3 s instead of 0.8 s on a loaded 2-core machine."""
     out = []
-    columns = [ln for ln in lines if ln.per_topic is not None] if per_query else []
+    columns = [(ln, ln.per_topic) for ln in lines if ln.per_topic is not None] if per_query else []
     if columns and z:
         for i, qid in enumerate(topics):
-            out += [format_line(ln.name, qid, ln.kind, ln.per_topic[i], True) + "\n" for ln in columns]
+            out += [format_line(ln.name, qid, ln.kind, per_topic[i], True) + "\n" for ln, per_topic in columns]
     elif columns:
         parts, values = [], []
-        for ln in columns:
+        for ln, per_topic in columns:
             name = f"{ln.name:<22}".replace("%", "%%")
             if ln.kind == "relstring":
                 parts.append(f"{name}\t\0\t'%s'\n")
-                values.append(list(ln.per_topic))
+                values.append(list(per_topic))
             elif ln.kind in ("long", "num_q"):
                 parts.append(f"{name}\t\0\t%d\n")
-                values.append(np.asarray(ln.per_topic, dtype=np.float64).tolist())
+                values.append(np.asarray(per_topic, dtype=np.float64).tolist())
             else:
-                v = np.asarray(ln.per_topic, dtype=np.float64)
+                v = np.asarray(per_topic, dtype=np.float64)
                 if np.isnan(v).any():  # Python prints either NaN as "nan": glibc prints the sign
                     parts.append(f"{name}\t\0\t%s\n")
                     values.append([_number(x) for x in v.tolist()])

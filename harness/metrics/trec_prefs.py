@@ -91,7 +91,8 @@ def topic_prefs(qid: str, ranked: list[str], prefs, source: str) -> TopicPrefs:
     nj = len(pos)
     rows = sorted((p.jg, p.jsg, -p.rel_level, pos[p.docno]) for p in prefs)
     counts = np.zeros((nj, nj), dtype=np.int32)
-    groups, pool = [], []
+    groups: list[Group] = []
+    pool: list[np.ndarray] = []
     start = 0
     while start < len(rows):
         end = start
@@ -245,6 +246,7 @@ def _rnonrel(tp: TopicPrefs, g: Group, ret_only: bool) -> tuple[int, int]:
         return _rnonrel_ec(tp, g, R, ret_only)
     # several sub-groups: the non-relevant documents after the first num_rel of them are left out
     limit = njr if ret_only else tp.judged
+    assert g.rel_array is not None  # set with g.pa: several sub-groups
     zero = g.rel_array == 0.0
     seen, first = 0, limit
     for i in range(limit):

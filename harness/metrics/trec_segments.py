@@ -50,6 +50,7 @@ def seg_cumsum(x: np.ndarray, off: np.ndarray) -> np.ndarray:
         ts = order[i:j]
         bl = sl[i:j]
         width = int(bl[-1])
+        idx: slice | np.ndarray  # the segments' positions: one slice when they are adjacent
         if len(ts) == 1 or (np.diff(ts) == 1).all():
             idx = slice(int(off[ts[0]]), int(off[ts[-1] + 1]))
         else:
