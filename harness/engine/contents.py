@@ -171,9 +171,9 @@ def check_vectors(corpus: Corpus, scan: VectorScan | None = None) -> int:
     dims = SameDimension("vector")
     documents = 0
     if corpus.parquet:
-        first: dict = {}
+        first_vector: dict = {}  # its dimension, shared by the files
         for f in corpus.files():
-            for row, docid, _ in parquet_rows(f, "docid", ("string", "large_string"), first, "documents"):
+            for row, docid, _ in parquet_rows(f, "docid", ("string", "large_string"), first_vector, "documents"):
                 _row_id(f, "document id", docid, row)
                 documents += 1
         return documents
@@ -195,8 +195,8 @@ def check_vectors(corpus: Corpus, scan: VectorScan | None = None) -> int:
                 return 1
             except DataError:
                 pass  # named below with json.loads's values (e.g. an integer beyond 64 bits)
-        for _, doc in json_values(f, [(lineno, line)]):
-            check(f, doc, lineno)
+        for _, value in json_values(f, [(lineno, line)]):
+            check(f, value, lineno)
         return 1
 
     for f in corpus.files():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import gzip
 import hashlib
+import io
 import os
 import stat
 import time
@@ -20,7 +21,6 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from harness.engine import beir
 from harness.engine.vectors import is_parquet
@@ -210,7 +210,7 @@ def _walk(top: Path, skip_hidden: bool, skip_folders: frozenset[str] = frozenset
                 regular_file(entry, "collection file")  # raises: a FIFO, socket or device
 
 
-def open_binary(f: Path) -> IO[bytes]:
+def open_binary(f: Path) -> io.BufferedIOBase:
     """``f`` opened for reading bytes, through gzip when its name ends in .gz; DataError when it cannot be."""
     try:
         return gzip.open(f, "rb") if f.name.endswith(".gz") else open(f, "rb")
@@ -218,7 +218,7 @@ def open_binary(f: Path) -> IO[bytes]:
         raise read_error(f, f"cannot read: {e.strerror or e}", e) from None
 
 
-def read_chunk(f: Path, fh: IO[bytes], size: int) -> bytes:
+def read_chunk(f: Path, fh: io.BufferedIOBase, size: int) -> bytes:
     """Up to ``size`` bytes of ``fh`` (-1: all); a corrupt or truncated .gz file, or a read error, is a DataError naming ``f``."""
     try:
         return fh.read(size)

@@ -138,7 +138,7 @@ class DenseSearcher:
     def search_hits(self, topics: list[tuple[str, str]], sim: Similarity, depth: int, source: str = "", threads=2):
         """Per topic, (external ids, float32 scores) in rank order."""
         counts, docs, scores = self.search_arrays(topics, sim, depth, threads, source)
-        ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
+        ids = self._ids[docs] if self._ids is not None and len(docs) else np.zeros(0, "S8")
         out, start = [], 0
         for c in counts.tolist():
             out.append(
@@ -160,7 +160,7 @@ class DenseSearcher:
         """(:meth:`search_run`'s run, the search's :class:`~harness.engine.latency.SearchTimes`)."""
         packed, times = self._search_packed(topics, sim, depth, threads, source)
         counts, docs, scores = batch_arrays(packed, len(topics))
-        ids = self._ids[docs] if len(docs) else np.zeros(0, "S8")
+        ids = self._ids[docs] if self._ids is not None and len(docs) else np.zeros(0, "S8")
         run = run_from_arrays(topics, counts, ids, scores, source or f"<search {sim}>")
         run.text_writer = run_text_writer(self._run_text, packed, self._ids_raw, [qid for qid, _ in topics])
         return run, times

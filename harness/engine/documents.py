@@ -125,7 +125,7 @@ class Documents:
                 batch, kept, size = [], [], 0
             batch.append(t)
             if keep is not None:
-                kept.append(None if keep[i] is None else "\n".join(sorted(keep[i])))
+                kept.append(None if (terms := keep[i]) is None else "\n".join(sorted(terms)))
             size += len(t)
         if batch:
             out += call()

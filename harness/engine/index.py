@@ -121,7 +121,7 @@ def ensure_index(
         # With no index there, nothing waits for the fingerprint: _build hashes the corpus while
         # Anserini reads it (a 768-dimension vectors file of 50,000 lines is 770 MB, 0.56 s of SHA-256)
         fp = None if manifest is None else index_fingerprint(corpus, options)
-        if manifest is not None and manifest.get("fingerprint") == fp:
+        if manifest is not None and fp is not None and manifest.get("fingerprint") == fp:
             return IndexInfo(path, fp, options, manifest, reused=True)
         if path.exists() and manifest is None and (not path.is_dir() or any(path.iterdir())):
             raise DataError(
@@ -137,7 +137,7 @@ def ensure_index(
 
 def _build(
     corpus: Corpus, options: IndexOptions, path: Path, fp: str | None, threads: int, on: Emit, build: Builder
-) -> dict[str, object]:
+) -> dict[str, Any]:
     check_writable(path.parent, tree=False)  # where the new index is built
     check_writable(path)  # the previous index, removed once replaced
     work = temp_sibling(path, "building")
@@ -147,7 +147,8 @@ def _build(
     try:
         on(IndexBuild(str(corpus.path), str(corpus.format), str(path)))
         # what Anserini would convert or throw on, refused with its line; and the fingerprint
-        checked = start_checks(corpus, (lambda: fp) if fp else (lambda: index_fingerprint(corpus, options)))
+        known = fp  # taken already (a rebuild), else beside the check
+        checked = start_checks(corpus, (lambda: known) if known else (lambda: index_fingerprint(corpus, options)))
         t0 = time.perf_counter()
         # the documents the check counted (a vectors collection is checked beside the build)
         total = None if corpus.format.dense else checked()[0]

@@ -42,6 +42,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,8 @@ class SearchTimes:
         harness kept search times, or damaged)."""
         if not isinstance(record, dict):
             return None
-        nanos, wall, threads, batches = (record.get(k) for k in ("nanos", "wall", "threads", "batches"))
+        fields: list[Any] = [record.get(k) for k in ("nanos", "wall", "threads", "batches")]  # checked below
+        nanos, wall, threads, batches = fields
         size = record.get("index_bytes")
         ints = (wall, threads, batches)
         if (

@@ -82,7 +82,7 @@ class Searcher:
             raise
         except Exception as e:
             raise EngineError(f"cannot open index {index_path}: {e}") from e
-        self._id_bytes = None  # the ids as a NUL-padded S array, made on first search_run
+        self._id_bytes: np.ndarray | None = None  # the ids as a NUL-padded S array, made on first search_run
         self._ids_raw = raw  # the same ids as Java gave them, each followed by "\n" (RunText)
         text = raw.decode("utf-8")
         self.ids = np.array(text.split("\n")[:-1], dtype=object)

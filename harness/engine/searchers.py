@@ -49,7 +49,7 @@ class OpenSearcher(Protocol):
         ...
 
     def timed_arrays(
-        self, queries: list[Any], sim: Similarity, depth: int, threads: int = 2, /
+        self, queries: list[Any], /, sim: Similarity, depth: int, threads: int = 2
     ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], SearchTimes]:
         """(hits per query, their Lucene docids, float32 scores) in rank order, and the times:
         what a Dask worker sends back. A text index's queries are the query texts (or term
@@ -57,7 +57,7 @@ class OpenSearcher(Protocol):
         ...
 
     def search(
-        self, queries: list[Any], sim: Similarity, depth: int, threads: int = 2, /
+        self, queries: list[Any], sim: Similarity, depth: int, threads: int = 2
     ) -> list[tuple[list[str], np.ndarray]]:
         """Per query, (doc ids, strictly decreasing float64 scores) in rank order."""
         ...

@@ -103,9 +103,9 @@ def split_corpus(corpus: Corpus, n: int, staging: Path) -> list[Shard]:
             off = 0 if off < sizes[i] / 2 else sizes[i]
         cuts.add((i + 1, 0) if off >= sizes[i] else (i, off))
     ordered = sorted(cuts)
-    shards = []
+    shards: list[Shard] = []
     for (fa, oa), (fb, ob) in zip(ordered, ordered[1:]):
-        pieces = []
+        pieces: list[Piece] = []
         for i in range(fa, min(fb, len(files) - 1) + 1):
             start = oa if i == fa else 0
             end = ob if i == fb else sizes[i]

@@ -38,9 +38,11 @@ def read_topics(
     ``qrels``: the config's judgments, ``(path, format)``; BEIR queries (``beir``) are then only
     those the qrels judge (:func:`judged_queries`). Every other format is read whole."""
     path = Path(path)
-    given = fmt
-    if isinstance(fmt, str) and (fmt := topic_format(fmt)) is None:
-        raise DataError(path, f"unknown topics format {given!r}; valid: {', '.join(choices(TOPIC_FORMATS))}")
+    if isinstance(fmt, str):
+        known = topic_format(fmt)
+        if known is None:
+            raise DataError(path, f"unknown topics format {fmt!r}; valid: {', '.join(choices(TOPIC_FORMATS))}")
+        fmt = known
     if fmt.reader is not None:  # TrecTopicReader, or any reader of Anserini's by name
         return plain.nonempty(path, _read_anserini(path, fmt.reader))
     if fmt.dataset is not None:  # ``irds:ID`` or ``irds:ID#FIELD`` (harness.formats.named)
@@ -127,11 +129,13 @@ def _trec_blocks(path: Path) -> int:
         where = {tag: next((i for i, (_, t) in enumerate(block) if t.startswith(tag)), None) for tag in _TREC_TAGS}
         order = [where[t] for t in ("<num>", "<title>", "<desc>")]
         missing = next((t for t, i in zip(("<num>", "<title>", "<desc>"), order) if i is None), None)
-        if missing is None and not order[0] < order[1] < order[2]:
+        found = [i for i in order if i is not None]  # all three when none is missing
+        narr = where["<narr>"]
+        if missing is None and not found[0] < found[1] < found[2]:
             missing = "<num>, <title>, <desc> in this order:"
-        elif missing is None and not last and where["<narr>"] is None:
+        elif missing is None and not last and narr is None:
             missing = "<narr>"
-        elif missing is None and not last and not block[where["<narr>"]][1].endswith("</narr>"):
+        elif missing is None and not last and narr is not None and not block[narr][1].endswith("</narr>"):
             if where["</top>"] is None:
                 missing = "</top>"
         if missing:
@@ -143,7 +147,7 @@ def _trec_blocks(path: Path) -> int:
                 "<narr> is fine), or write the topics as tsv or jsonl",
                 line=at,
             )
-        n, text = block[order[0]]
+        n, text = block[found[0]]
         k = text.find(":")
         qid = text[(k if k != -1 else text.find(">")) + 1 :].replace("</num>", "").strip()
         if not re.fullmatch(r"[+-]?\d+", qid) or not -(2**31) <= int(qid) < 2**31:

@@ -14,6 +14,7 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -106,7 +107,8 @@ def fast_vector_document(raw: bytes) -> tuple[str | int, int] | None:
         return None
     if type(doc) is not dict or not (len(doc) == 2 or (len(doc) == 3 and type(doc.get("contents")) is str)):
         return None
-    docid, vector = doc.get("docid"), doc.get("vector")
+    docid: Any = doc.get("docid")  # a str or an int, or the line goes the full way
+    vector = doc.get("vector")
     if type(docid) not in (str, int) or type(vector) is not list or not vector:
         return None
     key = _VECTOR_KEY.search(raw)
@@ -186,7 +188,8 @@ class SameDimension:
     """Every vector of a collection (or of a topics file) has one length: the first one's."""
 
     def __init__(self, what: str):
-        self.what, self.first = what, None
+        self.what = what
+        self.first: tuple[int, object, int | None] | None = None  # the first vector's (length, source, line)
 
     def check(self, source, n: int, line: int | None) -> None:
         if self.first is None:
@@ -218,7 +221,8 @@ def read_vector_topics(path: Path) -> list[tuple[str, str]]:
     if is_parquet(path):
         return _parquet_topics(path)
     dims = SameDimension("query vector")
-    out, seen = [], {}
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}  # qid -> its line
     for lineno, obj in json_values(path, numbered_lines(path)):
         if not isinstance(obj, dict):
             raise DataError(path, 'expected a JSON object {"qid": ..., "vector": [...]}', line=lineno)
@@ -334,7 +338,8 @@ def parquet_count(path: Path) -> int:
 
 
 def _parquet_topics(path: Path) -> list[tuple[str, str]]:
-    out, seen = [], {}
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}  # qid -> its row
     for row, qid, vector in parquet_rows(path, "qid", ("string", "large_string", "integer"), {}, "topics"):
         try:
             qid = check_id(path, "topic id", qid.strip())
