@@ -133,6 +133,7 @@ def open_indexes(
         if where.existing:
             info = open_existing(where)
         else:
+            assert where.corpus is not None  # only an existing index has none
             built = ensure_index(
                 where.corpus, where.options, where.index_path, threads=cfg.index_threads, on=on, build=executor.build
             )

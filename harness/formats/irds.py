@@ -203,7 +203,7 @@ def read_topics(dataset_id: str, field: str | None = None) -> list[tuple[str, st
     return topics
 
 
-def read_qrels(dataset_id: str):
+def read_qrels(dataset_id: str) -> Qrels:
     """The dataset's judgments as a :class:`~harness.formats.qrels.Qrels` (topics and documents in
     ir_datasets' order; a (query, document) pair judged twice is an error, as in a qrels file)."""
     source = PREFIX + dataset_id

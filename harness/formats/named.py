@@ -13,10 +13,11 @@ qrels to their cached TREC file; an ir_datasets id to the folder its data lives 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeGuard
 
 from harness.formats import irds, pyserini_cache
 from harness.formats.catalog import ANSERINI_TOPICS, IRDS_TOPICS, TopicFormat
-from harness.formats.qrels import read_qrels, read_qrels_file
+from harness.formats.qrels import Qrels, read_qrels, read_qrels_file
 
 __all__ = [
     "PYSERINI",
@@ -32,7 +33,7 @@ PYSERINI = "pyserini:"
 IRDS = irds.PREFIX
 
 
-def is_named(text) -> bool:
+def is_named(text: object) -> TypeGuard[str]:
     """Whether ``text`` (a path or a string) names cached data: ``pyserini:NAME`` or ``irds:ID``."""
     return isinstance(text, str) and text.startswith((PYSERINI, IRDS)) and len(text.split(":", 1)[1].strip()) > 0
 
@@ -60,14 +61,14 @@ def split(text: str) -> tuple[str, str]:
     return kind, name.strip()
 
 
-def read_qrels_as(path, fmt: str = "trec"):
+def read_qrels_as(path, fmt: str = "trec") -> Qrels:
     """The qrels ``(path, format)`` names: a TREC file, or an ir_datasets id's judgments."""
     if fmt.startswith(IRDS):
         return irds.read_qrels(fmt[len(IRDS) :])
     return read_qrels(path)
 
 
-def read_user_qrels(path, *, beir: bool = True):
+def read_user_qrels(path, *, beir: bool = True) -> Qrels:
     """The judgments a user names at a door (``harness evaluate``, ``compare``, ``trec_eval``, the
     API): ``pyserini:NAME`` or ``irds:ID`` from a local cache, else a qrels file
     (harness.formats.qrels.read_qrels_file; ``beir``: BEIR's qrels TSV too)."""
@@ -76,7 +77,7 @@ def read_user_qrels(path, *, beir: bool = True):
     return read_qrels_file(path, beir=beir)
 
 
-def read_named_qrels(text: str):
+def read_named_qrels(text: str) -> Qrels:
     """The qrels a ``pyserini:NAME`` or ``irds:ID`` string names (the CLI's and the API's door)."""
     path, fmt = resolve_qrels(*split(text))
     return read_qrels_as(path, fmt)

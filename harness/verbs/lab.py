@@ -217,8 +217,9 @@ def lab(req: LabRequest, *, on: Emit = ignore) -> LabOutcome:
         convention = "lab"
     elif doc_judgments is not None:
         convention = "trec"
-        for q, judged in doc_judgments.items():
-            unknown = [d for d in judged if d not in ranked.ids]
+        assert ranked.ids is not None  # asked for with the judgments
+        for q, judged_docs in doc_judgments.items():
+            unknown = [d for d in judged_docs if d not in ranked.ids]
             if unknown:
                 on(Note(f"note: query {q!r}: judged document(s) not in the index: {', '.join(unknown)}"))
         per_trec, means = trec_metrics(results, doc_judgments, queries, k)

@@ -100,6 +100,7 @@ def query(
     return Rankings(out, known)
 
 
-def texts(index: OpenIndex, docids: list[str]) -> dict[str, str]:
-    """The stored text of each document id (as the index keeps it)."""
+def texts(index: OpenIndex, docids: list[str]) -> dict[str, str | None]:
+    """The stored text of each document id (as the index keeps it; None: no such document, or no
+    text stored)."""
     return stored_texts(index.path, docids)

@@ -287,6 +287,7 @@ def index(cfg, *, on: Emit = ignore) -> IndexOutcome:
     p = plan(cfg)
     if p.existing:
         raise DataError("collection", f"the config names an existing index ({p.index_path}) and no collection to index")
+    assert p.corpus is not None  # only an existing index has none
     t = time.perf_counter()
     executor = open_executor(cfg.execution, on)
     try:

@@ -187,6 +187,7 @@ def index(study: Study, *, on: Emit = ignore) -> list[tuple[str, single.IndexOut
             if p.existing:
                 out.append((name, None))
                 continue
+            assert p.corpus is not None  # only an existing index has none
             try:
                 t = time.perf_counter()
                 info = ensure_index(

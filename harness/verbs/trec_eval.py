@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.errors import DataError
 from harness.formats.ir_metadata import STRIP_HINT, starts_with_block
 from harness.formats.named import read_user_qrels
-from harness.formats.prefs import REL_INFO_FORMATS, read_prefs, read_qrels_jg
+from harness.formats.prefs import REL_INFO_FORMATS, JudgmentGroups, PrefsJudgments, read_prefs, read_qrels_jg
 from harness.formats.qrels import judgments_named
 from harness.formats.run_files import read_run_file
 from harness.formats.topic_ids import diagnosis, match_topic_ids
@@ -181,6 +181,7 @@ def _check_formats(requests, options: TrecEvalOptions) -> None:
 
 def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, requests, zscores) -> TrecEvalResult:
     """-R prefs, qrels_prefs or qrels_jg: the judgments' own reader and measures."""
+    judgments: JudgmentGroups | PrefsJudgments
     if options.rel_info == "qrels_jg":
         judgments = read_qrels_jg(qrels)
     else:
@@ -189,7 +190,8 @@ def _other_judgments(qrels: PathLike, run: PathLike, options: TrecEvalOptions, r
     topics = [t for t in r.topics() if t in judgments.topics]
     if not topics:
         raise DataError(str(run), f"no topic of the run has judgments in {qrels}: nothing to evaluate")
-    if options.rel_info == "qrels_jg":
+    data: GroupsData | PrefsData
+    if isinstance(judgments, JudgmentGroups):  # -R qrels_jg
         data = GroupsData(r, judgments, topics, options.max_docs, options.judged_only)
     else:
         data = PrefsData(r, judgments, topics, options.max_docs)
