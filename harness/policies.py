@@ -320,7 +320,7 @@ _NUMBERS = {2: "two", 3: "three"}  # a number of runs in words
 
 def _count(name: str, value: object, low: int = 1, high: int = MAX_RESAMPLES) -> int:
     # numbers.Integral covers numpy's integers without importing numpy
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
         raise ValueError(f"{name} must be an integer in [{low}, {high:,}] (got {value!r})")
     return int(value)
 

@@ -111,9 +111,9 @@ def given_overrides(
                 "overrides", [LocatedProblem("", f"the value cannot be written as YAML: {e}", given)]
             ) from None
         out.append(Override(key, text, given))
-    for key, given in (data or {}).items():
-        if given is not None:
-            out.append(Override(key, yaml.safe_dump(os.fspath(given)), f"--{key} {os.fspath(given)}"))
+    for key, file in (data or {}).items():
+        if file is not None:
+            out.append(Override(key, yaml.safe_dump(os.fspath(file)), f"--{key} {os.fspath(file)}"))
     if output is not None:
         path = os.fspath(output)
         out.append(Override("output", yaml.safe_dump(path), f"--output {path}" if flags else f"output={path!r}"))
@@ -152,7 +152,8 @@ def python_dumper() -> type[yaml.SafeDumper]:
                 return self.represent_data(data.tolist())
             return super().represent_undefined(data)
 
-    Dumper.add_representer(None, Dumper.represent_undefined)
+    # None: PyYAML's key for the representer of every type without one (types-PyYAML allows a class only)
+    Dumper.add_representer(None, Dumper.represent_undefined)  # type: ignore[arg-type]
     return Dumper
 
 

@@ -205,5 +205,6 @@ def create_app(session: JudgeSession, store: QrelsStore, hosts: set[str], origin
                 return
         await app(scope, receive, send)
 
-    guard.token = token  # for tests driving the app without a page
+    # for tests driving the app without a page (an attribute of the function, which mypy does not declare)
+    guard.token = token  # type: ignore[attr-defined]
     return guard

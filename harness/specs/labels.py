@@ -56,8 +56,10 @@ def run_labels(
         n = 2
         while True:
             suffix = f" #{n}"
-            fits = limit is None or len(label) + len(suffix) <= limit
-            candidate = (label if fits else label[: limit - len(suffix) - 1] + "…") + suffix
+            if limit is None or len(label) + len(suffix) <= limit:
+                candidate = label + suffix
+            else:
+                candidate = label[: limit - len(suffix) - 1] + "…" + suffix
             if candidate not in taken:
                 return candidate
             n += 1
