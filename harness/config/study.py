@@ -119,7 +119,8 @@ def load_experiment(
             return _study(tree, study[0], study[1], overrides, replace)
         ctx, values = validate_tree(tree, tree.root, replace)
         if ctx.problems:
-            raise ConfigError(tree.source, sorted(ctx.problems, key=problem_order))
+            problems = sorted(ctx.problems, key=problem_order)  # LocatedProblems (the key reads .where)
+            raise ConfigError(tree.source, problems)
         return build_config(tree, ctx, values, tree.root, overrides, replace)
 
 
@@ -163,7 +164,8 @@ def _study(tree: ConfigTree, key: Node, seq: Node, overrides: Sequence[Override]
     if problems or not found:
         if not problems:  # `collections: []`, reported by _entries; defensive
             problems = [LocatedProblem(STUDY_KEY, "names no collection", None)]
-        raise ConfigError(tree.source, sorted(_unique(problems), key=problem_order))
+        ordered = sorted(_unique(problems), key=problem_order)  # LocatedProblems (the key reads .where)
+        raise ConfigError(tree.source, ordered)
     configs: dict[str, Config] = {}
     for entry, entry_ctx, values, root in found:
         cfg = build_config(tree, entry_ctx, values, root, overrides, replace, where=f"{entry.label}.collection")
@@ -239,6 +241,7 @@ def _name(ctx: Ctx, i: int, node: MappingNode, given, seen: dict[str, str]) -> s
     """The entry's name, checked (pattern, reserved, unique ignoring case), or None (reported)."""
     p = f"{STUDY_KEY}[{i}].name"
     key = COLLECTIONS.key("name")
+    assert key is not None and key.pattern is not None  # the entries' `name`, a key with a pattern
     if given is None:
         ctx.problem(p, f"required key is missing ({key.doc})", node)
         return None
@@ -311,7 +314,7 @@ def _merged(found) -> list[LocatedProblem]:
         misspelt = {k.value for k, _ in entry.misspelt}
         line = f"{entry_ctx.source}:{entry.node.start_mark.line + 1}"
         for p in entry_ctx.problems:
-            root = re.match(r"[^.\[]*", p.path).group(0)
+            root = re.split(r"[.\[]", p.path, maxsplit=1)[0]
             if root in misspelt:  # reported with the entry's keys (_entries)
                 continue
             if root in _OWN:  # a problem the checks could place nowhere: at the entry
