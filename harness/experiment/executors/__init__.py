@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.config import Execution
 from harness.engine.corpus import Corpus
@@ -41,7 +41,7 @@ class Executor(Protocol):
         self,
         index: IndexInfo,
         sims: Sequence[Similarity],
-        topics: Sequence[tuple[str, object]],
+        topics: list[tuple[str, Any]],
         depth: int,
         threads: int,
     ) -> Iterator[tuple[Similarity, Run, float, SearchTimes]]:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from harness.engine.index import build_here
+from harness.engine.index import IndexInfo, build_here
+from harness.engine.latency import SearchTimes
 from harness.engine.searchers import open_searcher
 from harness.events import Emit, Progress, ignore
+from harness.formats.run import Run
+from harness.specs.similarity import Similarity
 
 __all__ = ["LocalExecutor"]
 
@@ -20,7 +25,9 @@ class LocalExecutor:
     def describe(self) -> str:
         return "local"
 
-    def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
+    def search_runs(
+        self, index: IndexInfo, sims: Sequence[Similarity], topics: list[tuple[str, Any]], depth: int, threads: int
+    ) -> Iterator[tuple[Similarity, Run, float, SearchTimes]]:
         """(sim, run, seconds, times) per run in `sims` order, each a columnar
         :class:`~harness.formats.run.Run` straight from the batch's arrays (no Python object per
         hit), ``times`` what the searcher measured (:class:`~harness.engine.latency.SearchTimes`:

@@ -8,19 +8,26 @@ from __future__ import annotations
 import logging
 import math
 import os
+from collections.abc import Iterator, Sequence
 from concurrent.futures import CancelledError
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from harness import lazy
 from harness.config import Execution
-from harness.engine.index import Built
+from harness.engine.index import Built, IndexInfo
 from harness.engine.latency import SearchTimes
 from harness.engine.search import id_table, run_from_arrays
 from harness.engine.shards import split_corpus
 from harness.errors import EngineError, HarnessError
 from harness.events import ClusterReady, Emit, ShardsBuild, ignore
+from harness.formats.run import Run
+from harness.specs.similarity import Similarity
+
+if TYPE_CHECKING:  # the annotations' types; distributed itself is imported when a cluster starts
+    from distributed import Client, LocalCluster
 from harness.experiment.executors.dask.logs import quiet_driver, quiet_loop, quiet_workers, restore_logs
 from harness.experiment.executors.dask.tasks import BUILDING, build_shard_task, ids_task, merge_task, search_task
 
@@ -38,13 +45,13 @@ class DaskExecutor:
     def __init__(self, execution: Execution, on: Emit = ignore):
         self.execution = execution
         self.on = on
-        self._client = None
-        self._cluster = None
+        self._client: Client | None = None
+        self._cluster: LocalCluster | None = None
         self._tables: dict[tuple[str, str], tuple[np.ndarray, str]] = {}
         self._levels: dict[str, int] = {}
 
     # ------------------------------------------------------------------ the cluster
-    def _connect(self):
+    def _connect(self) -> Client:
         if self._client is not None:
             return self._client
         # distributed makes its loggers when it is imported (harness.lazy imports it on this first
@@ -96,7 +103,7 @@ class DaskExecutor:
         return client
 
     def _threads(self) -> int:
-        return max(1, sum(self._client.nthreads().values()))
+        return max(1, sum(self._connect().nthreads().values()))
 
     def describe(self) -> str:
         return str(self.execution)
@@ -117,13 +124,15 @@ class DaskExecutor:
             self._levels = quiet_driver()
 
     def _gather(self, futures):
+        client = self._connect()
         try:
-            return self._client.gather(futures)
+            return client.gather(futures)
         except HarnessError:
             raise
         except (CancelledError, OSError) as e:  # the scheduler went away (or cancelled our tasks)
+            scheduler = client.scheduler  # None only once the client is closed
             raise EngineError(
-                f"lost the Dask scheduler {self._client.scheduler.address} mid-run ({type(e).__name__}): it stopped "
+                f"lost the Dask scheduler {scheduler.address if scheduler is not None else '?'} mid-run ({type(e).__name__}): it stopped "
                 "or became unreachable; the runs finished before are cached, run again once it is back"
             ) from None
         except distributed.KilledWorker as e:
@@ -182,7 +191,9 @@ class DaskExecutor:
         """The index's external ids in Lucene docid order, as a Run's ``S`` array, and their digest."""
         key = (str(index.path), index.fingerprint)
         if key not in self._tables:
-            fut = self._client.submit(ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}")
+            fut = self._connect().submit(
+                ids_task, str(index.path), index.fingerprint, index.options, key=f"ids-{_tag()}"
+            )
             blob, digest = self._gather([fut])[0]
             ids = blob.decode("utf-8", "surrogateescape").split("\n") if blob else []
             self._tables[key] = (id_table(ids), digest)
@@ -235,7 +246,9 @@ class DaskExecutor:
         finally:
             client.cancel([f for futs in futures for f in futs])
 
-    def search_runs(self, index, sims, topics: list[tuple[str, str]], depth: int, threads: int):
+    def search_runs(
+        self, index: IndexInfo, sims: Sequence[Similarity], topics: list[tuple[str, Any]], depth: int, threads: int
+    ) -> Iterator[tuple[Similarity, Run, float, SearchTimes]]:
         """(sim, run, worker seconds, search times) per run in `sims` order, each a columnar
         :class:`~harness.formats.run.Run` built from the workers' arrays (no Python object per
         hit), as the local executor makes it; every task is submitted first. The times join the

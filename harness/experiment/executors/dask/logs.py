@@ -50,7 +50,9 @@ def quiet_workers():
     worker's heartbeat that met the scheduler already closed (Ctrl-C or SIGTERM while the shards
     were indexed) printed "distributed.worker - ERROR" and a traceback after `harness: interrupted`."""
 
-    class QuietWorkers(distributed.WorkerPlugin):
+    # a base read through the lazy module (distributed is imported when a cluster starts): no
+    # name mypy can resolve in a class statement
+    class QuietWorkers(distributed.WorkerPlugin):  # type: ignore[name-defined]
         name = "harness-quiet-logs"
 
         def setup(self, worker):
@@ -83,5 +85,5 @@ def quiet_loop(client) -> None:
         else:
             previous(loop, context)
 
-    handler.harness = True
+    handler.harness = True  # type: ignore[attr-defined]  # marks the handler installed (a function's attribute)
     loop.set_exception_handler(handler)

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from harness import lazy
 from harness.engine import lucene
+from harness.engine.index import IndexOptions
 from harness.engine.indexer import index_stats
 from harness.engine.manifest import MANIFEST, open_manifest
-from harness.engine.searchers import open_searcher
+from harness.engine.searchers import OpenSearcher, open_searcher
 from harness.engine.shards import build_shard, merge_indexes
 from harness.errors import EngineError, HarnessError
 from harness.folders import remove_tree
@@ -32,7 +33,8 @@ distributed = lazy.module("distributed")
 
 __all__ = ["search_task", "ids_task", "build_shard_task", "merge_task", "BUILDING"]
 
-_SEARCHERS: dict[tuple, tuple] = {}  # (path, fingerprint, options) -> (Searcher, id digest), per process
+# (path, fingerprint, options) -> (its searcher, the id table's digest), per process
+_SEARCHERS: dict[tuple[str, str, IndexOptions], tuple[OpenSearcher, str]] = {}
 _LOCK = threading.Lock()
 
 
