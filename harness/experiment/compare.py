@@ -18,6 +18,7 @@ import numpy as np
 from harness import stats
 from harness.config import CompareSpec
 from harness.errors import DataError
+from harness.metrics import Evaluation
 from harness.specs.similarity import Similarity
 from harness.specs.sweeps import sweeps
 from harness.stats.align import align
@@ -78,7 +79,7 @@ CONFIG_HINT = (
 
 
 def aligned_scores(
-    evaluations: Mapping[str, object], measures: Sequence[str], mode: str = "strict"
+    evaluations: Mapping[str, Evaluation], measures: Sequence[str], mode: str = "strict"
 ) -> tuple[list[str], dict[str, dict[str, np.ndarray]], tuple[str, ...]]:
     """(topics, scores[run][measure], dropped topics), paired by :func:`harness.stats.align.align`."""
     if not evaluations:
@@ -91,7 +92,7 @@ def aligned_scores(
 def compare_runs(
     spec: CompareSpec,
     runs: Sequence[Similarity],
-    evaluations: Mapping[str, object],
+    evaluations: Mapping[str, Evaluation],
     tuned: Sequence = (),
     order: Sequence[str] | None = None,
 ) -> Comparisons:
@@ -121,7 +122,7 @@ def compare_runs(
     for t in tuned:
         m = t.spec.measure
         means = {n: float(scores[n][m].mean()) for n in t.settings}
-        best = max(means, key=means.get)  # first of the tied maxima, as cross_validate
+        best = max(means, key=means.__getitem__)  # first of the tied maxima, as cross_validate
         tuning.append(Tuning(t.spec.family, m, t.cv.folds, t.cv.heldout_mean, best, means[best], t.name))
     return Comparisons(
         policy,

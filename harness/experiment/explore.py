@@ -52,7 +52,7 @@ def _shown_runs(result: ExperimentResult, measure: str | None) -> list[str]:
     if measure is None:
         return [first, next(n for n in names if n != first)]
     means = {n: result.evaluations[n].means[measure] for n in names if n != first}
-    return [first, max(means, key=means.get)]
+    return [first, max(means, key=means.__getitem__)]
 
 
 def _measure(result: ExperimentResult) -> str | None:
@@ -103,7 +103,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
     n_topics = len(order)
     if n_topics > max_topics:  # the largest differences (either way), or the first topics
         if diffs:
-            keep = set(
+            chosen = set(
                 sorted(
                     order,
                     key=lambda i: (
@@ -113,7 +113,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                     ),
                 )[:max_topics]
             )
-            order = [i for i in order if i in keep]
+            order = [i for i in order if i in chosen]
         else:
             order = order[:max_topics]
 
@@ -124,8 +124,8 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
         for i in order:
             qid = result.topics[i][0]
             if run.topic_index(qid) is not None:  # the first shown run in full: the moves against it
-                docs, scores = run.ranked(qid, None if name == shown[0] and len(shown) >= 2 else depth)
-                ranked[name][qid] = (docs, scores.tolist())
+                hit_docs, hit_scores = run.ranked(qid, None if name == shown[0] and len(shown) >= 2 else depth)
+                ranked[name][qid] = (hit_docs, hit_scores.tolist())
 
     wanted = list(
         dict.fromkeys(
@@ -137,7 +137,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
         queries = [result.topics[i][1] for i in order]
         terms = {result.topics[i][0]: encoded_terms(e) for i, e in zip(order, docs_store.encoded_tokens_many(queries))}
         texts: dict[str, str | None] = dict(zip(wanted, docs_store.texts(wanted)))
-        stored = [d for d, t in texts.items() if t is not None]
+        stored = {d: t for d, t in texts.items() if t is not None}  # the documents with a stored text
         keep: dict[str, set[str]] = {d: set() for d in stored}
         for i in order:
             qid = result.topics[i][0]
@@ -145,7 +145,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
                 for d in ranked[name].get(qid, ([], []))[0][:depth]:
                     if d in keep:
                         keep[d] |= terms[qid]
-        encoded = docs_store.encoded_tokens_many([texts[d] for d in stored], keep=[keep[d] for d in stored])
+        encoded = docs_store.encoded_tokens_many(list(stored.values()), keep=[keep[d] for d in stored])
     finally:
         docs_store.close()
     tokens = {d: TokenIndex(e) for d, e in zip(stored, encoded)}
@@ -153,7 +153,7 @@ def gather(result: ExperimentResult, depth: int, max_topics: int = 250) -> Explo
     views = []
     for i in order:
         qid, text = result.topics[i]
-        judged = qrels.judged(qid) if qid in judged_topics else {}
+        judged = qrels.judged(qid) if qrels is not None and qid in judged_topics else {}
         full_rank = {}
         if len(shown) >= 2:
             docs0 = ranked[shown[0]].get(qid, ([], []))[0]

@@ -67,6 +67,7 @@ def plan(cfg: Config) -> Plan:
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language)
     exact = any(sim.lengths == "exact" for sim in cfg.runs)
     if cfg.collection_path is None:
+        assert cfg.index_path is not None  # the config checks: without a collection, an index to read
         if exact:
             raise DataError(
                 cfg.source,
@@ -90,11 +91,14 @@ def plan(cfg: Config) -> Plan:
         cache = indexes_root(cfg.source) / f"existing-{fp[:12]}" / RUN_CACHE
         return Plan(cfg, None, options, cfg.index_path, fp, True, existing=True, run_cache=cache)
     fields = cfg.search_fields  # a multifield beir corpus (engine.beir): its fields' weights
+    assert cfg.collection_format is not None  # set with the collection (read from its files when not given)
     corpus = Corpus(cfg.collection_path, cfg.collection_format, fields=bool(fields))
     options = IndexOptions(stemmer=cfg.stemmer, stopwords=cfg.stopwords, language=cfg.language, fields=fields)
     if cfg.vectors is not None:
-        graph = {"M": cfg.M, "efC": cfg.efC} if cfg.vectors == "hnsw" else {}
-        options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, **graph)
+        if cfg.vectors == "hnsw":
+            options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize, M=cfg.M, efC=cfg.efC)
+        else:  # flat: no graph
+            options = IndexOptions(vectors=cfg.vectors, quantize=cfg.quantize)
     elif cfg.collection_format.weights:  # term weights: an impact index
         options = IndexOptions(impact=True)
     fp = index_fingerprint(corpus, options)
@@ -127,6 +131,7 @@ def plan(cfg: Config) -> Plan:
 
 def _check_default_index(cfg: Config, path: Path) -> None:
     """The default index folder gets the checks `index.path` gets at validation (config/paths.py)."""
+    assert cfg.collection_path is not None  # a default index is a collection's
     inputs = {"config file": cfg.source, "collection": cfg.collection_path, "topics": cfg.topics_path}
     if cfg.qrels_path is not None:
         inputs["qrels"] = cfg.qrels_path

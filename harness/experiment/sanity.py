@@ -18,6 +18,7 @@ becomes a warning on stderr and in the report (``ExperimentResult.warnings``).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from harness.engine.docids import count_in_index, sample_ids
 from harness.formats.topic_ids import few, match_topic_ids, partial_notes, refuse_unmatched
@@ -39,7 +40,7 @@ def qrels_doc_ids(qrels) -> list[str]:
     return [d.decode("utf-8", "replace") if isinstance(d, bytes) else str(d) for d in qrels.docids.tolist()]
 
 
-def check_qrels_overlap(qrels, index_path, qrels_path, retrieved_example: list[str] = ()) -> list[str]:
+def check_qrels_overlap(qrels, index_path, qrels_path, retrieved_example: Sequence[str] = ()) -> list[str]:
     ids = sample_ids(qrels_doc_ids(qrels))
     if not ids:
         return []

@@ -81,10 +81,12 @@ def read_inputs(cfg: Config) -> Inputs:
     """The topics, the qrels and the runs from files, each checked before anything is indexed:
     no judgment, no topic judged or ids written two ways, a bad run file."""
     topics = read_topics(cfg.topics_path, cfg.topics_format, cfg.topics_split)
-    qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format) if cfg.qrels_path else None
-    if qrels is not None and not qrels.topics():
-        raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
-    if qrels is not None:  # no topic judged, or ids written two ways: refused before anything is indexed
+    qrels = None
+    if cfg.qrels_path:
+        qrels = read_qrels_as(cfg.qrels_path, cfg.qrels_format)
+        if not qrels.topics():
+            raise DataError(cfg.qrels_path, "the qrels file has no judgments: nothing could be evaluated")
+        # no topic judged, or ids written two ways: refused before anything is indexed
         refuse_unmatched_topics(topics, qrels, cfg.topics_path, cfg.qrels_path)
     files = read_file_runs(cfg, topics) if cfg.sources else {}
     return Inputs(topics, qrels, files)
@@ -190,7 +192,7 @@ def search(
     # hit; seconds: searching time, summed over the workers' tasks under Dask) with the
     # searcher's times, kept with the run in the cache, the index's size added; the store
     # writes the cached run file. Runs reading exact lengths are searched on their own index.
-    for where in (p, p.exact):
+    for where in (x for x in (p, p.exact) if x is not None):
         group = [sim for sim in pending if p.for_run(sim) is where]
         if not group:
             continue

@@ -160,7 +160,7 @@ def collections_table(result: StudyResult) -> StudyTable | None:
             values = [o.value(run, m) for o in result.collections]
             # every collection counts once, whatever its number of topics; math.fsum: the mean of
             # these numbers correctly rounded, whatever their order
-            mean = None if None in values else math.fsum(values) / len(values)
+            mean = None if None in values else math.fsum(v for v in values if v is not None) / len(values)
             rows.append((m, run, *values, mean))
     return StudyTable(
         "collections",

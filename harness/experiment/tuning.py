@@ -105,6 +105,7 @@ def add_tuned_runs(
     the model's last setting (its file cached under a key of what it is made of, or read back
     from the cache), and the TunedRun values (evaluated by the caller)."""
     spec = cfg.compare
+    assert spec is not None and spec.folds is not None  # called only to cross-validate
     measure = spec.measure_names[0]
     topics, scores, _ = aligned_scores({r.name: evaluations[r.name] for r in results}, [measure], spec.align)
     if spec.folds > len(topics):
