@@ -18,11 +18,13 @@ test: setup-dev lint
 test-quick: setup-dev
 	HARNESS_JAVA_OPTS=-Xno-such-option scripts/pytest-tidy -q $(PYTEST_XDIST) -m "not (java or browser or dask or docker or slow)"
 
-# Style and layering: ruff (lint + format check) and the import-linter contracts of pyproject.toml.
+# Style, layering and types: ruff (lint + format check), the import-linter contracts and mypy over
+# harness/ (its settings in pyproject.toml).
 lint: setup-dev
 	.venv/bin/ruff check harness tests bench scripts
 	.venv/bin/ruff format --check harness tests bench scripts
 	.venv/bin/lint-imports
+	.venv/bin/mypy
 
 setup:
 	scripts/setup.sh
