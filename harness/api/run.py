@@ -201,7 +201,7 @@ class Study:
         return self.tables.get("collections", pd.DataFrame(columns=["measure", "run", "mean"]))
 
     @property
-    def meta_analysis(self) -> pd.DataFrame:
+    def meta_analysis(self) -> DataFrame:
         """Each compared pair's meta-analysis across the collections (meta_analysis.csv)."""
         return self.tables.get(study_verb.META_TABLE, pd.DataFrame(columns=list(study_verb.META_COLUMNS)))
 

@@ -162,6 +162,7 @@ def finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) ->
         seed=c["seed"],
     )
     anova = anova_on(c["anova"], policy.test)
+    assert folds is None or isinstance(folds, int)  # INVALID returned None above
     return CompareSpec(tuple(baselines), all_pairs, tuple(cmp_measures), policy, folds, c["align"], anova, power)
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from harness.config.execution import Execution
-from harness.config.keys import join_path
+from harness.config.keys import Key, join_path
 from harness.config.load import CHECKS, TOP_KEYS, build_config, validate_tree
 from harness.config.nodes import (
     INVALID,
@@ -68,7 +68,9 @@ __all__ = ["Study", "load_experiment", "is_study"]
 # the keys an entry brings into its collection's config (`name` names the entry)
 _OWN = tuple(k for k in ENTRY_KEYS if k != "name")
 _TOP_LEVEL = {k.name for k in SCHEMA.keys} - {STUDY_KEY}
-_META = COMPARE.key("meta")
+_meta_key = COMPARE.key("meta")
+assert _meta_key is not None  # compare: holds the study's `meta` key (config.schema.compare)
+_META: Key = _meta_key
 _META_PATH = join_path(COMPARE.name, _META.name)
 
 

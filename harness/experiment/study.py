@@ -190,10 +190,12 @@ def meta_table(result: StudyResult) -> StudyTable | None:
     if policy is None or len(compared) < 2:
         return None
     first = next(iter(compared.values())).comparisons
+    assert first is not None  # compared: the collections with comparisons
     level = first.policy.ci_level
 
     def paired(r: ExperimentResult, run: str, m: str) -> list[float]:
         # on the topics its comparison paired, in its order (compare.align's: all, or the common ones)
+        assert r.comparisons is not None  # one of the compared collections
         return [r.evaluations[run].per_topic[m][t] for t in r.comparisons.topics]
 
     rows: list[tuple] = []

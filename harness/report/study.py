@@ -22,6 +22,7 @@ from markupsafe import Markup, escape
 
 from harness import lazy
 from harness.experiment.study import META_TABLE, CollectionOutcome, StudyResult, StudyTable
+from harness.policies import MetaPolicy
 from harness.report.data import csv_text
 from harness.report.latex import latex_escape
 from harness.report.markdown import md
@@ -86,8 +87,8 @@ def forest_plots(result: StudyResult, t: StudyTable, measure: str) -> tuple[list
     """The forest plot of each compared pair of one measure in the meta-analysis table ``t`` (its
     rows, as meta_analysis.csv holds them: each collection's, then the pooled ones, which carry Q),
     at most :data:`MAX_FOREST_PLOTS`; and a note when some pairs are not drawn."""
-    policy = result.study.meta
-    level = f"{next(iter(result.study.collections.values())).compare.policy.ci_level * 100:g}%"
+    policy, ci_level = _meta_of(result)
+    level = f"{ci_level * 100:g}%"
     pairs: dict[tuple, list[dict]] = {}
     for row in t.rows:
         r = dict(zip(t.columns, row))
@@ -171,10 +172,18 @@ def manifest(result: StudyResult) -> dict:
     }
 
 
+def _meta_of(result: StudyResult) -> tuple[MetaPolicy, float]:
+    """The study's meta-analysis (compare.meta) and the level of its intervals (its collections'
+    compare.ci_level): asked only of a study with a meta-analysis table, which has both."""
+    policy = result.study.meta
+    compare = next(iter(result.study.collections.values())).compare
+    assert policy is not None and compare is not None  # no meta-analysis without them
+    return policy, compare.policy.ci_level
+
+
 def _meta_policy(result: StudyResult) -> dict:
     """How the meta-analysis was made (compare.meta, and the level of its intervals)."""
-    policy = result.study.meta
-    level = next(iter(result.study.collections.values())).compare.policy.ci_level
+    policy, level = _meta_of(result)
     return {"effect": policy.effect, "method": policy.method, "level": level, "policy": str(policy)}
 
 
@@ -277,7 +286,7 @@ def html(result: StudyResult, m: dict) -> str:
                     list(columns),
                     [_cells(t, columns, row) for row in rows],
                     _numeric(columns, rows),
-                    CHARTS[t.name](result, t, key) if t.name in CHARTS else ([], ""),
+                    CHARTS[t.name](result, t, key) if t.name in CHARTS and key is not None else ([], ""),
                 )
                 for key, columns, rows in t.groups()
             ],
