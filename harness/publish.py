@@ -195,7 +195,7 @@ def write_runs(
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
-    files = result.run_files()  # as the report names them (harness.specs.labels.run_file_names)
+    files = result.run_files()  # as the report names them (harness.specs.names.run_file_names)
     if run_format == "msmarco":
         files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
     names = [f"{folder}runs/{files[r.name]}" for r in result.runs]

@@ -383,23 +383,23 @@ def demo_config(tmp: Path, extra: str = "") -> Path:
     return tmp / "demo.yaml"
 
 
-def report_run(report: Path, label: str) -> Path:
-    """The file of the run labelled ``label`` in a report folder, as its manifest.json maps it
-    (run files are named by harness.specs.labels.run_file_names, not by the label itself)."""
+def report_run(report: Path, name: str) -> Path:
+    """The file of the run named ``name`` in a report folder, as its manifest.json maps it
+    (run files are named by harness.specs.names.run_file_names, not by the name itself)."""
     import json
 
     runs = json.loads((report / "manifest.json").read_text(encoding="utf-8"))["runs"]
-    return report / next(r["file"] for r in runs if r["name"] == label)
+    return report / next(r["file"] for r in runs if r["name"] == name)
 
 
 def write_full_report(result, out):
     """What the run verb does after an experiment: runs by their labels, then what the report
     shows from Lucene (the explorer's documents, the versions), then the report."""
     from harness.experiment.explore import attach
-    from harness.experiment.labels import relabel
+    from harness.experiment.names import with_names
     from harness.publish import write_report
 
-    return write_report(attach(relabel(result)), out)
+    return write_report(attach(with_names(result)), out)
 
 
 def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
@@ -427,7 +427,7 @@ def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy
     from harness.config import load_config
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
-    from harness.experiment.labels import relabel
+    from harness.experiment.names import with_names
     from harness.publish import write_report
 
     tmp.mkdir(parents=True, exist_ok=True)
@@ -450,7 +450,7 @@ def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy
         + f"output: {tmp / 'report'}\n{extra}"
     )
     cfg = load_config(tmp / "three.yaml")
-    result = attach(relabel(run_experiment(cfg)))  # as write_full_report, keeping the result
+    result = attach(with_names(run_experiment(cfg)))  # as write_full_report, keeping the result
     write_report(result, cfg.output)
     return cfg, result
 

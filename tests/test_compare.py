@@ -19,7 +19,7 @@ from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
 from harness.experiment import run_experiment
 from harness.experiment.compare import aligned_scores, compare_runs
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation
 from harness.specs.similarity import Similarity
@@ -108,9 +108,9 @@ def sweep(tmp_path_factory):
     cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
     logs: list = []  # harness.events
-    first = relabel(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
+    first = with_names(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
     out1 = write_full_report(first, tmp / "report1")
-    second = relabel(run_experiment(cfg, on=logs.append))
+    second = with_names(run_experiment(cfg, on=logs.append))
     out2 = write_full_report(second, tmp / "report2")
     return cfg, first, second, out1, out2, logs
 

@@ -64,7 +64,7 @@ def test_demo_config_loads_with_sweep_expanded():
         "dirichlet(mu=2000)",
         "jm(lambda=0.1)",
     ]
-    assert cfg.run_names[0] == "bm25(k1=0.9,b=0.4)"
+    assert cfg.run_specs[0] == "bm25(k1=0.9,b=0.4)"
     assert cfg.name == "demo" and cfg.source == REPO / "configs" / "demo.yaml"
     assert (cfg.collection_path, str(cfg.collection_format)) == (CORPORA, "text-folder")
     assert (cfg.topics_path, str(cfg.topics_format), cfg.qrels_path) == (TOPICS, "tsv", QRELS)
@@ -95,7 +95,7 @@ def test_grid_is_cartesian_in_canonical_parameter_order_and_null_means_defaults(
   - dirichlet: {mu: 2e3}""",
         ),
     )
-    assert cfg.run_names == (
+    assert cfg.run_specs == (
         "bm25(k1=0.9,b=0.4)",
         "bm25(k1=0.9,b=0.75)",
         "bm25(k1=1.2,b=0.4)",
@@ -223,16 +223,16 @@ def test_anserinis_and_pyserinis_model_names_are_the_canonical_runs(tmp_path):
     spelled = load(
         tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", runs.replace("qljm", "jm").replace("qld", "dirichlet"))
     )
-    assert aliased.run_names == spelled.run_names
-    assert aliased.run_names == (
+    assert aliased.run_specs == spelled.run_specs
+    assert aliased.run_specs == (
         "dirichlet(mu=500)",
         "dirichlet(mu=2000)",
         "jm(lambda=0.7)",
         "dirichlet(mu=1000)",
         "bm25(k1=0.9,b=0.4)+rm3(fb_terms=20,fb_docs=10,original_query_weight=0.5)",
     )
-    assert aliased.labels == spelled.labels
-    assert [aliased.label(n) for n in aliased.run_names][:3] == ["dirichlet mu=500", "dirichlet mu=2000", "jm"]
+    assert aliased.names == spelled.names
+    assert [aliased.name_of(n) for n in aliased.run_specs][:3] == ["dirichlet mu=500", "dirichlet mu=2000", "jm"]
     assert str(Similarity.parse("qld(mu=500)+rm3")) == str(Similarity.parse("dirichlet(mu=500)+rm3"))
     found = problems(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - axiom: {}\n  - '-qld'\n  - qlj"))
     assert found[0].startswith("c.yaml:5: runs[0]: unknown model 'axiom': Anserini's -axiom is its axiomatic reranking")
@@ -254,11 +254,11 @@ def test_a_bare_model_name_is_the_model_with_its_defaults(tmp_path):
     bare = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm25\n  - inl2\n  - 'jm'"))
     spelled = load(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm25: {}\n  - inl2:\n  - jm: {}"))
     assert (
-        bare.run_names
-        == spelled.run_names
+        bare.run_specs
+        == spelled.run_specs
         == ("bm25(k1=0.9,b=0.4)", "dfr(basic_model=in,after_effect=l,normalization=h2,c=0.1)", "jm(lambda=0.1)")
     )
-    assert bare.labels == spelled.labels
+    assert bare.names == spelled.names
     assert only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - bm2")).startswith(
         "c.yaml:5: runs[0]: unknown model 'bm2'; did you mean 'bm25'?"
     )
@@ -266,7 +266,7 @@ def test_a_bare_model_name_is_the_model_with_its_defaults(tmp_path):
     assert "runs[0]: expected a mapping" in only(tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - 25"))
 
 
-def test_runs_get_short_labels_and_a_name_is_a_label(tmp_path):
+def test_runs_get_short_names_and_a_given_name_is_kept(tmp_path):
     runs = (
         "  - {name: base, bm25: {k1: 0.9, b: 0.4}}\n  - bm25: {k1: 1.2, b: 0.75}\n"
         "  - dirichlet: {mu: [500, 1000]}\n  - jm: {lambda: 0.1}\n"
@@ -274,7 +274,7 @@ def test_runs_get_short_labels_and_a_name_is_a_label(tmp_path):
     text = BASE.replace("  - bm25: {k1: 0.9, b: 0.4}\n", runs)
     (tmp_path / "c.yaml").write_text(text)
     cfg = load_config(tmp_path / "c.yaml")
-    assert cfg.labels == {
+    assert cfg.names == {
         "bm25(k1=0.9,b=0.4)": "base",
         "bm25(k1=1.2,b=0.75)": "bm25",
         "dirichlet(mu=500)": "dirichlet mu=500",
@@ -283,7 +283,7 @@ def test_runs_get_short_labels_and_a_name_is_a_label(tmp_path):
     }
 
 
-def test_expect_and_baseline_accept_labels(tmp_path):
+def test_expect_and_baseline_accept_names(tmp_path):
     (tmp_path / "q.txt").write_text("1 0 d 1\n2 0 d 1\n3 0 d 1\n")
     runs = "  - bm25: {}\n  - dirichlet: {mu: [500, 1000]}\n"
     text = BASE.replace("  - bm25: {k1: 0.9, b: 0.4}\n", runs) + (
@@ -294,7 +294,7 @@ def test_expect_and_baseline_accept_labels(tmp_path):
     cfg = load_config(tmp_path / "c.yaml")
     assert cfg.compare.baselines == ("dirichlet(mu=500)",)
     assert set(cfg.expect) == {"bm25(k1=0.9,b=0.4)", "dirichlet(cv:AP,folds=2,seed=42)"}
-    assert cfg.label("dirichlet(cv:AP,folds=2,seed=42)") == "dirichlet tuned"
+    assert cfg.name_of("dirichlet(cv:AP,folds=2,seed=42)") == "dirichlet tuned"
 
 
 @pytest.mark.parametrize(
@@ -329,7 +329,7 @@ def test_bad_run_names_are_named(tmp_path, name, message):
         ('[{name: "\\u00e9", bm25: {}}, {name: "e\\u0301", jm: {}}]', "as '\\xe9': on macOS and Windows"),
     ],
 )
-def test_a_run_name_is_no_other_runs_label_in_any_case(tmp_path, runs, message):
+def test_a_given_name_is_no_other_runs_automatic_name_in_any_case(tmp_path, runs, message):
     text = BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}\n", f"runs: {runs}\n")
     assert message in only(tmp_path, text)
 
@@ -515,13 +515,13 @@ output: out
 def test_sweep_config_loads():
     cfg = load_config(REPO / "configs" / "sweep.yaml")
     c = cfg.compare
-    assert cfg.run_names[:3] == ("bm25(k1=0.3,b=0.1)", "bm25(k1=0.3,b=0.4)", "bm25(k1=0.3,b=0.9)")
+    assert cfg.run_specs[:3] == ("bm25(k1=0.3,b=0.1)", "bm25(k1=0.3,b=0.4)", "bm25(k1=0.3,b=0.9)")
     assert c.baselines == ("bm25(k1=0.9,b=0.4)",) and not c.all_pairs and c.measure_names == ("AP", "nDCG@10")
     assert c.policy == StatsPolicy(
         test="randomization", permutations=10000, seed=42, correction="holm", family="per-measure", alpha=0.05
     )
     assert c.folds == 3
-    assert c.pairs(cfg.run_names) == [("bm25(k1=0.9,b=0.4)", n) for n in cfg.run_names if n != "bm25(k1=0.9,b=0.4)"]
+    assert c.pairs(cfg.run_specs) == [("bm25(k1=0.9,b=0.4)", n) for n in cfg.run_specs if n != "bm25(k1=0.9,b=0.4)"]
 
 
 def test_no_compare_key_means_no_comparisons(tmp_path):
@@ -543,14 +543,14 @@ def test_compare_baselines_canonicalised_and_all_pairs(tmp_path):
     )
     assert cfg.compare.baselines == ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)")
     assert cfg.compare.measure_names == ("P@10",) and cfg.compare.folds == 5
-    assert cfg.compare.pairs(cfg.run_names) == [  # the two baselines are compared once
+    assert cfg.compare.pairs(cfg.run_specs) == [  # the two baselines are compared once
         ("dirichlet(mu=500)", "bm25(k1=0.9,b=0.4)"),
         ("dirichlet(mu=500)", "dirichlet(mu=1000)"),
         ("bm25(k1=0.9,b=0.4)", "dirichlet(mu=1000)"),
     ]
     cfg = load(tmp_path, SWEEP + "compare: {baseline: all-pairs, test: wilcoxon, correction: bh, family: all}\n")
     assert cfg.compare.all_pairs and cfg.compare.baselines == ()
-    assert len(cfg.compare.pairs(cfg.run_names)) == 3
+    assert len(cfg.compare.pairs(cfg.run_specs)) == 3
     assert (cfg.compare.policy.test, cfg.compare.policy.correction, cfg.compare.policy.family) == (
         "wilcoxon",
         "bh",

@@ -262,10 +262,10 @@ def test_expect_and_baseline_name_file_and_fused_runs(tmp_path):
     (tmp_path / "c.yaml").write_text((tmp_path / "c.yaml").read_text().replace(", 'file(mine.trec)': {RR: 1}", ""))
     cfg = load_config(tmp_path / "c.yaml")
     fused = "fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25(k1=0.9,b=0.4)+file(mine.trec))"
-    assert cfg.run_names == ("bm25(k1=0.9,b=0.4)", "file(mine.trec)", fused)
+    assert cfg.run_specs == ("bm25(k1=0.9,b=0.4)", "file(mine.trec)", fused)
     assert cfg.compare.baselines == ("file(mine.trec)", fused)
     assert cfg.expect == {"file(mine.trec)": {parse_measure("AP"): 0.1}}
-    assert [cfg.label(n) for n in cfg.run_names] == ["base", "mine", "rrf(base, mine)"]
+    assert [cfg.name_of(n) for n in cfg.run_specs] == ["base", "mine", "rrf(base, mine)"]
 
 
 @pytest.mark.java

@@ -251,7 +251,7 @@ def test_a_config_of_impact_runs_validates(tmp_path):
         f"topics: {{path: {w['jsonl']}, format: impact}}\nruns: [impact]\noutput: {tmp_path / 'out'}\n"
     )
     cfg = load_config(tmp_path / "c.yaml")
-    assert [str(r) for r in cfg.runs] == ["impact()"] and cfg.labels["impact()"] == "impact"
+    assert [str(r) for r in cfg.runs] == ["impact()"] and cfg.names["impact()"] == "impact"
     assert plan(cfg).options == IndexOptions(impact=True)
 
 

@@ -90,7 +90,7 @@ def test_explorer_in_the_report(demo, browser, screenshots):
     page.keyboard.press("Enter")
     assert first.evaluate("d => d.open")
     cols = first.locator(".col")
-    assert cols.count() == 2 and result.config.label(shown[0]) in cols.nth(0).locator("h4").inner_text()
+    assert cols.count() == 2 and result.config.name_of(shown[0]) in cols.nth(0).locator("h4").inner_text()
     hits = cols.nth(0).locator("ol.hits li")
     assert hits.count() == 20
     qid = rows.first.locator("td").first.inner_text()
@@ -192,7 +192,7 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path, scr
         for run in RUNS:
             for m in MEASURES:
                 # the page calls runs by their labels (--runs took their specs)
-                cell = page.locator(f'#means td[data-run="{result.config.label(run)}"][data-measure="{m}"]')
+                cell = page.locator(f'#means td[data-run="{result.config.name_of(run)}"][data-measure="{m}"]')
                 shown[run, m] = float(cell.inner_text())
         assert page.locator("#judged-topics").inner_text() == "15"
         page.screenshot(path=str(screenshots / "judge-index.png"), full_page=True)

@@ -138,7 +138,7 @@ def two(tmp_path_factory):
     from harness.config import load_config
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach
-    from harness.experiment.labels import relabel
+    from harness.experiment.names import with_names
     from harness.publish import write_report
 
     tmp = tmp_path_factory.mktemp("latency")
@@ -152,7 +152,7 @@ def two(tmp_path_factory):
     ):
         (tmp / f"{name}.yaml").write_text(CONFIG.format(name=name, repo=REPO, tmp=tmp, more=more))
         cfg = load_config(tmp / f"{name}.yaml")
-        result = attach(relabel(run_experiment(cfg)))  # as write_full_report, keeping the result: runs by label
+        result = attach(with_names(run_experiment(cfg)))  # as write_full_report, keeping the result: runs by label
         write_report(result, cfg.output)
         results.append(result)
     return results[0], results[1], tmp

@@ -310,8 +310,8 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     assert len(result.comparisons.pairs) == len(cfg.runs) - 1
     dom = chromium(tmp_path, "--dump-dom", (out / "report.html").as_uri()).stdout
     for r in result.runs:  # the report calls each run by its label
-        label = cfg.label(r.name)
-        assert label in dom or label.replace("&", "&amp;") in dom
+        name = cfg.name_of(r.name)
+        assert name in dom or name.replace("&", "&amp;") in dom
     # Grouped by family: both bm25 rows (plain and accurate) come before dirichlet.
     from harness.report import summary_rows
 

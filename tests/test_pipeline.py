@@ -11,7 +11,7 @@ import pytrec_eval
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 
 from .conftest import REPO, report_run, shared_path, write_full_report
 
@@ -32,7 +32,7 @@ def cranfield(tmp_path_factory, cranfield_index):
     out = tmp_path_factory.mktemp("report") / "cranfield"
     cfg = dataclasses.replace(cfg, index_path=cranfield_index.path, output=out)
     logs: list = []
-    result = relabel(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
+    result = with_names(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
     write_full_report(result, out)
     return cfg, result, out, logs
 

@@ -18,7 +18,7 @@ from playwright.sync_api import sync_playwright
 
 from harness.config import load_config
 from harness.experiment import run_experiment
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart
 
@@ -75,7 +75,7 @@ def browser():
 def _report(config: str, tmp: Path):
     cfg = load_config(REPO / "configs" / config)
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
-    result = relabel(run_experiment(cfg))  # as the run verb: the plots name runs by their labels
+    result = with_names(run_experiment(cfg))  # as the run verb: the plots name runs by their labels
     return result, write_full_report(result, cfg.output)
 
 

@@ -56,7 +56,7 @@ def reports(tmp_path_factory):
     out = {}
     for name in ("demo", "sweep", "twelve"):
         cfg = load(tmp / "configs" / f"{name}.yaml")
-        assert name != "twelve" or len(cfg.labels) >= 12, cfg.labels
+        assert name != "twelve" or len(cfg.names) >= 12, cfg.names
         out[name] = run(cfg).output / "report.html"
     return out
 

@@ -13,8 +13,8 @@ import pytest
 
 from harness.policies import FUSION_METHODS, FusionPolicy
 from harness.specs.identity import FileRun, FusedRun, Tuned, parse_run
-from harness.specs.labels import run_labels
 from harness.specs.models import EXPANSIONS, MODELS, IndexKind
+from harness.specs.names import run_names
 from harness.specs.similarity import Similarity
 
 from .conftest import REPO
@@ -132,10 +132,10 @@ def test_java_arguments_fill_what_a_setting_leaves_out_from_the_registry():
     assert [EXPANSIONS[e].feedback for e in EXPANSIONS] == [50, None, 50]
 
 
-def test_labels_name_a_tuned_run_by_its_family():
+def test_names_call_a_tuned_run_by_its_family():
     runs = [Similarity.parse(f"bm25+rm3(fb_terms={n})") for n in (5, 10)]
-    labels = run_labels(runs, tuned=[Tuned("bm25+rm3", "AP", 5, 42)])
-    assert labels["bm25+rm3(cv:AP,folds=5,seed=42)"] == "bm25+rm3 tuned"
+    names = run_names(runs, tuned=[Tuned("bm25+rm3", "AP", 5, 42)])
+    assert names["bm25+rm3(cv:AP,folds=5,seed=42)"] == "bm25+rm3 tuned"
 
 
 def test_the_tuned_run_of_an_expansion_sweep_shares_its_models_hue():

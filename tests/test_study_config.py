@@ -128,7 +128,7 @@ def test_a_study_is_the_configs_of_its_collections_alone(tmp_path, irds_home, py
         ours = study.collections[name]
         assert isinstance(ours, Config)
         assert dataclasses.replace(ours, source=alone.source) == alone, name
-        assert ours.labels == alone.labels and ours.raw == {**alone.raw, "output": ours.raw["output"]}
+        assert ours.names == alone.names and ours.raw == {**alone.raw, "output": ours.raw["output"]}
         assert ours.source == tmp_path / "study.yaml"
     demo = study.collections["demo"]
     assert (demo.stemmer, demo.stopwords, demo.expect_tolerance) == ("krovetz", False, 0.001)

@@ -17,7 +17,7 @@ from scipy import stats as sps
 from harness.config import load_config
 from harness.errors import ConfigError
 from harness.experiment import run_experiment
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 
 from .conftest import REPO, report_run, shared_path, write_full_report
 
@@ -25,7 +25,7 @@ MUS = (100, 250, 500, 1000, 2000, 4000)
 BM25 = "bm25(k1=0.9,b=0.4)"
 TUNED = "dirichlet(cv:AP,folds=5,seed=42)"
 # what the report and a relabelled result call them (the config's automatic labels)
-BM25_LABEL, TUNED_LABEL = "bm25", "dirichlet tuned"
+BM25_NAME, TUNED_NAME = "bm25", "dirichlet tuned"
 
 
 def _trec(path: Path) -> dict:
@@ -66,7 +66,7 @@ def cranfield_sweep(tmp_path_factory):
     cfg_path.write_text(text)
     (out / "indexes").mkdir()
     cfg = load_config(cfg_path)
-    result = relabel(run_experiment(cfg))  # runs by their labels, as the run verb
+    result = with_names(run_experiment(cfg))  # runs by their labels, as the run verb
     write_full_report(result, cfg.output)
     return cfg, result, out / "report"
 
@@ -87,20 +87,20 @@ def test_the_tuned_run_file_gives_the_out_of_fold_values(cranfield_sweep):
         assert result.comparisons.tuning[0].folds[k].chosen == chosen
         expected.update({q: per_setting[chosen][q] for q in test})
 
-    tuned_file = report_run(report, TUNED_LABEL)
+    tuned_file = report_run(report, TUNED_NAME)
     oracle = _ap(_trec(tuned_file), qrels)
     for q in qrels:
         assert oracle[q] == pytest.approx(expected[q], abs=1e-12)
     with open(report / "per_topic.csv") as fh:
-        ours = {row["qid"]: float(row["AP"]) for row in csv.DictReader(fh) if row["run"] == TUNED_LABEL}
+        ours = {row["qid"]: float(row["AP"]) for row in csv.DictReader(fh) if row["run"] == TUNED_NAME}
     assert set(ours) == set(qrels)
     for q in qrels:
         assert ours[q] == pytest.approx(oracle[q], abs=1e-12)
     tuning = result.comparisons.tuning[0]
-    assert tuning.run == TUNED_LABEL
+    assert tuning.run == TUNED_NAME
     assert tuning.heldout_mean == pytest.approx(np.mean(list(oracle.values())), abs=1e-12)
     summary = json.loads((report / "summary.json").read_text())
-    assert json.dumps(summary).count(TUNED_LABEL) >= 1
+    assert json.dumps(summary).count(TUNED_NAME) >= 1
 
 
 def test_the_tuned_run_is_compared_with_the_baseline_like_any_run(cranfield_sweep):
@@ -108,24 +108,24 @@ def test_the_tuned_run_is_compared_with_the_baseline_like_any_run(cranfield_swee
     with open(report / "per_topic.csv") as fh:
         rows = [r for r in csv.DictReader(fh)]
     for measure in cfg.compare.measure_names:
-        base = {r["qid"]: float(r[measure]) for r in rows if r["run"] == BM25_LABEL}
-        tuned = {r["qid"]: float(r[measure]) for r in rows if r["run"] == TUNED_LABEL}
+        base = {r["qid"]: float(r[measure]) for r in rows if r["run"] == BM25_NAME}
+        tuned = {r["qid"]: float(r[measure]) for r in rows if r["run"] == TUNED_NAME}
         qids = sorted(base)
-        row = result.comparisons.row(measure, BM25_LABEL, TUNED_LABEL)
+        row = result.comparisons.row(measure, BM25_NAME, TUNED_NAME)
         assert row is not None
         want = sps.ttest_rel([tuned[q] for q in qids], [base[q] for q in qids]).pvalue
         assert row.p == pytest.approx(want, rel=1e-9, abs=1e-15)
     # in the same correction family as the settings: Holm over the 7 runs compared per measure
     ap_rows = [c for c in result.comparisons.rows if c.measure == "AP"]
-    assert len(ap_rows) == len(MUS) + 1 and TUNED_LABEL in [c.run for c in ap_rows]
+    assert len(ap_rows) == len(MUS) + 1 and TUNED_NAME in [c.run for c in ap_rows]
     with open(report / "comparisons.csv") as fh:
-        assert any(r["run"] == TUNED_LABEL for r in csv.DictReader(fh))
+        assert any(r["run"] == TUNED_NAME for r in csv.DictReader(fh))
 
 
 def test_the_manifest_says_which_setting_each_fold_chose(cranfield_sweep):
     _, result, report = cranfield_sweep
     manifest = json.loads((report / "manifest.json").read_text())
-    [entry] = [r for r in manifest["runs"] if r["name"] == TUNED_LABEL]
+    [entry] = [r for r in manifest["runs"] if r["name"] == TUNED_NAME]
     cv = entry["cross_validated"]
     assert cv["out_of_fold"] and cv["measure"] == "AP"
     assert [f["chosen"] for f in cv["folds"]] == [f.chosen for f in result.comparisons.tuning[0].folds]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from harness import lazy
 from harness.api.frames import as_policy, as_qrels, as_run, long_per_topic, means_frame
-from harness.formats.run_files import run_file_labels
+from harness.formats.run_files import names_of_run_files
 from harness.policies import DEFAULT_MEASURES, MSMARCO_MRR, EvalPolicy, ReadPolicy
 from harness.verbs.evaluate import evaluate as evaluate_verb
 from harness.verbs.evaluate import parse_measure_list, reads_ranks
@@ -64,7 +64,7 @@ def evaluate(
     if msmarco_mrr:
         ms = list(dict.fromkeys([*ms, *parse_measure_list(MSMARCO_MRR, "msmarco_mrr")]))
     if name is None:
-        name = run_file_labels([run])[0] if isinstance(run, (str, os.PathLike)) else "run"
+        name = names_of_run_files([run])[0] if isinstance(run, (str, os.PathLike)) else "run"
     if not isinstance(run, (str, os.PathLike)):
         run = as_run(run, "run", duplicates)
     if not isinstance(qrels, (str, os.PathLike)):

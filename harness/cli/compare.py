@@ -161,9 +161,9 @@ def cmd_compare(args) -> int:
         )
     table = out.table
     dropped = len(table.dropped)
-    for name, runs in out.shared.items():
-        labelled = ", ".join(f"{label} is {path}" for label, path in runs)
-        print(f"{len(runs)} runs are named {name!r}, labelled by their paths: {labelled}")
+    for stem, runs in out.shared.items():
+        labelled = ", ".join(f"{name} is {path}" for name, path in runs)
+        print(f"{len(runs)} runs are named {stem!r}, labelled by their paths: {labelled}")
     print(
         f"baseline: {out.baseline}; {len(table.topics)} topics"
         + (f" ({dropped} not evaluated for every run left out)" if dropped else "")

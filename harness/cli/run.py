@@ -205,7 +205,7 @@ def print_study_plan(plan) -> None:
 # ------------------------------------------------------------------------------ commands
 def _run_names(cfg) -> list[str]:
     searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
-    return [name if name in searched else cfg.label(name) for name in cfg.run_names]
+    return [name if name in searched else cfg.name_of(name) for name in cfg.run_specs]
 
 
 def cmd_validate(args) -> int:

@@ -11,8 +11,8 @@ from yaml.nodes import Node, ScalarNode, SequenceNode
 
 from harness.config.keys import Key
 from harness.config.nodes import INVALID, Ctx, expected, read_string
-from harness.config.run_names import TunedLabel, resolve_tuned, unique_run
-from harness.config.sources import all_run_names
+from harness.config.run_names import TunedName, resolve_tuned, unique_run
+from harness.config.sources import all_run_specs
 from harness.config.statistics import compare_statistics
 from harness.config.validated import CompareSpec
 from harness.errors import HarnessError
@@ -36,8 +36,8 @@ def check_baseline(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         return expected(ctx, path, example, node)
     if not items:
         return ctx.problem(path, f"an empty list names no baseline; give {example}", node)
-    out: list[tuple[str | TunedLabel, str, Node]] = []
-    seen: dict[str | TunedLabel, str] = {}
+    out: list[tuple[str | TunedName, str, Node]] = []
+    seen: dict[str | TunedName, str] = {}
     for p, n in items:
         text = read_string(ctx, n, p)
         if text is INVALID:
@@ -69,7 +69,7 @@ def finish_compare(ctx: Ctx, v: dict, measures: Any, tuned_runs: list[Tuned]) ->
             ctx.nodes["compare"],
         )
         return None
-    runs = all_run_names(ctx, v)
+    runs = all_run_specs(ctx, v)
     if runs is not None and len(runs) == 1:
         ctx.problem(
             "compare",

@@ -185,7 +185,7 @@ def _runs() -> dict:
 def _sources(name: dict) -> list[dict]:
     """The entries that are not searched (harness.config.sources): `file: PATH`, `fuse: {...}`."""
     lists = {
-        "labels": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2},
+        "names": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2},
         "numbers": {"type": "array", "items": {"type": "number"}, "minItems": 2},
     }
     fuse = {

@@ -52,11 +52,11 @@ from harness.config.nodes import (
 )
 from harness.config.overrides import Override
 from harness.config.paths import write_target_problems
-from harness.config.run_names import TunedLabel, resolve_tuned, tuned_runs, unique_run
+from harness.config.run_names import TunedName, resolve_tuned, tuned_runs, unique_run
 from harness.config.runs import check_runs
 from harness.config.schema import SCHEMA
 from harness.config.schema.study import STUDY_KEY
-from harness.config.sources import all_run_names
+from harness.config.sources import all_run_specs
 from harness.config.text import ConfigTree, open_config
 from harness.config.validated import Config, LocatedProblem
 from harness.engine.topics import anserini_topic_readers
@@ -72,7 +72,7 @@ from harness.policies import (
     OKISH_FACTOR,
 )
 from harness.specs.identity import Tuned
-from harness.specs.labels import run_labels
+from harness.specs.names import run_names
 from harness.specs.sweeps import sweeps
 
 __all__ = ["load_config", "validate_tree", "build_config", "CHECKS", "TOP_KEYS"]
@@ -142,7 +142,7 @@ def _check_expect(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
     if not isinstance(node, MappingNode):
         return expected(ctx, path, 'a mapping {run: {measure: value}} like {"bm25(k1=0.9,b=0.4)": {AP: 0.2878}}', node)
     out = []
-    seen: dict[str | TunedLabel, str] = {}
+    seen: dict[str | TunedName, str] = {}
     for run_text, knode, vnode in mapping_items(node):
         rp = join_path(path, run_text)
         run = unique_run(ctx, run_text, rp, knode, seen)
@@ -202,7 +202,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
     expect: dict[str, dict[Measure, float]] = {}
     tuned = tuned_runs(v, measures) if "compare.cross_validation" in ctx.present else []
     if v["qrels"] is not None and isinstance(v["expect"], list):
-        runs = None if (names := all_run_names(ctx, v)) is None else names + [str(t) for t in tuned]
+        runs = None if (names := all_run_specs(ctx, v)) is None else names + [str(t) for t in tuned]
         for run, rp, knode, ms in v["expect"]:
             run = resolve_tuned(run, tuned)
             if runs is not None and run not in runs:
@@ -233,7 +233,7 @@ def _finish(ctx: Ctx, v: dict) -> dict:
                 ctx.nodes[f"index.{key}"],
             )
     if v["runs"] is not INVALID:
-        canonical = set(all_run_names(ctx, v) or ())
+        canonical = set(all_run_specs(ctx, v) or ())
         for sim, name in ctx.found.get("run_names", {}).items():
             if name in canonical and name != str(sim):
                 ctx.problem(
@@ -320,7 +320,7 @@ def build_config(
     )
     tolerance = v["expect_tolerance"]
     return Config(
-        labels={**run_labels(v["runs"], ctx.found.get("run_names", {}), tuned), **ctx.found.get("source_labels", {})},
+        names={**run_names(v["runs"], ctx.found.get("run_names", {}), tuned), **ctx.found.get("source_names", {})},
         sources=ctx.found.get("sources", ()),
         order=tuple(ctx.found.get("run_order", ())),
         source=tree.file,

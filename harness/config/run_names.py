@@ -12,13 +12,13 @@ from yaml.nodes import Node
 from harness.config.nodes import INVALID, Ctx
 from harness.metrics import parse_measure
 from harness.specs.identity import Tuned, parse_run
-from harness.specs.labels import TUNED
+from harness.specs.names import TUNED
 
-__all__ = ["TunedLabel", "unique_run", "resolve_tuned", "tuned_runs"]
+__all__ = ["TunedName", "unique_run", "resolve_tuned", "tuned_runs"]
 
 
 @dataclass(frozen=True)
-class TunedLabel:
+class TunedName:
     """``MODEL tuned``, the label of a cross-validated run, until the tuned runs are known
     (:func:`resolve_tuned`)."""
 
@@ -26,26 +26,26 @@ class TunedLabel:
 
 
 def unique_run(
-    ctx: Ctx, text: str, path: str, node: Node, seen: dict[str | TunedLabel, str], hint: str = ""
-) -> str | TunedLabel | None:
+    ctx: Ctx, text: str, path: str, node: Node, seen: dict[str | TunedName, str], hint: str = ""
+) -> str | TunedName | None:
     """The canonical run ``text`` names (a canonical or any spelling of a spec, or a run's label),
     recorded in ``seen`` (run -> path); None, with a problem reported, when it names no run or one
     already named at another path. A cross-validated run's label (``dirichlet tuned``) stays a
-    :class:`TunedLabel` until the tuned runs are known."""
-    labels = ctx.found.get("labels", {})
+    :class:`TunedName` until the tuned runs are known."""
+    by_name = ctx.found.get("by_name", {})
     tuned_family = text[: -len(TUNED) - 1] if text.endswith(" " + TUNED) else None
-    run: str | TunedLabel
+    run: str | TunedName
     try:
-        if text in labels:
-            run = labels[text]
+        if text in by_name:
+            run = by_name[text]
         elif tuned_family is not None and "(" not in text:
-            run = TunedLabel(tuned_family)
+            run = TunedName(tuned_family)
         else:
-            run = _run_name(text)
+            run = _run_spec(text)
     except ValueError as e:
         # `runs` invalid, or an entry of it: the text may be the label of a run that is not
         # known, whose problem is reported
-        if "labels" in ctx.found and ctx.found.get("run_order") is not INVALID:
+        if "by_name" in ctx.found and ctx.found.get("run_order") is not INVALID:
             ctx.problem(path, f"not a run name: {e}{hint}", node)
         return None
     if run in seen:
@@ -55,15 +55,15 @@ def unique_run(
     return run
 
 
-def resolve_tuned(run: str | TunedLabel, tuned: list[Tuned]) -> str:
+def resolve_tuned(run: str | TunedName, tuned: list[Tuned]) -> str:
     """The canonical name of a run ``unique_run`` gave: a tuned run's for its label (the label
     itself when no tuned run has it), any other unchanged."""
-    if not isinstance(run, TunedLabel):
+    if not isinstance(run, TunedName):
         return run
     return next((str(t) for t in tuned if t.family == run.family), f"{run.family} {TUNED}")
 
 
-def _run_name(text: str) -> str:
+def _run_spec(text: str) -> str:
     """The canonical name of a run (harness.specs.identity.parse_run): a similarity in any
     spelling (``bm25(k1=0.9,b=0.4)``), a cross-validated run (``dirichlet(cv:AP,folds=5,seed=42)``,
     its measure canonicalised), a run file's or a fusion's."""

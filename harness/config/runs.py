@@ -24,8 +24,8 @@ from harness.config.nodes import (
     unknown_message,
 )
 from harness.config.sources import SOURCES, check_source, mark_incomplete, resolve_sources
-from harness.specs.labels import run_labels
 from harness.specs.models import EXPANSIONS, MODEL_NAMES, MODELS, model_hint, model_params
+from harness.specs.names import run_names
 from harness.specs.params import ParamSpec
 from harness.specs.similarity import Similarity
 
@@ -42,7 +42,7 @@ def _param_values(
     left_out: dict | None = None,
     offer: str = "",
 ):
-    """{param: [(value, sweep label)]} of a parameter mapping, and {nested key: (node, path)}
+    """{param: [(value, sweep position)]} of a parameter mapping, and {nested key: (node, path)}
     for the keys in ``nested`` (the expansions inside a model's mapping). None when invalid.
     ``left_out``: {parameter: why} of the model's parameters that ``owner`` (a preset) does not
     take; ``offer``: what an unknown parameter's message adds (the expansions the model takes)."""
@@ -102,25 +102,25 @@ def _left_out(model: str, family: str, fixed: dict, spec: ParamSpec) -> str:
 
 def _grid(values: dict[str, list[tuple[Any, str | None]]], specs):
     """Every combination of the given values, in the canonical parameter order:
-    [({param: value}, [sweep labels])]."""
+    [({param: value}, [sweep positions])]."""
     order = [s.name for s in specs]
     names = sorted(values, key=order.index)
     out = []
     for combo in itertools.product(*(values[n] for n in names)):
-        out.append(({n: v for n, (v, _) in zip(names, combo)}, [label for _, label in combo if label]))
+        out.append(({n: v for n, (v, _) in zip(names, combo)}, [at for _, at in combo if at]))
     return out
 
 
 MAX_NAME = 64
 
 
-def fold(label: str) -> str:
-    """A label as a file name on macOS or Windows sees it: case and Unicode normalisation ignored
+def fold(name: str) -> str:
+    """A name as a file name on macOS or Windows sees it: case and Unicode normalisation ignored
     (``X.trec`` and ``x.trec`` are one file there)."""
-    return unicodedata.normalize("NFC", label).casefold()
+    return unicodedata.normalize("NFC", name).casefold()
 
 
-def _run_label(ctx: Ctx, node: Node, path: str) -> str | None:
+def _given_name(ctx: Ctx, node: Node, path: str) -> str | None:
     """A run's `name:`: what tables, plots and file names call it (checked for what a file name
     and a table cell can hold: not empty, '.', '..' or hidden, no path separator, no control
     character such as NUL)."""
@@ -170,7 +170,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 ctx.problem(p, unknown_message("model", item.value, names, model_hint(item.value)), item)
                 continue
             items = [(item.value, item, None)]
-        label = None
+        given_name = None
         # `format:` beside `file:` (harness.config.sources), taken out before the entry's shape is checked
         fmt = next((x for x in items if x[0] == "format"), None)
         if fmt is not None and any(x[0] in SOURCES for x in items):
@@ -178,22 +178,24 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         named = [x for x in items if x[0] == "name"]
         if named and len(items) == 2:
             items = [x for x in items if x[0] != "name"]
-            label = _run_label(ctx, named[0][2], join_path(p, "name"))
-            other = next((g for g in given_names if label is not None and fold(g) == fold(label)), None)
-            if other is not None and label is not None:
+            given_name = _given_name(ctx, named[0][2], join_path(p, "name"))
+            other = next((g for g in given_names if given_name is not None and fold(g) == fold(given_name)), None)
+            if other is not None and given_name is not None:
                 first_path = given_names[other][0]
                 same = (
                     ""
-                    if other == label
-                    else f" as {repr(other) if other.lower() == label.lower() else ascii(other)}: "
+                    if other == given_name
+                    else f" as {repr(other) if other.lower() == given_name.lower() else ascii(other)}: "
                     "on macOS and Windows they name one file"
                 )
                 ctx.problem(
-                    join_path(p, "name"), f"{label!r} is also the name of {first_path}{same}; names are unique", item
+                    join_path(p, "name"),
+                    f"{given_name!r} is also the name of {first_path}{same}; names are unique",
+                    item,
                 )
-                label = None
-            elif label is not None:
-                given_names[label] = (p, named[0][2])
+                given_name = None
+            elif given_name is not None:
+                given_names[given_name] = (p, named[0][2])
         if len(items) != 1:
             expected(
                 ctx,
@@ -206,10 +208,10 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         model, knode, pnode = items[0]
         if model in SOURCES:
             entries.append(
-                ("source", check_source(ctx, model, pnode, p, None if fmt is None else fmt[2]), p, item, label)
+                ("source", check_source(ctx, model, pnode, p, None if fmt is None else fmt[2]), p, item, given_name)
             )
             continue
-        entries.append(("search", [], p, item, label))
+        entries.append(("search", [], p, item, given_name))
         if model not in names:
             ctx.problem(p, unknown_message("model", model, names, model_hint(model)), knode)
             continue
@@ -264,7 +266,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             continue
         total += size
         reported: set[str] = set()
-        for params, labels in _grid(given, specs):
+        for params, positions in _grid(given, specs):
             # A parameter that applies only with another's choice (dfr c with h1/h2): name it.
             choices = {s.name: params.get(s.name, fixed.get(s.name, s.default)) for s in MODELS[family].params}
             bad = [s for s in specs if s.name in params and not s.applies(choices)]
@@ -282,7 +284,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                     )
             if bad:
                 continue
-            for eparams, elabels in _grid(egiven, EXPANSIONS[expansion].params if expansion else ()):
+            for eparams, epositions in _grid(egiven, EXPANSIONS[expansion].params if expansion else ()):
                 try:
                     sim = Similarity.of(model, params, expansion, eparams)
                 except ValueError as e:
@@ -290,11 +292,11 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                         reported.add(mp)
                         ctx.problem(mp, str(e), item)
                     continue
-                all_labels = labels + [f"{expansion}.{x}" for x in elabels]
-                expanded.append((sim, p + (f" ({', '.join(all_labels)})" if all_labels else ""), item))
+                all_positions = positions + [f"{expansion}.{x}" for x in epositions]
+                expanded.append((sim, p + (f" ({', '.join(all_positions)})" if all_positions else ""), item))
                 entries[-1][1].append(str(sim))
-                if label is not None:
-                    ctx.found.setdefault("run_names", {})[sim] = label
+                if given_name is not None:
+                    ctx.found.setdefault("run_names", {})[sim] = given_name
     first: dict[Similarity, str] = {}
     for sim, origin, item in expanded:
         if sim in first:
@@ -305,11 +307,11 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             first[sim] = origin
     runs = tuple(first)
     # labels of the configured runs, so that `expect:` and `compare.baseline` may name runs by them
-    labels = run_labels(runs, ctx.found.get("run_names", {}))
+    searched_names = run_names(runs, ctx.found.get("run_names", {}))
     # A name that is the label of a run without one (`name: bm25` on a dirichlet run beside a
     # bm25 run) would leave one of them "bm25 #2", and `expect`/`baseline` would mean the other.
-    auto = run_labels([r for r in runs if r not in ctx.found.get("run_names", {})])
-    autos = {fold(label): spec for spec, label in auto.items()}
+    auto = run_names([r for r in runs if r not in ctx.found.get("run_names", {})])
+    autos = {fold(name): spec for spec, name in auto.items()}
     for name, (p, name_node) in given_names.items():
         if fold(name) in autos:
             ctx.problem(
@@ -318,10 +320,10 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
                 "choose another name, or name that run too",
                 name_node,
             )
-    ctx.found["labels"] = {label: name for name, label in labels.items()}
+    ctx.found["by_name"] = {name: spec for spec, name in searched_names.items()}
     incomplete = len(ctx.problems) > problems
     if any(kind == "source" for kind, *_ in entries):
-        resolve_sources(ctx, entries, labels, given_names, incomplete)
+        resolve_sources(ctx, entries, searched_names, given_names, incomplete)
     if incomplete:
         mark_incomplete(ctx, given_names)
     return runs

@@ -41,7 +41,7 @@ __all__ = [
     "check_source",
     "resolve_sources",
     "mark_incomplete",
-    "all_run_names",
+    "all_run_specs",
 ]
 
 SOURCES = ("file", "fuse")  # the keys of a run entry that is not searched
@@ -58,7 +58,7 @@ FUSE_KEY = Key(
     "A fusion of other runs of this config (harness.fusion; docs/experiments.md: *Hybrid runs*).",
     keys=(
         Key("method", "choice", "How the runs are fused.", default="rrf", choices=tuple(FUSION_METHODS)),
-        Key("runs", "labels", "The runs to fuse, at least two: their labels (`name:`) or specs.", required=True),
+        Key("runs", "names", "The runs to fuse, at least two: their labels (`name:`) or specs.", required=True),
         Key("rrf_k", "int", f"{_for('rrf_k')}each run adds 1 / (rrf_k + rank).", default=DEFAULT_RRF_K, minimum=0),
         Key("alpha", "number", f"{_for('alpha')}alpha * first + (1 - alpha) * second.", default=DEFAULT_ALPHA),
         Key(
@@ -179,7 +179,7 @@ _SCALAR_KEYS = tuple(
 )
 
 
-def _auto_label(spec: FileRun | _Pending) -> str:
+def _auto_name(spec: FileRun | _Pending) -> str:
     if isinstance(spec, FileRun):
         name = Path(spec.written).name
         return name.rsplit(".", 1)[0] if "." in name[1:] else name
@@ -191,44 +191,44 @@ def mark_incomplete(ctx: Ctx, names) -> None:
     Each of ``names`` (the `name:` of an entry) still names a run, so that `expect`,
     `compare.baseline` and `fuse.runs` naming it are no second error, and the checks that need
     every run (a run named that the config lacks, fewer than two runs to compare) are skipped."""
-    labels = ctx.found.setdefault("labels", {})
-    for label in names:
-        labels.setdefault(label, f"\0invalid:{label}")
+    by_name = ctx.found.setdefault("by_name", {})
+    for name in names:
+        by_name.setdefault(name, f"\0invalid:{name}")
     ctx.found["run_order"] = INVALID
 
 
 def resolve_sources(
     ctx: Ctx,
     entries: list,
-    labels: dict[str, str],
+    searched_names: dict[str, str],
     named: dict[str, tuple[str, Node]],
     incomplete: bool = False,
 ) -> None:
     """Name the file and fuse entries, resolve each fusion's parts and check them (an unknown
     label, a run fused with itself, a cycle); record in ``ctx.found``: ``sources`` (the specs,
-    each after its parts), ``source_labels`` (spec -> label), ``labels`` (label -> spec, for
+    each after its parts), ``source_names`` (spec -> label), ``by_name`` (name -> spec, for
     every run) and ``run_order`` (every run's spec, in config order).
 
     ``entries``: [(kind, value, path, node, name)] in config order, kind "search" (value: the
-    entry's canonical names) or "source"; ``labels``: the searched runs' {spec: label};
+    entry's canonical names) or "source"; ``searched_names``: the searched runs' {spec: name};
     ``named``: every `name:` given, {name: (path, node)} of its first entry; ``incomplete``: a
     searched entry was invalid, so a part that names no run may name that one (not reported)."""
-    taken = {label: spec for spec, label in labels.items()}
-    taken.update((spec, spec) for spec in labels)
-    source_label: dict[int, str] = {}
-    for i, (kind, value, path, node, name) in enumerate(entries):
+    taken = {name: spec for spec, name in searched_names.items()}
+    taken.update((spec, spec) for spec in searched_names)
+    source_name: dict[int, str] = {}
+    for i, (kind, value, path, node, given) in enumerate(entries):
         if kind != "source" or value is None:
             continue
-        label = name if name is not None else _auto_label(value)
-        if label in taken or (name is None and label in named):
-            why = "is another run's label" if name is None else "is also another run's label"
-            fix = "give this entry a `name:`" if name is None else "choose another name"
-            ctx.problem(path if name is None else join_path(path, "name"), f"the label {label!r} {why}: {fix}", node)
-            entries[i] = (kind, None, path, node, name)
+        name = given if given is not None else _auto_name(value)
+        if name in taken or (given is None and name in named):
+            why = "is another run's label" if given is None else "is also another run's label"
+            fix = "give this entry a `name:`" if given is None else "choose another name"
+            ctx.problem(path if given is None else join_path(path, "name"), f"the label {name!r} {why}: {fix}", node)
+            entries[i] = (kind, None, path, node, given)
             continue
-        taken[label] = ""  # its spec once known
-        source_label[i] = label
-    by_label = {source_label[i]: i for i in source_label}
+        taken[name] = ""  # its spec once known
+        source_name[i] = name
+    by_name = {source_name[i]: i for i in source_name}
     # the fusions' parts: entry indexes of sources, or searched specs
     parts: dict[int, list] = {}
     for i, (kind, value, path, node, _) in enumerate(entries):
@@ -237,15 +237,15 @@ def resolve_sources(
         got: list[int | str] = []
         seen = set()
         for text, p, pnode in value.parts:
-            target = by_label.get(text, taken.get(text) or _spelling(text, labels))
+            target = by_name.get(text, taken.get(text) or _spelling(text, searched_names))
             if target is None and incomplete:
                 pass  # perhaps the invalid entry, whose problem is reported: this fusion is invalid too
             elif target is None or target == "":
                 known = ", ".join(
-                    label
+                    name
                     for j, (k, v, *_) in enumerate(entries)
-                    for label in ([labels[spec] for spec in v] if k == "search" else [source_label.get(j)])
-                    if label is not None
+                    for name in ([searched_names[spec] for spec in v] if k == "search" else [source_name.get(j)])
+                    if name is not None
                 )
                 ctx.problem(p, f"no run {text!r} in this config; its runs are: {known}", pnode)
             elif target == i:
@@ -264,15 +264,15 @@ def resolve_sources(
     if specs is None:
         # an invalid entry: its label still names it (no second error where `expect` or
         # `compare.baseline` names it), and the checks that need every run are skipped
-        names = {name for kind, _, _, _, name in entries if kind == "source" and name is not None}
-        mark_incomplete(ctx, set(source_label.values()) | names)
+        names = {given for kind, _, _, _, given in entries if kind == "source" and given is not None}
+        mark_incomplete(ctx, set(source_name.values()) | names)
         return
-    source_specs = {i: specs[i] for i in source_label if i in specs}
+    source_specs = {i: specs[i] for i in source_name if i in specs}
     ctx.found["sources"] = tuple(specs[i] for i in specs if i in source_specs)
-    ctx.found["source_labels"] = {str(specs[i]): source_label[i] for i in source_specs}
-    ctx.found["labels"] = {
-        **ctx.found.get("labels", {}),
-        **{source_label[i]: str(specs[i]) for i in source_specs},
+    ctx.found["source_names"] = {str(specs[i]): source_name[i] for i in source_specs}
+    ctx.found["by_name"] = {
+        **ctx.found.get("by_name", {}),
+        **{source_name[i]: str(specs[i]) for i in source_specs},
         **{str(specs[i]): str(specs[i]) for i in source_specs},
     }
     order: list[str] = []
@@ -281,13 +281,13 @@ def resolve_sources(
     ctx.found["run_order"] = list(dict.fromkeys(order))
 
 
-def _spelling(text: str, labels: dict[str, str]) -> str | None:
+def _spelling(text: str, searched: dict[str, str]) -> str | None:
     """The canonical spec of a searched run given by any spelling of its spec, else None."""
     try:
         spec = str(Similarity.parse(text))
     except ValueError:
         return None
-    return spec if spec in labels else None
+    return spec if spec in searched else None
 
 
 def _in_order(ctx: Ctx, entries: list, parts: dict[int, list]) -> dict[int, Any] | None:
@@ -322,7 +322,7 @@ def _in_order(ctx: Ctx, entries: list, parts: dict[int, list]) -> dict[int, Any]
     return specs
 
 
-def all_run_names(ctx: Ctx, v: dict) -> list[str] | None:
+def all_run_specs(ctx: Ctx, v: dict) -> list[str] | None:
     """Every run's spec in config order (searched, file and fused runs); None when `runs` is invalid."""
     if v["runs"] is INVALID or ctx.found.get("run_order") is INVALID:
         return None

@@ -128,7 +128,7 @@ def load_experiment(
 
 @dataclass
 class _Entry:
-    label: str  # collections[NAME], or collections[i] without a valid name
+    prefix: str  # collections[NAME], or collections[i] without a valid name
     name: str | None
     node: MappingNode
     # misspelt keys (`topic:`), reported here and passed on to the collection's validation, which
@@ -170,7 +170,7 @@ def _study(tree: ConfigTree, key: Node, seq: Node, overrides: Sequence[Override]
         raise ConfigError(tree.source, ordered)
     configs: dict[str, Config] = {}
     for entry, entry_ctx, values, root in found:
-        cfg = build_config(tree, entry_ctx, values, root, overrides, replace, where=f"{entry.label}.collection")
+        cfg = build_config(tree, entry_ctx, values, root, overrides, replace, where=f"{entry.prefix}.collection")
         assert entry.name is not None  # an entry without a valid name is a problem above
         raw = {
             **cfg.raw,
@@ -218,21 +218,21 @@ def _entries(ctx: Ctx, seq: Node) -> list[_Entry]:
         given = {k: (kn, v) for k, kn, v in mapping_items(node)}
         name = _name(ctx, i, node, given.get("name"), seen)
         entry = _Entry(f"{STUDY_KEY}[{name if name is not None else i}]", name, node)
-        label = entry.label
-        check_keys(ctx, node, label, set())  # an entry's duplicate keys, named in the entry
+        prefix = entry.prefix
+        check_keys(ctx, node, prefix, set())  # an entry's duplicate keys, named in the entry
         for k, (kn, v) in given.items():
             if k in ENTRY_KEYS:
                 continue
             if k in _TOP_LEVEL:
                 ctx.problem(
-                    join_path(label, k),
+                    join_path(prefix, k),
                     f"`{k}` applies to every collection of the study: give it once at the top level, beside "
                     f"`{STUDY_KEY}` (an entry gives {', '.join(ENTRY_KEYS)})",
                     kn,
                 )
             else:
                 hint = suggest(k, ENTRY_KEYS) or "."
-                ctx.problem(join_path(label, k), f"unknown key {k!r}{hint} Valid: {', '.join(ENTRY_KEYS)}", kn)
+                ctx.problem(join_path(prefix, k), f"unknown key {k!r}{hint} Valid: {', '.join(ENTRY_KEYS)}", kn)
                 if closest(k, _OWN) is not None:
                     entry.misspelt.append((kn, v))
         out.append(entry)
@@ -320,13 +320,13 @@ def _merged(found) -> list[LocatedProblem]:
             if root in misspelt:  # reported with the entry's keys (_entries)
                 continue
             if root in _OWN:  # a problem the checks could place nowhere: at the entry
-                out.append(LocatedProblem(f"{entry.label}.{p.path}", p.message, p.where or line))
+                out.append(LocatedProblem(f"{entry.prefix}.{p.path}", p.message, p.where or line))
             else:
-                shared.setdefault((p.path, p.message, p.where), []).append(entry.label)
-    for (path, message, where), labels in shared.items():
-        labels = list(dict.fromkeys(labels))
-        if len(labels) < len(found):
-            path = f"{path} (with {', '.join(labels)})" if path else f"with {', '.join(labels)}"
+                shared.setdefault((p.path, p.message, p.where), []).append(entry.prefix)
+    for (path, message, where), prefixes in shared.items():
+        prefixes = list(dict.fromkeys(prefixes))
+        if len(prefixes) < len(found):
+            path = f"{path} (with {', '.join(prefixes)})" if path else f"with {', '.join(prefixes)}"
         out.append(LocatedProblem(path, message, where))
     return out
 
@@ -356,14 +356,14 @@ def _across(found) -> list[LocatedProblem]:
             out.append(
                 _problem(
                     c,
-                    f"{entry.label}.index.path",
+                    f"{entry.prefix}.index.path",
                     f"{path} is also the index of {built[path]}: each collection's index needs its own folder "
                     "(leave `index.path` out: indexes are named by their collection and options)",
                     c.nodes.get("index.path"),
                 )
             )
         else:
-            built[path] = entry.label
+            built[path] = entry.prefix
     return out
 
 

@@ -78,8 +78,8 @@ class Config:
     explorer_topics: int = 250  # report.explorer_topics
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
-    # canonical run name (and cross-validated run's) -> its label (specs.labels.run_labels)
-    labels: dict[str, str] = field(default_factory=dict, compare=False)
+    # canonical run name (and cross-validated run's) -> its label (specs.names.run_names)
+    names: dict[str, str] = field(default_factory=dict, compare=False)
     language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
     vectors: str | None = None  # index.vectors of a vectors collection: flat | hnsw
     M: int = 16  # index.M, index.efC: the HNSW graph's (engine.index.IndexOptions)
@@ -120,13 +120,13 @@ class Config:
         return tuple(str(m) for m in self.measures)
 
     @property
-    def run_names(self) -> tuple[str, ...]:
+    def run_specs(self) -> tuple[str, ...]:
         """Every run's spec (searched, file and fused), in config order."""
         return self.order or tuple(str(r) for r in self.runs)
 
-    def label(self, name: str) -> str:
-        """What tables, plots and file names call the run ``name`` (canonical)."""
-        return self.labels.get(name, name)
+    def name_of(self, spec: str) -> str:
+        """What tables, plots and file names call the run whose spec is ``spec``."""
+        return self.names.get(spec, spec)
 
 
 class LocatedProblem(ConfigProblem):

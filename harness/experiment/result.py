@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from harness.policies import OKISH_FACTOR
 from harness.specs.identity import RunSpec
-from harness.specs.labels import run_file_names
+from harness.specs.names import run_file_names
 
 if TYPE_CHECKING:  # types only: the report imports this module and must not reach the engine
     from harness.config import Config
@@ -40,7 +40,7 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 @dataclass(frozen=True)
 class RunResult:
     spec: RunSpec  # what the run is: searched, tuned (harness.experiment.tuning), from a file or fused
-    name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.labels)
+    name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.names)
     run: Run
     path: Path  # the cached run file
     # what this experiment spent on the run: reading it (from the cache or a file), fusing or
@@ -165,9 +165,9 @@ class ExperimentResult:
 
     def run_files(self) -> dict[str, str]:
         """Each run's file name in a report's ``runs/`` folder, by run name (its label once
-        relabelled): :func:`harness.specs.labels.run_file_names` over every label of the config,
+        relabelled): :func:`harness.specs.names.run_file_names` over every label of the config,
         so ``harness search`` and ``harness run`` name a run's file alike."""
-        files = run_file_names([*self.config.labels.values(), *(r.name for r in self.runs)])
+        files = run_file_names([*self.config.names.values(), *(r.name for r in self.runs)])
         return {r.name: files[r.name] for r in self.runs}
 
     @property

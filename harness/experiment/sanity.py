@@ -90,9 +90,9 @@ def _numeric(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def check_grid_edges(runs, evaluations, measure: str, label=str) -> list[str]:
-    """``runs``: the config's Similarity values; ``evaluations``: run name -> Evaluation; ``label``:
-    a run's name as the warning shows it (the config's label for it)."""
+def check_grid_edges(runs, evaluations, measure: str, name_of=str) -> list[str]:
+    """``runs``: the config's Similarity values; ``evaluations``: run name -> Evaluation; ``name_of``:
+    a run's name as the warning shows it (the config's name for it)."""
     out = []
     by_model: dict[str, list] = defaultdict(list)
     for r in runs:
@@ -114,7 +114,7 @@ def check_grid_edges(runs, evaluations, measure: str, label=str) -> list[str]:
                 continue
             edge = "smallest" if value == values[0] else "largest"
             out.append(
-                f"the best {model} setting on {measure}, {label(str(best))}, has the {edge} {name} of the grid "
+                f"the best {model} setting on {measure}, {name_of(str(best))}, has the {edge} {name} of the grid "
                 f"({', '.join(format_number(v) for v in values)}): the optimum may lie outside it; "
                 "extend the sweep"
             )

@@ -70,7 +70,7 @@ def read_file_runs(cfg: Config, topics: list[tuple[str, str]]) -> dict[str, tupl
             try:
                 run = read_file_run(spec, topics, cfg.topics_path, every or str(spec) in rrf_parts)
             except DataError as e:  # which entry of which config brought the file
-                entry = f"the run {cfg.label(str(spec))!r} of {cfg.source} (`file: {spec.written}`)"
+                entry = f"the run {cfg.name_of(str(spec))!r} of {cfg.source} (`file: {spec.written}`)"
                 where = f"{e.source}:{e.line}: " if e.line is not None else f"{e.source}: "
                 raise DataError(e.source, f"{str(e).removeprefix(where)} [{entry}]", e.line) from None
             out[str(spec)] = (run, time.perf_counter() - t)
@@ -103,7 +103,7 @@ def add_source_runs(
             try:
                 run = fuse([done[p].run for p in spec.parts], spec.policy)
             except ValueError as e:
-                raise DataError(cfg.label(name), str(e)) from None
+                raise DataError(cfg.name_of(name), str(e)) from None
             path, how = store.fused(name, run), "fused"
             if not store.has(path):
                 store.write(path, run, "harness.fuse")
@@ -111,6 +111,6 @@ def add_source_runs(
         in_run = set(run.topics())
         empty = [q for q, _ in topics if q not in in_run]
         done[name] = RunResult(spec, name, run, path, seconds, False, empty)
-        on(RunReady(cfg.label(name), how, len(topics), seconds, len(empty)))
-    order = {n: i for i, n in enumerate(cfg.run_names)}
+        on(RunReady(cfg.name_of(name), how, len(topics), seconds, len(empty)))
+    order = {n: i for i, n in enumerate(cfg.run_specs)}
     return sorted(done.values(), key=lambda r: order.get(r.name, len(order)))

@@ -174,7 +174,7 @@ def search(
         where = p.for_run(sim)
         index = None if where is p else where.index_path
         done[str(sim)] = RunResult(sim, str(sim), run, paths[str(sim)], seconds, reused, empty, index, times)
-        on(RunReady(cfg.label(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
+        on(RunReady(cfg.name_of(str(sim)), "reused" if reused else "searched", len(topics), seconds, len(empty)))
 
     # what the searcher takes: the texts, or an impact topic's term weights (harness.engine.impact)
     queries = impact_queries(topics) if cfg.topics_format.weights else topics
@@ -261,7 +261,7 @@ def expectations(cfg: Config, evaluations: Mapping[str, Evaluation]) -> list[Che
             )
     for c in checks:  # OK-ish: a warning (in the report's too), not a failure
         if c.status == OKISH:
-            warn(f"expectation met only within the OK-ish tolerance: {replace(c, run=cfg.label(c.run))}")
+            warn(f"expectation met only within the OK-ish tolerance: {replace(c, run=cfg.name_of(c.run))}")
     return checks
 
 
@@ -284,11 +284,11 @@ def sanity_notes(
         qrels,
         cfg.topics_path,
         cfg.qrels_path,
-        [(cfg.label(r.name), r.empty_topics) for r in runs],
+        [(cfg.name_of(r.name), r.empty_topics) for r in runs],
         cfg.missing_topics,
     )
     if cfg.measures:
         measure = cfg.compare.measures[0] if cfg.compare is not None and cfg.compare.measures else cfg.measures[0]
-        notes += sanity.check_grid_edges(cfg.runs, evaluations, str(measure), cfg.label)
+        notes += sanity.check_grid_edges(cfg.runs, evaluations, str(measure), cfg.name_of)
     for n in notes:
         warn(n)

@@ -2,7 +2,7 @@
 config's ``file:`` runs, the Python API): regular files only (a folder, FIFO or device is named as
 such, not "not found"), each read by the reader of its layout: TREC (:mod:`harness.formats.runs`)
 or MS MARCO's (:mod:`harness.formats.msmarco`); and what each is called in a table
-(:func:`run_file_labels`). The verbs import them from here, never from one another (the qrels'
+(:func:`names_of_run_files`). The verbs import them from here, never from one another (the qrels'
 counterpart: harness.formats.named.read_user_qrels)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from harness.formats.run import Run
 from harness.formats.runs import read_run
 from harness.policies import ReadPolicy
 
-__all__ = ["read_run_file", "run_file_labels", "shared_names"]
+__all__ = ["read_run_file", "names_of_run_files", "shared_names"]
 
 
 def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
@@ -38,7 +38,7 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
     return read_run(path, duplicates=read.duplicates, ranks=ranks)
 
 
-def run_file_labels(paths: Sequence[str | os.PathLike]) -> list[str]:
+def names_of_run_files(paths: Sequence[str | os.PathLike]) -> list[str]:
     """What each of the run files ``paths`` is called in tables and ``--baseline`` (one label
     each, in order, all distinct for distinct files):
 
@@ -52,25 +52,25 @@ def run_file_labels(paths: Sequence[str | os.PathLike]) -> list[str]:
     - files of one folder whose names differ only in the extension keep it: ``bm25.trec`` and
       ``bm25.txt`` (with a folder before it when runs of another folder share the name too).
 
-    >>> run_file_labels(["a/runs/bm25.trec", "b/runs/bm25.trec", "b/runs/ql.trec"])
+    >>> names_of_run_files(["a/runs/bm25.trec", "b/runs/bm25.trec", "b/runs/ql.trec"])
     ['a/bm25', 'b/bm25', 'ql']
-    >>> run_file_labels(["x/a/bm25.trec", "y/a/bm25.trec", "z/b/bm25.trec", "z/b/bm25.txt"])
+    >>> names_of_run_files(["x/a/bm25.trec", "y/a/bm25.trec", "z/b/bm25.trec", "z/b/bm25.txt"])
     ['x/a/bm25', 'y/a/bm25', 'b/bm25.trec', 'b/bm25.txt']
     """
     files = [Path(os.path.abspath(p)) for p in paths]
-    labels = [p.stem for p in files]
+    names = [p.stem for p in files]
     groups: dict[str, list[int]] = {}
-    for i, name in enumerate(labels):
-        groups.setdefault(name, []).append(i)
+    for i, stem in enumerate(names):
+        groups.setdefault(stem, []).append(i)
     for members in groups.values():
         if len(members) > 1:
-            for i, label in _by_folders([files[i] for i in members]).items():
-                labels[members[i]] = label
-    return labels
+            for i, name in _by_folders([files[i] for i in members]).items():
+                names[members[i]] = name
+    return names
 
 
 def _by_folders(paths: list[Path]) -> dict[int, str]:
-    """The labels of runs sharing a name (run_file_labels' rule), by their index in ``paths``."""
+    """The labels of runs sharing a name (names_of_run_files' rule), by their index in ``paths``."""
     # each run's folders, nearest first; None above the root
     folders = [p.parent.parts[:0:-1] for p in paths]
     depth = max(map(len, folders))
@@ -91,12 +91,12 @@ def _by_folders(paths: list[Path]) -> dict[int, str]:
     return out
 
 
-def shared_names(paths: Sequence[str | os.PathLike], labels: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
-    """The names several of ``paths`` share (:func:`run_file_labels`' ``labels`` of them):
-    {name: [(label, path as given), ...]}, empty when every run is called by its file's name."""
+def shared_names(paths: Sequence[str | os.PathLike], names: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The names several of ``paths`` share (:func:`names_of_run_files`' ``names`` of them):
+    {stem: [(name, path as given), ...]}, empty when every run is called by its file's name."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for p, label in zip(paths, labels):
-        name = Path(p).stem
-        if label != name:
-            out.setdefault(name, []).append((label, str(p)))
+    for p, name in zip(paths, names):
+        stem = Path(p).stem
+        if name != stem:
+            out.setdefault(stem, []).append((name, str(p)))
     return out

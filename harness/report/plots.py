@@ -257,8 +257,8 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
     out = []
     names = {r.name for r in result.runs}
 
-    def lab(spec: str) -> str:  # the config's runs are canonical; the result's runs may go by labels
-        return spec if spec in names else result.config.label(spec)
+    def name_of(spec: str) -> str:  # the config's runs are canonical; the result's runs may go by labels
+        return spec if spec in names else result.config.name_of(spec)
 
     for m in measures:
         means = {n: ev.means[m] for n, ev in result.evaluations.items()}
@@ -267,13 +267,18 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
                 continue
             if len(varying) == 1:
                 xp = varying[0]
-                pts = sorted(((_swept(r, xp), means[lab(str(r))]) for r in group), key=lambda pt: _order(pt[0]))
+                pts = sorted(((_swept(r, xp), means[name_of(str(r))]) for r in group), key=lambda pt: _order(pt[0]))
                 if len({f"{y:.4f}" for _, y in pts}) == 1:
                     flat.append(f"{m}: every {model} setting of {xp} scores {pts[0][1]:.4f}")
                     continue
                 small = len(pts) <= 2
                 line = _styled(
-                    styles[lab(str(group[0]))], range(len(pts)), [y for _, y in pts], name=model, label=model, group=""
+                    styles[name_of(str(group[0]))],
+                    range(len(pts)),
+                    [y for _, y in pts],
+                    name=model,
+                    label=model,
+                    group="",
                 )
                 refs: list[tuple[str, float] | tuple[str, float, str]] = (
                     [(f"{base} (baseline)", means[base])] if base is not None and models.get(base) != model else []
@@ -299,7 +304,7 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
             notes = [f"baseline {base}: {means[base]:.4f}"] if base is not None and models.get(base) != model else []
             if model in tuned and tuned[model] in means:
                 notes.append(f"{tuned[model]}: {means[tuned[model]]:.4f} (cross-validated: out-of-fold)")
-            out += sweep_heatmaps(m, model, group, varying, means, base, notes, name=lambda r: lab(str(r)))
+            out += sweep_heatmaps(m, model, group, varying, means, base, notes, name=lambda r: name_of(str(r)))
     return out
 
 

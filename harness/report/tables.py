@@ -409,7 +409,7 @@ def _source_entry(result: ExperimentResult, spec: RunSpec) -> dict:
         return {"source": {"file": str(spec.path)}}
     if isinstance(spec, FusedRun):
         fusion = {k: v for k, v in asdict(spec.policy).items() if v is not None}
-        return {"source": {"fusion": {**fusion, "runs": [result.config.label(p) for p in spec.parts]}}}
+        return {"source": {"fusion": {**fusion, "runs": [result.config.name_of(p) for p in spec.parts]}}}
     return {}
 
 

@@ -6,6 +6,6 @@ parsers, the config's loader and schema, the engine and the report all read one 
 ``models`` (the registry: each model and query expansion with its parameters, its formula and what
 the Java side builds; Anserini's presets and aliases), ``similarity`` (Similarity: the grammar
 ``model(k=v,...)+expansion(k=v,...)``), ``identity`` (a run's identity: searched, tuned, from a
-file, fused, each with one canonical text), ``labels`` (run labels and the files they name) and
+file, fused, each with one canonical text), ``names`` (run names and the files they name) and
 ``sweeps`` (a config's runs grouped by family).
 """

@@ -173,8 +173,8 @@ def compact_letters(systems: Sequence[str], means: Sequence[float], different: n
     columns = _sweep(columns, m)
     position = {s: r for r, s in enumerate(rank)}
     columns.sort(key=lambda c: sorted(position[s] for s in range(m) if c >> s & 1))
-    labels = _labels(len(columns))
-    return {names[s]: "".join(labels[k] for k, c in enumerate(columns) if c >> s & 1) for s in range(m)}
+    letters = _letters(len(columns))
+    return {names[s]: "".join(letters[k] for k, c in enumerate(columns) if c >> s & 1) for s in range(m)}
 
 
 def _absorbed(new: list[int], old: list[int]) -> list[int]:
@@ -207,7 +207,7 @@ def _sweep(columns: list[int], m: int) -> list[int]:
     return _absorbed(columns, [])
 
 
-def _labels(k: int) -> list[str]:
+def _letters(k: int) -> list[str]:
     """a..z, A..Z, then a2..Z2, a3..."""
     letters = string.ascii_lowercase + string.ascii_uppercase
     return [letters[i % 52] + (str(i // 52 + 1) if i >= 52 else "") for i in range(k)]

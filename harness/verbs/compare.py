@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.errors import DataError
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.named import is_named, read_user_qrels
-from harness.formats.run_files import read_run_file, run_file_labels, shared_names
+from harness.formats.run_files import names_of_run_files, read_run_file, shared_names
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import Evaluation, parse_measures
 from harness.metrics import evaluate as evaluate_run
@@ -130,7 +130,7 @@ def compare(
 
 def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str], list[Path], str]:
     """(labels, paths) of the runs, the baseline first, and the baseline's label. The baseline is
-    one of the runs by its label (harness.formats.run_files.run_file_labels) or path, or another
+    one of the runs by its label (harness.formats.run_files.names_of_run_files) or path, or another
     run file; a name several runs share is no label, and an error lists theirs. ``ALL_PAIRS``:
     every pair of the runs, in the order given."""
     paths = [Path(p) for p in runs]
@@ -140,7 +140,7 @@ def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str]
             raise DataError(str(p), "run file given twice")
         seen.add(p.resolve())
     base = str(baseline)
-    names = run_file_labels(paths)
+    names = names_of_run_files(paths)
     if base == ALL_PAIRS:
         if len(paths) < 2:
             raise DataError("compare", f"{ALL_PAIRS} needs two runs or more")
@@ -154,11 +154,11 @@ def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str]
         raise DataError(
             "--baseline",
             f"{len(shared[base])} runs are named {base!r} ({', '.join(p for _, p in shared[base])}): give one of "
-            f"their labels, {', '.join(label for label, _ in shared[base])}, or its path",
+            f"their labels, {', '.join(name for name, _ in shared[base])}, or its path",
         )
     if not matches and Path(base).is_file():
         paths.append(Path(base))  # another run file: labelled with the runs (its name may be theirs)
-        names, matches = run_file_labels(paths), [len(paths) - 1]
+        names, matches = names_of_run_files(paths), [len(paths) - 1]
     if not matches:
         raise DataError("--baseline", f"{base!r} is neither one of the runs ({', '.join(names)}) nor a run file")
     i = matches[0]
@@ -185,7 +185,7 @@ def compare_files(
     runs, by label or path, or another run file, which is then listed first; or ``ALL_PAIRS``,
     every pair of the runs). A run's label is
     its file name without the extension, runs sharing one being labelled by their folders
-    (:func:`harness.formats.run_files.run_file_labels`: ``a/bm25``, ``b/bm25``). ``on(label)``
+    (:func:`harness.formats.run_files.names_of_run_files`: ``a/bm25``, ``b/bm25``). ``on(label)``
     is called after each run is evaluated."""
     ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)

@@ -12,7 +12,7 @@ from harness.config import is_study
 from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import lab_qid
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 from harness.formats.run import Run
 from harness.judge.session import JudgeSession, fill, pools
 from harness.verbs.query import open_index, query
@@ -33,9 +33,9 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
     runs = cfg.runs
     if run_names:
         want = []
-        by_label = {label: spec for spec, label in cfg.labels.items()}
+        spec_of = {name: spec for spec, name in cfg.names.items()}
         for name in run_names:
-            sim = parse_similarity(by_label.get(name, name), source="--runs")
+            sim = parse_similarity(spec_of.get(name, name), source="--runs")
             if sim not in cfg.runs:
                 raise DataError(
                     "--runs", f"{name!r} is not a run of {cfg.source}; its runs: {', '.join(map(str, cfg.runs))}"
@@ -44,7 +44,7 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
         runs = tuple(dict.fromkeys(want))
     # the searched runs only: runs from files and fusions are not pooled (docs/experiments.md)
     cfg = dataclasses.replace(cfg, runs=runs, sources=(), order=(), qrels_path=None, compare=None, expect={})
-    result = relabel(experiment.run_experiment(cfg, on=on))
+    result = with_names(experiment.run_experiment(cfg, on=on))
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(
         cfg.name,

@@ -26,7 +26,7 @@ from harness.events import Emit, ignore
 from harness.experiment import ExperimentResult, machine, plan
 from harness.experiment.executors import open_executor
 from harness.experiment.explore import attach
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 from harness.experiment.sanity import check_topics, refuse_unmatched_topics
 from harness.experiment.store import RunStore
 from harness.folders import recorded_experiment
@@ -220,12 +220,12 @@ def plan_run(cfg, command: str) -> PlanReport:
         if isinstance(spec, FileRun):
             runs.append((str(spec), f"read {spec.path}"))
         else:
-            parts = ", ".join(cfg.label(part) for part in spec.parts)
+            parts = ", ".join(cfg.name_of(part) for part in spec.parts)
             runs.append((str(spec), f"fuse {parts} ({spec.policy.method})"))
-    order = {name: i for i, name in enumerate(cfg.run_names)}
+    order = {name: i for i, name in enumerate(cfg.run_specs)}
     runs.sort(key=lambda run: order.get(run[0], len(order)))
     sources = {str(spec) for spec in cfg.sources}  # named by label: a fusion's spec names all its parts
-    runs = [(cfg.label(name) if name in sources else name, action) for name, action in runs]
+    runs = [(cfg.name_of(name) if name in sources else name, action) for name, action in runs]
     return replace(
         report,
         topics=len(topics),
@@ -265,7 +265,7 @@ def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> Ru
         with experiment.session(cfg, on=on) as s:
             # runs by their labels, then the explorer's documents and the engine's versions, while
             # the searched runs are still being written to the run cache
-            result = attach(relabel(s.run()))
+            result = attach(with_names(s.run()))
             s.written()
             out = publish.write_report(result, cfg.output, on=on, ir_metadata=ir_metadata)  # links the cached runs
         # the summary just written, read back under the lock: rendering it again would hash
@@ -320,7 +320,7 @@ def search(
         # no qrels: the experiment then searches (or reuses) and evaluates nothing; its indexes
         # are held until the cached run files are copied
         with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on) as s:
-            result = relabel(s.run())
+            result = with_names(s.run())
             s.written()
             if ir_metadata != "none":
                 result = machine.gather(result)  # versions, machine, checkout: as the run verb's report has them

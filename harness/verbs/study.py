@@ -27,7 +27,7 @@ from harness.events import CollectionFailed, CollectionStart, Emit, ignore
 from harness.experiment import machine, plan
 from harness.experiment.executors import Executor, open_executor
 from harness.experiment.explore import attach
-from harness.experiment.labels import relabel
+from harness.experiment.names import with_names
 from harness.experiment.study import META_COLUMNS, META_TABLE, CollectionOutcome, Failure, StudyResult, study_result
 from harness.folders import check_writable, locked, recorded_experiment
 from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, one_of
@@ -139,7 +139,7 @@ def _run_collection(name: str, cfg, on: Emit, executor: Executor, sessions: Exit
     with ExitStack() as mine:
         s = mine.enter_context(experiment.session(cfg, on=on, executor=executor))
         try:
-            result = attach(relabel(s.run()))
+            result = attach(with_names(s.run()))
             s.written()
         except BaseException as e:
             outcome = _failed(name, cfg, e, on)  # re-raises what is not a collection's failure
@@ -223,7 +223,7 @@ def search(
                 with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on, executor=executor) as s:
                     try:
                         single.validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
-                        result = relabel(s.run())
+                        result = with_names(s.run())
                         s.written()
                     except BaseException as e:
                         failure = _failure(e)

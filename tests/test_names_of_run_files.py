@@ -1,6 +1,6 @@
 """Run files that share a name (issue 47: `harness compare a/runs/bm25.trec b/runs/bm25.trec
 --baseline bm25` said "'bm25' is neither one of the runs ... nor a run file"): each is labelled by
-its folders (harness.formats.run_files.run_file_labels), the same labels at every door that
+its folders (harness.formats.run_files.names_of_run_files), the same labels at every door that
 names run files, and `--baseline` takes them. Numbers: pytrec_eval's AP and scipy's paired t-test."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import harness
 from harness.cli import main
 from harness.errors import DataError
 from harness.formats import run_files
-from harness.formats.run_files import run_file_labels
+from harness.formats.run_files import names_of_run_files
 
 QRELS = {q: {f"d{i}": int(i % 3 == q % 3) for i in range(12)} for q in range(1, 13)}
 
@@ -81,13 +81,13 @@ def test_the_rule_names_runs_by_the_nearest_folder_that_tells_them_apart(tmp_pat
         (["bm25.trec", "../bm25.trec"], ["w/bm25", f"{tmp_path.name}/bm25"]),  # paths count as absolute
         (["a/run.v2.trec", "b/run.v2.trec"], ["a/run.v2", "b/run.v2"]),  # only the last extension goes
     ]
-    for paths, labels in cases:
-        assert run_file_labels(paths) == labels, paths
-        assert run_file_labels([os.path.abspath(p) for p in paths]) == labels  # however the path is written
+    for paths, names in cases:
+        assert names_of_run_files(paths) == names, paths
+        assert names_of_run_files([os.path.abspath(p) for p in paths]) == names  # however the path is written
     assert doctest.testmod(run_files).failed == 0
 
 
-def test_compare_labels_two_runs_of_one_name_by_their_folders_and_takes_the_labels(folders, capsys):
+def test_compare_names_two_runs_of_one_file_name_by_their_folders_and_takes_those_names(folders, capsys):
     runs = ["a/runs/bm25.trec", "b/runs/bm25.trec"]
     code, out, err = _harness(capsys, "compare", *runs, "--qrels", "q.txt", "--baseline", "bm25", "-m", "AP")
     assert code == 2 and not out
@@ -108,7 +108,7 @@ def test_compare_labels_two_runs_of_one_name_by_their_folders_and_takes_the_labe
         assert row[6] == f"{stats.ttest_rel(ap[other], ap[base]).pvalue:.4f}"
 
 
-def test_a_baseline_file_of_the_runs_name_is_labelled_with_them(folders, capsys):
+def test_a_baseline_file_of_the_runs_file_name_is_named_with_them(folders, capsys):
     code, out, err = _harness(
         capsys, "compare", "a/runs/bm25.trec", "b/runs/bm25.trec", "--qrels", "q.txt", "--baseline", "c/runs/bm25.trec"
     )
@@ -116,7 +116,7 @@ def test_a_baseline_file_of_the_runs_name_is_labelled_with_them(folders, capsys)
     assert "baseline: c/bm25;" in out and {"a/bm25", "b/bm25"} == set(_rows(out))
 
 
-def test_the_api_names_a_file_as_compare_does_and_says_how_to_label_two_of_one_name(folders, capsys):
+def test_the_api_names_a_file_as_compare_does_and_says_how_to_name_two_of_one_file_name(folders, capsys):
     """harness.evaluate takes one run: two files of one name, concatenated for harness.compare,
     were "given twice" without a word on why; `name=` with the labels `harness compare` gives
     reproduces its table."""
@@ -125,8 +125,8 @@ def test_the_api_names_a_file_as_compare_does_and_says_how_to_label_two_of_one_n
     assert [set(t["run"]) for t in tables] == [{"bm25"}, {"bm25"}]  # the name harness compare gives a lone run
     with pytest.raises(DataError, match=r"given twice\. Two runs named 'bm25'\? .* name=, e\.g\. .*name='a/bm25'"):
         harness.compare(pd.concat(tables), baseline="bm25")
-    labels = run_file_labels(paths)
-    per_topic = pd.concat([harness.evaluate(p, "q.txt", ["AP"], name=n)[0] for p, n in zip(paths, labels)])
+    names = names_of_run_files(paths)
+    per_topic = pd.concat([harness.evaluate(p, "q.txt", ["AP"], name=n)[0] for p, n in zip(paths, names)])
     api = harness.compare(per_topic, baseline="a/bm25", test="t").set_index("run")
     code, out, err = _harness(capsys, "compare", *paths, "--qrels", "q.txt", "--baseline", "a/bm25", "-m", "AP")
     assert code == 0, err
