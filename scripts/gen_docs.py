@@ -181,7 +181,7 @@ def formats() -> str:
 
 def demo_output() -> str:
     """What `make demo` prints (`harness run configs/demo.yaml`), through the verb the command line
-    runs (harness.verbs.run.run: runs by their labels, as the CLI shows them), into a temporary
+    runs (harness.verbs.run.run: runs by their names, as the CLI shows them), into a temporary
     folder, its index too (`make lint` and the tests leave nothing in the checkout's indexes/);
     trimmed to the means table."""
     from harness.verbs.run import load, run

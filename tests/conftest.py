@@ -393,7 +393,7 @@ def report_run(report: Path, name: str) -> Path:
 
 
 def write_full_report(result, out):
-    """What the run verb does after an experiment: runs by their labels, then what the report
+    """What the run verb does after an experiment: runs by their names, then what the report
     shows from Lucene (the explorer's documents, the versions), then the report."""
     from harness.experiment.explore import attach
     from harness.experiment.names import with_names
@@ -423,7 +423,7 @@ def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy
     report written: ``bm25`` (reused), ``copy`` (bm25's run file read back: an identical run) and
     ``flat`` (bm25's documents, each with the score 1.0: every topic is one tie, which
     trec_eval's order re-sorts by doc id, so it scores far below the others); ``compare`` as given
-    (``""``: none), ``extra`` YAML lines added. Its (config, result), runs by their labels."""
+    (``""``: none), ``extra`` YAML lines added. Its (config, result), runs by their names."""
     from harness.config import load_config
     from harness.experiment import run_experiment
     from harness.experiment.explore import attach

@@ -84,7 +84,7 @@ EVIL_CONFIG = textwrap.dedent("""\
 """)
 
 DEMO_RUNS = "reports/demo/runs"
-BM25 = "bm25"  # the demo run's label (its spec: bm25(k1=0.9,b=0.4))
+BM25 = "bm25"  # the demo run's name (its spec: bm25(k1=0.9,b=0.4))
 LAB = ["lab", "--index", "corpora"]
 
 

@@ -289,7 +289,7 @@ def test_evaluate_equals_pytrec_eval(form, tmp_path):
 
 def test_evaluate_keeps_the_topic_order_and_ranks_by_rank(cli_and_api):
     cli, result = cli_and_api
-    name = "dirichlet"  # the run's label (its spec: dirichlet(mu=1000))
+    name = "dirichlet"  # the run's name (its spec: dirichlet(mu=1000))
     assert result.runs["dirichlet(mu=1000)"] is result.runs[name]  # a spec finds the run too
     frame = result.runs[name]
     from_file, _ = harness.evaluate(cli / "runs" / f"{name}.trec", REPO / "qrels/demo.txt", ["AP", "P@5"], name=name)

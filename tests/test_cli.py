@@ -169,7 +169,7 @@ def test_search_writes_runs_and_no_report(searched):
         ]
     )
     printed = [line.split("\t") for line in search.stdout.splitlines()]
-    assert [(label, Path(path).name) for label, _, path in printed] == [
+    assert [(name, Path(path).name) for name, _, path in printed] == [
         ("bm25", "bm25.trec"),
         ("dirichlet mu=500", "dirichlet_mu=500.trec"),
         ("dirichlet mu=1000", "dirichlet_mu=1000.trec"),
@@ -302,7 +302,7 @@ def test_compare_equals_scipy_and_counts(searched):
         return np.array([res[q]["map"] for q in sorted(qrels)])
 
     base = ap(files[0])
-    # columns are two spaces or more apart (a label may hold one space)
+    # columns are two spaces or more apart (a run's name may hold one space)
     rows = {re.split(r"\s{2,}", l)[1]: re.split(r"\s{2,}", l) for l in r.stdout.splitlines() if l.startswith("AP ")}
     assert set(rows) == {"dirichlet_mu=1000", "jm"}  # a run is named by its file
     for f in files[1:]:

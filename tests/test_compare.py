@@ -108,7 +108,7 @@ def sweep(tmp_path_factory):
     cfg = load_config(REPO / "tests" / "configs" / "cranfield-sweep.yaml")
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
     logs: list = []  # harness.events
-    first = with_names(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
+    first = with_names(run_experiment(cfg, on=logs.append))  # runs by their names, as the run verb
     out1 = write_full_report(first, tmp / "report1")
     second = with_names(run_experiment(cfg, on=logs.append))
     out2 = write_full_report(second, tmp / "report2")
@@ -121,7 +121,7 @@ def test_the_sweep_runs_from_one_config(sweep):
     assert [str(r.spec) for r in first.runs] == [BM25] + [f"dirichlet(mu={m})" for m in MUS] + [
         "dirichlet(cv:AP,folds=5,seed=42)"
     ]
-    # ... each named by its label (the one bm25 run by its model alone)
+    # ... each by its name (the one bm25 run by its model alone)
     assert [r.name for r in first.runs] == ["bm25"] + [f"dirichlet mu={m}" for m in MUS] + ["dirichlet tuned"]
     assert len(first.comparisons.rows) == 3 * (len(MUS) + 1)
     assert first.comparisons.pairs == tuple(("bm25", f"dirichlet mu={m}") for m in MUS) + (("bm25", "dirichlet tuned"),)

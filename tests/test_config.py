@@ -207,14 +207,14 @@ def test_runs_must_be_a_list_of_one_key_mappings(tmp_path):
     assert only(tmp_path, BASE.replace("runs:\n  - bm25: {k1: 0.9, b: 0.4}", "runs: bm25")).startswith(
         "c.yaml:4: runs: expected a list of runs like `- bm25: {k1: 0.9, b: 0.4}`, got the string 'bm25'"
     )
-    assert "runs[0]: expected a mapping {model: {param: value}} (and optionally `name: LABEL`)" in only(
+    assert "runs[0]: expected a mapping {model: {param: value}} (and optionally `name: NAME`)" in only(
         tmp_path, BASE.replace("  - bm25: {k1: 0.9, b: 0.4}", "  - {bm25: {}, jm: {}}")
     )
 
 
 def test_anserinis_and_pyserinis_model_names_are_the_canonical_runs(tmp_path):
     """Issue 36: Anserini's -qld and -qljm (pyserini's set_qld) are read as dirichlet and jm, so
-    the run, its label, its cache key and its numbers are the canonical run's; Anserini's names of
+    the run, its name, its cache key and its numbers are the canonical run's; Anserini's names of
     what the harness does not have, and its flags written with their dash, say so."""
     from harness.specs.similarity import Similarity
 
@@ -320,10 +320,19 @@ def test_bad_run_names_are_named(tmp_path, name, message):
 @pytest.mark.parametrize(
     "runs, message",
     [
-        # the dirichlet run named bm25 was silently labelled (and its file named) "bm25 #2"
-        ("[{bm25: {}}, {name: bm25, dirichlet: {}}]", "runs[1].name: 'bm25' is also the label of bm25(k1=0.9,b=0.4)"),
-        ("[{name: BM25, dirichlet: {}}, {bm25: {}}]", "runs[0].name: 'BM25' is also the label of bm25(k1=0.9,b=0.4)"),
-        ("[{bm25: {k1: [1, 2]}}, {name: bm25 k1=1, jm: {}}]", "'bm25 k1=1' is also the label of bm25(k1=1,b=0.4)"),
+        # the dirichlet run named bm25 was silently renamed (and its file named) "bm25 #2"
+        (
+            "[{bm25: {}}, {name: bm25, dirichlet: {}}]",
+            "runs[1].name: 'bm25' is also the automatic name of bm25(k1=0.9,b=0.4)",
+        ),
+        (
+            "[{name: BM25, dirichlet: {}}, {bm25: {}}]",
+            "runs[0].name: 'BM25' is also the automatic name of bm25(k1=0.9,b=0.4)",
+        ),
+        (
+            "[{bm25: {k1: [1, 2]}}, {name: bm25 k1=1, jm: {}}]",
+            "'bm25 k1=1' is also the automatic name of bm25(k1=1,b=0.4)",
+        ),
         # X.trec and x.trec are one file on macOS and Windows: the second run replaced the first
         ("[{name: X, bm25: {}}, {name: x, jm: {}}]", "runs[1].name: 'x' is also the name of runs[0] as 'X': on macOS"),
         ('[{name: "\\u00e9", bm25: {}}, {name: "e\\u0301", jm: {}}]', "as '\\xe9': on macOS and Windows"),

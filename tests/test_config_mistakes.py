@@ -186,7 +186,7 @@ CHAINS = [
         _edit(TWO_RUNS, JM, "  - {jm: {lamda: 0.1}, name: mine}\n", "compare: {}", "compare: {baseline: mine}"),
         "runs[1].jm.lamda",
     ),
-    # ... nor "no run 'mine'" where a fusion names it, by its name or its label
+    # ... nor "no run 'mine'" where a fusion names it, by its given or its automatic name
     (_edit(TWO_RUNS, JM, "  - {jm: {lamda: 0.1}, name: mine}\n  - fuse: {runs: [bm25, mine]}\n"), "runs[1].jm.lamda"),
     (_edit(TWO_RUNS, JM, "  - jm: {lamda: 0.1}\n  - fuse: {runs: [bm25, jm]}\n"), "runs[1].jm.lamda"),
     # ... nor "no model of `runs` has more than one setting" for cross-validation

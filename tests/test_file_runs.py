@@ -241,7 +241,7 @@ BASE = "  - {name: base, bm25: {}}\n  - {name: mine, file: mine.trec}\n"
         (BASE + "  - fuse: {runs: [base, mine], kk: 3}\n", "runs[2].fuse.kk: unknown key 'kk'"),
         (
             BASE + "  - file: other/mine.trec\n",
-            "runs[2]: the label 'mine' is another run's label: give this entry a `name:`",
+            "runs[2]: the name 'mine' is another run's name: give this entry a `name:`",
         ),
     ],
 )

@@ -30,7 +30,7 @@ def test_make_demo_from_a_fresh_clone(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     report = clone / "reports" / "demo"
     summary = json.loads((report / "summary.json").read_text())
-    runs = [row["run"] for row in summary["runs"]]  # each run's label, then the spec it stands for
+    runs = [row["run"] for row in summary["runs"]]  # each run's name, then the spec it stands for
     assert list(zip(runs, (row["spec"] for row in summary["runs"]))) == [
         ("bm25", "bm25(k1=0.9,b=0.4)"),
         ("dirichlet mu=500", "dirichlet(mu=500)"),

@@ -110,7 +110,7 @@ def test_repro_eval_s_block_is_read_back_and_skipped_by_the_reader(files):
 
 def test_every_reader_accepts_an_annotated_run_with_the_plain_run_s_numbers(files, capsys):
     """harness evaluate, compare and fuse, and the Python API: the same output for the annotated
-    runs as for the plain ones (the runs' labels are their file names, the same in both folders)."""
+    runs as for the plain ones (the runs' names are their file names, the same in both folders)."""
     outputs = {}
     for kind in ("plain", "annotated"):
         d = files / kind

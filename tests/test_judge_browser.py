@@ -191,7 +191,7 @@ def test_judge_the_demo_topics_for_two_similarities(demo, browser, tmp_path, scr
         shown = {}
         for run in RUNS:
             for m in MEASURES:
-                # the page calls runs by their labels (--runs took their specs)
+                # the page calls runs by their names (--runs took their specs)
                 cell = page.locator(f'#means td[data-run="{result.config.name_of(run)}"][data-measure="{m}"]')
                 shown[run, m] = float(cell.inner_text())
         assert page.locator("#judged-topics").inner_text() == "15"

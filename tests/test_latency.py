@@ -152,7 +152,7 @@ def two(tmp_path_factory):
     ):
         (tmp / f"{name}.yaml").write_text(CONFIG.format(name=name, repo=REPO, tmp=tmp, more=more))
         cfg = load_config(tmp / f"{name}.yaml")
-        result = attach(with_names(run_experiment(cfg)))  # as write_full_report, keeping the result: runs by label
+        result = attach(with_names(run_experiment(cfg)))  # as write_full_report, keeping the result: runs by name
         write_report(result, cfg.output)
         results.append(result)
     return results[0], results[1], tmp

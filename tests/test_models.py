@@ -309,7 +309,7 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
         assert r.path.read_text() != base.path.read_text(), r.name
     assert len(result.comparisons.pairs) == len(cfg.runs) - 1
     dom = chromium(tmp_path, "--dump-dom", (out / "report.html").as_uri()).stdout
-    for r in result.runs:  # the report calls each run by its label
+    for r in result.runs:  # the report calls each run by its name
         name = cfg.name_of(r.name)
         assert name in dom or name.replace("&", "&amp;") in dom
     # Grouped by family: both bm25 rows (plain and accurate) come before dirichlet.

@@ -1,6 +1,6 @@
 """Run files that share a name (issue 47: `harness compare a/runs/bm25.trec b/runs/bm25.trec
---baseline bm25` said "'bm25' is neither one of the runs ... nor a run file"): each is labelled by
-its folders (harness.formats.run_files.names_of_run_files), the same labels at every door that
+--baseline bm25` said "'bm25' is neither one of the runs ... nor a run file"): each is named by
+its folders (harness.formats.run_files.names_of_run_files), the same names at every door that
 names run files, and `--baseline` takes them. Numbers: pytrec_eval's AP and scipy's paired t-test."""
 
 from __future__ import annotations
@@ -92,15 +92,15 @@ def test_compare_names_two_runs_of_one_file_name_by_their_folders_and_takes_thos
     code, out, err = _harness(capsys, "compare", *runs, "--qrels", "q.txt", "--baseline", "bm25", "-m", "AP")
     assert code == 2 and not out
     assert err.startswith(
-        "harness: error: --baseline: 2 runs are named 'bm25' (a/runs/bm25.trec, b/runs/bm25.trec): "
-        "give one of their labels, a/bm25, b/bm25, or its path"
+        "harness: error: --baseline: 2 run files are named 'bm25' (a/runs/bm25.trec, b/runs/bm25.trec): "
+        "give one of their runs' names, a/bm25, b/bm25, or its path"
     ), err
     ap = {name: _ap(run) for name, run in folders.items()}
     for baseline, base, other in (("a/bm25", "a", "b"), ("b/bm25", "b", "a"), ("b/runs/bm25.trec", "b", "a")):
         code, out, err = _harness(capsys, "compare", *runs, "--qrels", "q.txt", "--baseline", baseline, "-m", "AP")
         assert code == 0, err
         lines = out.splitlines()
-        assert lines[0].startswith("2 runs are named 'bm25', labelled by their paths: ")
+        assert lines[0].startswith("2 run files are named 'bm25', so the runs are named by their folders: ")
         assert f"a/bm25 is {runs[0]}" in lines[0] and f"b/bm25 is {runs[1]}" in lines[0]
         assert lines[1].startswith(f"baseline: {base}/bm25; 12 topics")
         (row,) = _rows(out).values()
@@ -118,7 +118,7 @@ def test_a_baseline_file_of_the_runs_file_name_is_named_with_them(folders, capsy
 
 def test_the_api_names_a_file_as_compare_does_and_says_how_to_name_two_of_one_file_name(folders, capsys):
     """harness.evaluate takes one run: two files of one name, concatenated for harness.compare,
-    were "given twice" without a word on why; `name=` with the labels `harness compare` gives
+    were "given twice" without a word on why; `name=` with the names `harness compare` gives
     reproduces its table."""
     paths = ["a/runs/bm25.trec", "b/runs/bm25.trec"]
     tables = [harness.evaluate(p, "q.txt", ["AP"])[0] for p in paths]

@@ -32,7 +32,7 @@ def cranfield(tmp_path_factory, cranfield_index):
     out = tmp_path_factory.mktemp("report") / "cranfield"
     cfg = dataclasses.replace(cfg, index_path=cranfield_index.path, output=out)
     logs: list = []
-    result = with_names(run_experiment(cfg, on=logs.append))  # runs by their labels, as the run verb
+    result = with_names(run_experiment(cfg, on=logs.append))  # runs by their names, as the run verb
     write_full_report(result, out)
     return cfg, result, out, logs
 

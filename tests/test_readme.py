@@ -180,7 +180,7 @@ def test_the_front_page_example_prints_what_it_shows(tmp_path, monkeypatch, caps
 
 
 def test_demo_block_is_what_make_demo_prints(tmp_path):
-    """The generated demo block (scripts/gen_docs.py) shows the lines `make demo` prints, run labels
+    """The generated demo block (scripts/gen_docs.py) shows the lines `make demo` prints, run names
     and all: rendered through the verb the command line runs, not a path of its own."""
     block = re.search(r"<!-- BEGIN demo-output -->\n```\n\$ make demo\n\.\.\.\n(.*?)\n\.\.\.\n", README, re.S)
     shown = block.group(1).splitlines()

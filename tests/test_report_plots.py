@@ -75,7 +75,7 @@ def browser():
 def _report(config: str, tmp: Path):
     cfg = load_config(REPO / "configs" / config)
     cfg = dataclasses.replace(cfg, index_path=tmp / "index", output=tmp / "report")
-    result = with_names(run_experiment(cfg))  # as the run verb: the plots name runs by their labels
+    result = with_names(run_experiment(cfg))  # as the run verb: the plots call runs by their names
     return result, write_full_report(result, cfg.output)
 
 
@@ -162,7 +162,7 @@ def test_line_charts_are_zoomed_to_their_data(sweep, sweep_page, demo, demo_page
                 _check_axis(chart, pr)  # every PR panel shares one scale: the data of all runs
                 continue
             measure, model = re.match(r"(\S+): (\w+) by \w+$", chart["title"]).groups()
-            specs = {r.name: str(r.spec) for r in result.runs}  # runs go by labels; specs name the model
+            specs = {r.name: str(r.spec) for r in result.runs}  # runs go by names; specs name the model
             values = [
                 m[measure] for run, m in means.items() if specs[run].startswith(model + "(") and "cv:" not in specs[run]
             ]
@@ -184,7 +184,7 @@ def test_sweep_pr_curves_are_split_by_model_family_with_the_baseline(sweep, swee
         "Interpolated precision at recall: dirichlet (6 runs)",
     ]
     family = lambda m: [r.name for r in result.runs if str(r.spec).startswith(m + "(")]  # noqa: E731
-    assert pr[0]["lines"] == family("bm25")  # the 9 settings and the cross-validated run, by their labels
+    assert pr[0]["lines"] == family("bm25")  # the 9 settings and the cross-validated run, by their names
     assert pr[1]["lines"] == family("dirichlet") + ["bm25 k1=0.9 b=0.4 (baseline)"]
     assert [t for _, t in pr[0]["legend"]][0] == "bm25" and "k1=0.9 b=0.4 (baseline)" in [t for _, t in pr[0]["legend"]]
     assert pr[0]["y"] == pr[1]["y"]  # the same scale in every panel
@@ -212,7 +212,7 @@ def test_legends_do_not_overlap(sweep_page, demo, demo_page):
             checked += len(chart["legend"])
     assert checked > 30
     demo_pr = next(c for c in demo_page[0] if c["kind"] == "line-chart")
-    # five runs of three models: one legend column per model, entries labelled by setting; mu=2000
+    # five runs of three models: one legend column per model, entries showing their setting; mu=2000
     # has mu=1000's curve (to every digit, 11 points; AP differs), and its entry says so
     demo_result, _ = demo
     assert demo_result.pr_curves["dirichlet mu=1000"] == demo_result.pr_curves["dirichlet mu=2000"]
@@ -298,7 +298,7 @@ def test_the_bm25_grid_is_a_heatmap_of_the_means(sweep, sweep_page):
         shown = {}
         for cell in chart["cells"]:
             k1, b = chart["x_values"][cell["col"]], chart["y_values"][cell["row"]]
-            run = f"bm25 k1={k1} b={b}"  # the run's label
+            run = f"bm25 k1={k1} b={b}"  # the run's name
             assert cell["value"] == f"{means[run][measure]:.4f}", (run, cell)
             assert cell["title"].startswith(run)
             shown[run] = (means[run][measure], cell["fill"])

@@ -1,4 +1,4 @@
-"""Run labels keep the report on the screen: in Chromium at 1280x800, no table of report.html is
+"""Run names keep the report on the screen: in Chromium at 1280x800, no table of report.html is
 wider than the page, for the demo, the sweep config and a 12-run config (long canonical names
 pushed Mean scores, Comparisons, Coverage and the topic explorer off it)."""
 

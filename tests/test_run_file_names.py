@@ -1,5 +1,5 @@
 """A report's run files are named without spaces or anything a shell needs quoted, one file per
-label, deterministically (harness.specs.names.run_file_names); the manifest maps each label to
+name, deterministically (harness.specs.names.run_file_names); the manifest maps each name to
 its file (issue 36: `runs/bm25 k1=0.9.trec` had to be quoted in every command)."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_names_that_would_share_a_file_get_their_digest():
         True
     ] * 3
     assert len({n.casefold() for n in files.values()}) == 4
-    # a Windows device name, a label of nothing safe, a label longer than a file name may be
+    # a Windows device name, a name of nothing safe, a name longer than a file name may be
     odd = run_file_names(["con", "…", "x" * 300])
     assert odd["con"] == "con_.trec" and odd["…"] == "run.trec"
     assert re.fullmatch(r"x{91}-[0-9a-f]{8}\.trec", odd["x" * 300])
@@ -48,7 +48,7 @@ def test_names_that_would_share_a_file_get_their_digest():
 def test_any_names_get_distinct_safe_file_names(names):
     files = run_file_names(names)
     assert list(files) == names and run_file_names(list(names)) == files  # deterministic
-    # one file per label, as macOS and Windows see names too (case, Unicode normalisation)
+    # one file per name, as macOS and Windows see names too (case, Unicode normalisation)
     assert len({unicodedata.normalize("NFC", n).casefold() for n in files.values()}) == len(names)
     for name in files.values():
         assert name.endswith(".trec") and not name.startswith((".", "-"))

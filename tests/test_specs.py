@@ -1,6 +1,6 @@
 """The vocabulary (harness.specs): a run's identity parses back to itself, in the texts the harness
 has always written (the goldens' manifests are the oracle); the registry's Java calls are the
-Java factories' own signatures; labels, plots and the loader ask the values, never their text."""
+Java factories' own signatures; run names, plots and the loader ask the values, never their text."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from .conftest import REPO, report_run, shared_path, write_full_report
 MUS = (100, 250, 500, 1000, 2000, 4000)
 BM25 = "bm25(k1=0.9,b=0.4)"
 TUNED = "dirichlet(cv:AP,folds=5,seed=42)"
-# what the report and a relabelled result call them (the config's automatic labels)
+# what the report and a named result call them (the config's automatic names)
 BM25_NAME, TUNED_NAME = "bm25", "dirichlet tuned"
 
 
@@ -66,7 +66,7 @@ def cranfield_sweep(tmp_path_factory):
     cfg_path.write_text(text)
     (out / "indexes").mkdir()
     cfg = load_config(cfg_path)
-    result = with_names(run_experiment(cfg))  # runs by their labels, as the run verb
+    result = with_names(run_experiment(cfg))  # runs by their names, as the run verb
     write_full_report(result, cfg.output)
     return cfg, result, out / "report"
 

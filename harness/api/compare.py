@@ -54,7 +54,7 @@ def _long(per_topic: DataFrame) -> DataFrame:
             what,
             f"run {bad['run']!r}, topic {bad['qid']!r}, {bad['measure']}: given twice. Two runs named "
             f"{bad['run']!r}? harness.evaluate names a run file by its file name without the extension; give each "
-            "its own with name=, e.g. by its folder as harness compare labels runs that share a name "
+            "its own with name=, e.g. by its folder as harness compare names runs whose files share a name "
             "(name='a/bm25' for a/runs/bm25.trec, name='b/bm25' for b/runs/bm25.trec)",
         )
     return df

@@ -55,7 +55,7 @@ def evaluate(
     after ``pd.concat`` with other runs; ``means`` has one row (index ``run``) and one column
     per measure. ``name`` names the run (default: the file name without its extension, as
     ``harness compare`` names a run file, else "run"; two files of one name need a ``name=`` each
-    to be compared, e.g. their labels in ``harness compare``: ``a/bm25``, ``b/bm25``).
+    to be compared, e.g. their names in ``harness compare``: ``a/bm25``, ``b/bm25``).
     The policy and the topic counts are in ``means.attrs``.
     """
     policy = as_policy(EvalPolicy, "policy", ties=ties, missing_topics=missing_topics, nDCG_threshold=nDCG_threshold)

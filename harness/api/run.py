@@ -68,7 +68,7 @@ class Result:
       ``indistinguishable_from_best`` (the best included); ``anova``: the rows of ``anova.csv``
       (``compare.anova``); ``power``: the rows of ``power.csv`` (``compare.power``); empty otherwise;
     - ``runs[name]``: ``qid``, ``docno``, ``rank``, ``score``, as in its file under ``runs/``
-      (named after the label without spaces: ``manifest["runs"]`` maps each name to its file);
+      (named after the run's name without spaces: ``manifest["runs"]`` maps each name to its file);
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks, each ``status`` OK, OK-ish
       (within ``okish_tolerance``: a warning) or FAIL, and ``ok`` (not FAIL);
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;

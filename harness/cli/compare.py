@@ -49,15 +49,15 @@ def add_parser(sub, make) -> None:
         "runs",
         nargs="+",
         metavar="RUN",
-        help="TREC run files; a run's name is its file name without the extension, runs sharing one are labelled "
-        "by their folders (a/bm25, b/bm25)",
+        help="TREC run files; a run's name is its file name without the extension, runs whose files share one are "
+        "named by their folders (a/bm25, b/bm25)",
     )
     c.add_argument("--qrels", required=True, help="TREC qrels file")
     c.add_argument(
         "--baseline",
         required=True,
         metavar="RUN|NAME",
-        help=f"the baseline: one of the runs (file, name or label), or another run file; or {ALL_PAIRS}: every "
+        help=f"the baseline: one of the runs (its file or name), or another run file; or {ALL_PAIRS}: every "
         "pair of the runs",
     )
     measure_flag(c, "measures (repeatable)")
@@ -162,8 +162,8 @@ def cmd_compare(args) -> int:
     table = out.table
     dropped = len(table.dropped)
     for stem, runs in out.shared.items():
-        labelled = ", ".join(f"{name} is {path}" for name, path in runs)
-        print(f"{len(runs)} runs are named {stem!r}, labelled by their paths: {labelled}")
+        named = ", ".join(f"{name} is {path}" for name, path in runs)
+        print(f"{len(runs)} run files are named {stem!r}, so the runs are named by their folders: {named}")
     print(
         f"baseline: {out.baseline}; {len(table.topics)} topics"
         + (f" ({dropped} not evaluated for every run left out)" if dropped else "")

@@ -66,7 +66,7 @@ def add_parser(sub, make) -> None:
         make,
         sub,
         "search",
-        "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after its label "
+        "index and search (no evaluation); write each run to OUTPUT/runs/*.trec, named after the run's name "
         "without spaces (dirichlet_mu=500.trec), or with --run-format msmarco to OUTPUT/runs/*.tsv",
         "  harness search configs/demo.yaml\n  harness search --dry-run configs/demo.yaml\n"
         "  harness search configs/demo.yaml --run-format msmarco\n",
@@ -204,7 +204,7 @@ def print_study_plan(plan) -> None:
 
 # ------------------------------------------------------------------------------ commands
 def _run_names(cfg) -> list[str]:
-    searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by label
+    searched = {str(r) for r in cfg.runs}  # by spec; runs from files and fusions by name
     return [name if name in searched else cfg.name_of(name) for name in cfg.run_specs]
 
 

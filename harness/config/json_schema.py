@@ -150,7 +150,7 @@ def _runs() -> dict:
         "minLength": 1,
         "maxLength": 64,
         "pattern": f"^[^.{bad} ](?:[^{bad}]*[^{bad} ])?$",  # nor a leading '.' (a hidden run file)
-        "description": "The run's label in tables, plots and file names (default: an automatic one); "
+        "description": "The run's name in tables, plots and file names (default: an automatic one); "
         "unique, and what `fuse.runs`, `expect` and `compare.baseline` name it by",
     }
     models = []

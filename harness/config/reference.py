@@ -151,7 +151,7 @@ def reference_markdown() -> str:
         "Anserini's and Pyserini's names of a model (SearchCollection's `-qld` and `-qljm`, pyserini's "
         "`set_qld`) are read as that model, with its parameters: "
         + ", ".join(f"`{a}` is `{m}`" for a, m in ALIASES.items())
-        + ". The run is named by the model (`qld: {mu: 500}` is `dirichlet(mu=500)`, labelled `dirichlet`), "
+        + ". The run is the model's (`qld: {mu: 500}` is the spec `dirichlet(mu=500)`, named `dirichlet`), "
         "so its cached run and its numbers are those of the same run written `dirichlet`. Their other model "
         "flags are the names above (`-bm25`, `-inl2`, `-spl`, `-f2exp`, `-f2log`; the expansions `-rm3`, "
         "`-rocchio`, `-bm25prf`); `axiom` (Anserini's axiomatic reranking), `impact` and `sdm` are not models "

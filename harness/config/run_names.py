@@ -1,6 +1,6 @@
 """The runs a config's other keys name (a `compare.baseline`, an `expect` entry): a run's spec in
-any spelling, a cross-validated run's, a run file's or a fusion's, or a run's label; a tuned run's
-label (``dirichlet tuned``) is resolved once the tuned runs the config asks for are known."""
+any spelling, a cross-validated run's, a run file's or a fusion's, or a run's name; a tuned run's
+name (``dirichlet tuned``) is resolved once the tuned runs the config asks for are known."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ __all__ = ["TunedName", "unique_run", "resolve_tuned", "tuned_runs"]
 
 @dataclass(frozen=True)
 class TunedName:
-    """``MODEL tuned``, the label of a cross-validated run, until the tuned runs are known
+    """``MODEL tuned``, the name of a cross-validated run, until the tuned runs are known
     (:func:`resolve_tuned`)."""
 
     family: str
@@ -28,9 +28,9 @@ class TunedName:
 def unique_run(
     ctx: Ctx, text: str, path: str, node: Node, seen: dict[str | TunedName, str], hint: str = ""
 ) -> str | TunedName | None:
-    """The canonical run ``text`` names (a canonical or any spelling of a spec, or a run's label),
+    """The spec of the run ``text`` names (a canonical or any spelling of a spec, or a run's name),
     recorded in ``seen`` (run -> path); None, with a problem reported, when it names no run or one
-    already named at another path. A cross-validated run's label (``dirichlet tuned``) stays a
+    already named at another path. A cross-validated run's name (``dirichlet tuned``) stays a
     :class:`TunedName` until the tuned runs are known."""
     by_name = ctx.found.get("by_name", {})
     tuned_family = text[: -len(TUNED) - 1] if text.endswith(" " + TUNED) else None
@@ -43,7 +43,7 @@ def unique_run(
         else:
             run = _run_spec(text)
     except ValueError as e:
-        # `runs` invalid, or an entry of it: the text may be the label of a run that is not
+        # `runs` invalid, or an entry of it: the text may be the name of a run that is not
         # known, whose problem is reported
         if "by_name" in ctx.found and ctx.found.get("run_order") is not INVALID:
             ctx.problem(path, f"not a run name: {e}{hint}", node)
@@ -56,15 +56,15 @@ def unique_run(
 
 
 def resolve_tuned(run: str | TunedName, tuned: list[Tuned]) -> str:
-    """The canonical name of a run ``unique_run`` gave: a tuned run's for its label (the label
-    itself when no tuned run has it), any other unchanged."""
+    """The spec of a run ``unique_run`` gave: a tuned run's for its name (the name itself when no
+    tuned run has it), any other unchanged."""
     if not isinstance(run, TunedName):
         return run
     return next((str(t) for t in tuned if t.family == run.family), f"{run.family} {TUNED}")
 
 
 def _run_spec(text: str) -> str:
-    """The canonical name of a run (harness.specs.identity.parse_run): a similarity in any
+    """The spec of a run, canonical (harness.specs.identity.parse_run): a similarity in any
     spelling (``bm25(k1=0.9,b=0.4)``), a cross-validated run (``dirichlet(cv:AP,folds=5,seed=42)``,
     its measure canonicalised), a run file's or a fusion's."""
     run = parse_run(text)

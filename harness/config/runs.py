@@ -200,7 +200,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
             expected(
                 ctx,
                 p,
-                f"a mapping {{model: {{param: value}}}} (and optionally `name: LABEL`) with model one of "
+                f"a mapping {{model: {{param: value}}}} (and optionally `name: NAME`) with model one of "
                 f"{', '.join(names)}, or a run from elsewhere: {', '.join(f'`{s}:`' for s in SOURCES)}",
                 item,
             )
@@ -306,9 +306,9 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         else:
             first[sim] = origin
     runs = tuple(first)
-    # labels of the configured runs, so that `expect:` and `compare.baseline` may name runs by them
+    # the names of the configured runs, so that `expect:` and `compare.baseline` may give runs by them
     searched_names = run_names(runs, ctx.found.get("run_names", {}))
-    # A name that is the label of a run without one (`name: bm25` on a dirichlet run beside a
+    # A given name that is the automatic name of a run without one (`name: bm25` on a dirichlet run beside a
     # bm25 run) would leave one of them "bm25 #2", and `expect`/`baseline` would mean the other.
     auto = run_names([r for r in runs if r not in ctx.found.get("run_names", {})])
     autos = {fold(name): spec for spec, name in auto.items()}
@@ -316,7 +316,7 @@ def check_runs(ctx: Ctx, key: Key, node: Node, path: str) -> Any:
         if fold(name) in autos:
             ctx.problem(
                 join_path(p, "name"),
-                f"{name!r} is also the label of {autos[fold(name)]}, a run without a name; "
+                f"{name!r} is also the automatic name of {autos[fold(name)]}, a run without a name; "
                 "choose another name, or name that run too",
                 name_node,
             )

@@ -1,10 +1,10 @@
 """Run entries the harness does not search: ``file: PATH`` (a run file the user brings: TREC, or
 MS MARCO's ``qid<TAB>pid<TAB>rank`` with ``format: msmarco`` beside it) and
-``fuse: {method, runs: [LABEL, ...], ...}`` (a fusion of other entries of the same config,
+``fuse: {method, runs: [NAME, ...], ...}`` (a fusion of other entries of the same config,
 computed by :mod:`harness.fusion`). Both are run identities (harness.specs.identity: FileRun,
 FusedRun), like a Similarity: a canonical text (``file(runs/bm25.trec)``,
 ``fuse(rrf,rrf_k=60,depth=1000,k=1000:bm25+knn)``) that names them in manifests and ``expect``,
-and a label (their ``name:``, else an automatic one) that names them in tables, plots and files.
+and a name (their ``name:``, else an automatic one) that tables, plots and files call them by.
 They are never swept nor tuned, and never cached as searched runs: a file run is read again on
 every run (the file is never written), a fused run is fused again from its parts."""
 
@@ -58,7 +58,7 @@ FUSE_KEY = Key(
     "A fusion of other runs of this config (harness.fusion; docs/experiments.md: *Hybrid runs*).",
     keys=(
         Key("method", "choice", "How the runs are fused.", default="rrf", choices=tuple(FUSION_METHODS)),
-        Key("runs", "names", "The runs to fuse, at least two: their labels (`name:`) or specs.", required=True),
+        Key("runs", "names", "The runs to fuse, at least two: their names or specs.", required=True),
         Key("rrf_k", "int", f"{_for('rrf_k')}each run adds 1 / (rrf_k + rank).", default=DEFAULT_RRF_K, minimum=0),
         Key("alpha", "number", f"{_for('alpha')}alpha * first + (1 - alpha) * second.", default=DEFAULT_ALPHA),
         Key(
@@ -104,7 +104,7 @@ class _Pending:
 
 def _names(ctx: Ctx, node: Node, path: str, numbers: bool = False) -> list | None:
     if not isinstance(node, SequenceNode):
-        expected(ctx, path, "a list of numbers" if numbers else "a list of run labels like [bm25, knn]", node)
+        expected(ctx, path, "a list of numbers" if numbers else "a list of run names like [bm25, knn]", node)
         return None
     out = []
     for j, item in enumerate(node.value):
@@ -144,7 +144,7 @@ def check_source(
         ctx.problem(join_path(path, "format"), "only a `file:` run has a format", format_node)
         return None
     if not isinstance(node, MappingNode):
-        expected(ctx, p, "a mapping {method: rrf, runs: [LABEL, LABEL]}", node)
+        expected(ctx, p, "a mapping {method: rrf, runs: [NAME, NAME]}", node)
         return None
     # `runs` and `weights` are lists, which the section's scalar checks do not read: taken apart
     lists = {k: (kn, vn) for k, kn, vn in mapping_items(node) if k in ("runs", "weights")}
@@ -205,8 +205,8 @@ def resolve_sources(
     incomplete: bool = False,
 ) -> None:
     """Name the file and fuse entries, resolve each fusion's parts and check them (an unknown
-    label, a run fused with itself, a cycle); record in ``ctx.found``: ``sources`` (the specs,
-    each after its parts), ``source_names`` (spec -> label), ``by_name`` (name -> spec, for
+    name, a run fused with itself, a cycle); record in ``ctx.found``: ``sources`` (the specs,
+    each after its parts), ``source_names`` (spec -> name), ``by_name`` (name -> spec, for
     every run) and ``run_order`` (every run's spec, in config order).
 
     ``entries``: [(kind, value, path, node, name)] in config order, kind "search" (value: the
@@ -221,9 +221,9 @@ def resolve_sources(
             continue
         name = given if given is not None else _auto_name(value)
         if name in taken or (given is None and name in named):
-            why = "is another run's label" if given is None else "is also another run's label"
+            why = "is another run's name" if given is None else "is also another run's name"
             fix = "give this entry a `name:`" if given is None else "choose another name"
-            ctx.problem(path if given is None else join_path(path, "name"), f"the label {name!r} {why}: {fix}", node)
+            ctx.problem(path if given is None else join_path(path, "name"), f"the name {name!r} {why}: {fix}", node)
             entries[i] = (kind, None, path, node, given)
             continue
         taken[name] = ""  # its spec once known
@@ -262,7 +262,7 @@ def resolve_sources(
             parts[i] = got
     specs = _in_order(ctx, entries, parts)
     if specs is None:
-        # an invalid entry: its label still names it (no second error where `expect` or
+        # an invalid entry: its name still gives it (no second error where `expect` or
         # `compare.baseline` names it), and the checks that need every run are skipped
         names = {given for kind, _, _, _, given in entries if kind == "source" and given is not None}
         mark_incomplete(ctx, set(source_name.values()) | names)

@@ -78,7 +78,7 @@ class Config:
     explorer_topics: int = 250  # report.explorer_topics
     text: str | None = field(default=None, compare=False, repr=False)  # the YAML, when in no file
     execution: Execution = Execution()
-    # canonical run name (and cross-validated run's) -> its label (specs.names.run_names)
+    # each run's spec (and a cross-validated run's) -> its name (specs.names.run_names)
     names: dict[str, str] = field(default_factory=dict, compare=False)
     language: str = DEFAULT_LANGUAGE  # index.language (harness.policies.LANGUAGES)
     vectors: str | None = None  # index.vectors of a vectors collection: flat | hnsw

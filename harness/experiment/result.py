@@ -40,7 +40,7 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 @dataclass(frozen=True)
 class RunResult:
     spec: RunSpec  # what the run is: searched, tuned (harness.experiment.tuning), from a file or fused
-    name: str  # its canonical text (str(spec)), or its label once relabelled (harness.experiment.names)
+    name: str  # its spec's text (str(spec)), or its name once named (harness.experiment.names)
     run: Run
     path: Path  # the cached run file
     # what this experiment spent on the run: reading it (from the cache or a file), fusing or
@@ -164,8 +164,8 @@ class ExperimentResult:
     platform: dict | None = None
 
     def run_files(self) -> dict[str, str]:
-        """Each run's file name in a report's ``runs/`` folder, by run name (its label once
-        relabelled): :func:`harness.specs.names.run_file_names` over every label of the config,
+        """Each run's file name in a report's ``runs/`` folder, by run name (its name once
+        named): :func:`harness.specs.names.run_file_names` over every name of the config,
         so ``harness search`` and ``harness run`` name a run's file alike."""
         files = run_file_names([*self.config.names.values(), *(r.name for r in self.runs)])
         return {r.name: files[r.name] for r in self.runs}

@@ -143,7 +143,7 @@ class StudyResult:
 
 
 def _runs(result: StudyResult) -> list[str]:
-    """The runs by label, in the config's order: the same runs (and labels) in every collection."""
+    """The runs by name, in the config's order: the same runs (and names) in every collection."""
     return list(dict.fromkeys(r.name for res in result.results.values() for r in res.runs))
 
 

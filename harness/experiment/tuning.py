@@ -131,6 +131,6 @@ def add_tuned_runs(
         empty = [q for q in tr.topics if q not in in_run]
         last = max(i for i, r in enumerate(results) if r.name in tr.settings)
         results.insert(last + 1, RunResult(tr.spec, tr.name, run, path, time.perf_counter() - t, reused, empty))
-        chosen = ", ".join(cfg.name_of(f.chosen) for f in tr.cv.folds)  # progress names runs by their labels
+        chosen = ", ".join(cfg.name_of(f.chosen) for f in tr.cv.folds)  # progress calls runs by their names
         on(RunReady(cfg.name_of(tr.name), "reused" if reused else "assembled", chosen=chosen))
     return results, tuned

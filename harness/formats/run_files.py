@@ -39,12 +39,12 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
 
 
 def names_of_run_files(paths: Sequence[str | os.PathLike]) -> list[str]:
-    """What each of the run files ``paths`` is called in tables and ``--baseline`` (one label
-    each, in order, all distinct for distinct files):
+    """The name of each of the run files ``paths``: what tables and ``--baseline`` call it (one
+    name each, in order, all distinct for distinct files):
 
     - a run's name is its file name without the extension: ``runs/bm25.trec`` is ``bm25``;
-    - runs that share a name are labelled by their folders: the folder nearest to the file that
-      tells them apart, then ``/`` and the name, folders that all of them share being skipped:
+    - runs whose files share that name are named by their folders: the folder nearest to the file
+      that tells them apart, then ``/`` and the file's name, folders that all of them share being skipped:
       ``a/runs/bm25.trec`` and ``b/runs/bm25.trec`` are ``a/bm25`` and ``b/bm25``. Where one
       folder is not enough for a run, as many as it needs, nearest last: ``x/a/bm25.trec``,
       ``y/a/bm25.trec`` and ``z/b/bm25.trec`` are ``x/a/bm25``, ``y/a/bm25`` and ``b/bm25``.
@@ -70,7 +70,7 @@ def names_of_run_files(paths: Sequence[str | os.PathLike]) -> list[str]:
 
 
 def _by_folders(paths: list[Path]) -> dict[int, str]:
-    """The labels of runs sharing a name (names_of_run_files' rule), by their index in ``paths``."""
+    """The names of runs whose files share a name (names_of_run_files' rule), by their index in ``paths``."""
     # each run's folders, nearest first; None above the root
     folders = [p.parent.parts[:0:-1] for p in paths]
     depth = max(map(len, folders))
@@ -85,7 +85,7 @@ def _by_folders(paths: list[Path]) -> dict[int, str]:
             alike = sum(
                 1 for j in range(len(paths)) if leaf[j] == leaf[i] and [levels[j][k] for k in telling[:n]] == key
             )
-            if alike == 1 or n == len(telling):  # the same file twice stays alike: its label too
+            if alike == 1 or n == len(telling):  # the same file twice stays alike: its name too
                 out[i] = "/".join([*(f for f in reversed(key) if f is not None), leaf[i]])
                 break
     return out

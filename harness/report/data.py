@@ -60,7 +60,7 @@ def summary_json(view: ReportView) -> str:
     summary = {
         "name": view.name,
         "measures": list(view.measures),
-        # each run by its label, with the canonical spec it stands for
+        # each run by its name, with the spec it stands for
         "runs": [{"run": row["run"], "spec": specs.get(row["run"], row["run"]), **row} for row in view.summary],
         "policy": view.policy,
         "stats_policy": view.stats_policy,

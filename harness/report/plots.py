@@ -6,12 +6,12 @@ What a reader sees, and why:
   ``dirichlet``; a cross-validated run ``dirichlet(cv:AP,...)`` belongs to ``dirichlet``, one of
   ``bm25+rm3`` to ``bm25``) shares one hue; its settings get shades of it, dark to light in config
   order (and dash patterns too beyond three settings); the cross-validated run is the family's darkest, thickest line. Legends
-  list one column per family, each entry labelled by its setting only. New models get the next
+  list one column per family, each entry showing its setting only. New models get the next
   hue with no change here.
 * **Precision-recall.** One chart with up to :data:`SINGLE_CHART_RUNS` runs; beyond that one panel
   per family (single-run families share an "other runs" panel), every panel with the baseline drawn
   as a grey dashed curve, and all panels on the same y scale so they compare.
-* **Identical curves stay visible.** Runs with the same curve (two labels of one run file, settings
+* **Identical curves stay visible.** Runs with the same curve (two names of one run file, settings
   that rank alike) would draw one line exactly over the other, and a run would seem missing. The
   first keeps its line; each later one is dashed, its dashes offset so that every line of the
   group shows in turn along the curve (:func:`_show_identical`), and its legend entry says
@@ -108,14 +108,14 @@ def run_models(result: ExperimentResult) -> dict[str, str]:
 
 
 def _setting(name: str, spec: RunSpec) -> str:
-    """What a legend calls a run among its model's: its label after the model's name ("k1=0.9
-    b=0.4" of "bm25 k1=0.9 b=0.4"); for a label that is the model's name alone, or the spec's
+    """What a legend calls a run among its model's: its name after the model's ("k1=0.9
+    b=0.4" of "bm25 k1=0.9 b=0.4"); for a name that is the model's alone, or the spec's
     text, the spec's parameters ("k1=0.9, b=0.4"); any other name whole.
 
     >>> _setting("bm25", Similarity.parse("bm25")), _setting("bm25 k1=1.2", Similarity.parse("bm25(k1=1.2)"))
     ('k1=0.9, b=0.4', 'k1=1.2')
     """
-    if name.startswith(spec.model + " "):  # a label: "bm25 k1=0.9 b=0.4"
+    if name.startswith(spec.model + " "):  # an automatic name: "bm25 k1=0.9 b=0.4"
         return name[len(spec.model) + 1 :]
     if name not in (spec.model, str(spec)):
         return name
@@ -257,7 +257,7 @@ def _sweep_plots(result: ExperimentResult, measures: list[str], flat: list[str] 
     out = []
     names = {r.name for r in result.runs}
 
-    def name_of(spec: str) -> str:  # the config's runs are canonical; the result's runs may go by labels
+    def name_of(spec: str) -> str:  # the config's runs are specs; the result's runs may go by names
         return spec if spec in names else result.config.name_of(spec)
 
     for m in measures:

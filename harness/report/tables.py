@@ -366,7 +366,7 @@ def provenance(result: ExperimentResult, hashes: dict[str, str] | None = None) -
         "runs": [
             {
                 "name": r.name,
-                "spec": str(r.spec),  # the canonical name the label stands for
+                "spec": str(r.spec),  # the spec the name stands for
                 "file": f"runs/{files[r.name]}",
                 "sha256": hashes[r.name] if r.name in hashes else _sha256(r.path),
                 "reused": r.reused,
@@ -404,7 +404,7 @@ def latency_state(entry: dict) -> str:
 
 def _source_entry(result: ExperimentResult, spec: RunSpec) -> dict:
     """For a run from a file: the file (its sha256 is the run's); for a fused run: the fusion's
-    parameters and its parts, by label (harness.config.sources)."""
+    parameters and its parts, by name (harness.config.sources)."""
     if isinstance(spec, FileRun):
         return {"source": {"file": str(spec.path)}}
     if isinstance(spec, FusedRun):

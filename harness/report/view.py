@@ -81,8 +81,8 @@ class MeanCell:
 
 @dataclass(frozen=True)
 class MeanRow:
-    run: str  # the label
-    name: str  # what the table calls the run: its label
+    run: str  # the run's name
+    name: str  # what the table calls the run: its name
     cells: tuple[MeanCell, ...]  # one per measure, in the config's order
 
 

@@ -478,7 +478,7 @@ PRESETS: dict[str, tuple[str, dict[str, Value]]] = {
 
 # Anserini's and Pyserini's names of a model where each names exactly one model here (SearchCollection's
 # -qld and -qljm flags, pyserini's LuceneSearcher.set_qld): read as that model, whose canonical name
-# alone names run files, labels and cache keys (`qld: {mu: 500}` is dirichlet(mu=500)). Their other
+# alone names run files, run names and cache keys (`qld: {mu: 500}` is dirichlet(mu=500)). Their other
 # model flags are the harness's names already: -bm25, -inl2, -spl, -f2exp, -f2log, -rm3, -rocchio, -bm25prf.
 ALIASES: dict[str, str] = {"qld": "dirichlet", "qljm": "jm"}
 

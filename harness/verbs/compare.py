@@ -58,8 +58,8 @@ class ComparisonTable:
 class FileComparison:
     table: ComparisonTable
     baseline: str
-    evaluations: dict[str, Evaluation]  # by run label
-    shared: dict  # a name several runs share -> [(label, path)] (harness.formats.run_files.shared_names)
+    evaluations: dict[str, Evaluation]  # by run name
+    shared: dict  # a file name several runs share -> [(name, path)] (harness.formats.run_files.shared_names)
 
 
 def baseline_pairs(baselines, runs: Sequence[str]) -> list[tuple[str, str]]:
@@ -129,9 +129,9 @@ def compare(
 
 
 def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str], list[Path], str]:
-    """(labels, paths) of the runs, the baseline first, and the baseline's label. The baseline is
-    one of the runs by its label (harness.formats.run_files.names_of_run_files) or path, or another
-    run file; a name several runs share is no label, and an error lists theirs. ``ALL_PAIRS``:
+    """(names, paths) of the runs, the baseline first, and the baseline's name. The baseline is
+    one of the runs by its name (harness.formats.run_files.names_of_run_files) or path, or another
+    run file; a file name several runs share is no run's name, and an error lists theirs. ``ALL_PAIRS``:
     every pair of the runs, in the order given."""
     paths = [Path(p) for p in runs]
     seen = set()
@@ -153,11 +153,11 @@ def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str]
     if not matches and base in shared:
         raise DataError(
             "--baseline",
-            f"{len(shared[base])} runs are named {base!r} ({', '.join(p for _, p in shared[base])}): give one of "
-            f"their labels, {', '.join(name for name, _ in shared[base])}, or its path",
+            f"{len(shared[base])} run files are named {base!r} ({', '.join(p for _, p in shared[base])}): give one of "
+            f"their runs' names, {', '.join(name for name, _ in shared[base])}, or its path",
         )
     if not matches and Path(base).is_file():
-        paths.append(Path(base))  # another run file: labelled with the runs (its name may be theirs)
+        paths.append(Path(base))  # another run file: named with the runs (its file's name may be theirs)
         names, matches = names_of_run_files(paths), [len(paths) - 1]
     if not matches:
         raise DataError("--baseline", f"{base!r} is neither one of the runs ({', '.join(names)}) nor a run file")
@@ -182,10 +182,10 @@ def compare_files(
     on=None,
 ) -> FileComparison:
     """Evaluate each run file against ``qrels`` and compare them with ``baseline`` (one of the
-    runs, by label or path, or another run file, which is then listed first; or ``ALL_PAIRS``,
-    every pair of the runs). A run's label is
-    its file name without the extension, runs sharing one being labelled by their folders
-    (:func:`harness.formats.run_files.names_of_run_files`: ``a/bm25``, ``b/bm25``). ``on(label)``
+    runs, by name or path, or another run file, which is then listed first; or ``ALL_PAIRS``,
+    every pair of the runs). A run's name is
+    its file name without the extension, runs whose files share one being named by their folders
+    (:func:`harness.formats.run_files.names_of_run_files`: ``a/bm25``, ``b/bm25``). ``on(name)``
     is called after each run is evaluated."""
     ms = parse_measures(measures, source="-m")
     names, paths, base = _inputs(runs, baseline)

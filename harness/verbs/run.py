@@ -224,7 +224,7 @@ def plan_run(cfg, command: str) -> PlanReport:
             runs.append((str(spec), f"fuse {parts} ({spec.policy.method})"))
     order = {name: i for i, name in enumerate(cfg.run_specs)}
     runs.sort(key=lambda run: order.get(run[0], len(order)))
-    sources = {str(spec) for spec in cfg.sources}  # named by label: a fusion's spec names all its parts
+    sources = {str(spec) for spec in cfg.sources}  # by name: a fusion's spec names all its parts
     runs = [(cfg.name_of(name) if name in sources else name, action) for name, action in runs]
     return replace(
         report,
@@ -263,7 +263,7 @@ def run(cfg, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADATA) -> Ru
     with publish.report_output(cfg, on=on):
         # read from the package: tests/test_verbs.py patches it to probe the output's lock
         with experiment.session(cfg, on=on) as s:
-            # runs by their labels, then the explorer's documents and the engine's versions, while
+            # runs by their names, then the explorer's documents and the engine's versions, while
             # the searched runs are still being written to the run cache
             result = attach(with_names(s.run()))
             s.written()

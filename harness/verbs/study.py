@@ -133,7 +133,7 @@ def run(study: Study, *, on: Emit = ignore, ir_metadata: str = DEFAULT_IR_METADA
 
 
 def _run_collection(name: str, cfg, on: Emit, executor: Executor, sessions: ExitStack) -> CollectionOutcome:
-    """One collection as the run verb runs a config (runs by their labels, the explorer's
+    """One collection as the run verb runs a config (runs by their names, the explorer's
     documents and the versions gathered, the run cache written); its failure, if it fails. Its
     session joins ``sessions`` when it succeeds (its indexes held until the report is written)."""
     with ExitStack() as mine:

@@ -43,7 +43,7 @@ COMPARE = Key(
             "baseline",
             "The run every other run is compared with: a run's name, a "
             f"list of names, or `{ALL_PAIRS}` (every pair once, the earlier run as baseline). "
-            "Runs are named like `expect`'s (label or spec). With a many-system test the p-values are those "
+            "Runs are given as in `expect` (by name or spec). With a many-system test the p-values are those "
             "of the test over every run the pairs name, whichever pairs are shown.",
             default_text=f"the first run; `{ALL_PAIRS}` with {_MANY}",
         ),
@@ -200,7 +200,7 @@ COMPARE = Key(
             "section",
             "Tune each swept model (a model with several "
             "settings) by k-fold cross-validation over topics on the first compared measure. "
-            "The tuned system is a run of its own, labelled `model tuned` (spec `model(cv:MEASURE,folds=K,seed=S)`): its file, "
+            "The tuned system is a run of its own, named `model tuned` (spec `model(cv:MEASURE,folds=K,seed=S)`): its file, "
             "per-topic (out-of-fold) values and comparisons are written like any run's, and it "
             "can be named as a baseline. Without this key nothing is tuned; `cross_validation:` "
             "alone means 5 folds.",

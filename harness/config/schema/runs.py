@@ -22,15 +22,15 @@ RUNS = Key(
     "runs",
     "The similarities to run: a list of `{model: {param: value}}`; a list of values is a sweep, "
     "several lists form a grid; `{}` or null means the defaults, and so does a model's bare name "
-    "(`runs: [bm25, dirichlet]`). An entry may carry `name: LABEL`, what tables, plots and run files "
+    "(`runs: [bm25, dirichlet]`). An entry may carry `name: NAME`, what tables, plots and run files "
     "call it (a sweep's settings add their values); without one, each run gets a short automatic "
-    "label (docs/experiments.md: *Run labels*). Names are unique, at most 64 characters, and name the "
+    "name (docs/experiments.md: *Run names*). Names are unique, at most 64 characters, and name the "
     "run's file (`runs/NAME.trec`, spaces and other characters a shell needs quoted as `_`: "
-    "docs/experiments.md, *Run labels*): a name may not be empty, start with `.` (`.`, `..`, `.x`: a "
+    "docs/experiments.md, *Run names*): a name may not be empty, start with `.` (`.`, `..`, `.x`: a "
     "hidden file), start or end with a space, or contain `/`, `\\` or a control character (NUL "
     "included). An entry may also be a run the harness does not search: `file: PATH` (a TREC run; "
     "with `format: msmarco` beside it, MS MARCO's `qid<TAB>pid<TAB>rank`: docs/semantics.md, *MS "
-    "MARCO files*) or `fuse: {method, runs: [LABEL, ...], rrf_k, alpha, depth, k, norm, weights}` (a "
+    "MARCO files*) or `fuse: {method, runs: [NAME, ...], rrf_k, alpha, depth, k, norm, weights}` (a "
     "fusion of other entries; docs/experiments.md: *Runs from files and fusions*); neither is swept "
     "or tuned.",
     required=True,
@@ -57,7 +57,7 @@ EXPECT = Key(
     "expect",
     "Expected scores, `{run: {measure: value}}`: within `expect_tolerance` a value is OK, within "
     "`expect_okish_tolerance` OK-ish (a warning), beyond it fails the experiment (exit 1). A run is "
-    "named by its label (`bm25`, `dirichlet mu=500`, `dirichlet tuned`, or its `name:`) or by its spec, "
+    "given by its name (`bm25`, `dirichlet mu=500`, `dirichlet tuned`, or its `name:`) or by its spec, "
     "canonicalised (`bm25(b=0.4,k1=0.9)` = `bm25(k1=0.9,b=0.4)`). In a study, each entry of "
     "`collections` has its own.",
 )
