@@ -7,11 +7,24 @@ import contextvars
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from _pytest.tmpdir import TempPathFactory
+
+from harness.cli import BLAS_THREADS
+
+# numpy's and scipy's OpenBLAS on one thread in the test processes and the processes they start,
+# as harness.cli does for a command (_one_blas_thread): an OpenBLAS thread waiting for work spins,
+# and the two pytest workers already keep both cores busy. statsmodels' OLS (the ANOVA oracles)
+# took 30 times the CPU with a thread per core (8 SVDs of 1,125 x 230: 4.9 s against 0.16 s on
+# the loaded 2-core machine); ten stats modules in one process: 70.5 -> 41.0 s of CPU. Set here,
+# before anything imports numpy, and inherited by pytest-xdist's workers; a thread count the
+# environment names is left as it is.
+if "numpy" not in sys.modules and not any(name in os.environ for name in BLAS_THREADS):
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -210,7 +223,6 @@ def _class_archive(tmp_path_factory) -> list[str]:
     classes as usual, with a warning."""
     import fcntl
     import subprocess
-    import sys
     import warnings
 
     from harness.engine import lucene
