@@ -4,7 +4,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 stamp=.venv/.installed$( [ "${1:-}" = "--dev" ] && echo -dev || true)
-want=$(cat requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml | cksum)
+# what is installed, and what is compiled (scripts/bytecode.py: a change there runs set-up again)
+want=$(cat requirements.txt requirements-nodeps.txt requirements-dev.txt pyproject.toml scripts/bytecode.py | cksum)
 if [ -x .venv/bin/python ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then exit 0; fi
 py=$(scripts/find-python)
 [ -x .venv/bin/python ] || "$py" -m venv .venv
@@ -15,7 +16,8 @@ py=$(scripts/find-python)
 # --no-compile: pip compiled every module of every package to bytecode ahead (pandas, scipy,
 # pyarrow...), most of which the harness never imports (set-up in a fresh clone 37.6 -> 23.5 s
 # without); scripts/bytecode.py then writes the bytecode of what the harness imports (7 s), which
-# Python would not write itself under PYTHONDONTWRITEBYTECODE, compiling it again in every process.
+# Python would not write itself under PYTHONDONTWRITEBYTECODE, compiling it again in every process;
+# with --dev also of what the tests import (their collection, ~10 s, saves 6 s a pytest worker).
 scripts/install.sh ".venv/bin/python -m pip" "$@" --no-compile
-.venv/bin/python scripts/bytecode.py
+.venv/bin/python scripts/bytecode.py "$@"
 echo "$want" > "$stamp"
