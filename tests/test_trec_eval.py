@@ -9,6 +9,9 @@ Oracles, both trec_eval's own:
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import random
 import subprocess
 import sys
@@ -19,6 +22,7 @@ import pytrec_eval
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from harness.cli import main
 from harness.metrics.trec_names import TREC_NAMES as TREC_MEASURES
 from harness.metrics.trec_output import format_line
 
@@ -28,15 +32,34 @@ SUITE = Path(__file__).parent / "data" / "trec_eval-9.0.8"
 COMPUTED = list(TREC_MEASURES)  # every measure the harness computes, in trec_eval's order
 
 
-def harness_trec_eval(*args, cwd=SUITE):
-    return subprocess.run(
-        [sys.executable, "-m", "harness", "trec_eval", *args], cwd=cwd, capture_output=True, text=True, timeout=120
-    )
+def harness_trec_eval(*args, cwd=SUITE) -> subprocess.CompletedProcess:
+    """`harness trec_eval ARGS` in ``cwd``, run in this process (the command line's own `main`):
+    its exit code, standard output and standard error. A process each cost 0.2-0.3 s of CPU,
+    starting Python and importing the harness, for some 400 cases here, in
+    tests/test_trec_eval_prefs.py and tests/test_trec_eval_binary.py. The first test below runs
+    the command as a process, as trec_eval's own test suite runs the binary; what else needs a
+    process of its own (a closed standard output, no warning on stderr) starts one itself."""
+    out, err = io.StringIO(), io.StringIO()
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["trec_eval", *map(str, args)])
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(["harness", "trec_eval", *args], code, out.getvalue(), err.getvalue())
 
 
 def test_official_measures_byte_for_byte():
-    """`trec_eval test/qrels.test test/results.test | diff - test/out.test`: every line."""
-    r = harness_trec_eval("qrels.test", "results.test")
+    """`trec_eval test/qrels.test test/results.test | diff - test/out.test`: every line, printed
+    by a `harness trec_eval` process."""
+    r = subprocess.run(
+        [sys.executable, "-m", "harness", "trec_eval", "qrels.test", "results.test"],
+        cwd=SUITE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == (SUITE / "out.test").read_text()
 

@@ -20,8 +20,6 @@ binaries print trec_eval's out.test.prefs, out.test.qrels_prefs and out.test.qre
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import platform
 import random
@@ -39,6 +37,7 @@ from harness.cli import main
 from harness.metrics.trec_names import parse_requests
 
 from .conftest import REPO
+from .test_trec_eval import harness_trec_eval
 
 MEASURES = (
     "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
@@ -227,23 +226,7 @@ def _both(trec_eval, tmp_path, args):
     )
     argv = [*args, "q.txt", "r.txt"]
     ref = subprocess.run([trec_eval, *argv], cwd=tmp_path, capture_output=True, text=True)
-    return ref, harness_trec_eval(argv, tmp_path)
-
-
-def harness_trec_eval(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """`harness trec_eval ARGV` in ``cwd``, run in this process (the command line's own `main`;
-    a process of its own for each of these some 400 cases cost a minute of CPU in `make test`):
-    its exit code, standard output and standard error. What needs a process of its own (a
-    closed standard output, no warning on stderr) starts one below."""
-    out, err = io.StringIO(), io.StringIO()
-    before = Path.cwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["trec_eval", *argv])
-    finally:
-        os.chdir(before)
-    return subprocess.CompletedProcess(["harness", "trec_eval", *argv], code, out.getvalue(), err.getvalue())
+    return ref, harness_trec_eval(*argv, cwd=tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -597,7 +580,7 @@ def test_judgment_group_levels_beyond_a_c_long_print_what_trec_eval_prints(trec_
     suite = Path(__file__).parent / "data" / "trec_eval-9.0.8"
     args = ["-q", *flags, "-R", "qrels_jg", "-m", measure, "qrels.123", "results.test"]
     ref = subprocess.run([trec_eval, *args], cwd=suite, capture_output=True, text=True)
-    got = harness_trec_eval(args, suite)
+    got = harness_trec_eval(*args, cwd=suite)
     assert ref.returncode == 0 and got.returncode == 0, got.stderr
     assert got.stdout == ref.stdout
 
