@@ -7,12 +7,14 @@ heavy libraries."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
 import textwrap
 import threading
 import types
+from pathlib import Path
 
 import pytest
 
@@ -46,10 +48,15 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or (prefix != "harness" and name.startswith(prefix + "."))
 
 
-def _modules():
+@functools.cache
+def _modules() -> tuple[tuple[str, Path, ast.Module], ...]:
+    """(name, path, syntax tree) of every harness module, parsed once for the tests here (which
+    only read the trees)."""
+    out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        yield name, path, ast.parse(path.read_text(encoding="utf-8"))
+        out.append((name, path, ast.parse(path.read_text(encoding="utf-8"))))
+    return tuple(out)
 
 
 def _body_imports(tree: ast.AST):

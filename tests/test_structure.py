@@ -8,6 +8,7 @@ to fit it)."""
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS
@@ -17,10 +18,15 @@ from .conftest import REPO
 PACKAGE = REPO / "harness"
 
 
-def _modules():
+@functools.cache
+def _modules() -> tuple[tuple[str, pathlib.Path, ast.Module], ...]:
+    """(name, path, syntax tree) of every harness module, parsed once for the tests here (which
+    only read the trees): 0.3 s of CPU a parse of them all, seven times."""
+    out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        yield name, path, ast.parse(path.read_text(encoding="utf-8"))
+        out.append((name, path, ast.parse(path.read_text(encoding="utf-8"))))
+    return tuple(out)
 
 
 def _imports(name: str, tree: ast.AST, lazy: bool):
