@@ -259,7 +259,9 @@ def _argv(cmd: Command, cwd: Path) -> list[str]:
 def run_case(case: Case, root: Path) -> dict[str, str]:
     """{golden file name: normalised text} for one case, run under ``root`` (laid out)."""
     repo = root / "repo"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "PYTEST"))}
+    # No HARNESS_ setting of the caller's but the JVM's options (tests/conftest.py: which collector,
+    # class archive and compiler; how fast, not what a run gives)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_", "PYTEST")) or k == "HARNESS_JAVA_OPTS"}
     env.update(HARNESS_INDEXES=str(repo / "indexes"), COLUMNS="120", NO_COLOR="1")
     out: dict[str, str] = {}
     subs = substitutions(root)

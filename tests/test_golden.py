@@ -8,7 +8,9 @@ import pytest
 from . import golden
 from .conftest import shared_path
 
-pytestmark = [pytest.mark.java, pytest.mark.slow]
+# Every case searches BM25, Dirichlet and JM alone: its processes' JVMs compile with C1 alone
+# (tests/conftest.py, sparse_only_processes), which changes no run file (the goldens are the same)
+pytestmark = [pytest.mark.java, pytest.mark.slow, pytest.mark.usefixtures("sparse_only_processes")]
 
 
 @pytest.mark.parametrize("case", golden.CASES, ids=[c.name for c in golden.CASES])
