@@ -18,7 +18,7 @@ import pytest
 
 from .conftest import demo_config
 
-pytestmark = pytest.mark.java
+pytestmark = [pytest.mark.java, pytest.mark.usefixtures("sparse_only_processes")]  # conftest: BM25, Dirichlet, JM only
 
 # Runs as its own process inside the namespace: mounts the tmpfs, then runs the steps it is given
 # and prints, for each, the exit code, stderr and what the tmpfs holds (names and content hashes).

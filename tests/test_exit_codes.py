@@ -23,7 +23,7 @@ from .conftest import REPO, demo_config
 from .docs import section
 from .test_faults import holder
 
-pytestmark = pytest.mark.java
+pytestmark = [pytest.mark.java, pytest.mark.usefixtures("sparse_only_processes")]  # conftest: BM25, Dirichlet, JM only
 DEADLINE = 300
 
 

@@ -23,6 +23,7 @@ from .conftest import REPO
 from .docs import commands, section  # noqa: F401  (commands is shared with the Docker tests)
 
 HARNESS = [sys.executable, "-m", "harness"]
+pytestmark = pytest.mark.usefixtures("sparse_only_processes")  # conftest: BM25, Dirichlet, JM only
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,13 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO
 from .docs import PAGES, section
 
 README = (REPO / "README.md").read_text()
+pytestmark = pytest.mark.usefixtures("sparse_only_processes")  # conftest: its commands: BM25, Dirichlet, JM only
 
 
 def test_generated_sections_are_current():
