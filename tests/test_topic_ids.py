@@ -86,8 +86,12 @@ def test_every_config_door_refuses_topics_the_qrels_judge_under_other_ids(projec
         "001": "leading zeros: topic 001 vs qrels 1",
         "01": "leading zeros: topic 01 vs qrels 1",
     }[rename("1")]
-    # no Java: every door refuses before the JVM could start (tsv topics), nothing is written
-    for args in (["validate", config], ["run", config], ["run", "--dry-run", config], ["search", config]):
+    # no Java: every door refuses before the JVM could start (tsv topics), nothing is written.
+    # Every door for the first case; validate and the API for the others: the doors all call
+    # experiment.sanity.refuse_unmatched_topics, which matches the ids and words the message
+    # (formats/topic_ids.py), so a door gives every case's message once it gives one.
+    doors = (["validate", config], ["run", config], ["run", "--dry-run", config], ["search", config])
+    for args in doors if rename("1") == "Q1" else doors[:1]:
         r = _cli(project, *args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert r.stderr.startswith(f"harness: error: {project / 'topics' / 'demo.tsv'}: "), (args, r.stderr)
