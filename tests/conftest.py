@@ -73,6 +73,17 @@ MODULE_MARKS = {
 }
 JAVA_FIXTURES = {"cranfield_index", "anserini_cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
 
+# `make test-quick` ($HARNESS_TEST_QUICK) draws a third of a property test's examples, `make test`
+# (the gate, in CI) all it asks for: the inner loop stays within a minute (the property tests
+# with more than hypothesis's 100 examples were some 14 s of its ~120 s of CPU), and every
+# example count is still drawn, fresh each run, wherever the whole suite runs.
+QUICK = bool(os.environ.get("HARNESS_TEST_QUICK"))
+
+
+def examples(n: int) -> int:
+    """A property test's ``max_examples``: ``n``, or a third of it (at least 10) in test-quick."""
+    return max(n // 3, 10) if QUICK else n
+
 
 # The modules that take longest start first (`make test` hands whole modules to the workers,
 # pytest-xdist's --dist loadfile), so that the two workers finish together; the rest follow in

@@ -17,6 +17,8 @@ from harness.fusion import fuse as fuse_runs
 from harness.policies import FusionPolicy
 from harness.verbs.fuse import fuse
 
+from .conftest import examples
+
 METHODS = ("rrf", "interpolation", "average", "normalize")
 
 
@@ -285,7 +287,7 @@ _RUN = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     runs=st.lists(_RUN, min_size=2, max_size=3),
     method=st.sampled_from(METHODS),

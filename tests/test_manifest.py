@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from harness.engine.manifest import MANIFEST, read_manifest
 
-from .conftest import demo_config
+from .conftest import demo_config, examples
 
 GOOD = {"fingerprint": "ab" * 32, "options": {"stemmer": "porter", "stopwords": True}, "stats": {}, "counters": {}}
 BAD = {
@@ -54,7 +54,7 @@ def test_a_good_manifest_and_none(tmp_path):
     assert read_manifest(tmp_path) == (GOOD, None)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.one_of(
         st.binary(max_size=200),

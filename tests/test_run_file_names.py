@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from harness.specs.names import run_file_names
 
+from .conftest import examples
+
 # a shell's metacharacters, quotes, globs, whitespace, and what Windows forbids in a file name
 SHELL_OR_WINDOWS = set(" \t\n\r\"'`$&|;<>()[]{}*?!~#%^\\/:,")
 
@@ -43,7 +45,7 @@ def test_names_that_would_share_a_file_get_their_digest():
     assert re.fullmatch(r"x{91}-[0-9a-f]{8}\.trec", odd["x" * 300])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=80), min_size=1, max_size=12, unique=True))
 def test_any_names_get_distinct_safe_file_names(names):
     files = run_file_names(names)

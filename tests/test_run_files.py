@@ -25,6 +25,8 @@ from harness.formats.tokenizer import MAX_ID, MAX_LINE
 from harness.metrics import evaluate, parse_measure
 from harness.metrics.trec_names import trec_eval_name
 
+from .conftest import examples
+
 
 def write(tmp_path, data, name="f.txt"):
     p = tmp_path / name
@@ -212,7 +214,7 @@ def test_non_ascii_and_non_utf8_ids_round_trip(tmp_path):
 ID_CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters=[chr(c) for c in range(33)] + ["\x7f"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     runs=st.dictionaries(
         st.text(ID_CHARS, min_size=1, max_size=12).filter(lambda q: not q.startswith("\ufeff")),
@@ -238,7 +240,7 @@ def test_anything_write_run_writes_reads_back_identically(runs):
 LINE_ALPHABET = st.sampled_from([b"q1", b"Q0", b"d", b" ", b"\t", b"\n", b"\r", b"1", b"-", b".", b"e", b"+", b"x"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.binary(max_size=400), st.lists(LINE_ALPHABET, max_size=200).map(b"".join)))
 def test_random_bytes_raise_nothing_but_data_errors(data):
     with tempfile.TemporaryDirectory() as d:

@@ -20,6 +20,8 @@ from harness.engine.search import Searcher, run_from_arrays, run_text_writer
 from harness.errors import DataError
 from harness.formats.runs import read_run, write_run
 
+from .conftest import examples
+
 pytestmark = pytest.mark.java
 MIN_NORMAL = 2.2250738585072014e-308
 
@@ -36,7 +38,7 @@ def declined(v: float) -> bool:
     return not math.isfinite(v) or (v != 0 and abs(v) < MIN_NORMAL)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=50))
 def test_each_score_is_written_as_repr_writes_it(values):
     for v, text in zip(values, java_reprs(values), strict=True):
@@ -109,7 +111,7 @@ def batches(draw):
     return ids, qids, counts, docs, scores
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches())
 def test_whole_files_equal_write_runs_own(tmp_path, batch):
     ids, qids, counts, docs, scores = batch

@@ -153,6 +153,8 @@ def test_no_note_from_10_topics():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from .conftest import examples  # noqa: E402
+
 
 def _value(spec, draw):
     if spec.choices:
@@ -180,7 +182,7 @@ def _settings(draw):
     return sims
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_settings(), st.randoms(use_true_random=False))
 def test_the_grid_edge_check_takes_any_valid_settings(sims, rnd):
     """Choices (axiomatic's function, dfi's measure) and parameters only some settings take were

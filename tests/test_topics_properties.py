@@ -14,7 +14,9 @@ from harness.errors import DataError, HarnessWarning
 from harness.formats.hygiene import id_problem
 from harness.formats.topics import is_header, read_topics, write_topics
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from .conftest import examples
+
+SETTINGS = settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _read(data: bytes, fmt: str):

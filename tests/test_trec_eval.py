@@ -26,7 +26,7 @@ from harness.cli import main
 from harness.metrics.trec_names import TREC_NAMES as TREC_MEASURES
 from harness.metrics.trec_output import format_line
 
-from .conftest import REPO
+from .conftest import REPO, examples
 
 SUITE = Path(__file__).parent / "data" / "trec_eval-9.0.8"
 COMPUTED = list(TREC_MEASURES)  # every measure the harness computes, in trec_eval's order
@@ -213,7 +213,7 @@ def _write(tmp: Path, qrels, run):
                 f.write(f"{q} Q0 {d} {i + 1} {s!r} tag{q}\n")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=collections(), level=st.integers(1, 3), judged_only=st.booleans(), seed=st.integers(0, 1000))
 def test_every_computed_measure_equals_pytrec_eval_per_topic(tmp_path, data, level, judged_only, seed):
     """Each per-topic line of `harness trec_eval -q` equals trec_eval's value (pytrec_eval) as

@@ -16,6 +16,7 @@ from harness.metrics.trec_eval import compute
 from harness.metrics.trec_names import parse_requests
 
 from . import trec_loops
+from .conftest import examples
 from .test_trec_segments import ranked_topics
 
 LEVELS = [0.0, 0.1, 0.2, 0.25, 0.5, 0.75, 0.9, 1.0, 1.5, 2.0, -0.5, 1e30, math.inf, -math.inf, math.nan]
@@ -29,7 +30,7 @@ def _same(a: list, b: list) -> bool:
     )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rl=ranked_topics(), level=st.integers(1, 3), xs=levels)
 def test_levels_as_listed_equal_the_loops(rl, level, xs):
     got = kernels.interpolated_precision(rl, level, xs, nan=True)
@@ -49,7 +50,7 @@ def test_levels_as_listed_equal_the_loops(rl, level, xs):
 coefficients = st.tuples(*[st.sampled_from([1.0, -1.0, 0.0, 2.5, 1e300, math.inf]) for _ in range(4)])
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rl=ranked_topics(), level=st.integers(1, 3), abcd=coefficients, num_docs=st.sampled_from([0, 7, 2**63 - 1]))
 def test_utility_equals_the_loop(rl, level, abcd, num_docs):
     text = ",".join(repr(v) for v in abcd)

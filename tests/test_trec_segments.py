@@ -14,6 +14,7 @@ from harness.metrics import trec_segments
 from harness.metrics.ranked import RankedLabels
 
 from . import trec_loops
+from .conftest import examples
 
 
 def _topics(seed: int, unused_segments: bool) -> RankedLabels:
@@ -125,7 +126,7 @@ gains = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rl=ranked_topics(), level=st.integers(1, 3), pairs=gains, length=st.sampled_from([0.0, 2.0, 5.0, 1e30]))
 def test_every_topic_at_once_equals_the_loops_on_any_input(rl, level, pairs, length):
     for name in trec_segments.VECTORISED:

@@ -30,6 +30,8 @@ from harness.engine.vectors import fast_vector_document, read_vector_topics
 from harness.errors import DataError
 from harness.formats import hygiene
 
+from .conftest import examples
+
 
 def outcome(path, monkeypatch=None) -> str:
     try:
@@ -200,7 +202,7 @@ def line(draw) -> str:
     return draw(st.sampled_from(shapes))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(line(), min_size=1, max_size=6),
     ending=st.sampled_from(["\n", "\r\n"]),
@@ -218,7 +220,7 @@ def test_the_check_says_what_json_loads_alone_says(tmp_path, lines, ending, last
 
 
 @pytest.mark.java
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(line(), min_size=1, max_size=6),
     ending=st.sampled_from(["\n", "\r\n"]),
@@ -277,7 +279,7 @@ def test_javas_first_pass_recognises_the_common_lines(tmp_path):
     assert all(fast_vector_document(line) == (json.loads(line)["docid"], 1536) for line in sample.splitlines())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     data=st.binary(max_size=60)
     | st.lists(st.sampled_from([b"ab", b"\n", b"\r\n", b"\xef\xbb\xbf", b"c" * 9, b"\xff"])).map(b"".join),
