@@ -139,7 +139,11 @@ MISTAKES = [
 @pytest.mark.parametrize("collection, topics, qrels, where, shown, fix", MISTAKES)
 def test_a_layout_mistake_is_named_with_the_format_to_write(data, collection, topics, qrels, where, shown, fix):
     cfg = write(data, config(data, collection, topics, qrels))
-    for command in ("validate", "run"):
+    # validate for every mistake; run for the first of the topics' and of the collection's: both
+    # doors load the config, whose layout check (config/layouts.py) names every mistake, so run
+    # refuses each as validate does, and before it indexes (five more processes showed nothing more)
+    first = MISTAKES[0].values[3:5], MISTAKES[1].values[3:5]
+    for command in ("validate", "run") if (where, shown) in first else ("validate",):
         r = harness(command, str(cfg), cwd=data)
         assert r.returncode == 2, (command, r.stderr)
         assert "1 problem(s)" in r.stderr, r.stderr
