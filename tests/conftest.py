@@ -4,11 +4,14 @@ repository as ../shared, in CI too; a test that needs it fails loudly when it is
 from __future__ import annotations
 
 import contextvars
+import json
 import os
+import resource
 import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -122,6 +125,37 @@ def pytest_configure(config):
     # Ctrl-C to one would wait forever. Its default comes back (the harnesses started get SIG_DFL).
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# ------------------------------------------------------------------------------ the suite's cost
+# $HARNESS_TEST_COST=DIR (docs/performance.md, "The suite's budget"): each process running tests
+# (each pytest-xdist worker) appends a JSON line per test to DIR/<worker>.jsonl: its node id, the
+# CPU seconds (user and system) of the process and of the processes it waited for (a harness run,
+# a Dask cluster) while the test was set up, run and torn down, its wall seconds and when it
+# ended; and a last line with the process's own total, its start and collection included.
+# scripts/suite_cost.py sums them by module. A fixture's cost goes to the test that set it up
+# or tore it down.
+def _cpu_seconds() -> float:
+    own, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + waited.ru_utime + waited.ru_stime
+
+
+def _cost(line: dict) -> None:
+    folder = Path(os.environ["HARNESS_TEST_COST"])
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.jsonl", "a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not os.environ.get("HARNESS_TEST_COST"):
+        return (yield)
+    cpu, wall = _cpu_seconds(), time.monotonic()
+    try:
+        return (yield)
+    finally:
+        _cost({"test": item.nodeid, "cpu": _cpu_seconds() - cpu, "wall": time.monotonic() - wall, "end": time.time()})
 
 
 # ------------------------------------------------------------------------------ temporary folders
@@ -297,6 +331,8 @@ def pytest_sessionstart(session):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("HARNESS_TEST_COST"):
+        _cost({"process": _cpu_seconds()})
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return
     new = sorted(_repo_outputs() - session.config.stash.get(_REPO_BEFORE, set()))
