@@ -38,9 +38,10 @@ def assert_same_runs(ours, theirs, tol=1e-4):
         assert np.all(np.diff(scores) < 0), f"query {i}: scores not strictly decreasing"
 
 
-@pytest.mark.parametrize(
-    "spec", ["bm25(k1=0.9,b=0.4)", "bm25(k1=1.2,b=0.75)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"]
-)
+# One setting a model, none of them its default: both sides are given every parameter, so a
+# parameter the harness dropped would leave it at its default and the runs would differ; the
+# defaults' settings (bm25 k1=0.9 b=0.4, dirichlet mu=1000) took the same path once more each.
+@pytest.mark.parametrize("spec", ["bm25(k1=1.2,b=0.75)", "dirichlet(mu=2000)"])
 def test_cranfield_runs_equal_simple_searcher(cranfield_index, anserini_cranfield_index, cranfield_topics, spec):
     """The harness's index searched by the harness, Anserini's own index (no raw texts: conftest)
     by SimpleSearcher: the same hits and scores, so the two indexes score alike too."""
