@@ -91,9 +91,9 @@ def examples(n: int) -> int:
 # The modules that take longest start first (`make test` hands whole modules to the workers,
 # pytest-xdist's --dist loadfile), so that the two workers finish together; the rest follow in
 # file order. A module missing here only starts later. By the wall seconds each took in a whole
-# run at load 1-3 (scripts/suite_cost.py; docs/performance.md, "The suite's budget"), but for the
-# first two: test_models_exact and test_dask_faults both wait for Cranfield's index, which one
-# worker builds, while test_kill_points indexes the demo's documents.
+# run at load 1-3 (scripts/suite_cost.py; docs/performance.md, "The suite's budget"), except that
+# test_kill_points starts beside test_models_exact, ahead of test_dask_faults: those two wait for
+# Cranfield's index, which one worker builds, while test_kill_points indexes the demo's documents.
 LONGEST_FIRST = (
     "test_models_exact",  # 79 s
     "test_kill_points",  # 76 s
