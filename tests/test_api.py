@@ -18,12 +18,11 @@ import pandas as pd
 import pytest
 import pytrec_eval
 from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 
 import harness
 from harness.errors import ConfigError, DataError
 
-from .conftest import REPO, report_run
+from .conftest import REPO, multipletests, report_run
 
 CONFIG = """\
 name: api

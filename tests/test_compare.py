@@ -11,7 +11,6 @@ import json
 import numpy as np
 import pytest
 from scipy import stats as sps
-from statsmodels.stats.multitest import multipletests
 
 from harness import stats
 from harness.config import CompareSpec, load_config
@@ -25,7 +24,7 @@ from harness.metrics import EvalPolicy, Evaluation
 from harness.specs.similarity import Similarity
 from harness.specs.sweeps import sweeps
 
-from .conftest import REPO, report_run, write_full_report
+from .conftest import REPO, multipletests, report_run, write_full_report
 
 BM25 = "bm25(k1=0.9,b=0.4)"
 MUS = (100, 250, 500, 1000, 2000, 4000)
@@ -67,7 +66,6 @@ def test_sweeps_are_models_with_several_settings():
 
 def test_compare_runs_equals_scipy_and_statsmodels_on_string_ordered_topics():
     import scipy.stats as sps
-    from statsmodels.stats.multitest import multipletests
 
     rng = np.random.default_rng(7)
     names = [BM25, "dirichlet(mu=500)", "dirichlet(mu=1000)", "dirichlet(mu=2000)"]

@@ -10,10 +10,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.stats
-from statsmodels.stats.multitest import multipletests
 
 from harness import stats
 from harness.errors import DataError
+
+from .conftest import multipletests
 
 
 def _pairs():
