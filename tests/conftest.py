@@ -4,6 +4,7 @@ repository as ../shared, in CI too; a test that needs it fails loudly when it is
 from __future__ import annotations
 
 import contextvars
+import functools
 import json
 import os
 import resource
@@ -437,6 +438,20 @@ def cranfield_topics():
     from harness.formats.topics import read_topics
 
     return read_topics(shared_path("collections", "cranfield", "topics.tsv"))
+
+
+@functools.cache
+def config_validator():
+    """A jsonschema validator of the config's JSON Schema (harness.config.json_schema), the
+    schema checked against its metaschema once: ``jsonschema.validate`` checks it again on every
+    call, about 0.4 s each for this schema."""
+    import jsonschema
+
+    from harness.config.json_schema import json_schema
+
+    schema = json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
 
 
 def demo_config(tmp: Path, extra: str = "") -> Path:

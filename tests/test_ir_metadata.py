@@ -28,13 +28,12 @@ import yaml
 import harness
 from harness.cli import main
 from harness.config import load_config
-from harness.config.json_schema import json_schema
 from harness.errors import ConfigError, DataError
 from harness.experiment.machine import checkout
 from harness.formats.ir_metadata import STRIP_HINT, block_span, read_ir_metadata
 from harness.formats.runs import read_run
 
-from .conftest import REPO, demo_config
+from .conftest import REPO, config_validator, demo_config
 from .test_trec_eval_binary import trec_eval  # noqa: F401 (the fixture)
 
 QRELS = "1 0 d1 1\n1 0 d2 0\n1 0 d3 2\n2 0 d4 1\n2 0 d5 1\n10 0 d6 1\n"
@@ -202,12 +201,12 @@ def test_the_config_s_actor_and_research_goal_are_checked_and_offered_by_the_sch
         f"{cfg}:17: ir_metadata.research_goal.goal: unknown key 'goal'. Valid: venue, publication",
         f"{cfg}:17: ir_metadata.research_goal.venue.year: must be an integer >= 1900 (got 25)",
     ], problems
-    schema = json_schema()
+    validator = config_validator()
     good = yaml.safe_load(demo_config(tmp_path, ACTOR).read_text())
-    jsonschema.validate(good, schema)
+    validator.validate(good)
     bad = {**good, "ir_metadata": {"actor": {"role": "reproduce"}}}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, schema)
+        validator.validate(bad)
 
 
 # ------------------------------------------------------------------------------ the checkout

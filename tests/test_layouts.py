@@ -19,18 +19,16 @@ import sys
 import warnings
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from harness.config import load_config
-from harness.config.json_schema import json_schema
 from harness.errors import ConfigError, HarnessWarning
 from harness.formats.hygiene import LINE_LIMIT
 from harness.formats.layouts import SNIFF_LINES, line_layout, sniff
 from tests.test_beir import DOCS, dataset
 from tests.test_data_docs import QRELS, TOPICS, write_jsonl
 
-from .conftest import REPO
+from .conftest import REPO, config_validator
 
 HARNESS = [sys.executable, "-m", "harness"]
 NO_JVM = {"HARNESS_JAVA_OPTS": "-Xno-such-option"}  # any JVM start would fail: proves none starts
@@ -201,7 +199,7 @@ def test_a_collection_given_by_its_path_is_read_as_its_files_show(data, path, fm
     assert (loaded.collection_path, str(loaded.collection_format)) == (data / path, fmt)
     # `harness schema` (the editor's JSON Schema) takes the plain string as the loader does
     raw = {**config(data, path, topics, qrels), "runs": ["bm25"], "collection": path, "topics": _flow(topics)}
-    assert jsonschema.Draft202012Validator(json_schema()).is_valid(raw)
+    assert config_validator().is_valid(raw)
     # the mapping form without `format` is the same: a format read from the files
     with pytest.warns(HarnessWarning, match=f"collection: {path} read as format {fmt} "):
         written = load_config(write(data, config(data, f"{{path: {path}}}", topics, qrels)))

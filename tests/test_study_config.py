@@ -18,12 +18,11 @@ import pytest
 import yaml
 
 from harness.config import Config, Study, load_config, load_experiment
-from harness.config.json_schema import json_schema
 from harness.errors import ConfigError
 from harness.experiment.result import FAIL, OK, OKISH, Check
 from harness.policies import MetaPolicy
 
-from .conftest import REPO
+from .conftest import REPO, config_validator
 from .test_beir import dataset
 from .test_caches import irds_home, no_network, place, pyserini_home, register  # noqa: F401 (the fixtures)
 
@@ -145,16 +144,16 @@ def test_a_study_is_the_configs_of_its_collections_alone(tmp_path, irds_home, py
 def test_the_json_schema_takes_a_study_and_refuses_both_forms(tmp_path):
     import jsonschema
 
-    schema = json_schema()
+    validator = config_validator()
     study = yaml.safe_load((REPO / "configs" / "study.yaml").read_text())
-    jsonschema.validate(study, schema)
-    jsonschema.validate(yaml.safe_load((REPO / "configs" / "demo.yaml").read_text()), schema)
+    validator.validate(study)
+    validator.validate(yaml.safe_load((REPO / "configs" / "demo.yaml").read_text()))
     for key in ("topics", "qrels", "collection", "index", "expect"):
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate({**study, key: {}}, schema)
+            validator.validate({**study, key: {}})
     with pytest.raises(jsonschema.ValidationError):  # neither topics nor collections
-        jsonschema.validate({k: v for k, v in study.items() if k != "collections"}, schema)
-    assert json.dumps(schema)  # serialisable as `harness schema` prints it
+        validator.validate({k: v for k, v in study.items() if k != "collections"})
+    assert json.dumps(validator.schema)  # serialisable as `harness schema` prints it
 
 
 def test_the_shipped_study_loads():
@@ -457,14 +456,12 @@ def test_a_config_of_one_collection_refuses_compare_meta(tmp_path):
 
 
 def test_pooled_row_names_are_no_collections(tmp_path):
-    import jsonschema
-
     assert problems(tmp_path, compared(GOOD + GOOD.replace("name: demo", "name: random"))) == [
         "s.yaml:7: collections[1].name: 'random' names the pooled rows of meta_analysis.csv (fixed, random): "
         "choose another"
     ]
     config = yaml.safe_load(compared(TWO))
-    validator = jsonschema.Draft202012Validator(json_schema())
+    validator = config_validator()
     assert validator.is_valid(config)
     for reserved in ("measure", "run", "mean", "fixed", "random"):  # as the loader refuses them
         config["collections"][1]["name"] = reserved
@@ -487,8 +484,6 @@ def test_pooled_row_names_are_no_collections(tmp_path):
     ],
 )
 def test_the_json_schema_agrees_on_compare_meta(tmp_path, entries, compare, valid):
-    import jsonschema
-
     text = compared(TWO if entries == 2 else GOOD).replace("output: out", f"output: {tmp_path / 'out'}")
     config = {**yaml.safe_load(text), "compare": compare}
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -497,4 +492,4 @@ def test_the_json_schema_agrees_on_compare_meta(tmp_path, entries, compare, vali
         ours = True
     except ConfigError:
         ours = False
-    assert jsonschema.Draft202012Validator(json_schema()).is_valid(config) == ours == valid
+    assert config_validator().is_valid(config) == ours == valid
