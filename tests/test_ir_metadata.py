@@ -14,6 +14,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -428,13 +429,81 @@ def test_harness_search_writes_each_choice_and_refuses_inline_msmarco_runs(repor
     assert "runs/bm25.ir-metadata.yml" in marker["files"]
 
 
-def test_an_ir_metadata_file_given_as_a_run_is_named_as_such(files, capsys):
-    """runs/* names each run's ir_metadata beside it too: said so, not "expected at least 6 fields"."""
-    (files / "plain" / "a.ir-metadata.yml").write_text(yaml.safe_dump(DOC))
-    runs = sorted((files / "plain").glob("*"))
-    code, out, err = _harness(capsys, "compare", *runs, "--qrels", files / "q.txt", "--baseline", "a")
-    assert code == 2 and not out
-    assert f"{files / 'plain' / 'a.ir-metadata.yml'}: is a run's ir_metadata" in err and "runs/*.trec" in err
+def _runs_folder(tmp_path: Path) -> Path:
+    """runs/ as harness run leaves it with --ir-metadata yml: each run file, and beside it its
+    ir_metadata written as the harness writes it (report.ir_metadata.to_yaml, named by yml_name)."""
+    from harness.formats.ir_metadata import yml_name
+    from harness.report.ir_metadata import to_yaml
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, text in (("a", RUN_A), ("b", RUN_B), ("c", RUN_B.replace(" b\n", " c\n").replace("d9", "d1"))):
+        (runs / f"{name}.trec").write_text(text)
+        (runs / yml_name(f"{name}.trec")).write_text(to_yaml({**DOC, "tag": name}))
+    return runs
+
+
+def test_runs_star_gives_each_run_s_ir_metadata_which_every_list_of_runs_leaves_out(tmp_path, capsys):
+    """`harness compare runs/*` (and fuse, and harness.fuse) with each run's ir_metadata beside
+    it: the same output as with the run files alone, and one note on stderr naming what was left out."""
+    runs = _runs_folder(tmp_path)
+    (tmp_path / "q.txt").write_text(QRELS)
+    star, trec = sorted(runs.iterdir()), sorted(runs.glob("*.trec"))
+    assert len(star) == 6 and len(trec) == 3
+    compare = ["--qrels", tmp_path / "q.txt", "--baseline", "a", "-m", "AP", "-m", "P@5", "--test", "randomization"]
+    code, out, err = _harness(capsys, "compare", *trec, *compare)
+    assert code == 0 and "harness: note" not in err and out.count("\nAP ") == 2, err
+    note = "harness: note: left out 3 ir_metadata files given with the runs they describe, not runs"
+    assert _harness(capsys, "compare", *star, *compare) == (
+        0,
+        out,
+        f"{note} ({runs / 'a.ir-metadata.yml'}, ...)\n" + err,
+    )
+    # one run's own, in either order, and by another spelling of its path
+    code, out1, err1 = _harness(capsys, "compare", runs / "b.ir-metadata.yml", *trec, *compare)
+    note = "harness: note: left out the ir_metadata file given with the run it describes, not runs"
+    assert (code, out1, err1) == (0, out, f"{note} ({runs / 'b.ir-metadata.yml'})\n" + err)
+    again = tmp_path / "runs" / ".." / "runs" / "c.ir-metadata.yml"
+    assert _harness(capsys, "compare", *trec, again, *compare) == (0, out, f"{note} ({again})\n" + err)
+
+    # fuse: the same fused file, and --weights counts the runs alone
+    fused = {}
+    for kind, given in (("trec", trec), ("star", star)):
+        o = tmp_path / f"{kind}.fused"
+        code, _, err = _harness(capsys, "fuse", *given, "--method", "combsum", "--weights", "1", "2", "0.5", "-o", o)
+        assert code == 0, err
+        fused[kind] = o.read_bytes()
+    # d3 of topic 1: 1 x 1.2 (a) + 2 x 2.5 (b) + 0.5 x 2.5 (c)
+    assert fused["star"] == fused["trec"] and fused["trec"].startswith(b"1 Q0 d3 1 7.45 harness.fuse\n")
+    pd = pytest.importorskip("pandas")
+    pd.testing.assert_frame_equal(harness.fuse(star, method="rrf"), harness.fuse(trec, method="rrf"))
+
+
+def test_an_ir_metadata_file_given_without_its_run_is_named_as_no_run(tmp_path, capsys):
+    """An ir_metadata file whose run is not among the runs given (its run left out, or another
+    folder's run of its name): one error naming it, at every door, before any run is read."""
+    runs = _runs_folder(tmp_path)
+    (tmp_path / "q.txt").write_text(QRELS)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.trec").write_text(RUN_A)
+    lone = runs / "c.ir-metadata.yml"
+    for given, bad in (
+        ([runs / "a.trec", runs / "b.trec", lone], lone),
+        ([runs / "b.ir-metadata.yml", lone, runs / "a.trec", runs / "b.trec"], lone),
+        ([other / "a.trec", runs / "b.trec", runs / "a.ir-metadata.yml"], runs / "a.ir-metadata.yml"),
+    ):
+        want = f"harness: error: {bad}: is a run's ir_metadata (the description harness run and harness search write"
+        code, out, err = _harness(capsys, "compare", *given, "--qrels", tmp_path / "q.txt", "--baseline", "b")
+        assert (code, out) == (2, "") and err.startswith(want) and "runs/*.trec" in err and err.count("\n") == 1, err
+        code, out, err = _harness(capsys, "fuse", *given, "-o", tmp_path / "fused.trec")
+        assert (code, out) == (2, "") and err.startswith(want) and err.count("\n") == 1, err
+        assert not (tmp_path / "fused.trec").exists()
+        with pytest.raises(DataError, match=f"^{re.escape(str(bad))}: is a run's ir_metadata"):
+            harness.fuse(given)
+    # a door that takes one run refuses it as before
+    code, out, err = _harness(capsys, "evaluate", lone, tmp_path / "q.txt")
+    assert code == 2 and err.startswith(f"harness: error: {lone}: is a run's ir_metadata"), err
 
 
 def test_every_test_and_correction_has_its_ir_metadata_name():

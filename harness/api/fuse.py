@@ -40,7 +40,8 @@ def fuse(
     """Fuse two or more runs, as ``harness fuse`` does; returns the fused run as PyTerrier's
     columns (``qid``, ``docno``, ``rank``, ``score``), and writes it to ``output`` when given.
 
-    ``runs``: TREC run files (their rank column is what ``rrf`` reads), DataFrames or
+    ``runs``: TREC run files (their rank column is what ``rrf`` reads; a run's ir_metadata file
+    given with it, ``runs/bm25.ir-metadata.yml`` beside ``runs/bm25.trec``, is left out), DataFrames or
     ``{qid: {docno: score}}`` dicts (ranked by their ``rank`` column or row order; ``rrf`` uses
     those positions). ``method``: rrf | interpolation | average | normalize (pyserini.fusion's)
     | combsum | combmnz; ``norm`` (none | minmax | zscore | rank) and ``weights`` are for

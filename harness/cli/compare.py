@@ -9,6 +9,7 @@ import math
 
 from harness import lazy
 from harness.cli.flags import eval_policy, measure_flag, policy_flags, run_format_flag
+from harness.cli.notes import note_left_out
 from harness.cli.progress import Progress
 from harness.errors import DataError
 from harness.policies import (
@@ -50,7 +51,7 @@ def add_parser(sub, make) -> None:
         nargs="+",
         metavar="RUN",
         help="TREC run files; a run's name is its file name without the extension, runs whose files share one are "
-        "named by their folders (a/bm25, b/bm25)",
+        "named by their folders (a/bm25, b/bm25); a run's ir_metadata file given with it (runs/*) is left out",
     )
     c.add_argument("--qrels", required=True, help="TREC qrels file")
     c.add_argument(
@@ -147,9 +148,11 @@ def cmd_compare(args) -> int:
     except ValueError as e:
         raise DataError("compare", str(e)) from None
     policy = eval_policy(args)
-    with Progress(len(args.runs) + 1, "evaluating runs", unit="steps") as bar:
+    runs, descriptions = verbs_compare.runs_and_descriptions(args.runs)  # the verb's rule: said once here
+    note_left_out(descriptions)
+    with Progress(len(runs) + 1, "evaluating runs", unit="steps") as bar:
         out = verbs_compare.compare_files(
-            args.runs,
+            runs,
             args.qrels,
             baseline=args.baseline,
             measures=args.measures or DEFAULT_MEASURES,

@@ -7,6 +7,7 @@ import argparse
 
 from harness import lazy
 from harness.cli.flags import run_format_flag
+from harness.cli.notes import note_left_out
 from harness.policies import (
     DEFAULT_ALPHA,
     DEFAULT_DEPTH,
@@ -48,7 +49,13 @@ def add_parser(sub, make) -> None:
         "  harness fuse a.trec b.trec c.trec --method combmnz --norm zscore --weights 1 1 2 -o fused.trec\n",
         cmd_fuse,
     )
-    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files: qid Q0 docid rank score tag (two or more)")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="TREC run files: qid Q0 docid rank score tag (two or more; a run's ir_metadata file given with it, as "
+        "runs/* gives it, is left out)",
+    )
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the fused TREC run file to write")
     p.add_argument(
         "--method",
@@ -100,5 +107,7 @@ def cmd_fuse(args: argparse.Namespace) -> int:
         norm=args.norm,
         weights=None if args.weights is None else tuple(args.weights),
     )
-    verbs_fuse.fuse(args.runs, policy, args.output, args.runtag, ReadPolicy(run_format=args.run_format))
+    runs, descriptions = verbs_fuse.runs_and_descriptions(args.runs)  # the verb's rule: said once here
+    note_left_out(descriptions)
+    verbs_fuse.fuse(runs, policy, args.output, args.runtag, ReadPolicy(run_format=args.run_format))
     return 0

@@ -2,8 +2,9 @@
 config's ``file:`` runs, the Python API): regular files only (a folder, FIFO or device is named as
 such, not "not found"), each read by the reader of its layout: TREC (:mod:`harness.formats.runs`)
 or MS MARCO's (:mod:`harness.formats.msmarco`); and what each is called in a table
-(:func:`names_of_run_files`). The verbs import them from here, never from one another (the qrels'
-counterpart: harness.formats.named.read_user_qrels)."""
+(:func:`names_of_run_files`); and which of the files a user names together are runs
+(:func:`runs_and_descriptions`: a run's ir_metadata file beside it is not). The verbs import them
+from here, never from one another (the qrels' counterpart: harness.formats.named.read_user_qrels)."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ from pathlib import Path
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
-from harness.formats.ir_metadata import SUFFIX
+from harness.formats.ir_metadata import SUFFIX, yml_name
 from harness.formats.msmarco import read_msmarco_run
 from harness.formats.run import Run
 from harness.formats.runs import read_run
 from harness.policies import ReadPolicy
 
-__all__ = ["read_run_file", "names_of_run_files", "shared_names"]
+__all__ = ["read_run_file", "runs_and_descriptions", "names_of_run_files", "shared_names"]
 
 
 def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
@@ -27,15 +28,59 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
     (:func:`harness.formats.runs.read_run`; ``ranks``: keep the rank column) or MS MARCO's
     (:func:`harness.formats.msmarco.read_msmarco_run`, its ranks always kept)."""
     regular_file(Path(path), "run file")
-    if Path(path).name.endswith(SUFFIX):  # runs/* names each run's ir_metadata beside it too
-        raise DataError(
-            str(path),
-            "is a run's ir_metadata (the description harness run and harness search write beside each run "
-            "file), not a run: give the run files only, e.g. runs/*.trec",
-        )
+    if _is_description(path):
+        raise _not_a_run(path)
     if read.run_format == "msmarco":
         return read_msmarco_run(path, duplicates=read.duplicates)
     return read_run(path, duplicates=read.duplicates, ranks=ranks)
+
+
+def runs_and_descriptions[T](given: Sequence[T]) -> tuple[list[T], list[T]]:
+    """The runs among the files ``given`` together (a list of run files: ``harness compare``'s,
+    ``fuse``'s, ``harness.fuse``'s), in order, and the ir_metadata files left out.
+
+    ``harness run`` writes each run's ir_metadata beside it (``runs/bm25.trec``,
+    ``runs/bm25.ir-metadata.yml``), so ``runs/*`` names both: an ir_metadata file given with the
+    run file it describes (the one whose :func:`~harness.formats.ir_metadata.yml_name` it is, in
+    its folder) is that run's description, not a run, and is left out. One given without its run
+    is a mistake (runs/*.yml for runs/*.trec?): a :class:`DataError` naming it, before any file
+    is read. Anything else (a :class:`~harness.formats.run.Run`, a file that is no ir_metadata)
+    is kept as it is; its reader says what is wrong with it.
+
+    >>> runs_and_descriptions(["runs/bm25.trec", "runs/bm25.ir-metadata.yml", "runs/ql.trec"])
+    (['runs/bm25.trec', 'runs/ql.trec'], ['runs/bm25.ir-metadata.yml'])
+    """
+    paths = [p for p in given if isinstance(p, (str, os.PathLike))]
+    described = {_where(Path(p).with_name(yml_name(Path(p).name))) for p in paths if not _is_description(p)}
+    runs: list[T] = []
+    descriptions: list[T] = []
+    for item in given:
+        if not isinstance(item, (str, os.PathLike)) or not _is_description(item):
+            runs.append(item)
+        elif _where(item) in described:
+            descriptions.append(item)
+        else:
+            raise _not_a_run(item)
+    return runs, descriptions
+
+
+def _is_description(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a run's ir_metadata file (``NAME.ir-metadata.yml``)."""
+    return Path(path).name.endswith(SUFFIX)
+
+
+def _where(path: str | os.PathLike) -> str:
+    """``path`` as a key: absolute, normalised (``./runs/a`` is ``runs/a``), its case as the system compares it."""
+    return os.path.normcase(os.path.abspath(path))
+
+
+def _not_a_run(path: str | os.PathLike) -> DataError:
+    return DataError(
+        str(path),
+        "is a run's ir_metadata (the description harness run and harness search write beside each run "
+        "file), not a run: give the run files, e.g. runs/*.trec (one given with the run file it describes, "
+        "as runs/* gives it, is left out)",
+    )
 
 
 def names_of_run_files(paths: Sequence[str | os.PathLike]) -> list[str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from harness.errors import DataError
 from harness.formats.hygiene import windows_path_hint
 from harness.formats.named import is_named, read_user_qrels
-from harness.formats.run_files import names_of_run_files, read_run_file, shared_names
+from harness.formats.run_files import names_of_run_files, read_run_file, runs_and_descriptions, shared_names
 from harness.formats.topic_ids import check_run_against_qrels
 from harness.metrics import Evaluation, parse_measures
 from harness.metrics import evaluate as evaluate_run
@@ -33,6 +33,7 @@ __all__ = [
     "baseline_pairs",
     "compare",
     "compare_files",
+    "runs_and_descriptions",  # the rule compare_files applies to its runs, for the command line's note
 ]
 
 
@@ -132,8 +133,9 @@ def _inputs(runs: Sequence[str | os.PathLike], baseline: str) -> tuple[list[str]
     """(names, paths) of the runs, the baseline first, and the baseline's name. The baseline is
     one of the runs by its name (harness.formats.run_files.names_of_run_files) or path, or another
     run file; a file name several runs share is no run's name, and an error lists theirs. ``ALL_PAIRS``:
-    every pair of the runs, in the order given."""
-    paths = [Path(p) for p in runs]
+    every pair of the runs, in the order given. A run's ir_metadata file given with it is left out
+    (harness.formats.run_files.runs_and_descriptions)."""
+    paths = [Path(p) for p in runs_and_descriptions(runs)[0]]
     seen = set()
     for p in paths:
         if p.resolve() in seen:
@@ -183,7 +185,7 @@ def compare_files(
 ) -> FileComparison:
     """Evaluate each run file against ``qrels`` and compare them with ``baseline`` (one of the
     runs, by name or path, or another run file, which is then listed first; or ``ALL_PAIRS``,
-    every pair of the runs). A run's name is
+    every pair of the runs; a run's ir_metadata file among them is left out). A run's name is
     its file name without the extension, runs whose files share one being named by their folders
     (:func:`harness.formats.run_files.names_of_run_files`: ``a/bm25``, ``b/bm25``). ``on(name)``
     is called after each run is evaluated."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from harness.errors import DataError
 from harness.formats.msmarco import write_msmarco_run
 from harness.formats.run import Run
-from harness.formats.run_files import read_run_file
+from harness.formats.run_files import read_run_file, runs_and_descriptions
 from harness.formats.runs import write_run
 from harness.fusion import fuse as fuse_runs
 from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
@@ -23,7 +23,7 @@ from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
 if TYPE_CHECKING:
     from harness.formats.run import Run
 
-__all__ = ["fusion_policy", "fuse"]
+__all__ = ["fusion_policy", "fuse", "runs_and_descriptions"]  # the last: fuse's rule, for the CLI's note
 
 PathLike = str | os.PathLike
 
@@ -44,8 +44,10 @@ def fuse(
     read: ReadPolicy = ReadPolicy(),
 ) -> Run:
     """Fuse ``runs`` (run files or Runs, at least two) under ``policy``; write the result to
-    ``output`` as a TREC run tagged ``runtag`` when given; return it."""
+    ``output`` as a TREC run tagged ``runtag`` when given; return it. A run's ir_metadata file
+    given with it (``runs/*``) is left out (harness.formats.run_files.runs_and_descriptions)."""
     policy = policy or FusionPolicy()
+    runs = runs_and_descriptions(runs)[0]  # before the runs are counted: --weights has one per run
     problem = policy.runs_problem(len(runs))
     if problem is not None:  # before any file is read
         key, message = problem
