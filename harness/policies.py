@@ -18,7 +18,11 @@ __all__ = [
     "TIES",
     "MISSING_TOPICS",
     "DUPLICATES",
+    "RunFormat",
     "RUN_FORMATS",
+    "TREC_RUNS",
+    "MSMARCO_RUNS",
+    "DEFAULT_RUN_FORMAT",
     "MSMARCO_MRR",
     "ALIGNMENTS",
     "TESTS",
@@ -29,10 +33,12 @@ __all__ = [
     "default_correction",
     "default_baseline",
     "anova_on",
+    "IrMetadataPlace",
     "IR_METADATA",
     "DEFAULT_IR_METADATA",
     "IR_METADATA_TESTS",
     "IR_METADATA_CORRECTIONS",
+    "MetaEffect",
     "META_EFFECTS",
     "META_METHODS",
     "META_POOLED",
@@ -80,11 +86,51 @@ DUPLICATES: dict[str, str] = {
     "error": "a document listed twice for one topic is an error naming both lines",
     "drop": "a document listed twice for one topic keeps its first row",
 }
+
+
+@dataclass(frozen=True)
+class RunFormat:
+    """A layout of run files the harness reads and writes (``--run-format``, a `file:` run's
+    ``format:``, ``run_format=``), a value of RUN_FORMATS: its ``name`` (``str(fmt)``), whose
+    layout it is (``title``, as messages name it) and its lines (``lines``), together its ``doc``
+    (the command line's help, the config reference, the JSON Schema); the extension of a run file
+    the harness writes in it (``suffix``); whether each line ends with the run's tag (``tagged``:
+    a run file the harness fused is told by it); whether its readers skip a block of ``#`` lines
+    at its top (``comments``: an ir_metadata block written inline); and whether it is the run
+    cache's own layout (``cached``: a report's run file in it is the cached text, placed as it
+    is; in another it is written from the run). Code asks the value, never compares its name
+    (tests/test_structure.py checks it); its reader and writer are harness.formats.run_files'."""
+
+    name: str
+    title: str
+    lines: str
+    suffix: str
+    tagged: bool = False
+    comments: bool = False
+    cached: bool = False
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def doc(self) -> str:
+        return f"{self.title}: {self.lines}"
+
+    def file_name(self, trec_name: str) -> str:
+        """A run's file name in this layout, from the one a report gives it (``bm25.trec``, the
+        run cache's layout; harness.specs.names): ``bm25.tsv`` in MS MARCO's."""
+        return trec_name.removesuffix(TREC_RUNS.suffix) + self.suffix
+
+
 # The layouts of run files the harness reads and writes (harness.formats.runs, harness.formats.msmarco)
-RUN_FORMATS: dict[str, str] = {
-    "trec": "TREC: qid Q0 docid rank score tag (trec_eval's)",
-    "msmarco": "MS MARCO: qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)",
-}
+TREC_RUNS = RunFormat(
+    "trec", "TREC", "qid Q0 docid rank score tag (trec_eval's)", ".trec", tagged=True, comments=True, cached=True
+)
+MSMARCO_RUNS = RunFormat(
+    "msmarco", "MS MARCO", "qid<TAB>pid<TAB>rank, each score read as 1/rank (Anserini's conversion)", ".tsv"
+)
+RUN_FORMATS: dict[str, RunFormat] = {f.name: f for f in (TREC_RUNS, MSMARCO_RUNS)}
+DEFAULT_RUN_FORMAT = TREC_RUNS.name
 # MS MARCO's official "MRR @10" (msmarco_passage_eval.py; harness.metrics.msmarco), not trec_eval's
 # RR@10: the measure `harness evaluate --msmarco-mrr` and harness.evaluate(msmarco_mrr=True) add, a
 # measure of the table (harness.metrics.families) that -m, a config and the API take by this name too
@@ -131,19 +177,70 @@ IR_METADATA_CORRECTIONS: dict[str, str] = {
     "holm": "holm-bonferroni",
     "bh": "bh",
 }
-# Where `harness run` and `harness search` write each run's ir_metadata (harness.report.ir_metadata)
-IR_METADATA: dict[str, str] = {
-    "yml": "beside each run file, as runs/NAME.ir-metadata.yml",
-    "inline": "at the top of each TREC run file, between '# ir_metadata.start' and '# ir_metadata.end' "
-    "comment lines (as repro_eval writes it; trec_eval 9.0.8 refuses such a file)",
-    "none": "not written",
+
+
+@dataclass(frozen=True)
+class IrMetadataPlace:
+    """Where ``harness run`` and ``harness search`` write each run's ir_metadata
+    (``--ir-metadata``, ``ir_metadata=``; harness.report.ir_metadata), a value of IR_METADATA:
+    what it is (``doc``), and whether the document goes in a file of its own beside each run
+    (``beside``: ``runs/NAME.ir-metadata.yml``) or at the top of each run file (``inline``)."""
+
+    doc: str
+    beside: bool = False
+    inline: bool = False
+
+    @property
+    def written(self) -> bool:
+        """Whether the documents are written at all (and so gathered: the machine, the checkout)."""
+        return self.beside or self.inline
+
+
+IR_METADATA: dict[str, IrMetadataPlace] = {
+    "yml": IrMetadataPlace("beside each run file, as runs/NAME.ir-metadata.yml", beside=True),
+    "inline": IrMetadataPlace(
+        "at the top of each TREC run file, between '# ir_metadata.start' and '# ir_metadata.end' "
+        "comment lines (as repro_eval writes it; trec_eval 9.0.8 refuses such a file)",
+        inline=True,
+    ),
+    "none": IrMetadataPlace("not written"),
 }
 DEFAULT_IR_METADATA = "yml"
+
+
+@dataclass(frozen=True)
+class MetaEffect:
+    """An effect each collection contributes to a meta-analysis (MetaPolicy.effect), a value of
+    META_EFFECTS: what it is (``doc``: the config reference, the JSON Schema), whether it is
+    standardised (``standardized``: divided by the sd of the differences, d_z, so no longer in
+    the measure's units; harness.stats.meta computes it), and how the reports name it: in the
+    policy's text (``title``), on a forest chart's axis (``axis``, before "in MEASURE") and in the
+    meta-analysis table's note (``note``, plain ASCII: it is report.tex's caption too)."""
+
+    doc: str
+    standardized: bool
+    title: str
+    axis: str
+    note: str
+
+
 # Meta-analysis across collections (harness.stats.meta): the effect each collection contributes,
 # the first the default (it keeps the measure's units), and the random-effects variance estimator.
-META_EFFECTS: dict[str, str] = {
-    "raw": "the mean paired difference, in the measure's units; variance var(d)/n",
-    "standardized": "the standardised mean difference d_z = mean(d)/sd(d); variance 1/n + d_z^2/(2n)",
+META_EFFECTS: dict[str, MetaEffect] = {
+    "raw": MetaEffect(
+        "the mean paired difference, in the measure's units; variance var(d)/n",
+        standardized=False,
+        title="raw mean differences",
+        axis="difference",
+        note="the raw mean difference, in the measure's units, with variance var(d)/n",
+    ),
+    "standardized": MetaEffect(
+        "the standardised mean difference d_z = mean(d)/sd(d); variance 1/n + d_z^2/(2n)",
+        standardized=True,
+        title="standardised mean differences (d_z)",
+        axis="standardised difference d_z",
+        note="the standardised mean difference d_z = mean(d)/sd(d), with variance 1/n + d_z^2/(2n)",
+    ),
 }
 META_METHODS: dict[str, str] = {
     "dl": "DerSimonian-Laird's moment estimate of tau^2 (truncated at 0)",
@@ -376,11 +473,16 @@ class ReadPolicy:
     files' ``run_format`` (a key of RUN_FORMATS)."""
 
     duplicates: str = "error"
-    run_format: str = "trec"
+    run_format: str = DEFAULT_RUN_FORMAT
 
     def __post_init__(self):
         one_of("duplicates", self.duplicates, DUPLICATES)
         one_of("run_format", self.run_format, RUN_FORMATS)
+
+    @property
+    def layout(self) -> RunFormat:
+        """The run files' layout: the value of RUN_FORMATS named ``run_format``."""
+        return RUN_FORMATS[self.run_format]
 
 
 @dataclass(frozen=True)
@@ -505,13 +607,17 @@ class MetaPolicy:
         one_of("method", self.method, META_METHODS)
 
     @property
+    def meta_effect(self) -> MetaEffect:
+        """The effect's value in META_EFFECTS: what it computes and how the reports name it."""
+        return META_EFFECTS[self.effect]
+
+    @property
     def method_name(self) -> str:
         """Whose estimate of tau2 the method is: "DerSimonian-Laird" or "Paule-Mandel"."""
         return {"dl": "DerSimonian-Laird", "pm": "Paule-Mandel"}[self.method]
 
     def __str__(self) -> str:
-        effect = "raw mean differences" if self.effect == "raw" else "standardised mean differences (d_z)"
-        return f"{effect}, fixed and random effects ({self.method_name} tau2)"
+        return f"{self.meta_effect.title}, fixed and random effects ({self.method_name} tau2)"
 
 
 @dataclass(frozen=True)

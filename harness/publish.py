@@ -53,8 +53,8 @@ from harness.folders import (
     write_marker,
 )
 from harness.formats.ir_metadata import copy_annotated, write_annotated, yml_name
-from harness.formats.msmarco import write_msmarco_run
-from harness.policies import DEFAULT_IR_METADATA
+from harness.formats.run_files import write_run_file
+from harness.policies import DEFAULT_IR_METADATA, DEFAULT_RUN_FORMAT, IR_METADATA, RUN_FORMATS
 
 __all__ = ["report_output", "runs_output", "write_report", "publish", "write_files", "write_runs"]
 
@@ -159,7 +159,7 @@ def write_files(result: ExperimentResult, folder: Path, ir_metadata: str = DEFAU
     runs.mkdir(parents=True)
     files = result.run_files()
     hashes = {}
-    if ir_metadata == "inline":  # each run file written with its document on top, and hashed as it is
+    if IR_METADATA[ir_metadata].inline:  # each run file written with its document on top, and hashed as it is
         documents = report.run_metadata(result)
         for r in result.runs:
             hashes[r.name] = copy_annotated(r.path, runs / files[r.name], documents[r.name])
@@ -175,7 +175,7 @@ def write_runs(
     cfg: Config | Study,
     result: ExperimentResult,
     on: Emit = ignore,
-    run_format: str = "trec",
+    run_format: str = DEFAULT_RUN_FORMAT,
     ir_metadata: str = DEFAULT_IR_METADATA,
     folder: str = "",
 ) -> tuple[tuple[str, bool, Path], ...]:
@@ -195,30 +195,31 @@ def write_runs(
         # a report of an earlier version: its files become the harness's in the new marker
         "files": listed_entries(cfg.output) if is_legacy_report(cfg.output) else []
     }
-    files = result.run_files()  # as the report names them (harness.specs.names.run_file_names)
-    if run_format == "msmarco":
-        files = {name: f.removesuffix(".trec") + ".tsv" for name, f in files.items()}
+    layout = RUN_FORMATS[run_format]
+    # as the report names them (harness.specs.names.run_file_names), in the layout's extension
+    files = {name: layout.file_name(f) for name, f in result.run_files().items()}
     names = [f"{folder}runs/{files[r.name]}" for r in result.runs]
-    if ir_metadata == "yml":
+    place = IR_METADATA[ir_metadata]
+    if place.beside:
         names += [f"{folder}runs/{yml_name(files[r.name])}" for r in result.runs]
     # this experiment's from now on: a marker of an earlier version named none
     write_marker(
         cfg.output, marker.get("kind", "runs"), [*marker["files"], *names], cfg.experiment.record(cfg.output.resolve())
     )
     remove_stale_temp_files(out, on)
-    documents = report.run_metadata(result, verb="search") if ir_metadata != "none" else {}
+    documents = report.run_metadata(result, verb="search") if place.written else {}
     written = []
     for r in result.runs:
         dst = out / files[r.name]
-        if run_format == "msmarco":
-            write_msmarco_run(dst, r.run)  # the run as searched (or read, or fused), in its order
-        elif ir_metadata == "inline":
+        if not layout.cached:
+            write_run_file(dst, r.run, layout, r.name)  # the run as searched (or read, or fused), in its order
+        elif place.inline:
             with atomic_writer(dst, "wb", None) as f:
                 write_annotated(f, r.path, documents[r.name])
         else:
             _place_atomic(r, dst)
         beside = out / yml_name(files[r.name])
-        if ir_metadata == "yml":
+        if place.beside:
             write_text_atomic(beside, documents[r.name])
         elif (
             f"{folder}runs/{beside.name}" in marker["files"]

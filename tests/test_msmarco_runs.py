@@ -164,6 +164,28 @@ def test_written_runs_read_back_as_written(tmp_path):
     ]
 
 
+def test_each_layout_of_the_table_is_written_and_read_back_by_its_own_reader_and_writer(tmp_path):
+    """policies.RUN_FORMATS is the one list of layouts: each has its reader and writer in
+    harness.formats.run_files (a layout added without them fails here), and writes what its
+    value says of it: the file's extension, the tag column of a tagged layout."""
+    from harness.formats.run_files import read_run_file, write_run_file
+    from harness.policies import RUN_FORMATS, ReadPolicy
+
+    run = read_run(_write(tmp_path / "r.trec", "2 Q0 b 1 3.5 t\n2 Q0 a 2 1.25 t\n1 Q0 c 1 9 t\n"))
+    written = {}
+    for name, layout in RUN_FORMATS.items():
+        path = tmp_path / layout.file_name("bm25(k1=0.9,b=0.4).trec")
+        write_run_file(path, run, layout, "mine")
+        back = read_run_file(path, ReadPolicy(run_format=name))
+        assert [back.ranked(q)[0] for q in back.topics()] == [run.ranked(q)[0] for q in run.topics()]
+        assert path.read_text().splitlines()[0].endswith(" mine") == layout.tagged, name
+        written[name] = (path.name, path.read_text())
+    assert written == {
+        "trec": ("bm25(k1=0.9,b=0.4).trec", "2 Q0 b 1 3.5 mine\n2 Q0 a 2 1.25 mine\n1 Q0 c 1 9.0 mine\n"),
+        "msmarco": ("bm25(k1=0.9,b=0.4).tsv", "2\tb\t1\n2\ta\t2\n1\tc\t1\n"),  # Pyserini's layout
+    }
+
+
 def _write(path, text):
     path.write_text(text)
     return path

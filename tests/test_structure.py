@@ -1,7 +1,8 @@
 """The house rules of ARCHITECTURE.md that a linter does not check: no private name imported
 across modules, no registry of another module changed at import, no import cycle between modules
 (import-linter checks the layers), no format name compared as a string outside the table of
-formats. A module's length is no rule: a module holds one concept and is split along the seam
+formats, nor a run file's layout, a meta-analysis effect or where a run's ir_metadata goes
+outside theirs. A module's length is no rule: a module holds one concept and is split along the seam
 between two, however long it is (issue 48, item 6: a line limit made commits rewrap and fold code
 to fit it)."""
 
@@ -12,6 +13,7 @@ import functools
 import pathlib
 
 from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS
+from harness.policies import IR_METADATA, META_EFFECTS, RUN_FORMATS
 
 from .conftest import REPO
 
@@ -255,3 +257,100 @@ def test_the_format_check_finds_what_it_looks_for(tmp_path):
     bad_hits = format_names_compared(relative, ast.parse(bad.read_text()))
     assert [h.split(":")[1] for h in bad_hits] == ["1", "2", "3", "4", "5", "6"]
     assert format_names_compared(relative, ast.parse(good.read_text())) == []
+
+
+# Vocabularies of the ground floor whose names no module but their table's compares: (the names,
+# the module that holds the table, what an expression naming one ends with, the names no other
+# vocabulary uses, found compared to anything).
+VOCABULARIES = {
+    "a run file's layout": (
+        set(RUN_FORMATS),
+        "harness/policies.py",
+        (RUN_LAYOUT, "spec.format"),  # ReadPolicy.run_format, --run-format, a FileRun's format
+        set(RUN_FORMATS) - {f.name for f in [*COLLECTION_FORMATS.values(), *TOPIC_FORMATS.values()]},
+    ),
+    "a meta-analysis effect": (set(META_EFFECTS), "harness/policies.py", ("effect",), set()),
+    "where a run's ir_metadata goes": (set(IR_METADATA), "harness/policies.py", ("ir_metadata",), set()),
+}
+
+
+def vocabulary_names_compared(path, tree: ast.AST, vocabulary: str) -> list[str]:
+    """Where ``tree`` compares a name of ``vocabulary`` (a key of VOCABULARIES) as a string:
+    ``read.run_format == "msmarco"``, ``spec.format != "trec"``, ``policy.effect in ("raw",)``,
+    a dict keyed by its names (a table beside the table), ``RUN_FORMATS["msmarco"]``."""
+    names, _, subjects, own = VOCABULARIES[vocabulary]
+    relative = path.relative_to(REPO).as_posix()
+
+    def literals(node: ast.AST) -> list[str]:
+        items = node.elts if isinstance(node, (ast.Tuple, ast.List, ast.Set)) else [node]
+        return [e.value for e in items if isinstance(e, ast.Constant) and e.value in names]
+
+    found = []
+    for node in ast.walk(tree):
+        hit = False
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            said = [v for o in operands for v in literals(o)]
+            others = [ast.unparse(o) for o in operands if not literals(o)]
+            hit = bool(said) and (any(v in own for v in said) or any(o.endswith(subjects) for o in others))
+        elif isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if k is not None]
+            hit = len(keys) > 1 and all(literals(k) for k in keys)
+        elif isinstance(node, ast.Subscript):
+            hit = bool(literals(node.slice)) and ast.unparse(node.value).endswith(
+                ("RUN_FORMATS", "META_EFFECTS", "IR_METADATA")
+            )
+        if hit:
+            found.append(f"{relative}:{node.lineno}: {ast.unparse(node)[:100]}")
+    return found
+
+
+def test_no_run_layout_meta_effect_nor_ir_metadata_place_is_compared_as_a_string_outside_its_table():
+    """A run file's layout is a value of policies.RUN_FORMATS (its ``suffix``, whether it is
+    ``tagged``, has ``comments``, is the cache's; its reader and writer harness.formats.run_files'),
+    a meta-analysis effect one of policies.META_EFFECTS (``standardized``, how the reports name it), where a
+    run's ir_metadata goes one of policies.IR_METADATA (``beside``, ``inline``, ``written``): code
+    asks the value, never compares the name (issue 48: one home per concept)."""
+    found = [
+        hit
+        for vocabulary, (_, home, _, _) in VOCABULARIES.items()
+        for _, path, tree in _modules()
+        if path.relative_to(REPO).as_posix() != home
+        for hit in vocabulary_names_compared(path, tree, vocabulary)
+    ]
+    assert not found, "ask the value (harness.policies.RUN_FORMATS, META_EFFECTS, IR_METADATA) instead:\n" + "\n".join(
+        found
+    )
+
+
+def test_the_vocabulary_check_finds_what_it_looks_for():
+    """The check above on code that compares each name each way it looks for (the old code did
+    a, b, c, e and i), and on code that asks the values or compares a word of another vocabulary."""
+    bad = (
+        "a = read.run_format == 'msmarco'\n"
+        "b = run_format != 'trec'\n"
+        "c = spec.format != 'trec'\n"
+        "d = fmt in ('msmarco',)\n"
+        "e = policy.effect == 'raw'\n"
+        "f = {'trec': read_run, 'msmarco': read_msmarco_run}\n"
+        "g = RUN_FORMATS['msmarco']\n"
+        "h = META_EFFECTS['standardized']\n"
+        "i = ir_metadata != 'none'\n"
+        "j = self.ir_metadata in ('yml', 'inline')\n"
+    )
+    good = (
+        "a = read.layout.tagged\nb = cfg.qrels_format != 'trec'\nc = out.convention == 'trec'\n"
+        "d = policy.meta_effect.standardized\ne = mode == 'raw'\nf = RUN_FORMATS[name]\n"
+        "g = IR_METADATA[ir_metadata].beside\nh = norm != 'none'\n"
+    )
+    path = REPO / "harness" / "x.py"
+    hits = {
+        vocabulary: [h.split(":")[1] for h in vocabulary_names_compared(path, ast.parse(bad), vocabulary)]
+        for vocabulary in VOCABULARIES
+    }
+    assert hits == {
+        "a run file's layout": ["1", "2", "3", "4", "6", "7"],
+        "a meta-analysis effect": ["5", "8"],
+        "where a run's ir_metadata goes": ["9", "10"],
+    }
+    assert not any(vocabulary_names_compared(path, ast.parse(good), v) for v in VOCABULARIES)

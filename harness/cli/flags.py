@@ -69,7 +69,7 @@ def run_format_flag(p, what: str) -> None:
         choices=tuple(RUN_FORMATS),
         default=ReadPolicy.run_format,
         help=f"{what}: "
-        + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+        + "; ".join(f"{k}: {v.doc}" for k, v in RUN_FORMATS.items())
         + f" (default {ReadPolicy.run_format})",
     )
 
@@ -81,7 +81,7 @@ def ir_metadata_flag(p) -> None:
         choices=tuple(IR_METADATA),
         default=DEFAULT_IR_METADATA,
         help="each run's ir_metadata (ir-metadata.org: how it was made): "
-        + "; ".join(f"{k}: {v}" for k, v in IR_METADATA.items())
+        + "; ".join(f"{k}: {v.doc}" for k, v in IR_METADATA.items())
         + f" (default {DEFAULT_IR_METADATA})",
     )
 

@@ -24,6 +24,7 @@ from harness.policies import (
     DEFAULT_DEPTH,
     DEFAULT_FUSION_K,
     DEFAULT_RRF_K,
+    DEFAULT_RUN_FORMAT,
     FUSION_METHODS,
     NORMALIZATIONS,
     RUN_FORMATS,
@@ -85,9 +86,9 @@ FILE_FORMAT_KEY = Key(
     "format",
     "choice",
     "Beside `file:`, the run file's layout: "
-    + "; ".join(f"{k}: {v}" for k, v in RUN_FORMATS.items())
+    + "; ".join(f"{k}: {v.doc}" for k, v in RUN_FORMATS.items())
     + " (docs/semantics.md, MS MARCO runs).",
-    default="trec",
+    default=DEFAULT_RUN_FORMAT,
     choices=tuple(RUN_FORMATS),
 )
 
@@ -123,7 +124,7 @@ def check_source(
     ``format_node``: the `format:` beside a `file:`."""
     p = join_path(path, kind)
     if kind == "file":
-        fmt = "trec"
+        fmt = DEFAULT_RUN_FORMAT
         if format_node is not None:
             fmt = read_string(ctx, format_node, join_path(path, "format"))
             if fmt is INVALID:

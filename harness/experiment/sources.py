@@ -20,7 +20,7 @@ from harness.formats.run import Run
 from harness.formats.run_files import read_run_file
 from harness.fusion import fuse
 from harness.metrics.measures import parse_measure, reads_ranks
-from harness.policies import ReadPolicy
+from harness.policies import RUN_FORMATS, ReadPolicy
 from harness.specs.identity import FileRun, FusedRun
 
 __all__ = ["add_source_runs", "read_file_runs", "read_file_run"]
@@ -95,7 +95,7 @@ def add_source_runs(
         if isinstance(spec, FileRun):
             (run, seconds), path, how = files[name], spec.path, "read"
             t -= seconds
-            if spec.format != "trec":  # the report's runs/ and the explorer hold TREC runs: its TREC text, cached
+            if not RUN_FORMATS[spec.format].cached:  # the report's runs/ and the explorer hold the cache's TREC text
                 path = store.converted(name, run)
                 if not store.has(path):
                     store.write(path, run, spec.format)

@@ -232,11 +232,7 @@ def meta_table(result: StudyResult) -> StudyTable | None:
     if not rows and not warnings:
         return None
     # plain ASCII: the note is also report.tex's caption
-    effect = (
-        "the raw mean difference, in the measure's units, with variance var(d)/n"
-        if policy.effect == "raw"
-        else "the standardised mean difference d_z = mean(d)/sd(d), with variance 1/n + d_z^2/(2n)"
-    )
+    effect = policy.meta_effect.note
     return StudyTable(
         META_TABLE,
         "Meta-analysis across collections",

@@ -11,6 +11,7 @@ import numpy as np
 
 from harness.errors import DataError
 from harness.formats.tokenizer import worker_threads
+from harness.policies import DUPLICATES, one_of
 
 __all__ = ["id_hash", "salts", "topic_doc_keys", "dedupe"]
 
@@ -69,8 +70,7 @@ def _find_duplicates(keys: np.ndarray, ids: np.ndarray, seg: np.ndarray) -> np.n
 def dedupe(kind, source, names, offsets, ids, lines, duplicates, keys):
     """Check (topic, id) uniqueness; return a keep-mask or None. ``lines`` may be None;
     ``keys`` are the rows' :func:`topic_doc_keys`."""
-    if duplicates not in ("error", "drop"):
-        raise ValueError(f"duplicates must be 'error' or 'drop' (got {duplicates!r})")
+    one_of("duplicates", duplicates, DUPLICATES)
     if len(ids) < 2:
         return None
     lens = np.diff(offsets)

@@ -1,7 +1,8 @@
 """The run files a user names (``harness evaluate``, ``compare``, ``fuse``, ``trec_eval``, a
 config's ``file:`` runs, the Python API): regular files only (a folder, FIFO or device is named as
-such, not "not found"), each read by the reader of its layout: TREC (:mod:`harness.formats.runs`)
-or MS MARCO's (:mod:`harness.formats.msmarco`); and what each is called in a table
+such, not "not found"), each read by the reader of its layout (a value of
+policies.RUN_FORMATS): TREC (:mod:`harness.formats.runs`) or MS MARCO's
+(:mod:`harness.formats.msmarco`), and written by its writer (:func:`write_run_file`); what each is called in a table
 (:func:`names_of_run_files`); and which of the files a user names together are runs
 (:func:`runs_and_descriptions`: a run's ir_metadata file beside it is not). The verbs import them
 from here, never from one another (the qrels' counterpart: harness.formats.named.read_user_qrels)."""
@@ -9,18 +10,29 @@ from here, never from one another (the qrels' counterpart: harness.formats.named
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from harness.errors import DataError
 from harness.formats.hygiene import regular_file
 from harness.formats.ir_metadata import SUFFIX, yml_name
-from harness.formats.msmarco import read_msmarco_run
+from harness.formats.msmarco import read_msmarco_run, write_msmarco_run
 from harness.formats.run import Run
-from harness.formats.runs import read_run
-from harness.policies import ReadPolicy
+from harness.formats.runs import read_run, write_run
+from harness.policies import MSMARCO_RUNS, TREC_RUNS, ReadPolicy, RunFormat
 
-__all__ = ["read_run_file", "runs_and_descriptions", "names_of_run_files", "shared_names"]
+__all__ = ["read_run_file", "write_run_file", "runs_and_descriptions", "names_of_run_files", "shared_names"]
+
+# Each layout's reader (path, duplicates, ranks) and writer (path, run, tag); what else the
+# harness knows of a layout is its value's (policies.RUN_FORMATS)
+_READERS: dict[RunFormat, Callable[[str | os.PathLike, str, bool], Run]] = {
+    TREC_RUNS: lambda path, duplicates, ranks: read_run(path, duplicates=duplicates, ranks=ranks),
+    MSMARCO_RUNS: lambda path, duplicates, ranks: read_msmarco_run(path, duplicates=duplicates),  # ranks kept
+}
+_WRITERS: dict[RunFormat, Callable[[str | os.PathLike, Run, str], None]] = {
+    TREC_RUNS: write_run,
+    MSMARCO_RUNS: lambda path, run, tag: write_msmarco_run(path, run),  # no tag column
+}
 
 
 def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), ranks: bool = False) -> Run:
@@ -30,9 +42,14 @@ def read_run_file(path: str | os.PathLike, read: ReadPolicy = ReadPolicy(), rank
     regular_file(Path(path), "run file")
     if _is_description(path):
         raise _not_a_run(path)
-    if read.run_format == "msmarco":
-        return read_msmarco_run(path, duplicates=read.duplicates)
-    return read_run(path, duplicates=read.duplicates, ranks=ranks)
+    return _READERS[read.layout](path, read.duplicates, ranks)
+
+
+def write_run_file(path: str | os.PathLike, run: Run, layout: RunFormat, tag: str) -> None:
+    """``run`` written to ``path`` (atomically) in ``layout``, by its writer: TREC's
+    (:func:`harness.formats.runs.write_run`, each line tagged ``tag``) or MS MARCO's
+    (:func:`harness.formats.msmarco.write_msmarco_run`, which has no tag column)."""
+    _WRITERS[layout](path, run, tag)
 
 
 def runs_and_descriptions[T](given: Sequence[T]) -> tuple[list[T], list[T]]:

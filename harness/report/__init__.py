@@ -15,7 +15,7 @@ import json
 from typing import TYPE_CHECKING
 
 from harness.formats.ir_metadata import yml_name
-from harness.policies import DEFAULT_IR_METADATA
+from harness.policies import DEFAULT_IR_METADATA, IR_METADATA
 from harness.report import data, html, latex, markdown
 from harness.report.ir_metadata import documents as ir_metadata_documents
 from harness.report.ir_metadata import to_yaml
@@ -69,7 +69,7 @@ def render(
     report's file is a link to it or a copy of it, placed before this is called)."""
     manifest = provenance(result, hashes or None)
     files = {}
-    if ir_metadata == "yml":
+    if IR_METADATA[ir_metadata].beside:
         names = result.run_files()
         documents = ir_metadata_documents(result, manifest, {r.name: r.path for r in result.runs})
         for r in result.runs:

@@ -111,7 +111,7 @@ def forest_plots(result: StudyResult, t: StudyTable, measure: str) -> tuple[list
             else:
                 tip = f"{r['collection']}: {interval}; Q={r['Q']:.4g} ({len(weights) - 1} df), I2={r['I2']:.3f}, tau2={r['tau2']:.4g}"
                 drawn.append((r["collection"], r["effect"], r["ci_low"], r["ci_high"], None, tip))
-        effect = "difference" if policy is None or policy.effect == "raw" else "standardised difference d_z"
+        effect = policy.meta_effect.axis
         widest = max(text_width(d[0]) for d in drawn)
         charts.append(
             forest_chart(

@@ -23,14 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.policies import FUSION_METHODS, RUN_FORMATS, FusionPolicy
+from harness.policies import DEFAULT_RUN_FORMAT, FUSION_METHODS, RUN_FORMATS, FusionPolicy
 from harness.specs.params import format_value
 from harness.specs.similarity import Similarity
 
 __all__ = ["Tuned", "FileRun", "FusedRun", "RunSpec", "parse_run"]
-
-# A run file's default layout (policies.RUN_FORMATS), left out of its text: file(runs/bm25.trec)
-_TREC = "trec"
 
 _TUNED = re.compile(
     r"([A-Za-z][A-Za-z0-9_]*(?:\+[A-Za-z][A-Za-z0-9_]*)?)\(cv:(.+),folds=(\d+),seed=(\d+)\)\Z"
@@ -81,7 +78,7 @@ class FileRun:
 
     path: Path = field(compare=False)
     written: str
-    format: str = _TREC
+    format: str = DEFAULT_RUN_FORMAT  # left out of its text: file(runs/bm25.trec)
     model: ClassVar[str] = "file"  # what reports group runs by (a Similarity's model and family)
     family: ClassVar[str] = "file"
 
@@ -89,14 +86,18 @@ class FileRun:
     def parse(cls, text: str) -> FileRun:
         if not (text.startswith("file(") and text.endswith(")") and len(text) > 6):
             raise ValueError(f"cannot parse run file {text!r}; expected e.g. file(runs/bm25.trec)")
-        written, fmt = text[5:-1], "trec"
+        written, fmt = text[5:-1], DEFAULT_RUN_FORMAT
         head, sep, tail = written.rpartition(",format=")
-        if sep and tail in RUN_FORMATS and tail != _TREC:
+        if sep and tail in RUN_FORMATS and tail != DEFAULT_RUN_FORMAT:
             written, fmt = head, tail
         return cls(Path(written), written, fmt)
 
     def __str__(self) -> str:
-        return f"file({self.written})" if self.format == _TREC else f"file({self.written},format={self.format})"
+        return (
+            f"file({self.written})"
+            if self.format == DEFAULT_RUN_FORMAT
+            else f"file({self.written},format={self.format})"
+        )
 
 
 @dataclass(frozen=True)

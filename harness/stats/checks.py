@@ -14,7 +14,7 @@ from harness.policies import MAX_RESAMPLES
 __all__ = ["one_of", "seed", "count", "vector", "diff", "matrix", "probability"]
 
 
-def one_of(name: str, value: object, allowed: Mapping[str, str]) -> str:
+def one_of(name: str, value: object, allowed: Mapping[str, object]) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (got {value!r})")
     return value

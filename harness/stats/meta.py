@@ -143,7 +143,7 @@ def paired_effect(run, baseline, effect: str = "raw") -> tuple[float, float]:
         )
     sd = float(d.std(ddof=1))
     mean = float(d.mean())
-    if effect == "raw":
+    if not META_EFFECTS[effect].standardized:
         return mean, sd * sd / n
     dz = mean / sd
     return dz, 1 / n + dz * dz / (2 * n)

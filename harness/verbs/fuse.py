@@ -13,12 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness.errors import DataError
-from harness.formats.msmarco import write_msmarco_run
 from harness.formats.run import Run
-from harness.formats.run_files import read_run_file, runs_and_descriptions
-from harness.formats.runs import write_run
+from harness.formats.run_files import read_run_file, runs_and_descriptions, write_run_file
 from harness.fusion import fuse as fuse_runs
-from harness.policies import FUSE_RUNTAG, FusionPolicy, ReadPolicy
+from harness.policies import FUSE_RUNTAG, TREC_RUNS, FusionPolicy, ReadPolicy, RunFormat
 
 if TYPE_CHECKING:
     from harness.formats.run import Run
@@ -53,7 +51,7 @@ def fuse(
         key, message = problem
         raise DataError("fuse", message if key == "runs" else f"{key}: {message}")
     if output is not None:
-        _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag, read.run_format)
+        _check_output(output, [r for r in runs if not isinstance(r, Run)], runtag, read.layout)
     loaded = []
     for r in runs:
         # the rank column is read (and checked) only for a method that reads it, as a config's
@@ -67,18 +65,16 @@ def fuse(
     except ValueError as e:
         raise DataError("fuse", str(e)) from None
     if output is not None:
-        if read.run_format == "msmarco":
-            write_msmarco_run(Path(output), fused)
-        else:
-            write_run(Path(output), fused, runtag)
+        write_run_file(Path(output), fused, read.layout, runtag)
     return fused
 
 
-def _check_output(output: PathLike, inputs: list, runtag: str, run_format: str = "trec") -> None:
+def _check_output(output: PathLike, inputs: list, runtag: str, layout: RunFormat = TREC_RUNS) -> None:
     """Before anything is read: the fused run may replace only a regular file the harness wrote
     (a run whose first line carries ``runtag``), never an input run, a folder or a device (the
-    rename that writes it atomically would put a regular file in the device's place). An MS
-    MARCO run has no tag to tell: a non-empty file there is never replaced."""
+    rename that writes it atomically would put a regular file in the device's place). A run in
+    a ``layout`` without a tag column (MS MARCO's) has no tag to tell: a non-empty file there is
+    never replaced."""
     if not str(output):
         raise DataError("--output", "an empty path: give the file to write the fused run to")
     path = Path(output)
@@ -99,11 +95,11 @@ def _check_output(output: PathLike, inputs: list, runtag: str, run_format: str =
         raise DataError(path, f"is a folder: give the fused run a file name, e.g. {path / 'fused.trec'}")
     if not stat.S_ISREG(st.st_mode):
         raise DataError(path, "is not a regular file (a device, FIFO or socket): the harness writes only regular files")
-    if st.st_size and run_format == "msmarco":
+    if st.st_size and not layout.tagged:
         raise DataError(
             path,
-            "exists, and an MS MARCO run has no tag column to tell a run the harness fused from any other "
-            "file: it is left as it is; remove it or write to another file",
+            f"exists, and {layout.title} runs have no tag column to tell a run the harness fused from any "
+            "other file: it is left as it is; remove it or write to another file",
         )
     if st.st_size and _first_tag(path) != runtag:
         raise DataError(

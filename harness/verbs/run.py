@@ -31,7 +31,7 @@ from harness.experiment.sanity import check_topics, refuse_unmatched_topics
 from harness.experiment.store import RunStore
 from harness.folders import recorded_experiment
 from harness.formats.named import read_qrels_as
-from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, RUN_FORMATS, one_of
+from harness.policies import DEFAULT_IR_METADATA, DEFAULT_RUN_FORMAT, IR_METADATA, RUN_FORMATS, one_of
 from harness.specs.identity import FileRun
 
 __all__ = [
@@ -304,7 +304,7 @@ class SearchOutcome:
 
 
 def search(
-    cfg, *, on: Emit = ignore, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+    cfg, *, on: Emit = ignore, run_format: str = DEFAULT_RUN_FORMAT, ir_metadata: str = DEFAULT_IR_METADATA
 ) -> SearchOutcome:
     """Index and search (no evaluation); each run is copied to ``OUTPUT/runs/<file>``, named as
     the report names it (:meth:`ExperimentResult.run_files`), or with ``run_format="msmarco"``
@@ -322,7 +322,7 @@ def search(
         with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on) as s:
             result = with_names(s.run())
             s.written()
-            if ir_metadata != "none":
+            if IR_METADATA[ir_metadata].written:
                 result = machine.gather(result)  # versions, machine, checkout: as the run verb's report has them
             return SearchOutcome(publish.write_runs(cfg, result, on, run_format, ir_metadata))
 
@@ -334,10 +334,11 @@ def search_options(run_format: str, ir_metadata: str) -> str:
     except ValueError as e:
         raise DataError("--run-format", str(e)) from None
     ir_metadata = _ir_metadata_choice(ir_metadata)
-    if ir_metadata == "inline" and run_format != "trec":
+    layout = RUN_FORMATS[run_format]
+    if IR_METADATA[ir_metadata].inline and not layout.comments:
         raise DataError(
             "--ir-metadata",
-            f"inline writes the ir_metadata into a TREC run's top lines; a {run_format} run has no comment lines "
-            "(its readers take every line as a result): write it beside the run (--ir-metadata yml)",
+            f"inline writes the ir_metadata into a TREC run's top lines; {layout.title} runs have no comment "
+            "lines (their readers take every line as a result): write it beside the run (--ir-metadata yml)",
         )
     return ir_metadata

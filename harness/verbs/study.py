@@ -30,7 +30,7 @@ from harness.experiment.explore import attach
 from harness.experiment.names import with_names
 from harness.experiment.study import META_COLUMNS, META_TABLE, CollectionOutcome, Failure, StudyResult, study_result
 from harness.folders import check_writable, locked, recorded_experiment
-from harness.policies import DEFAULT_IR_METADATA, IR_METADATA, one_of
+from harness.policies import DEFAULT_IR_METADATA, DEFAULT_RUN_FORMAT, IR_METADATA, one_of
 from harness.publish import publish, runs_output, write_files, write_runs
 from harness.report import study as study_report
 from harness.verbs import run as single
@@ -207,7 +207,7 @@ def index(study: Study, *, on: Emit = ignore) -> list[tuple[str, single.IndexOut
 
 # ------------------------------------------------------------------------------ search
 def search(
-    study: Study, *, on: Emit = ignore, run_format: str = "trec", ir_metadata: str = DEFAULT_IR_METADATA
+    study: Study, *, on: Emit = ignore, run_format: str = DEFAULT_RUN_FORMAT, ir_metadata: str = DEFAULT_IR_METADATA
 ) -> list[tuple[str, single.SearchOutcome | Failure]]:
     """Index and search each collection (no evaluation), its runs copied to
     ``OUTPUT/collections/NAME/runs/`` as `harness search` of it alone names them; the output's
@@ -232,7 +232,7 @@ def search(
                         on(CollectionFailed(name, failure.message))
                         out.append((name, failure))
                         continue
-                    if ir_metadata != "none":
+                    if IR_METADATA[ir_metadata].written:
                         result = machine.gather(result)
                     folder = f"{study.folder(name)}/"
                     out.append(

@@ -180,7 +180,9 @@ COMPARE = Key(
                 Key(
                     "effect",
                     "choice",
-                    "The effect each collection contributes: " + _registry(META_EFFECTS) + ".",
+                    "The effect each collection contributes: "
+                    + _registry({k: e.doc for k, e in META_EFFECTS.items()})
+                    + ".",
                     default=MetaPolicy.effect,
                     choices=tuple(META_EFFECTS),
                 ),
