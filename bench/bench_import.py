@@ -10,11 +10,19 @@ the median wall time of:
   harness run --help             `python -m harness run --help` (argument parsing only)
   harness trec_eval              `python -m harness trec_eval -q QRELS RUN`: the demo's qrels
                                  (qrels/demo.txt, 113 judgments) and a run of its judged documents
+  harness evaluate               `python -m harness evaluate RUN QRELS` (its default measures)
+  harness compare                `python -m harness compare RUN OTHER --qrels QRELS --baseline bench`:
+                                 that run and another of the same documents in the qrels' order
+  harness fuse                   `python -m harness fuse RUN OTHER -o FUSED` (rrf)
+  harness schema                 `python -m harness schema` (the config's JSON Schema)
   harness validate               `python -m harness validate configs/demo.yaml` (no Java)
+  harness run --dry-run          `python -m harness run --dry-run configs/demo.yaml`: the plan
+                                 (tsv topics: no Java)
   harness.run attribute          `import harness; harness.run`: loads the API
 
-and which heavy modules each case loaded (HEAVY: numpy and the libraries harness.lazy defers),
-plus the cumulative time `python -X importtime` reports for `harness`. With --baseline REV the
+and which heavy modules each case loaded (HEAVY: numpy, yaml and the libraries harness.lazy
+defers) with, in parentheses, how many harness modules, plus the cumulative time `python -X
+importtime` reports for `harness` and the machine's load average before and after. With --baseline REV the
 same cases also run on that git revision (extracted with `git archive` into a temporary folder),
 alternating run by run with this tree, so both columns come from one run of the script on the
 same machine load. Timings on a shared machine are noisy: compare columns of one run.
@@ -51,15 +59,21 @@ HEAVY = (
 )
 
 
-def cases(run: Path) -> dict[str, tuple[str, ...] | str]:
+def cases(run: Path, other: Path) -> dict[str, tuple[str, ...] | str]:
     """name -> Python code (a string) or the arguments of `python -m harness` (a tuple)."""
+    config = str(REPO / "configs" / "demo.yaml")
     return {
         "python -c pass": "pass",
         "import harness": "import harness",
         "harness --help": ("--help",),
         "harness run --help": ("run", "--help"),
         "harness trec_eval": ("trec_eval", "-q", str(QRELS), str(run)),
-        "harness validate": ("validate", str(REPO / "configs" / "demo.yaml")),
+        "harness evaluate": ("evaluate", str(run), str(QRELS)),
+        "harness compare": ("compare", str(run), str(other), "--qrels", str(QRELS), "--baseline", run.stem),
+        "harness fuse": ("fuse", str(run), str(other), "-o", str(run.with_name("fused.run"))),
+        "harness schema": ("schema",),
+        "harness validate": ("validate", config),
+        "harness run --dry-run": ("run", "--dry-run", config),
         "harness.run attribute": "import harness; harness.run",
     }
 
@@ -71,6 +85,18 @@ def write_run(path: Path) -> Path:
         qid, _, doc, label = line.split()
         rank[qid] = rank.get(qid, 0) + 1
         lines.append(f"{qid} Q0 {doc} {rank[qid]} {int(label) + 1 / rank[qid]:.4f} bench")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_other(path: Path) -> Path:
+    """A run of the demo qrels' judged documents in the qrels' order (what compare and fuse read
+    beside write_run's)."""
+    lines, rank = [], {}
+    for line in QRELS.read_text().splitlines():
+        qid, _, doc, _ = line.split()
+        rank[qid] = rank.get(qid, 0) + 1
+        lines.append(f"{qid} Q0 {doc} {rank[qid]} {100 - rank[qid]} other")
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -103,13 +129,15 @@ def loaded(case: tuple[str, ...] | str, tree: Path) -> str:
         else case + "\n"
     )
     probe = (
-        f"import sys, json, runpy\n{body}print('HEAVY', json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))"
+        f"import sys, json, runpy\n{body}print('HEAVY', json.dumps([[m for m in {list(HEAVY)!r} if m in sys.modules], "
+        "sum(m.partition('.')[0] == 'harness' for m in sys.modules)]))"
     )
     r = subprocess.run([sys.executable, "-c", probe], cwd=tree, env=_env(tree), capture_output=True, text=True)
     if r.returncode:
         return "fails"
     line = [x for x in r.stdout.splitlines() if x.startswith("HEAVY ")][-1]
-    return ", ".join(json.loads(line.removeprefix("HEAVY "))) or "none"
+    heavy, ours = json.loads(line.removeprefix("HEAVY "))
+    return f"{', '.join(heavy) or 'none'} ({ours})"
 
 
 def importtime_s(tree: Path) -> float:
@@ -123,6 +151,11 @@ def importtime_s(tree: Path) -> float:
     )
     line = [x for x in r.stderr.splitlines() if x.rstrip().endswith("| harness")][-1]
     return int(line.split("|")[1]) / 1e6
+
+
+def _load() -> str:
+    """The machine's load average over 1, 5 and 15 minutes (the table's figures depend on it)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _fmt(times: list) -> str:
@@ -146,9 +179,13 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run(["tar", "-x", "-C", base], input=archive.stdout, check=True)
             trees = {f"{args.baseline} ({rev})": base, **trees}
         print(f"median wall seconds of {args.repeat} fresh processes each, trees alternating; {sys.executable}")
-        print("| case | " + " | ".join(trees) + " | heavy modules loaded (" + " / ".join(trees) + ") |")
+        print(f"load average at the start: {_load()}")
+        print(
+            "| case | " + " | ".join(trees) + " | heavy modules loaded (harness modules) (" + " / ".join(trees) + ") |"
+        )
         print("|---|" + "---:|" * len(trees) + "---|")
-        for name, case in cases(write_run(Path(tmp) / "bench.run")).items():
+        runs = write_run(Path(tmp) / "bench.run"), write_other(Path(tmp) / "other.run")
+        for name, case in cases(*runs).items():
             times: dict[str, list] = {t: [] for t in trees}
             for _ in range(args.repeat):
                 for label, tree in trees.items():
@@ -159,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             "\npython -X importtime, `harness` cumulative: "
             + ", ".join(f"{label} {importtime_s(tree):.4f} s" for label, tree in trees.items())
         )
+        print(f"load average at the end: {_load()}")
     return 0
 
 
