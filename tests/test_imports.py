@@ -161,18 +161,24 @@ def test_every_lazy_module_is_a_global_at_the_top_and_allowed():
 
 
 # ------------------------------------------------------------------ what start-up loads
-def _loaded_after(code: str, tmp_path) -> list[str]:
-    """The harness.lazy.HEAVY libraries, and numpy, in sys.modules after ``code`` ran in a fresh
-    interpreter (written to a file: a command's own output goes to stdout)."""
+def _modules_after(code: str, tmp_path) -> set[str]:
+    """Every module in sys.modules after ``code`` ran in a fresh interpreter (written to a file: a
+    command's own output goes to stdout)."""
     out = tmp_path / "loaded.json"
     probe = (
         f"import sys, json\ntry:\n{textwrap.indent(code, '    ')}\nexcept SystemExit:\n    pass\n"
-        f"names = [m for m in sys.modules if m.partition('.')[0] in {[*lazy.HEAVY, 'numpy']!r}]\n"
-        f"open({str(out)!r}, 'w').write(json.dumps(sorted({{m.partition('.')[0] for m in names}})))\n"
+        f"open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules)))\n"
     )
     r = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    return json.loads(out.read_text())
+    return set(json.loads(out.read_text()))
+
+
+def _loaded_after(code: str, tmp_path) -> list[str]:
+    """The harness.lazy.HEAVY libraries, numpy and yaml (plainly imported, each 10-60 ms), loaded
+    after ``code`` ran in a fresh interpreter."""
+    watched = {*lazy.HEAVY, "numpy", "yaml"}
+    return sorted({m.partition(".")[0] for m in _modules_after(code, tmp_path)} & watched)
 
 
 def _cli(*argv: str) -> str:
@@ -189,8 +195,27 @@ def test_harness_trec_eval_loads_nothing_heavy(tmp_path):
     (tmp_path / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
     (tmp_path / "run").write_text("1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d3 1 1.0 r\n")
     # numpy computes the measures and pyarrow parses the files' numbers (formats/tokenizer.py:
-    # correctly rounded, 10-20x Python's float()); nothing else
-    assert _loaded_after(_cli("trec_eval", "-q", "qrels", "run"), tmp_path) == ["numpy", "pyarrow"]
+    # correctly rounded, 10-20x Python's float()); nothing else, no yaml either (the run reader
+    # skips an ir_metadata block without reading its YAML)
+    loaded = _modules_after(_cli("trec_eval", "-q", "qrels", "run"), tmp_path)
+    assert sorted({m.partition(".")[0] for m in loaded} & {*lazy.HEAVY, "numpy", "yaml"}) == ["numpy", "pyarrow"]
+    # ... through pyarrow._compute's registry, not pyarrow.compute (harness.formats.arrow)
+    assert "pyarrow._compute" in loaded and "pyarrow.compute" not in loaded
+
+
+def test_reading_and_writing_runs_leaves_pyarrow_compute_unloaded(tmp_path):
+    """Every kernel the run reader and writer call (cast, take, binary_join_element_wise,
+    replace_with_mask: an integer score is written by repr()) goes through harness.formats.arrow;
+    an Arrow array's own .cast() or .take() would import pyarrow.compute (30 ms)."""
+    (tmp_path / "run").write_text("1 Q0 d1 1 2 r\n1 Q0 d2 2 1.5 r\n2 Q0 d3 1 1e-7 r\n")
+    code = (
+        "from harness.formats.runs import read_run, write_run\n"
+        "write_run('copy', read_run('run'), 'r')\n"
+        "assert open('copy').read() == '1 Q0 d1 1 2.0 r\\n1 Q0 d2 2 1.5 r\\n2 Q0 d3 1 1e-07 r\\n'\n"
+    )
+    loaded = _modules_after(code, tmp_path)
+    assert (tmp_path / "copy").is_file()
+    assert "pyarrow._compute" in loaded and "pyarrow.compute" not in loaded
 
 
 def test_the_api_attribute_loads_the_api_but_pandas_only_when_called(tmp_path):

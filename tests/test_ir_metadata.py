@@ -31,7 +31,7 @@ from harness.cli import main
 from harness.config import load_config
 from harness.errors import ConfigError, DataError
 from harness.experiment.machine import checkout
-from harness.formats.ir_metadata import STRIP_HINT, block_span, read_ir_metadata
+from harness.formats.ir_metadata import STRIP_HINT, block_span
 from harness.formats.runs import read_run
 
 from .conftest import REPO, config_validator, demo_config
@@ -98,14 +98,14 @@ def test_repro_eval_s_block_is_read_back_and_skipped_by_the_reader(files):
     annotated = files / "annotated" / "a.trec"
     text = annotated.read_text()
     assert text.startswith("# ir_metadata.start\n# ") and "# ir_metadata.end\n1 Q0 d1 1 1.5 a\n" in text
-    assert read_ir_metadata(annotated) == repro_eval_metadata().MetadataHandler.read_metadata(str(annotated)) == DOC
+    assert repro_eval_metadata().MetadataHandler.read_metadata(str(annotated)) == DOC
     size, lines = block_span(annotated)
     assert text.encode()[size:] == RUN_A.encode() and lines == text[:size].count("\n")
     plain, ours = read_run(files / "plain" / "a.trec"), read_run(annotated)
     assert ours.topics() == plain.topics()
     assert (ours.offsets == plain.offsets).all() and (ours.docids == plain.docids).all()
     assert (ours.scores == plain.scores).all()
-    assert read_ir_metadata(files / "plain" / "a.trec") is None and block_span(files / "plain" / "a.trec") == (0, 0)
+    assert block_span(files / "plain" / "a.trec") == (0, 0)
 
 
 def test_every_reader_accepts_an_annotated_run_with_the_plain_run_s_numbers(files, capsys):
@@ -411,7 +411,7 @@ def test_harness_search_writes_each_choice_and_refuses_inline_msmarco_runs(repor
         if choice == "yml":
             docs["yml"] = yaml.safe_load((runs / "bm25.ir-metadata.yml").read_text())
         elif choice == "inline":
-            docs["inline"] = read_ir_metadata(runs / "bm25.trec")
+            docs["inline"] = repro_eval_metadata().MetadataHandler.read_metadata(str(runs / "bm25.trec"))
     assert docs["yml"] == docs["inline"]
     assert docs["yml"]["implementation"]["executable"]["cmd"] == f"harness search {cfg} --output {out}"
     assert "evaluation" not in docs["yml"].get("research goal", {})  # nothing was evaluated

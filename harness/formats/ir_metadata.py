@@ -12,8 +12,11 @@ reference tool, repro_eval 0.5.0 (``repro_eval.metadata.MetadataHandler``), writ
 - **Written** (:func:`write_annotated`): the start line, each line of the YAML document as
   ``"# " + line + " "`` (repro_eval's ``' '.join(['#', line, '\\n'])``: a trailing space too, not
   shown above), the end line, then the run's own lines unchanged.
-- **Read back** (:func:`read_ir_metadata`) as repro_eval reads it: the first line is the start
-  line; every line up to the end line, its ``#`` stripped, is the YAML document.
+- **Read back** by repro_eval's reader: the first line is the start line; every line up to
+  the end line, its ``#`` stripped, is the YAML document. The harness writes the document
+  (:mod:`harness.report.ir_metadata`) and never reads it back, so this module imports no YAML
+  library: the run readers, and ``harness trec_eval`` (:func:`starts_with_block`), start without
+  one. The tests read the block with repro_eval's own reader.
 - **Skipped** by every run reader of the harness (:func:`block_span`: the block's bytes and
   lines, so a later line keeps its number in errors): only this block, only at the top (after a
   byte-order mark, if any). A ``#`` line anywhere else is a line of fields, as it always was.
@@ -29,8 +32,6 @@ import hashlib
 import os
 from pathlib import Path
 
-import yaml
-
 from harness.errors import DataError
 from harness.formats.hygiene import BOM, LINE_LIMIT
 
@@ -42,7 +43,6 @@ __all__ = [
     "STRIP_HINT",
     "block_span",
     "starts_with_block",
-    "read_ir_metadata",
     "block",
     "write_annotated",
     "copy_annotated",
@@ -106,21 +106,6 @@ def block_span(path: str | os.PathLike) -> tuple[int, int]:
         "the ir_metadata block that line 1 opens is never closed: the file ends before '# ir_metadata.end'",
         line=lines + 1,
     )
-
-
-def read_ir_metadata(path: str | os.PathLike) -> dict | None:
-    """The ir_metadata document of a run file as repro_eval's ``read_metadata`` reads it (each
-    line's ``#`` stripped, the rest read as YAML), or None when the file has no block."""
-    size, _ = block_span(path)
-    if not size:
-        return None
-    with open(path, "rb") as f:
-        lines = f.read(size).removeprefix(BOM).decode("utf-8").splitlines(keepends=True)[1:-1]
-    try:
-        doc = yaml.safe_load("".join(line.strip("#") for line in lines))
-    except yaml.YAMLError as e:
-        raise DataError(str(path), f"the ir_metadata block is not YAML: {e}") from None
-    return doc
 
 
 def block(document_yaml: str) -> bytes:
