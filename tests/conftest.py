@@ -487,7 +487,7 @@ def write_full_report(result, out):
 def tiny_report(tmp: Path, name: str, corpus_jsonl: str, topics_tsv: str):
     """A one-run (BM25) experiment on a few JSON-lines documents, report written; its config."""
     from harness.config import load_config
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
 
     (tmp / "corpus.jsonl").write_text(corpus_jsonl, encoding="utf-8")
     (tmp / "topics.tsv").write_text(topics_tsv, encoding="utf-8")
@@ -507,7 +507,7 @@ def three_runs(tmp: Path, compare: str = "{baseline: bm25}", runs=("bm25", "copy
     trec_eval's order re-sorts by doc id, so it scores far below the others); ``compare`` as given
     (``""``: none), ``extra`` YAML lines added. Its (config, result), runs by their names."""
     from harness.config import load_config
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
     from harness.experiment.explore import attach
     from harness.experiment.names import with_names
     from harness.publish import write_report

@@ -19,7 +19,7 @@ import pytest
 
 from harness.config import load_config
 from harness.errors import DataError
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 
 from .conftest import CRANFIELD
 

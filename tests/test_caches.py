@@ -325,7 +325,7 @@ def test_irds_collection_indexes_as_the_same_jsonl(tmp_path, irds_home):
     the staged copy is gone after the build; a changed dataset is rebuilt, an unchanged one reused."""
     import json
 
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
 
     docs = demo_docs()
     name, file = register_docs(irds_home, docs)
@@ -541,7 +541,7 @@ def test_pyserini_named_topics_are_what_pyserini_reads(tmp_path, pyserini_home):
 def test_irds_collection_damaged_midway_leaves_nothing(tmp_path, irds_home):
     """A dataset whose documents' file breaks after the first (read at validation): the build
     stops with the dataset named, and neither an index nor the staged copy is left."""
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
 
     name, file = register_docs(irds_home, demo_docs())
     file.write_text(file.read_text().replace("\n", "\n{broken\n", 1))

@@ -16,8 +16,8 @@ from harness import stats
 from harness.config import CompareSpec, load_config
 from harness.errors import DataError
 from harness.events import IndexReady, RunReady, RunsPlanned
-from harness.experiment import run_experiment
 from harness.experiment.compare import aligned_scores, compare_runs
+from harness.experiment.execute import run_experiment
 from harness.experiment.names import with_names
 from harness.experiment.tuning import tune_sweeps
 from harness.metrics import EvalPolicy, Evaluation

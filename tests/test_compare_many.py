@@ -34,7 +34,7 @@ from harness import stats
 from harness.cli import main
 from harness.config import load_config
 from harness.errors import ConfigError, DataError
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.policies import PowerPolicy
 
 from .conftest import REPO, demo_config, report_run, write_full_report

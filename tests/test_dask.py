@@ -30,7 +30,7 @@ from harness.engine.manifest import open_manifest
 from harness.engine.shards import split_corpus
 from harness.errors import ConfigError, DataError, EngineError
 from harness.events import ClusterReady, RunReady, ShardsBuild
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.specs.similarity import Similarity
 from harness.verbs import run as verbs_run
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from harness.config import load_config
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 
 from .conftest import demo_config, explorer_data, marked, shared_path, three_runs, tiny_report, write_full_report
 

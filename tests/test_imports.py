@@ -218,6 +218,28 @@ def test_reading_and_writing_runs_leaves_pyarrow_compute_unloaded(tmp_path):
     assert "pyarrow._compute" in loaded and "pyarrow.compute" not in loaded
 
 
+# what runs a config: never loaded by a command that only checks or plans one
+RUNNING = (
+    "harness.verbs.run",
+    "harness.verbs.study",
+    "harness.experiment.execute",
+    "harness.experiment.executors",
+    "harness.fusion",
+    "harness.publish",
+    "harness.report",
+)
+
+
+@pytest.mark.parametrize("argv", [("validate",), ("run", "--dry-run"), ("search", "--dry-run"), ("index", "--dry-run")])
+def test_validate_and_the_dry_runs_load_nothing_that_runs_a_config(tmp_path, argv):
+    """harness.verbs.plan holds the verbs that run nothing, and harness.experiment's package
+    imports none of its modules: `harness validate` and every --dry-run load the config's
+    loader, the plan and the run store (bench/bench_import.py: 0.1 s of each command)."""
+    loaded = _modules_after(_cli(*argv, str(demo_config(tmp_path))), tmp_path)
+    assert "harness.verbs.plan" in loaded and "harness.experiment.plan" in loaded
+    assert [m for m in loaded if m.startswith(RUNNING)] == []
+
+
 def test_the_api_attribute_loads_the_api_but_pandas_only_when_called(tmp_path):
     code = "import harness\nharness.evaluate\nassert 'harness.api' in sys.modules"
     assert "pandas" not in _loaded_after(code, tmp_path)

@@ -19,7 +19,7 @@ import pytrec_eval
 from playwright.sync_api import expect, sync_playwright
 
 from harness.config import load_config
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 
 from .conftest import REPO, demo_config, three_runs, tiny_report, write_full_report
 from .docs import section

@@ -136,7 +136,7 @@ def two(tmp_path_factory):
     """The demo collection searched by two runs (report `searched`), then again with a run read
     from the first report's file and a fusion (report `again`): (first result, second result, tmp)."""
     from harness.config import load_config
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
     from harness.experiment.explore import attach
     from harness.experiment.names import with_names
     from harness.publish import write_report

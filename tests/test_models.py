@@ -97,7 +97,7 @@ def test_invalid_specs_say_why(text, message):
 
 
 def test_run_key_covers_the_expansion():
-    from harness.experiment import run_key
+    from harness.experiment.store import run_key
 
     topics = [("1", "a b")]
     keys = {
@@ -205,7 +205,8 @@ def _listing(path: Path) -> dict:
 
 def test_existing_index_is_read_fingerprinted_and_never_written(tmp_path):
     from harness.engine.existing import segment_fingerprint, stored_features
-    from harness.experiment import plan, run_experiment
+    from harness.experiment.execute import run_experiment
+    from harness.experiment.plan import plan
 
     plain = _anserini_index(tmp_path, "plain", docvectors=False)
     vectors = _anserini_index(tmp_path, "vectors", docvectors=True)
@@ -292,7 +293,7 @@ def test_models_config_runs_and_its_report_renders_in_chromium(tmp_path):
     collection, compared with BM25; the report groups runs by family and renders in Chromium."""
     import dataclasses
 
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
     from tests.test_report import chromium
 
     cfg = load_config(REPO / "configs" / "models.yaml")
@@ -323,7 +324,7 @@ def test_sweeps_over_expansion_and_choice_parameters_are_plotted(tmp_path):
     """A sweep of an expansion's parameter and a grid over a named choice draw like any sweep."""
     import dataclasses
 
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
 
     cfg = load_config(REPO / "configs" / "models.yaml")
     runs = tuple(
@@ -350,7 +351,8 @@ def test_existing_index_runs_are_cached_per_query_analyzer(tmp_path):
     they are part of its run cache's key: a run with other settings is searched, never served the
     cached run of the first (which would look valid and be wrong). Oracle: SimpleSearcher with
     the same analyzer settings."""
-    from harness.experiment import plan, run_experiment
+    from harness.experiment.execute import run_experiment
+    from harness.experiment.plan import plan
 
     index = _anserini_index(tmp_path, "plain", docvectors=False)
     (tmp_path / "t.tsv").write_text("1\tapples and pies\n")

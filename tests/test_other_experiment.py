@@ -211,17 +211,17 @@ def test_a_config_given_in_python_is_known_by_its_name(proj, monkeypatch):
 def test_refused_again_at_write_time(proj, monkeypatch):
     """Another experiment's report appears while this one runs (the check at validation is then
     minutes old): the report is not written and the folder stays as it is."""
-    import harness.experiment
+    from harness.experiment.execute import Session
 
     out = proj / "reports" / "other"
-    real = harness.experiment.Session.run
+    real = Session.run
 
     def meanwhile(self):
         result = real(self)
         shutil.copytree(proj / "reports" / "first", out)  # another experiment's report, marker and all
         return result
 
-    monkeypatch.setattr(harness.experiment.Session, "run", meanwhile)
+    monkeypatch.setattr(Session, "run", meanwhile)
     with pytest.raises(DataError) as e:
         harness.run(proj / "configs" / "other.yaml")
     assert f"{out} holds the report of another experiment, 'first' of {proj / 'configs' / 'first.yaml'}" in str(e.value)

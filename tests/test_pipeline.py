@@ -10,7 +10,7 @@ import pytest
 import pytrec_eval
 
 from harness.config import load_config
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.experiment.names import with_names
 
 from .conftest import REPO, report_run, shared_path, write_full_report

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness.config import load_config
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.report import latex, plots, render_markdown, svg
 
 from .conftest import REPO, explorer_data, three_runs, write_full_report

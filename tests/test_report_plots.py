@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from harness.config import load_config
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.experiment.names import with_names
 from harness.report.plots import MAX_DIFF_PLOTS, MIN_SPAN, SINGLE_CHART_RUNS
 from harness.report.svg import Series, line_chart

@@ -13,7 +13,7 @@ import pytest
 
 from harness.config import load_config
 from harness.errors import DataError, HarnessWarning
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.experiment.sanity import check_grid_edges, check_topics
 from harness.formats.qrels import Qrels
 from harness.formats.run import Run

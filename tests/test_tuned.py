@@ -16,7 +16,7 @@ from scipy import stats as sps
 
 from harness.config import load_config
 from harness.errors import ConfigError
-from harness.experiment import run_experiment
+from harness.experiment.execute import run_experiment
 from harness.experiment.names import with_names
 
 from .conftest import REPO, report_run, shared_path, write_full_report

@@ -30,7 +30,7 @@ class Stop(Exception):
 
 @pytest.mark.parametrize("door", ["cli", "api"])
 def test_run_holds_the_output_lock_while_the_experiment_runs(tmp_path, monkeypatch, door):
-    import harness.experiment
+    import harness.experiment.execute
 
     cfg = demo_config(tmp_path)
     seen = []
@@ -40,7 +40,7 @@ def test_run_holds_the_output_lock_while_the_experiment_runs(tmp_path, monkeypat
         seen.append(out.stdout.strip())
         raise Stop
 
-    monkeypatch.setattr(harness.experiment, "session", probe)
+    monkeypatch.setattr(harness.experiment.execute, "session", probe)
     with pytest.raises(Stop):
         if door == "cli":
             main(["--debug", "run", str(cfg)])
@@ -138,7 +138,7 @@ def test_a_run_cache_file_that_cannot_be_written_fails_the_run_with_no_report(tm
 @pytest.mark.java
 def test_the_experiment_returns_with_every_run_file_written(tmp_path):
     from harness.config import load_config
-    from harness.experiment import run_experiment
+    from harness.experiment.execute import run_experiment
 
     result = run_experiment(load_config(demo_config(tmp_path)))
     assert all(r.path.stat().st_size > 0 for r in result.runs)

@@ -72,7 +72,7 @@ class Result:
     - ``topics``: ``qid``, ``query``; ``checks``: the ``expect:`` checks, each ``status`` OK, OK-ish
       (within ``okish_tolerance``: a warning) or FAIL, and ``ok`` (not FAIL);
     - ``manifest``: ``manifest.json`` as a dict; ``output``: the report folder;
-    - ``experiment``: the underlying :class:`harness.experiment.ExperimentResult`.
+    - ``experiment``: the underlying :class:`harness.experiment.result.ExperimentResult`.
     """
 
     def __init__(self, experiment, output: Path):

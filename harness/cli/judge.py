@@ -14,7 +14,7 @@ from harness.verbs.similarity import parse_similarity
 judge_server = lazy.module("harness.judge.server")
 judge_store = lazy.module("harness.judge.store")
 verbs_judge = lazy.module("harness.verbs.judge")
-verbs_run = lazy.module("harness.verbs.run")
+verbs_plan = lazy.module("harness.verbs.plan")
 
 JUDGE_EXAMPLES = """\
   harness judge configs/demo.yaml --qrels my-qrels.txt \\
@@ -87,7 +87,7 @@ def cmd_judge(args) -> int:
     judge_server.check_host(args.host, args.allow_remote)
     store = judge_store.QrelsStore(args.qrels)
     if args.config:
-        cfg = verbs_run.load(args.config)
+        cfg = verbs_plan.load(args.config)
         session = verbs_judge.from_config(cfg, args.runs, args.depth, on=to_stderr)
     else:
         if args.runs:

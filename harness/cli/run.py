@@ -1,5 +1,6 @@
-"""The commands that take a config: validate, run, index, search (and their dry runs), over the run
-verb (harness.verbs.run)."""
+"""The commands that take a config: validate, run, index, search (and their dry runs), over the verbs
+that run nothing (harness.verbs.plan: load, validate, the plans) and those that run a config
+(harness.verbs.run, harness.verbs.study), each loaded when a command needs it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from harness.errors import ExpectationError, StudyError
 from harness.events import ReportWritten, not_indexed, to_stderr
 from harness.policies import MAX_WORKERS
 
+verbs_plan = lazy.module("harness.verbs.plan")
 verbs_run = lazy.module("harness.verbs.run")
 verbs_study = lazy.module("harness.verbs.study")
 
@@ -79,7 +81,7 @@ def add_parser(sub, make) -> None:
 
 def _key_value(text: str) -> str:
     try:
-        verbs_run.parse_set(text)
+        verbs_plan.parse_set(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return text
@@ -126,7 +128,7 @@ def _config_command(make, sub, name, help, examples, func, dry_run: str | None, 
 
 
 def _scheduler(text: str) -> str:
-    if why := verbs_run.scheduler_problem(text):
+    if why := verbs_plan.scheduler_problem(text):
         raise argparse.ArgumentTypeError(why)
     return text
 
@@ -210,15 +212,15 @@ def _run_names(cfg) -> list[str]:
 
 def cmd_validate(args) -> int:
     cfg = _load(args)
-    if verbs_study.is_study(cfg):
-        verbs_study.validate(cfg)
+    if verbs_plan.is_study(cfg):
+        verbs_plan.validate_study(cfg)
         names = _run_names(next(iter(cfg.collections.values())))
         print(
             f"{args.config}: OK — a study of {len(cfg.collections)} collections ({', '.join(cfg.collections)}); "
             f"{len(names)} run(s) on each: {', '.join(names)}"
         )
         return 0
-    verbs_run.validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
+    verbs_plan.validate(cfg)  # the topic ids against the qrels', when the topics are read without Java
     names = _run_names(cfg)
     print(f"{args.config}: OK — {len(names)} run(s): {', '.join(names)}")
     return 0
@@ -232,7 +234,7 @@ def _load(args):
     from_env = hasattr(args, "scheduler") and scheduler is None and workers is None
     if from_env:
         scheduler = os.environ.get("HARNESS_SCHEDULER") or None
-    return verbs_run.load(
+    return verbs_plan.load(
         Path(args.config),
         scheduler=scheduler,
         workers=workers,
@@ -248,12 +250,12 @@ def _load(args):
 
 def cmd_run(args) -> int:
     cfg = _load(args)
-    study = verbs_study.is_study(cfg)
+    study = verbs_plan.is_study(cfg)
     if args.dry_run:
         if study:
-            print_study_plan(verbs_study.plan_study(cfg, "run"))
+            print_study_plan(verbs_plan.plan_study(cfg, "run"))
         else:
-            print_plan(verbs_run.plan_run(cfg, "run"))
+            print_plan(verbs_plan.plan_run(cfg, "run"))
         return 0
     with EventRenderer() as on:
         out = (verbs_study if study else verbs_run).run(cfg, on=on, ir_metadata=args.ir_metadata)
@@ -281,10 +283,10 @@ def _study_failures(failures: dict) -> None:
 
 def cmd_index(args) -> int:
     cfg = _load(args)
-    if verbs_study.is_study(cfg):
+    if verbs_plan.is_study(cfg):
         return _index_study(args, cfg)
     if args.dry_run:
-        print_plan(verbs_run.plan_run(cfg, "index"))
+        print_plan(verbs_plan.plan_run(cfg, "index"))
         return 0
     with EventRenderer() as on:
         out = verbs_run.index(cfg, on=on)
@@ -294,7 +296,7 @@ def cmd_index(args) -> int:
 
 def _index_study(args, study) -> int:
     if args.dry_run:
-        print_study_plan(verbs_study.plan_study(study, "index"))
+        print_study_plan(verbs_plan.plan_study(study, "index"))
         return 0
     with EventRenderer() as on:
         outs = verbs_study.index(study, on=on)
@@ -334,12 +336,12 @@ def _print_index(cfg, out) -> None:
 
 def cmd_search(args) -> int:
     cfg = _load(args)
-    study = verbs_study.is_study(cfg)
+    study = verbs_plan.is_study(cfg)
     if args.dry_run:
         if study:
-            print_study_plan(verbs_study.plan_study(cfg, "search"))
+            print_study_plan(verbs_plan.plan_study(cfg, "search"))
         else:
-            print_plan(verbs_run.plan_run(cfg, "search"))
+            print_plan(verbs_plan.plan_run(cfg, "search"))
         return 0
     with EventRenderer() as on:
         if study:

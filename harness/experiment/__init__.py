@@ -1,24 +1,8 @@
 """Experiments: the plan (what is reused, by content hash), its execution, and the comparisons of
-an experiment's runs. Rendering is ``harness.report``'s job."""
+an experiment's runs. Rendering is ``harness.report``'s job.
 
-from harness.experiment.execute import Session, run_experiment, session
-from harness.experiment.plan import RUN_CACHE, Plan, indexes_root, plan
-from harness.experiment.result import RECALL_LEVELS, Check, ExperimentResult, RunResult
-from harness.experiment.store import SEARCH_SEMANTICS, RunStore, run_key
-
-__all__ = [
-    "Plan",
-    "RunResult",
-    "Check",
-    "ExperimentResult",
-    "plan",
-    "run_experiment",
-    "session",
-    "Session",
-    "RunStore",
-    "run_key",
-    "indexes_root",
-    "SEARCH_SEMANTICS",
-    "RUN_CACHE",
-    "RECALL_LEVELS",
-]
+Importing this package loads none of its modules: each is imported by name
+(``harness.experiment.execute.run_experiment``, ``harness.experiment.plan.plan``), so a command
+that plans (``harness run --dry-run``) or checks a config's topics (``harness validate``) loads
+the plan, the run store and the sanity checks, not the execution, the executors and the fusion
+they would run (bench/bench_import.py)."""

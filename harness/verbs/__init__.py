@@ -4,10 +4,13 @@ or DataFrames out. A verb takes typed values (paths, runs, qrels, policies from 
 returns a typed outcome, reports progress through ``on`` and never parses argv, prints or imports
 pandas.
 
-- ``verbs.run``: load (validate), plan_run, run (index, search, evaluate, compare, report), index,
-  search (a config's runs into its output folder)
-- ``verbs.study``: the same for a study (a config of several collections): validate, plan_study,
-  run (each collection's report and the tables across them), index, search
+- ``verbs.plan``: what runs nothing: load (a config or a study), validate, plan_run and
+  plan_study (the dry run); light beside the next two, so ``harness validate`` and every
+  ``--dry-run`` load no execution
+- ``verbs.run``: run (index, search, evaluate, compare, report), index, search (a config's runs
+  into its output folder)
+- ``verbs.study``: the same for a study (a config of several collections): run (each collection's
+  report and the tables across them), index, search
 - ``verbs.evaluate``: evaluate a run against qrels
 - ``verbs.trec_eval``: trec_eval 9.0.8's command line and output (``harness trec_eval``)
 - ``verbs.analyze``: the terms Anserini's analyzer for a language makes of a text (``harness analyze``)

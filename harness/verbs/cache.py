@@ -23,10 +23,9 @@ from pathlib import Path
 
 from harness.engine.manifest import MANIFEST
 from harness.errors import DataError
-from harness.experiment import plan
-from harness.experiment.plan import RUN_CACHE, indexes_root
+from harness.experiment.plan import RUN_CACHE, indexes_root, plan
 from harness.experiment.store import cache_entry
-from harness.verbs.run import load
+from harness.verbs.plan import load
 
 __all__ = ["CachedRun", "CachedIndex", "CacheOutcome", "cache", "parse_since"]
 

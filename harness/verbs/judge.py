@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from harness import experiment
 from harness.config import is_study
 from harness.errors import DataError
 from harness.events import Emit, ignore
 from harness.experiment.adhoc import lab_qid
+from harness.experiment.execute import run_experiment
 from harness.experiment.names import with_names
 from harness.formats.run import Run
 from harness.judge.session import JudgeSession, fill, pools
@@ -44,7 +44,7 @@ def from_config(cfg, run_names=None, depth: int = 10, on: Emit = ignore) -> Judg
         runs = tuple(dict.fromkeys(want))
     # the searched runs only: runs from files and fusions are not pooled (docs/experiments.md)
     cfg = dataclasses.replace(cfg, runs=runs, sources=(), order=(), qrels_path=None, compare=None, expect={})
-    result = with_names(experiment.run_experiment(cfg, on=on))
+    result = with_names(run_experiment(cfg, on=on))
     by_name = {r.name: r.run for r in result.runs}
     session = JudgeSession(
         cfg.name,

@@ -1,7 +1,8 @@
-"""The verbs of a study (a config of several collections, harness.config.study): validate, plan
-(the dry run), run, index and search, each collection through the path a config of it alone takes
-(harness.verbs.run, harness.experiment.run_experiment), in one process: one JVM, one executor (one
-Dask cluster) for all, every index built once and reused through the index cache.
+"""The verbs of a study (a config of several collections, harness.config.study): run, index and
+search, each collection through the path a config of it alone takes (harness.verbs.run,
+harness.experiment.execute.run_experiment), in one process: one JVM, one executor (one Dask
+cluster) for all, every index built once and reused through the index cache. A study's validate
+and plan (the dry run) are harness.verbs.plan's, beside a config's.
 
 The output is one folder the study owns (its marker, harness.folders): each collection's report
 in ``collections/NAME/``, exactly as a config of that collection alone writes it, and the tables
@@ -18,31 +19,29 @@ from contextlib import ExitStack, closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness import experiment
-from harness.config import Study
+from harness.config import Study, is_study
 from harness.config.paths import write_target_problems
 from harness.engine.index import ensure_index
 from harness.errors import DataError, HarnessError
 from harness.events import CollectionFailed, CollectionStart, Emit, ignore
-from harness.experiment import machine, plan
+from harness.experiment import execute, machine
 from harness.experiment.executors import Executor, open_executor
 from harness.experiment.explore import attach
 from harness.experiment.names import with_names
+from harness.experiment.plan import plan
 from harness.experiment.study import META_COLUMNS, META_TABLE, CollectionOutcome, Failure, StudyResult, study_result
-from harness.folders import check_writable, locked, recorded_experiment
+from harness.folders import check_writable, locked
 from harness.policies import DEFAULT_IR_METADATA, DEFAULT_RUN_FORMAT, IR_METADATA, one_of
 from harness.publish import publish, runs_output, write_files, write_runs
 from harness.report import study as study_report
 from harness.verbs import run as single
+from harness.verbs.plan import validate
 
 __all__ = [
     "Failure",
     "META_TABLE",
     "META_COLUMNS",
     "is_study",
-    "validate",
-    "StudyPlan",
-    "plan_study",
     "StudyOutcome",
     "run",
     "index",
@@ -51,11 +50,6 @@ __all__ = [
 
 # the errors of a file that is gone or was never a file: that collection's data, exit 2
 _GONE = (errno.ENOENT, errno.ENOTDIR, errno.EISDIR, errno.ELOOP)
-
-
-def is_study(config) -> bool:
-    """Whether a loaded config (harness.verbs.run.load) is a study."""
-    return isinstance(config, Study)
 
 
 def _failure(e: BaseException) -> Failure | None:
@@ -67,33 +61,6 @@ def _failure(e: BaseException) -> Failure | None:
     if isinstance(e, OSError) and e.errno in _GONE:
         return Failure(f"{e.strerror}: {e.filename}" if e.filename else str(e), 2)
     return None
-
-
-# ------------------------------------------------------------------------------ validate
-def validate(study: Study) -> None:
-    """``harness validate`` beyond the config's keys, for every collection: its topic ids against
-    its qrels' (harness.verbs.run.validate)."""
-    for cfg in study.collections.values():
-        single.validate(cfg)
-
-
-# ------------------------------------------------------------------------------ plan
-@dataclass(frozen=True)
-class StudyPlan:
-    """Each collection's plan (``--dry-run``), and the experiment whose output folder it replaces."""
-
-    source: Path
-    command: str
-    output: Path
-    plans: tuple[tuple[str, single.PlanReport], ...]
-    replaces: str | None = None
-
-
-def plan_study(study: Study, command: str) -> StudyPlan:
-    plans = tuple((name, single.plan_run(cfg, command)) for name, cfg in study.collections.items())
-    theirs = recorded_experiment(study.output) if command != "index" else None
-    replaces = str(theirs) if theirs is not None and theirs != study.experiment else None
-    return StudyPlan(study.source, command, study.output, plans, replaces)
 
 
 # ------------------------------------------------------------------------------ run
@@ -137,7 +104,7 @@ def _run_collection(name: str, cfg, on: Emit, executor: Executor, sessions: Exit
     documents and the versions gathered, the run cache written); its failure, if it fails. Its
     session joins ``sessions`` when it succeeds (its indexes held until the report is written)."""
     with ExitStack() as mine:
-        s = mine.enter_context(experiment.session(cfg, on=on, executor=executor))
+        s = mine.enter_context(execute.session(cfg, on=on, executor=executor))
         try:
             result = attach(with_names(s.run()))
             s.written()
@@ -220,9 +187,9 @@ def search(
             for i, (name, cfg) in enumerate(study.collections.items(), start=1):
                 on(CollectionStart(name, i, total))
                 # the collection's indexes are held until its cached run files are copied
-                with experiment.session(replace(cfg, qrels_path=None, expect={}), on=on, executor=executor) as s:
+                with execute.session(replace(cfg, qrels_path=None, expect={}), on=on, executor=executor) as s:
                     try:
-                        single.validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
+                        validate(cfg)  # topics the qrels cannot judge: refused as `search` refuses them
                         result = with_names(s.run())
                         s.written()
                     except BaseException as e:
