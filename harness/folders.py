@@ -43,11 +43,13 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from harness import lazy
 from harness.events import Cleaned, Emit, InUse, Waiting, ignore
 from harness.files import fsync_dir, write_json_atomic
+
+metadata = lazy.module("importlib.metadata")  # the harness's version, for a marker (harness.lazy)
 
 __all__ = [
     "OUTPUT_MARKER",
@@ -408,8 +410,8 @@ def write_marker(folder: Path, kind: str, files: list[str], experiment: dict | N
     """Write the marker saying the harness created ``folder``, which files it put there and, for
     an output folder, the experiment that wrote it (:meth:`Experiment.record`)."""
     try:
-        v = version("harness")
-    except PackageNotFoundError:
+        v = metadata.version("harness")
+    except metadata.PackageNotFoundError:
         v = "unknown"
     write_json_atomic(
         Path(folder) / OUTPUT_MARKER,

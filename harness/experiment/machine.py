@@ -10,7 +10,6 @@ Nothing here fails a run: a fact that cannot be read is left out.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import platform
@@ -21,8 +20,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 import harness
+from harness import lazy
 from harness.engine import lucene
 from harness.experiment.result import ExperimentResult
+
+metadata = lazy.module("importlib.metadata")  # how the harness was installed (harness.lazy)
 
 __all__ = ["gather", "machine", "source", "checkout"]
 
@@ -79,9 +81,9 @@ def source() -> dict:
     folder that is a git checkout holding the running code, the checkout's remote and the commit
     it is at now (:func:`checkout`). Otherwise (a wheel, a copy) nothing: {}."""
     try:
-        record = importlib.metadata.distribution("harness").read_text("direct_url.json")
+        record = metadata.distribution("harness").read_text("direct_url.json")
         direct = json.loads(record) if record else None
-    except (importlib.metadata.PackageNotFoundError, ValueError, OSError):
+    except (metadata.PackageNotFoundError, ValueError, OSError):
         return {}
     if not isinstance(direct, dict) or not isinstance(direct.get("url"), str):
         return {}
