@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "MANY_SYSTEM_TESTS",
     "default_correction",
     "default_baseline",
+    "pairs_against",
+    "all_pairs",
     "anova_on",
     "IrMetadataPlace",
     "IR_METADATA",
@@ -272,6 +275,29 @@ def default_baseline(test: str) -> str | None:
     """The baseline when none is given: every pair (ALL_PAIRS) with a many-system test, which
     tests them all at once; else None, the first run."""
     return ALL_PAIRS if test in MANY_SYSTEM_TESTS else None
+
+
+# The pairs of runs a comparison tests, against baselines or every pair (ALL_PAIRS): the family a
+# correction adjusts, so a number changes with them; here, below the config that names them and the
+# statistics that test them.
+def pairs_against(baselines: str | Sequence[str], runs: Sequence[str]) -> list[tuple[str, str]]:
+    """(baseline, run) for every baseline and every other run, in the given orders.
+
+    >>> pairs_against("bm25", ["bm25", "ql", "rm3"])
+    [('bm25', 'ql'), ('bm25', 'rm3')]
+    """
+    baselines = [baselines] if isinstance(baselines, str) else list(baselines)
+    return [(b, r) for b in baselines for r in runs if r != b]
+
+
+def all_pairs(runs: Sequence[str]) -> list[tuple[str, str]]:
+    """Every unordered pair once, earlier run as the baseline.
+
+    >>> all_pairs(["a", "b", "c"])
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
+    runs = list(runs)
+    return [(runs[i], runs[j]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
 
 
 def anova_on(anova: bool | None, test: str) -> bool:

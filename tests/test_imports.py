@@ -224,13 +224,15 @@ def test_reading_and_writing_runs_leaves_pyarrow_compute_unloaded(tmp_path):
     assert "pyarrow._compute" in loaded and "pyarrow.compute" not in loaded
 
 
-# what runs a config: never loaded by a command that only checks or plans one
+# what runs a config and computes its results: never loaded by a command that only checks or
+# plans one (the pairs a `compare:` block names are policies', the statistics are not needed)
 RUNNING = (
     "harness.verbs.run",
     "harness.verbs.study",
     "harness.experiment.execute",
     "harness.experiment.executors",
     "harness.fusion",
+    "harness.stats",
     "harness.publish",
     "harness.report",
 )

@@ -17,9 +17,8 @@ from harness.config.statistics import compare_statistics
 from harness.config.validated import CompareSpec
 from harness.errors import HarnessError
 from harness.formats.named import read_qrels_as
-from harness.policies import ALL_PAIRS, anova_on, default_baseline
+from harness.policies import ALL_PAIRS, StatsPolicy, anova_on, default_baseline
 from harness.specs.identity import Tuned
-from harness.stats import StatsPolicy
 
 __all__ = ["check_baseline", "finish_compare"]
 

@@ -11,9 +11,8 @@ from harness.errors import ConfigProblem
 from harness.folders import Experiment
 from harness.formats.catalog import CollectionFormat, TopicFormat
 from harness.metrics.measures import Measure
-from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, PowerPolicy, StatsPolicy
+from harness.policies import DEFAULT_LANGUAGE, ComparePolicy, PowerPolicy, StatsPolicy, all_pairs, pairs_against
 from harness.specs.similarity import Similarity
-from harness.stats import all_pairs, pairs_against
 
 __all__ = ["Config", "CompareSpec", "LocatedProblem"]
 

@@ -42,18 +42,25 @@ Conventions (every one changes a number, so every one is stated):
 - ``reject`` is ``p_corrected < alpha`` (strict).
 """
 
-from harness.policies import CORRECTIONS, FAMILIES, MANY_SYSTEM_TESTS, TESTS, PowerPolicy, StatsPolicy
+from harness.policies import (
+    CORRECTIONS,
+    FAMILIES,
+    MANY_SYSTEM_TESTS,
+    TESTS,
+    PowerPolicy,
+    StatsPolicy,
+    all_pairs,
+    pairs_against,
+)
 from harness.stats.anova import ANOVA_FIELDS, Anova, AnovaRow, two_way_anova
 from harness.stats.compare import (
     COMPARISON_FIELDS,
     Comparison,
     Tables,
-    all_pairs,
     all_pairs_tests,
     compare,
     compare_tables,
     paired_test,
-    pairs_against,
     pvalue,
 )
 from harness.stats.corrections import correct

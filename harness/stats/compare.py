@@ -113,26 +113,6 @@ class Comparison:
 COMPARISON_FIELDS = tuple(f.name for f in fields(Comparison))
 
 
-def pairs_against(baselines: str | Sequence[str], runs: Sequence[str]) -> list[tuple[str, str]]:
-    """(baseline, run) for every baseline and every other run, in the given orders.
-
-    >>> pairs_against("bm25", ["bm25", "ql", "rm3"])
-    [('bm25', 'ql'), ('bm25', 'rm3')]
-    """
-    baselines = [baselines] if isinstance(baselines, str) else list(baselines)
-    return [(b, r) for b in baselines for r in runs if r != b]
-
-
-def all_pairs(runs: Sequence[str]) -> list[tuple[str, str]]:
-    """Every unordered pair once, earlier run as the baseline.
-
-    >>> all_pairs(["a", "b", "c"])
-    [('a', 'b'), ('a', 'c'), ('b', 'c')]
-    """
-    runs = list(runs)
-    return [(runs[i], runs[j]) for i in range(len(runs)) for j in range(i + 1, len(runs))]
-
-
 def family_runs(scores: Mapping[str, object], pairs: Sequence[tuple[str, str]]) -> list[str]:
     """The runs a many-system test takes together: those the pairs name, in ``scores``' order (the
     randomised test's draws follow the columns' order, so the same order gives the same p-values)."""

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.errors import DataError
-from harness.policies import DEFAULT_FOLDS, MANY_SYSTEM_TESTS, StatsPolicy
+from harness.policies import DEFAULT_FOLDS, MANY_SYSTEM_TESTS, StatsPolicy, all_pairs
 from harness.stats import checks
-from harness.stats.compare import all_pairs, all_pairs_tests, pvalue, with_overrides
+from harness.stats.compare import all_pairs_tests, pvalue, with_overrides
 from harness.stats.corrections import correct
 from harness.stats.grouping import best_group
 
