@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import gc
 import json
 import os
 import resource
@@ -126,6 +127,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker("java")
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank)))  # stable
+
+
+def _freeze_what_lives() -> None:
+    """What is alive now (the modules imported, a module's fixtures still held) is moved out of
+    the cyclic collector's sight after one collection: each full collection the next tests
+    trigger walks only what they made. Before, test-quick's two workers spent 4.4 and 1.7 s in
+    16 and 14 full collections, every one walking every library the suite had imported so far
+    (numpy, scipy, pandas, statsmodels, repro_eval...). Objects frozen are still freed when their
+    last reference goes; only a cycle among them would wait for the process's end."""
+    gc.collect()
+    gc.freeze()
+
+
+def pytest_collection_finish(session):
+    _freeze_what_lives()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is not None and nextitem.module is not item.module:  # between two modules
+        _freeze_what_lives()
 
 
 def pytest_configure(config):
