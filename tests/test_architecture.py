@@ -34,6 +34,7 @@ import re
 import sys
 
 from .conftest import REPO
+from .sources import harness_modules, parsed, walked
 
 PACKAGE = REPO / "harness"
 PAGE = REPO / "ARCHITECTURE.md"
@@ -194,7 +195,7 @@ def _docstring(path) -> str | None:
     """A module's docstring, or a Java source's first ``/** */`` comment (its leading stars dropped)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".py":
-        return ast.get_docstring(ast.parse(text))
+        return ast.get_docstring(parsed(path))
     comment = re.search(r"/\*\*(.*?)\*/", text, re.S)
     return None if comment is None else re.sub(r"(?m)^\s*\*", "", comment.group(1))
 
@@ -351,7 +352,7 @@ JAVA = PACKAGE / "engine" / "java"
 def _defined(path) -> dict[str, set[str]]:
     """The names a module defines or imports at its top, each class's with its members."""
     names: dict[str, set[str]] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in parsed(path).body:
         if isinstance(node, ast.ClassDef):
             members = set()
             for item in node.body:
@@ -416,8 +417,8 @@ def test_every_harness_name_a_docstring_gives_exists():
     one that exists: a module moved or a function renamed without its mentions fails here, as
     ``harness.engine.corpus.JSON_STRING_LIMIT`` and ``harness.runs.read_run`` did (issue 48, item 7)."""
     ghosts = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for _, path, tree in harness_modules():
+        for node in walked(tree):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 for name in HARNESS_NAME.findall(ast.get_docstring(node) or ""):
                     if not _exists(name):

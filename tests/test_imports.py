@@ -7,20 +7,19 @@ heavy libraries."""
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import subprocess
 import sys
 import textwrap
 import threading
 import types
-from pathlib import Path
 
 import pytest
 
 from harness import lazy
 
 from .conftest import REPO, demo_config
+from .sources import harness_modules, walked
 
 PACKAGE = REPO / "harness"
 
@@ -48,17 +47,6 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or (prefix != "harness" and name.startswith(prefix + "."))
 
 
-@functools.cache
-def _modules() -> tuple[tuple[str, Path, ast.Module], ...]:
-    """(name, path, syntax tree) of every harness module, parsed once for the tests here (which
-    only read the trees)."""
-    out = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        out.append((name, path, ast.parse(path.read_text(encoding="utf-8"))))
-    return tuple(out)
-
-
 def _body_imports(tree: ast.AST):
     """(function, import node) for each import inside a function body, nested ones too."""
 
@@ -74,7 +62,7 @@ def _body_imports(tree: ast.AST):
 
 def _lazy_calls(tree: ast.AST):
     """Every call of lazy.module: (node, the name given or None)."""
-    for node in ast.walk(tree):
+    for node in walked(tree):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -88,7 +76,7 @@ def _lazy_calls(tree: ast.AST):
 
 def test_no_import_in_a_function_body_but_the_listed_exceptions():
     found, used = [], set()
-    for name, path, tree in _modules():
+    for name, path, tree in harness_modules():
         for func, node in _body_imports(tree):
             if (name, func.name) in EXCEPTIONS:
                 used.add((name, func.name))
@@ -102,9 +90,9 @@ def test_no_other_way_to_defer_an_import():
     """importlib.import_module and __import__ are harness.lazy's alone."""
     found = [
         f"{path.relative_to(REPO)}:{node.lineno}: {ast.unparse(node)}"
-        for name, path, tree in _modules()
+        for name, path, tree in harness_modules()
         if name != "harness.lazy"
-        for node in ast.walk(tree)
+        for node in walked(tree)
         if isinstance(node, ast.Call) and ast.unparse(node.func) in ("importlib.import_module", "__import__")
     ]
     assert not found, "\n".join(found)
@@ -122,7 +110,7 @@ def _run_time_nodes(tree: ast.AST):
 
 def test_heavy_libraries_are_imported_only_through_lazy():
     found = []
-    for _, path, tree in _modules():
+    for _, path, tree in harness_modules():
         for node in _run_time_nodes(tree):
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
@@ -138,7 +126,7 @@ def test_heavy_libraries_are_imported_only_through_lazy():
 
 def test_every_lazy_module_is_a_global_at_the_top_and_allowed():
     bad = []
-    for name, path, tree in _modules():
+    for name, path, tree in harness_modules():
         at_top = {
             id(stmt.value)
             for stmt in tree.body

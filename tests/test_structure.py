@@ -9,33 +9,22 @@ to fit it)."""
 from __future__ import annotations
 
 import ast
-import functools
 import pathlib
 
 from harness.formats.catalog import COLLECTION_FORMATS, TOPIC_FORMATS
 from harness.policies import IR_METADATA, META_EFFECTS, RUN_FORMATS
 
 from .conftest import REPO
+from .sources import harness_modules, walked
 
 PACKAGE = REPO / "harness"
-
-
-@functools.cache
-def _modules() -> tuple[tuple[str, pathlib.Path, ast.Module], ...]:
-    """(name, path, syntax tree) of every harness module, parsed once for the tests here (which
-    only read the trees): 0.3 s of CPU a parse of them all, seven times."""
-    out = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        name = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        out.append((name, path, ast.parse(path.read_text(encoding="utf-8"))))
-    return tuple(out)
 
 
 def _imports(name: str, tree: ast.AST, lazy: bool):
     """(module imported, names) for every `from harness... import` (top level only unless lazy),
     and every harness module deferred with ``lazy.module("harness.x.y")``, as ``from harness.x
     import y``."""
-    nodes = ast.walk(tree) if lazy else tree.body
+    nodes = walked(tree) if lazy else tree.body
     for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
             yield node.module, [a.name for a in node.names], node.lineno
@@ -57,10 +46,10 @@ def _deferred(tree: ast.AST):
             yield node.value.args[0].value, node.targets[0].id, node.lineno
 
 
-def test_no_private_name_is_imported_across_modules():
+def test_no_private_name_is_imported_acrossharness_modules():
     bad = [
         f"{path.relative_to(REPO)}:{line}: from {module} import {n}"
-        for name, path, tree in _modules()
+        for name, path, tree in harness_modules()
         for module, names, line in _imports(name, tree, lazy=True)
         for n in names
         if n.startswith("_") and not n.startswith("__")
@@ -70,10 +59,10 @@ def test_no_private_name_is_imported_across_modules():
 
 def test_no_private_attribute_of_another_module_is_used():
     bad = []
-    for _, path, tree in _modules():
-        imported = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    for _, path, tree in harness_modules():
+        imported = {a.asname or a.name for n in walked(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
         imported |= {bound for _, bound, _ in _deferred(tree)}
-        for node in ast.walk(tree):
+        for node in walked(tree):
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr.startswith("_")
@@ -88,7 +77,7 @@ def test_no_private_attribute_of_another_module_is_used():
 
 def test_no_registry_of_another_module_is_changed_at_import():
     bad = []
-    for _, path, tree in _modules():
+    for _, path, tree in harness_modules():
         imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) for a in n.names}
         for node in tree.body:
             call = node.value if isinstance(node, ast.Expr) else None
@@ -103,11 +92,11 @@ def test_no_registry_of_another_module_is_changed_at_import():
     assert not bad, "\n".join(bad)
 
 
-def test_no_import_cycle_between_modules():
+def test_no_import_cycle_betweenharness_modules():
     """Every import, lazy ones too: a cycle hidden in a function is still a cycle of meaning."""
-    names = {name for name, _, _ in _modules()}
+    names = {name for name, _, _ in harness_modules()}
     graph: dict[str, set[str]] = {}
-    for name, _, tree in _modules():
+    for name, _, tree in harness_modules():
         deps = set()
         for module, imported, _ in _imports(name, tree, lazy=True):
             for n in imported:
@@ -142,10 +131,10 @@ def test_the_report_escapes_html_only_through_jinja2_and_markupsafe():
     through markupsafe (Jinja2's own escaper). The standard library's ``html`` module, a local
     escaping helper or a template environment without autoescape would bring back a second way."""
     found = []
-    for name, path, tree in _modules():
+    for name, path, tree in harness_modules():
         if not name.startswith("harness.report"):
             continue
-        for node in ast.walk(tree):
+        for node in walked(tree):
             if isinstance(node, ast.Import) and any(a.name == "html" for a in node.names):
                 found.append(f"{path.name}:{node.lineno} imports html")
             if isinstance(node, ast.FunctionDef) and node.name in ("_e", "_esc", "escape", "html_escape"):
@@ -195,7 +184,7 @@ def format_names_compared(path, tree: ast.AST) -> list[str]:
     model vocabulary's, not a format."""
     relative = path.relative_to(REPO).as_posix()
     found = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         hit = None
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
@@ -229,7 +218,7 @@ def test_no_format_name_is_compared_as_a_string_outside_the_table_of_formats():
     waiting to drift from the table (issue 48, item 2)."""
     found = [
         hit
-        for _, path, tree in _modules()
+        for _, path, tree in harness_modules()
         if path.relative_to(REPO).as_posix() != FORMATS_HOME
         for hit in format_names_compared(path, tree)
     ]
@@ -286,7 +275,7 @@ def vocabulary_names_compared(path, tree: ast.AST, vocabulary: str) -> list[str]
         return [e.value for e in items if isinstance(e, ast.Constant) and e.value in names]
 
     found = []
-    for node in ast.walk(tree):
+    for node in walked(tree):
         hit = False
         if isinstance(node, ast.Compare):
             operands = [node.left, *node.comparators]
@@ -314,7 +303,7 @@ def test_no_run_layout_meta_effect_nor_ir_metadata_place_is_compared_as_a_string
     found = [
         hit
         for vocabulary, (_, home, _, _) in VOCABULARIES.items()
-        for _, path, tree in _modules()
+        for _, path, tree in harness_modules()
         if path.relative_to(REPO).as_posix() != home
         for hit in vocabulary_names_compared(path, tree, vocabulary)
     ]

@@ -12,6 +12,7 @@ import ast
 import re
 
 from .conftest import REPO
+from .sources import harness_modules, walked
 
 GRADE = "a relevance grade"
 DRAWN = "the text a chart, a progress bar or a LaTeX table shows"
@@ -39,7 +40,7 @@ def _names(tree: ast.AST) -> set[str]:
     """Every name the module defines, binds or reads (variables, arguments, attributes, keywords,
     functions, classes, imports)."""
     out: set[str] = set()
-    for n in ast.walk(tree):
+    for n in walked(tree):
         if isinstance(n, ast.Name):
             out.add(n.id)
         elif isinstance(n, ast.arg):
@@ -61,8 +62,8 @@ def _names(tree: ast.AST) -> set[str]:
 def _saying_label() -> dict[str, list[str]]:
     """{module path: its names that say "label"}."""
     out = {}
-    for path in sorted((REPO / "harness").rglob("*.py")):
-        said = sorted(n for n in _names(ast.parse(path.read_text(encoding="utf-8"))) if re.search("label", n, re.I))
+    for _, path, tree in harness_modules():
+        said = sorted(n for n in _names(tree) if re.search("label", n, re.I))
         if said:
             out[path.relative_to(REPO).as_posix()] = said
     return out
