@@ -12,12 +12,12 @@ PYTEST_XDIST = -n auto --dist loadfile --no-loadscope-reorder
 test: setup-dev lint
 	scripts/pytest-tidy -q $(PYTEST_XDIST) --durations=20
 
-# The fast inner loop: every test that needs no JVM, browser, Dask cluster, Docker or minutes
-# (markers in pyproject.toml, set in tests/conftest.py), property tests with a third of their
-# examples (HARNESS_TEST_QUICK, tests/conftest.py). The bogus JVM option makes an unmarked test
+# The fast inner loop (HARNESS_TEST_QUICK, tests/conftest.py): every test that needs no JVM,
+# browser, Dask cluster, Docker or minutes (its markers, pyproject.toml, are QUICK_LEAVES_OUT),
+# property tests with a third of their examples. The bogus JVM option makes an unmarked test
 # that starts Java fail at once instead of passing slowly.
 test-quick: setup-dev
-	HARNESS_TEST_QUICK=1 HARNESS_JAVA_OPTS=-Xno-such-option scripts/pytest-tidy -q $(PYTEST_XDIST) -m "not (java or browser or dask or docker or slow)"
+	HARNESS_TEST_QUICK=1 HARNESS_JAVA_OPTS=-Xno-such-option scripts/pytest-tidy -q $(PYTEST_XDIST)
 
 # Style, layering and types: ruff (lint + format check), the import-linter contracts and mypy over
 # harness/ (its settings in pyproject.toml).

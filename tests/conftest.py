@@ -78,11 +78,13 @@ MODULE_MARKS = {
 }
 JAVA_FIXTURES = {"cranfield_index", "anserini_cranfield_index", "cli_and_api", "searched", "sweep", "cranfield_sweep"}
 
-# `make test-quick` ($HARNESS_TEST_QUICK) draws a third of a property test's examples, `make test`
-# (the gate, in CI) all it asks for: the inner loop stays within a minute (the property tests
+# `make test-quick` ($HARNESS_TEST_QUICK) runs every test that carries none of QUICK_LEAVES_OUT,
+# and draws a third of a property test's examples; `make test` (the gate, in CI) runs every test
+# with all the examples it asks for. The inner loop stays within a minute (the property tests
 # with more than hypothesis's 100 examples were some 14 s of its ~120 s of CPU), and every
 # example count is still drawn, fresh each run, wherever the whole suite runs.
 QUICK = bool(os.environ.get("HARNESS_TEST_QUICK"))
+QUICK_LEAVES_OUT = frozenset({"java", "browser", "dask", "docker", "slow"})
 
 
 def examples(n: int) -> int:
@@ -118,6 +120,15 @@ LONGEST_FIRST = (
 )
 
 
+def pytest_ignore_collect(collection_path, config):
+    # test-quick: a module whose every test it leaves out is not even imported (the browser's,
+    # the notebook's and the JVM's modules import Playwright, nbclient, ir_datasets...: 0.8 s of
+    # each worker's collection)
+    if QUICK and collection_path.suffix == ".py" and QUICK_LEAVES_OUT & set(MODULE_MARKS.get(collection_path.stem, ())):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1]
@@ -125,6 +136,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(mark)
         if JAVA_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("java")
+    if QUICK:
+        kept, left_out = [], []
+        for item in items:
+            (left_out if QUICK_LEAVES_OUT & {m.name for m in item.iter_markers()} else kept).append(item)
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = kept
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank)))  # stable
 
