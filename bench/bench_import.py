@@ -79,27 +79,27 @@ def cases(run: Path, other: Path) -> dict[str, tuple[str, ...] | str]:
     }
 
 
-def write_run(path: Path) -> Path:
-    """A run of the demo qrels' judged documents, the more relevant first."""
+def _judged_run(path: Path, tag: str, score) -> Path:
+    """A run of the demo qrels' judged documents, in the qrels' order, each scored
+    ``score(label, rank)``."""
     lines, rank = [], {}
     for line in QRELS.read_text().splitlines():
         qid, _, doc, label = line.split()
         rank[qid] = rank.get(qid, 0) + 1
-        lines.append(f"{qid} Q0 {doc} {rank[qid]} {int(label) + 1 / rank[qid]:.4f} bench")
+        lines.append(f"{qid} Q0 {doc} {rank[qid]} {score(int(label), rank[qid])} {tag}")
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def write_run(path: Path) -> Path:
+    """A run of the demo qrels' judged documents, the more relevant first."""
+    return _judged_run(path, "bench", lambda label, rank: f"{label + 1 / rank:.4f}")
 
 
 def write_other(path: Path) -> Path:
     """A run of the demo qrels' judged documents in the qrels' order (what compare and fuse read
     beside write_run's)."""
-    lines, rank = [], {}
-    for line in QRELS.read_text().splitlines():
-        qid, _, doc, _ = line.split()
-        rank[qid] = rank.get(qid, 0) + 1
-        lines.append(f"{qid} Q0 {doc} {rank[qid]} {100 - rank[qid]} other")
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return _judged_run(path, "other", lambda label, rank: 100 - rank)
 
 
 def _argv(case: tuple[str, ...] | str) -> list[str]:

@@ -223,6 +223,21 @@ class _Frame:
         )
 
 
+def _estimate_axis(f: _Frame, lo: float, hi: float, ticks, xmap) -> list[str]:
+    """The x axis of a chart of estimates and their intervals (the interval and forest charts):
+    a vertical grid line at each tick, darker at 0 (no difference), its value below the plot."""
+    out = [f'<g class="x-axis" data-x-min="{_num(lo)}" data-x-max="{_num(hi)}">']
+    for t in ticks:
+        px = xmap(t)
+        stroke = "#333" if t == 0 else "#ddd"
+        out.append(f'<line x1="{px:.1f}" y1="{f.y1}" x2="{px:.1f}" y2="{f.y0}" stroke="{stroke}"/>')
+        out.append(
+            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
+        )
+    out.append("</g>")
+    return out
+
+
 def _fit(text: str, width: float, size: float = 11) -> str:
     """``text`` cut with an ellipsis to fit ``width`` (the full text stays in a tooltip)."""
     if text_width(text, size) <= width:
@@ -543,15 +558,7 @@ def interval_chart(
     lo, hi, ticks = axis_range(vals, include=[0.0], pad=0.04)
     xmap = lambda x: f.x0 + 8 + (x - lo) / (hi - lo) * (f.x1 - f.x0 - 16)  # noqa: E731
     out = f.open(title, f"{x_label}: {len(rows)} comparisons", "interval-chart")
-    out.append(f'<g class="x-axis" data-x-min="{_num(lo)}" data-x-max="{_num(hi)}">')
-    for t in ticks:
-        px = xmap(t)
-        stroke = "#333" if t == 0 else "#ddd"
-        out.append(f'<line x1="{px:.1f}" y1="{f.y1}" x2="{px:.1f}" y2="{f.y0}" stroke="{stroke}"/>')
-        out.append(
-            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
-        )
-    out.append("</g>")
+    out += _estimate_axis(f, lo, hi, ticks, xmap)
     for k, (label, est, low, high, kind, tip) in enumerate(rows):
         y = f.y1 + (k + 0.5) * row_h
         color = {"better": BETTER, "worse": WORSE}.get(kind, NEUTRAL)
@@ -638,15 +645,7 @@ def forest_chart(
     xmap = lambda x: f.x0 + 8 + (x - lo) / (hi - lo) * (f.x1 - f.x0 - 16)  # noqa: E731
     heaviest = max((r[4] for r in rows if r[4] is not None), default=1.0)
     out = f.open(title, f"{x_label}: {len(rows) - pooled} studies, {pooled} pooled estimates", "forest-chart")
-    out.append(f'<g class="x-axis" data-x-min="{_num(lo)}" data-x-max="{_num(hi)}">')
-    for t in ticks:
-        px = xmap(t)
-        stroke = "#333" if t == 0 else "#ddd"
-        out.append(f'<line x1="{px:.1f}" y1="{f.y1}" x2="{px:.1f}" y2="{f.y0}" stroke="{stroke}"/>')
-        out.append(
-            f'<text x="{px:.1f}" y="{f.y0 + 14}" text-anchor="middle" font-size="10" {_FONT}>{escape(_tick_text(t))}</text>'
-        )
-    out.append("</g>")
+    out += _estimate_axis(f, lo, hi, ticks, xmap)
     y = f.y1
     for k, ((label, est, low, high, weight, tip), text) in enumerate(zip(rows, texts)):
         if weight is None and (k == 0 or rows[k - 1][4] is not None):  # the rule above the pooled rows
