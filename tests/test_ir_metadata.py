@@ -23,6 +23,7 @@ import types
 from pathlib import Path
 
 import jsonschema
+import pandas
 import pytest
 import yaml
 
@@ -475,8 +476,7 @@ def test_runs_star_gives_each_run_s_ir_metadata_which_every_list_of_runs_leaves_
         fused[kind] = o.read_bytes()
     # d3 of topic 1: 1 x 1.2 (a) + 2 x 2.5 (b) + 0.5 x 2.5 (c)
     assert fused["star"] == fused["trec"] and fused["trec"].startswith(b"1 Q0 d3 1 7.45 harness.fuse\n")
-    pd = pytest.importorskip("pandas")
-    pd.testing.assert_frame_equal(harness.fuse(star, method="rrf"), harness.fuse(trec, method="rrf"))
+    pandas.testing.assert_frame_equal(harness.fuse(star, method="rrf"), harness.fuse(trec, method="rrf"))
 
 
 def test_an_ir_metadata_file_given_without_its_run_is_named_as_no_run(tmp_path, capsys):
